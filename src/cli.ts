@@ -1,0 +1,84 @@
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { ZkError } from './errors.js';
+import { lastExitCode, printError, setGlobals, type GlobalOptions } from './cli/context.js';
+import { register as registerInit } from './commands/init.js';
+import { register as registerList } from './commands/list.js';
+import { register as registerMerge } from './commands/merge.js';
+import { register as registerRead } from './commands/read.js';
+import { register as registerWrite } from './commands/write.js';
+
+const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList];
+
+function version(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../../package.json') as { version: string }).version;
+}
+
+/**
+ * Take `--root DIR` and `--json` out of the arguments wherever they stand (before or after the
+ * subcommand, never after `--`), so every command sees them the same way.
+ */
+export function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: string[] } {
+  const globals: GlobalOptions = { json: false };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (a === '--json') globals.json = true;
+    else if (a === '--root') {
+      if (i + 1 >= argv.length) throw new ZkError('usage', 'option --root needs a directory');
+      globals.root = argv[++i];
+    } else if (a.startsWith('--root=')) globals.root = a.slice('--root='.length);
+    else rest.push(a);
+  }
+  return { globals, rest };
+}
+
+function buildProgram(): Command {
+  const program = new Command('zk-memory');
+  program
+    .description('Long-term memory as a flat Markdown zettelkasten')
+    .version(version(), '-V, --version')
+    .option('--root <dir>', 'corpus root (else ZK_MEMORY_ROOT, else the nearest folder holding .zk/)')
+    .option('--json', 'print one JSON object on stdout')
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined });
+  for (const register of COMMANDS) register(program);
+  for (const cmd of program.commands) {
+    cmd.exitOverride().configureOutput({ outputError: () => undefined });
+    cmd.option('--root <dir>', 'corpus root').option('--json', 'print one JSON object on stdout');
+  }
+  return program;
+}
+
+/** Run the CLI; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let rest: string[];
+  try {
+    const parsed = extractGlobals(argv);
+    setGlobals(parsed.globals);
+    rest = parsed.rest;
+  } catch (err) {
+    return printError(err);
+  }
+  const program = buildProgram();
+  if (rest.length === 0) {
+    program.outputHelp({ error: true });
+    return 2;
+  }
+  try {
+    await program.parseAsync(rest, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return printError(new ZkError('usage', err.message.replace(/^error:\s*/, '')));
+    }
+    return printError(err);
+  }
+  return lastExitCode();
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import { asZkError, ZkError } from '../errors.js';
+import { resolveRoot } from '../corpus/root.js';
+
+/** Options every command understands wherever they stand on the command line. */
+export interface GlobalOptions {
+  root?: string;
+  json: boolean;
+}
+
+let globals: GlobalOptions = { json: false };
+
+export function setGlobals(g: GlobalOptions): void {
+  globals = g;
+}
+
+export function getGlobals(): GlobalOptions {
+  return globals;
+}
+
+/** The corpus root for this invocation. */
+export function corpusRoot(): string {
+  return resolveRoot(globals.root);
+}
+
+/** What a command hands back: the JSON object (without `ok`), its human text, and its exit code. */
+export interface CommandResult {
+  json: Record<string, unknown>;
+  text?: string;
+  exitCode?: number;
+  /** `ok` in the JSON; true unless the command could not do what was asked. */
+  ok?: boolean;
+}
+
+function printResult(r: CommandResult): number {
+  if (globals.json) {
+    process.stdout.write(`${JSON.stringify({ ok: r.ok ?? true, ...r.json })}\n`);
+  } else if (r.text !== undefined && r.text !== '') {
+    process.stdout.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
+  }
+  return r.exitCode ?? 0;
+}
+
+/** Print an error the one way every command does: JSON on stdout with --json, one line on stderr. */
+export function printError(err: unknown): number {
+  const e = asZkError(err);
+  if (!(err instanceof ZkError) && process.env.ZK_MEMORY_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
+  if (globals.json) {
+    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: e.code, message: e.message, ...(e.details ?? {}) } })}\n`);
+  } else {
+    process.stderr.write(`error: ${e.message}\n`);
+  }
+  return e.exitCode;
+}
+
+let exitCode = 0;
+
+/** Wrap a command's action: run it, print its result or its error, remember the exit code. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<CommandResult> | CommandResult) {
+  return async (...args: A): Promise<void> => {
+    try {
+      exitCode = printResult(await fn(...args));
+    } catch (err) {
+      exitCode = printError(err);
+    }
+  };
+}
+
+export function lastExitCode(): number {
+  return exitCode;
+}
+
+/** True when stdin is a pipe or a file (never a terminal, /dev/null or an open socket). */
+function stdinIsPiped(): boolean {
+  try {
+    const st = fs.fstatSync(0);
+    return st.isFIFO() || st.isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Text from an argument, or from stdin when the argument is `-` or missing and stdin is piped. */
+export function textArg(arg: string | undefined): string | undefined {
+  if (arg === '-' || (arg === undefined && stdinIsPiped())) {
+    try {
+      return fs.readFileSync(0, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EOF') return '';
+      throw err;
+    }
+  }
+  return arg;
+}
+
+/** Parse a whole-number option value (commander argParser). */
+export function intOption(name: string, min = 1) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new ZkError('usage', `${name} takes a whole number >= ${min}, not ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
+/** Collect a repeatable option into a list (commander argParser). */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

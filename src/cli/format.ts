@@ -1,0 +1,8 @@
+import type { NoteInfo } from '../corpus/notes.js';
+
+/** One line per note for people: stem, kind and title. */
+export function noteLine(n: NoteInfo): string {
+  const kind = n.kind ? ` [${n.kind}]` : '';
+  const old = n.superseded_by ? ' (superseded)' : '';
+  return `${n.slug}${kind}  ${n.title}${old}`;
+}

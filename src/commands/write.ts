@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { noteInfo } from '../corpus/notes.js';
+import { writeNote } from '../corpus/ops.js';
+import { action, collect, corpusRoot, textArg } from '../cli/context.js';
+
+interface WriteFlags {
+  kind?: string;
+  source?: string;
+  date?: string;
+  unique?: boolean;
+  choice?: string;
+  alternatives?: string[];
+  rationale?: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('write <slug> <title> [body]')
+    .description('create a note (refused if the name exists); body from the argument or stdin ("-")')
+    .option('--kind <kind>', 'concept | entity_update | decision')
+    .option('--source <name>', 'who writes (default: ZK_MEMORY_SOURCE); stored as author')
+    .option('--date <YYYY-MM-DD>', 'date of the note (default: today)')
+    .option('--unique', 'take the next free name (-2, -3, ...) instead of refusing')
+    .option('--choice <text>', 'for a decision: what was chosen')
+    .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
+    .option('--rationale <text>', 'for a decision: why')
+    .action(action((slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
+      const root = corpusRoot();
+      const note = writeNote(root, { slug, title, body: textArg(body), ...flags });
+      return { json: { action: 'created', note: noteInfo(note) }, text: note.path };
+    }));
+}

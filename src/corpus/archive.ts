@@ -1,0 +1,23 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createFileExclusive } from './files.js';
+import { relToRoot, sidecar } from './paths.js';
+
+/**
+ * Move a note into `.archive/` under a name nothing else has (`x.md`, `x-2.md`, …); an archived
+ * note is never overwritten. Call under the corpus lock. Returns the archive path relative to root.
+ */
+export function archiveNote(root: string, name: string, content?: string): string {
+  const dir = sidecar(root).archive;
+  fs.mkdirSync(dir, { recursive: true });
+  const src = path.join(root, name);
+  const text = content ?? fs.readFileSync(src, 'utf8');
+  const stem = name.replace(/\.md$/, '');
+  for (let n = 1; ; n++) {
+    const dest = path.join(dir, n === 1 ? name : `${stem}-${n}.md`);
+    if (createFileExclusive(root, dest, text)) {
+      fs.rmSync(src, { force: true });
+      return relToRoot(root, dest);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import YAML from 'yaml';
+
+export const KINDS = ['concept', 'entity_update', 'decision'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export function isKind(value: unknown): value is Kind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+/** The parts of a note file as found on disk; nothing normalized away. */
+export interface ParsedText {
+  /** Parsed frontmatter; empty when there is none or it is not valid YAML. */
+  frontmatter: Record<string, unknown>;
+  hasFrontmatter: boolean;
+  /** Why the frontmatter could not be read, when it could not. */
+  yamlError?: string;
+  /** Everything after the frontmatter block (or the whole text without one), BOM removed. */
+  body: string;
+  /** Offset in the text where the frontmatter's closing line ends (0 without frontmatter). */
+  bodyOffset: number;
+  /** Offsets of the YAML between the fences. */
+  yamlStart: number;
+  yamlEnd: number;
+  /** The line ending the file uses ("\r\n" or "\n"). */
+  eol: string;
+}
+
+const OPEN = /^---[ \t]*\r?\n/;
+const CLOSE = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m;
+
+/** Split a note's text into frontmatter and body, tolerating a BOM, CRLF and broken YAML. */
+export function parseNoteText(raw: string): ParsedText {
+  const bom = raw.startsWith('\uFEFF') ? 1 : 0;
+  const text = raw.slice(bom);
+  const eol = /\r\n/.test(text.slice(0, 4096)) ? '\r\n' : '\n';
+  const none: ParsedText = {
+    frontmatter: {}, hasFrontmatter: false, body: text, bodyOffset: bom,
+    yamlStart: bom, yamlEnd: bom, eol,
+  };
+  const open = OPEN.exec(text);
+  if (!open) return none;
+  const rest = text.slice(open[0].length);
+  const close = CLOSE.exec(rest);
+  if (!close) return none;
+  const yamlText = rest.slice(0, close.index);
+  const bodyStart = open[0].length + close.index + close[0].length;
+  const parsed: ParsedText = {
+    frontmatter: {}, hasFrontmatter: true, body: text.slice(bodyStart), bodyOffset: bom + bodyStart,
+    yamlStart: bom + open[0].length, yamlEnd: bom + open[0].length + close.index, eol,
+  };
+  try {
+    const value = YAML.parse(yamlText, { schema: 'core', prettyErrors: false });
+    if (value === null || value === undefined) return parsed;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      parsed.yamlError = 'frontmatter is not a mapping';
+      return parsed;
+    }
+    parsed.frontmatter = value as Record<string, unknown>;
+  } catch (err) {
+    parsed.yamlError = String((err as Error).message ?? err).split('\n')[0];
+  }
+  return parsed;
+}
+
+/** The first `# ` heading of a body, if any. */
+export function firstHeading(body: string): string | undefined {
+  const m = /^#[ \t]+(.+?)[ \t#]*\r?$/m.exec(body);
+  return m ? m[1].trim() : undefined;
+}
+
+const YAML_OPTIONS = { singleQuote: true, lineWidth: 0, defaultKeyType: 'PLAIN' } as const;
+
+/** One `key: value` YAML line (or block, for lists), quoted wherever YAML needs it. */
+export function yamlEntry(key: string, value: unknown): string {
+  const doc = new YAML.Document({ [key]: value }, { version: '1.2' });
+  return doc.toString(YAML_OPTIONS);
+}
+
+export interface NewNoteFields {
+  uuid: string;
+  title: string;
+  date: string;
+  author?: string;
+  kind?: Kind;
+  supersedes?: string[];
+  superseded_by?: string;
+  /** Later optional keys (provenance and such), written after the standard ones. */
+  extra?: Record<string, unknown>;
+}
+
+/** The frontmatter block of a new note, keys in the contract's order. */
+export function renderFrontmatter(f: NewNoteFields): string {
+  const entries: [string, unknown][] = [
+    ['uuid', f.uuid],
+    ['title', f.title],
+    ['date', f.date],
+  ];
+  if (f.author) entries.push(['author', f.author]);
+  if (f.kind) entries.push(['kind', f.kind]);
+  if (f.supersedes && f.supersedes.length) entries.push(['supersedes', f.supersedes]);
+  if (f.superseded_by) entries.push(['superseded_by', f.superseded_by]);
+  for (const [k, v] of Object.entries(f.extra ?? {})) if (v !== undefined) entries.push([k, v]);
+  return `---\n${entries.map(([k, v]) => yamlEntry(k, v)).join('')}---\n`;
+}
+
+/** A whole new note: frontmatter, `# Title`, body. */
+export function renderNote(f: NewNoteFields, body: string): string {
+  const text = body.replace(/^\s+|\s+$/g, '');
+  const heading = `# ${f.title.replace(/\s*\n\s*/g, ' ')}`;
+  return `${renderFrontmatter(f)}\n${heading}\n${text ? `\n${text}\n` : ''}`;
+}
+
+export interface DecisionParts {
+  choice?: string;
+  alternatives?: string[];
+  rationale?: string;
+}
+
+/** A decision's body: the choice, the content, the alternatives considered and the rationale. */
+export function decisionBody(content: string, parts: DecisionParts): string {
+  const blocks: string[] = [];
+  if (parts.choice?.trim()) blocks.push(`**Decision:** ${parts.choice.trim()}`);
+  if (content.trim()) blocks.push(content.trim());
+  const alts = (parts.alternatives ?? []).map((a) => a.trim()).filter(Boolean);
+  if (alts.length) blocks.push(`**Alternatives considered:**\n${alts.map((a) => `- ${a}`).join('\n')}`);
+  if (parts.rationale?.trim()) blocks.push(`**Rationale:** ${parts.rationale.trim()}`);
+  return blocks.join('\n\n');
+}
+
+/** The exact merge fragment of SPEC 3.3. */
+export function mergeFragment(date: string, text: string, source?: string): string {
+  const src = source ? ` (${source})` : '';
+  return `\n\n---\n*${date}${src}:* ${text.trim()}\n`;
+}

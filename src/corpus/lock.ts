@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import lockfile from 'proper-lockfile';
+import { ZkError } from '../errors.js';
+import { sidecar } from './paths.js';
+
+function seconds(envName: string, fallback: number): number {
+  const v = Number(process.env[envName]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+/** How long to wait for the corpus lock before giving up (ZK_MEMORY_LOCK_TIMEOUT, seconds). */
+export function lockTimeoutMs(): number {
+  return seconds('ZK_MEMORY_LOCK_TIMEOUT', 30) * 1000;
+}
+
+/** After how long a lock left by a dead process is taken over (ZK_MEMORY_LOCK_STALE, seconds; min 2). */
+export function lockStaleMs(): number {
+  return Math.max(2, seconds('ZK_MEMORY_LOCK_STALE', 10)) * 1000;
+}
+
+export function ensureSidecar(root: string): void {
+  fs.mkdirSync(sidecar(root).zk, { recursive: true });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Run `fn` holding the corpus lock (`.zk/lock`). Waits with jittered retries up to the lock timeout,
+ * then fails with exit 4; a lock whose holder died is taken over once it is stale.
+ */
+export async function withCorpusLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
+  ensureSidecar(root);
+  const paths = sidecar(root);
+  const stale = lockStaleMs();
+  const deadline = Date.now() + lockTimeoutMs();
+  let release: (() => Promise<void>) | undefined;
+  for (let attempt = 0; !release; attempt++) {
+    try {
+      release = await lockfile.lock(paths.zk, {
+        lockfilePath: paths.lock,
+        realpath: false,
+        stale,
+        retries: 0,
+        onCompromised: () => {
+          // The lock was taken over while held (we stalled past the stale time); the append we make
+          // is still a single O_APPEND write, so there is nothing to undo.
+        },
+      });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ELOCKED') throw err;
+      if (Date.now() >= deadline) {
+        const holder = readLockHolder(root);
+        const who = holder ? ` by ${holder.host} pid ${holder.pid}` : '';
+        throw new ZkError('busy', `corpus busy: lock held${who}; gave up after ${Math.round(lockTimeoutMs() / 1000)} s`);
+      }
+      await sleep(Math.min(200, 5 + attempt * 5) * (0.5 + Math.random()));
+    }
+  }
+  try {
+    writeLockHolder(root);
+    return await fn();
+  } finally {
+    try {
+      fs.rmSync(paths.lockHolder, { force: true });
+    } catch {
+      // informational file only
+    }
+    await release().catch(() => undefined);
+  }
+}
+
+export interface Holder {
+  host: string;
+  pid: number;
+  since: string;
+}
+
+function writeLockHolder(root: string): void {
+  try {
+    const h: Holder = { host: os.hostname(), pid: process.pid, since: new Date().toISOString() };
+    fs.writeFileSync(sidecar(root).lockHolder, JSON.stringify(h));
+  } catch {
+    // informational file only
+  }
+}
+
+/** Who holds the corpus lock, when it is held and says so. */
+export function readLockHolder(root: string): Holder | undefined {
+  const p = sidecar(root);
+  if (!fs.existsSync(p.lock)) return undefined;
+  try {
+    return JSON.parse(fs.readFileSync(p.lockHolder, 'utf8')) as Holder;
+  } catch {
+    return undefined;
+  }
+}

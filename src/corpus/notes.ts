@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { firstHeading, isKind, parseNoteText, type Kind, type ParsedText } from './format.js';
+import { DATED_STEM } from './slug.js';
+import { warn } from './warn.js';
+
+/** A note as every JSON output shows it (SPEC 4). */
+export interface NoteInfo {
+  uuid: string;
+  slug: string;
+  path: string;
+  title: string;
+  date: string;
+  kind: Kind | null;
+  author: string | null;
+  superseded_by: string | null;
+}
+
+/** A note read from disk: its public fields plus what the library needs to work on it. */
+export interface Note extends NoteInfo {
+  file: string;
+  raw: string;
+  parsed: ParsedText;
+  supersedes: string[];
+  size: number;
+  mtimeMs: number;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Decode a note file; undefined (with a warning) for binary or non-UTF-8 content. */
+export function decodeNote(buf: Buffer, name: string): string | undefined {
+  if (buf.includes(0)) {
+    warn(`skipping ${name}: binary file`);
+    return undefined;
+  }
+  try {
+    return decoder.decode(buf);
+  } catch {
+    warn(`skipping ${name}: not valid UTF-8`);
+    return undefined;
+  }
+}
+
+function str(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (typeof v === 'object') return null;
+  const s = String(v).trim();
+  return s ? s : null;
+}
+
+/** Build the Note from a file's text. */
+export function noteFromText(root: string, file: string, raw: string, size: number, mtimeMs: number): Note {
+  const name = path.basename(file);
+  const stem = name.replace(/\.md$/, '');
+  const parsed = parseNoteText(raw);
+  if (parsed.yamlError) warn(`${name}: invalid frontmatter (${parsed.yamlError}); read as plain text`);
+  const fm = parsed.frontmatter;
+  const dated = DATED_STEM.exec(stem);
+  const kind = str(fm.kind);
+  const supersedes = fm.supersedes;
+  return {
+    uuid: str(fm.uuid) ?? '',
+    slug: stem,
+    path: name,
+    title: str(fm.title) ?? firstHeading(parsed.body) ?? stem,
+    date: str(fm.date) ?? (dated ? `${dated[1]}-${dated[2]}-${dated[3]}` : ''),
+    kind: isKind(kind) ? kind : null,
+    author: str(fm.author),
+    superseded_by: str(fm.superseded_by),
+    file,
+    raw,
+    parsed,
+    supersedes: Array.isArray(supersedes) ? supersedes.map(String) : supersedes ? [String(supersedes)] : [],
+    size,
+    mtimeMs,
+  };
+}
+
+/** The public JSON shape of a note. */
+export function noteInfo(n: NoteInfo): NoteInfo {
+  return {
+    uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date,
+    kind: n.kind, author: n.author, superseded_by: n.superseded_by,
+  };
+}
+
+/**
+ * The note files of a root: top-level `*.md` regular files (hidden names excluded). A symlink
+ * counts only when it resolves to a regular file inside the root; one leading outside is skipped.
+ */
+export function listNoteFiles(root: string): string[] {
+  const names: string[] = [];
+  let realRoot: string | undefined;
+  for (const d of fs.readdirSync(root, { withFileTypes: true })) {
+    if (!d.name.endsWith('.md') || d.name.startsWith('.')) continue;
+    if (d.isFile()) {
+      names.push(d.name);
+    } else if (d.isSymbolicLink()) {
+      realRoot ??= fs.realpathSync(root);
+      if (symlinkStaysInside(realRoot, path.join(root, d.name))) names.push(d.name);
+      else warn(`skipping ${d.name}: symlink leads outside the corpus`);
+    }
+  }
+  return names.sort();
+}
+
+function symlinkStaysInside(realRoot: string, file: string): boolean {
+  try {
+    const target = fs.realpathSync(file);
+    return path.dirname(target) === realRoot && fs.statSync(target).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Read one note file; undefined when it is binary, unreadable or gone. */
+export function readNoteFile(root: string, name: string): Note | undefined {
+  const file = path.join(root, name);
+  let buf: Buffer;
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+    buf = fs.readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') warn(`skipping ${name}: ${(err as Error).message}`);
+    return undefined;
+  }
+  const raw = decodeNote(buf, name);
+  if (raw === undefined) return undefined;
+  return noteFromText(root, file, raw, st.size, st.mtimeMs);
+}
+
+/** Every readable note of the corpus, in file-name order. */
+export function loadNotes(root: string): Note[] {
+  const notes: Note[] = [];
+  for (const name of listNoteFiles(root)) {
+    const n = readNoteFile(root, name);
+    if (n) notes.push(n);
+  }
+  return notes;
+}

@@ -1,0 +1,25 @@
+import path from 'node:path';
+
+/** The one place that knows where the tool's own files live inside a corpus root. */
+export function sidecar(root: string) {
+  const zk = path.join(root, '.zk');
+  return {
+    zk,
+    gitignore: path.join(zk, '.gitignore'),
+    lock: path.join(zk, 'lock'),
+    lockHolder: path.join(zk, 'lock.holder'),
+    lease: path.join(zk, 'lease'),
+    index: path.join(zk, 'index'),
+    trace: path.join(zk, 'trace.jsonl'),
+    inbox: path.join(zk, 'inbox'),
+    ingest: path.join(zk, 'ingest'),
+    tmp: path.join(zk, 'tmp'),
+    tended: path.join(zk, 'tended.json'),
+    archive: path.join(root, '.archive'),
+  };
+}
+
+/** A path relative to the root, with forward slashes, for JSON output and the trace. */
+export function relToRoot(root: string, p: string): string {
+  return path.relative(root, p).split(path.sep).join('/');
+}

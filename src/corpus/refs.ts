@@ -1,0 +1,45 @@
+import { ZkError } from '../errors.js';
+import { listNoteFiles, loadNotes, readNoteFile, type Note } from './notes.js';
+
+const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
+
+/**
+ * Resolve a ref (file name, stem, uuid or uuid prefix of 8+ hex digits) to a note in the root.
+ * A ref is a name, never a path: anything that could point elsewhere is refused.
+ */
+export function resolveRef(root: string, ref: string): Note {
+  const r = ref.trim();
+  if (!r) throw new ZkError('usage', 'empty ref: name a note by uuid, stem or file name');
+  if (/[/\\\0]/.test(r) || r.startsWith('.')) {
+    throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(ref)} (a ref names a note in the corpus root, not a path)`);
+  }
+  const names = new Set(listNoteFiles(root));
+  const byName = r.endsWith('.md') ? r : `${r}.md`;
+  if (names.has(byName)) {
+    const n = readNoteFile(root, byName);
+    if (n) return n;
+    throw new ZkError('refused', `note ${byName} cannot be read (binary or not UTF-8)`);
+  }
+  if (UUID_PREFIX.test(r)) {
+    const want = r.toLowerCase();
+    const hits = loadNotes(root).filter((n) => n.uuid && n.uuid.toLowerCase().startsWith(want));
+    if (hits.length === 1) return hits[0];
+    if (hits.length > 1) {
+      throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${hits.map((n) => n.path).join(', ')}`);
+    }
+  }
+  // Convenience: an undated slug (`judy`) names the one note whose stem is `YYYYMMDD-judy`.
+  const undated = [...names].filter((n) => n.length === r.length + 12 && n.endsWith(`-${r}.md`) && /^\d{8}-/.test(n));
+  if (undated.length === 1) {
+    const n = readNoteFile(root, undated[0]);
+    if (n) return n;
+  }
+  if (undated.length > 1) throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${undated.join(', ')}`);
+  throw new ZkError('not_found', `unknown ref: ${r}`);
+}
+
+/** Look a note up by exact uuid among already-loaded notes. */
+export function findByUuid(notes: Note[], uuid: string): Note | undefined {
+  const want = uuid.toLowerCase();
+  return notes.find((n) => n.uuid.toLowerCase() === want);
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZkError } from '../errors.js';
+
+/**
+ * The corpus root: an explicit --root, else ZK_MEMORY_ROOT, else the nearest ancestor of the
+ * working directory that holds a `.zk/` folder.
+ */
+export function resolveRoot(explicit: string | undefined, opts: { mustExist?: boolean } = {}): string {
+  const given = explicit ?? (process.env.ZK_MEMORY_ROOT || undefined);
+  let root: string | undefined;
+  if (given !== undefined) {
+    root = path.resolve(given);
+  } else {
+    root = discoverRoot(process.cwd());
+  }
+  if (!root) throw new ZkError('no_root', 'no corpus root: pass --root DIR or set ZK_MEMORY_ROOT');
+  if (opts.mustExist !== false) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(root);
+    } catch {
+      throw new ZkError('no_root', `corpus root does not exist: ${root}`);
+    }
+    if (!st.isDirectory()) throw new ZkError('no_root', `corpus root is not a directory: ${root}`);
+  }
+  return root;
+}
+
+function discoverRoot(start: string): string | undefined {
+  let dir = path.resolve(start);
+  for (;;) {
+    try {
+      if (fs.statSync(path.join(dir, '.zk')).isDirectory()) return dir;
+    } catch {
+      // keep walking up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}

@@ -1,0 +1,82 @@
+import { ZkError } from '../errors.js';
+
+export const MAX_SLUG = 80;
+
+// Latin letters whose diacritic-free form is not reachable through Unicode decomposition.
+const LATIN_SPECIAL: Record<string, string> = {
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ħ: 'h', ı: 'i', ŧ: 't',
+};
+
+const LATIN = /\p{Script=Latin}/u;
+const MARK = /\p{M}/u;
+
+/** Drop the diacritics of Latin letters; marks on letters of other scripts stay. */
+function stripLatinDiacritics(text: string): string {
+  let out = '';
+  let baseIsLatin = false;
+  for (const ch of text.normalize('NFD')) {
+    if (MARK.test(ch)) {
+      if (!baseIsLatin) out += ch;
+      continue;
+    }
+    baseIsLatin = LATIN.test(ch);
+    out += LATIN_SPECIAL[ch] ?? ch;
+  }
+  return out.normalize('NFC');
+}
+
+/**
+ * A slug: lowercase, Latin without diacritics, other scripts' letters and digits kept,
+ * every other run of characters one `-`, at most 80 characters cut at a `-` boundary.
+ * Returns '' when nothing usable is left.
+ */
+export function slugify(text: string): string {
+  const lowered = stripLatinDiacritics(text.toLowerCase()).toLowerCase();
+  let slug = lowered.replace(/[^\p{L}\p{N}\p{M}]+/gu, '-').replace(/^-+|-+$/g, '');
+  if ([...slug].length > MAX_SLUG) slug = cutAtBoundary(slug, MAX_SLUG);
+  return slug;
+}
+
+function cutAtBoundary(slug: string, max: number): string {
+  const chars = [...slug];
+  const head = chars.slice(0, max).join('');
+  // If the cut fell inside a word, go back to the last '-' (unless the first word alone is too long).
+  if (chars[max] !== '-') {
+    const dash = head.lastIndexOf('-');
+    if (dash > 0) return head.slice(0, dash);
+  }
+  return head.replace(/-+$/, '');
+}
+
+/** slugify, or the `invalid slug` refusal when nothing is left. */
+export function requireSlug(text: string): string {
+  const slug = slugify(text);
+  if (!slug) throw new ZkError('invalid_slug', `invalid slug: ${JSON.stringify(text)} has no letters or digits`);
+  return slug;
+}
+
+/** A slug already carrying a YYYYMMDD- date prefix. */
+export const DATED_STEM = /^(\d{4})(\d{2})(\d{2})-(.+)$/;
+
+/** `2026-11-30` from a Date, in local time. */
+export function isoDate(d: Date): string {
+  const y = d.getFullYear();
+  const m = String(d.getMonth() + 1).padStart(2, '0');
+  const day = String(d.getDate()).padStart(2, '0');
+  return `${y}-${m}-${day}`;
+}
+
+/** Validate a `--date YYYY-MM-DD` value. */
+export function parseDateOption(value: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (m) {
+    const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+    if (d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3]) return value;
+  }
+  throw new ZkError('usage', `invalid date: ${JSON.stringify(value)} (expected YYYY-MM-DD)`);
+}
+
+/** The stem of a note: `20261130-judy` from date `2026-11-30` and slug `judy`. */
+export function stemFor(date: string, slug: string): string {
+  return `${date.replace(/-/g, '')}-${slug}`;
+}
