@@ -70,11 +70,11 @@ export function lastExitCode(): number {
   return exitCode;
 }
 
-/** True when stdin is a pipe or a file (never a terminal, /dev/null or an open socket). */
+/** True when stdin is a pipe, socket or file: not a terminal and not /dev/null. */
 function stdinIsPiped(): boolean {
   try {
     const st = fs.fstatSync(0);
-    return st.isFIFO() || st.isFile();
+    return st.isFIFO() || st.isFile() || st.isSocket();
   } catch {
     return false;
   }

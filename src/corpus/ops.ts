@@ -114,8 +114,7 @@ export interface ReadResult {
 export function readNote(root: string, ref: string): ReadResult {
   const note = resolveRef(root, ref);
   const names = new Set(listNoteFiles(root));
-  const links = parseLinks(note.parsed.body)
-    .filter(isNoteLink)
+  const links = noteLinks(note)
     .map((l) => {
       const target = names.has(l.target) ? readNoteFile(root, l.target) : undefined;
       return {
@@ -129,6 +128,11 @@ export function readNote(root: string, ref: string): ReadResult {
     supersededBy = next ? noteInfo(next) : null;
   }
   return { note, links, supersededBy };
+}
+
+/** The links of a note's body (not its frontmatter), with line numbers of the file. */
+export function noteLinks(note: Note) {
+  return parseLinks(note.raw).filter((l) => l.start >= note.parsed.bodyOffset && isNoteLink(l));
 }
 
 export interface ListOptions {

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { decisionBody, mergeFragment, parseNoteText, renderNote } from '../src/corpus/format.js';
+import { parseLinks } from '../src/corpus/links.js';
+import { slugify } from '../src/corpus/slug.js';
+
+describe('slugify', () => {
+  it.each([
+    ['Judy', 'judy'],
+    ['Café crème', 'cafe-creme'],
+    ['東京 2026', '東京-2026'],
+    ['Straße & Œuvre', 'strasse-oeuvre'],
+    ['  --Rollback strategy: blue-green!!  ', 'rollback-strategy-blue-green'],
+    ['Москва, зима', 'москва-зима'],
+    ['a/../../etc/passwd', 'a-etc-passwd'],
+    ['!!!', ''],
+    ['😀🎉', ''],
+  ])('%s -> %s', (input, want) => {
+    expect(slugify(input)).toBe(want);
+  });
+
+  it('caps at 80 characters on a dash boundary', () => {
+    const s = slugify('word '.repeat(40));
+    expect(s.length).toBeLessThanOrEqual(80);
+    expect(s).toMatch(/^(word-)*word$/);
+    const long = slugify('x'.repeat(100));
+    expect(long).toBe('x'.repeat(80));
+  });
+});
+
+describe('note text', () => {
+  it('round-trips a title that needs quoting', () => {
+    for (const title of ['Rollback: blue-green', "It's #1", '- dash first', 'yes', '2026-11-30', '@home "quoted"']) {
+      const text = renderNote({ uuid: 'u-1', title, date: '2026-11-30', kind: 'concept' }, 'body');
+      const parsed = parseNoteText(text);
+      expect(parsed.yamlError).toBeUndefined();
+      expect(parsed.frontmatter.title).toBe(title);
+      expect(parsed.body).toBe(`\n# ${title}\n\nbody\n`);
+    }
+  });
+
+  it('writes the keys in the contract order', () => {
+    const text = renderNote({ uuid: 'u', title: 'T', date: '2026-11-30', author: 'chef', kind: 'decision', supersedes: ['a'] }, '');
+    expect(text).toBe("---\nuuid: u\ntitle: T\ndate: 2026-11-30\nauthor: chef\nkind: decision\nsupersedes:\n  - a\n---\n\n# T\n");
+  });
+
+  it('tolerates BOM, CRLF, no frontmatter and broken YAML', () => {
+    const crlf = parseNoteText('\uFEFF---\r\nuuid: abc\r\ntitle: X\r\n---\r\n\r\n# X\r\n');
+    expect(crlf.frontmatter).toEqual({ uuid: 'abc', title: 'X' });
+    expect(crlf.eol).toBe('\r\n');
+    expect(parseNoteText('# Just a heading\n').hasFrontmatter).toBe(false);
+    const broken = parseNoteText('---\ntitle: [unclosed\n---\nbody\n');
+    expect(broken.yamlError).toBeTruthy();
+    expect(broken.body).toBe('body\n');
+  });
+
+  it('builds decision bodies and merge fragments exactly', () => {
+    expect(decisionBody('Context.', { choice: 'A', alternatives: ['B', 'C'], rationale: 'cheap' })).toBe(
+      '**Decision:** A\n\nContext.\n\n**Alternatives considered:**\n- B\n- C\n\n**Rationale:** cheap',
+    );
+    expect(mergeFragment('2026-11-30', ' moved to Paris \n', 'host1')).toBe('\n\n---\n*2026-11-30 (host1):* moved to Paris\n');
+    expect(mergeFragment('2026-11-30', 'x')).toBe('\n\n---\n*2026-11-30:* x\n');
+  });
+});
+
+describe('links', () => {
+  it('finds note links with anchors and lines, skipping code and URLs', () => {
+    const text = [
+      'See [Judy](20261130-judy.md) <!-- uuid: 3f0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a --> and [web](https://x.org/a.md).',
+      '`[inline](a.md)` and ![img](pic.md)',
+      '```',
+      '[fenced](b.md)',
+      '```',
+      '[Heading](c.md#some-part)',
+    ].join('\n');
+    const links = parseLinks(text);
+    expect(links.map((l) => [l.target, l.line, l.uuid ?? null, l.fragment ?? null])).toEqual([
+      ['20261130-judy.md', 1, '3f0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a', null],
+      ['c.md', 6, null, 'some-part'],
+    ]);
+    expect(text.slice(links[0].targetStart, links[0].targetEnd)).toBe('20261130-judy.md');
+  });
+});
