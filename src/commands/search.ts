@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { searchCorpus } from '../search/index.js';
+import { action, corpusRoot, intOption } from '../cli/context.js';
+
+interface SearchFlags {
+  limit?: number;
+  backend?: string;
+  history?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('search <query...>')
+    .description('ranked notes for a question or some words (plain words: no character is syntax)')
+    .option('--limit <n>', 'how many hits at most (8)', intOption('--limit'))
+    .option('--backend <name>', 'auto | rg | fts | vector | hybrid (default: ZK_MEMORY_BACKEND, else auto)')
+    .option('--history', 'include superseded notes')
+    .action(action(async (words: string[], flags: SearchFlags) => {
+      const root = corpusRoot();
+      const query = words.join(' ');
+      const r = await searchCorpus(root, query, flags);
+      if (r.fallback) process.stderr.write(`warning: ${r.fallback}; answered with rg\n`);
+      const text = r.hits
+        .map((h) => `${h.path}  ${h.title}${h.superseded_by ? ' (superseded)' : ''}\n    ${h.snippet}`)
+        .join('\n');
+      return {
+        json: { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits: r.hits },
+        text,
+        exitCode: r.hits.length ? 0 : 1,
+      };
+    }));
+}

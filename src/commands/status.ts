@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { corpusStatus } from '../corpus/status.js';
+import { action, corpusRoot } from '../cli/context.js';
+
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('corpus figures: notes by kind, superseded, archived, inbox, index freshness, lock and lease holders')
+    .action(action(async () => {
+      const root = corpusRoot();
+      const s = corpusStatus(root);
+      const { indexFreshness } = await import('../search/fts.js');
+      const index = indexFreshness(root);
+      const kinds = Object.entries(s.byKind).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ');
+      const lines = [
+        `root: ${root}`,
+        `notes: ${s.notes}${kinds ? ` (${kinds})` : ''}`,
+        `superseded: ${s.superseded}`,
+        `archived: ${s.archived}`,
+        `inbox: ${s.inbox}`,
+        `index: ${!index.exists ? 'not built' : index.fresh ? `up to date (refreshed ${index.refreshedAt})` : `${index.pending} notes changed since ${index.refreshedAt}`}`,
+        `lock: ${s.lock.held ? `held${s.lock.holder ? ` by ${s.lock.holder.host} pid ${s.lock.holder.pid}` : ''}` : 'free'}`,
+        `lease: ${s.lease ? `${s.lease.host} pid ${s.lease.pid} (${s.lease.purpose}) until ${s.lease.expires}` : 'free'}`,
+      ];
+      return { json: { root, ...s, index }, text: lines.join('\n') };
+    }));
+}

@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+import { readLease, type Lease } from './lease.js';
+import { readLockHolder, type Holder } from './lock.js';
+import { loadNotes } from './notes.js';
+import { sidecar } from './paths.js';
+
+export interface CorpusStatus {
+  notes: number;
+  byKind: Record<string, number>;
+  superseded: number;
+  archived: number;
+  inbox: number;
+  lock: { held: boolean; holder: Holder | null };
+  lease: Lease | null;
+}
+
+function countFiles(dir: string, suffix: string): number {
+  try {
+    return fs.readdirSync(dir).filter((f) => f.endsWith(suffix)).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Figures about a corpus, read without changing anything. */
+export function corpusStatus(root: string): CorpusStatus {
+  const notes = loadNotes(root);
+  const byKind: Record<string, number> = { concept: 0, entity_update: 0, decision: 0, none: 0 };
+  for (const n of notes) byKind[n.kind ?? 'none']++;
+  const p = sidecar(root);
+  return {
+    notes: notes.length,
+    byKind,
+    superseded: notes.filter((n) => n.superseded_by).length,
+    archived: countFiles(p.archive, '.md'),
+    inbox: countFiles(p.inbox, '.json'),
+    lock: { held: fs.existsSync(p.lock), holder: readLockHolder(root) ?? null },
+    lease: readLease(root) ?? null,
+  };
+}

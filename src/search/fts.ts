@@ -1,0 +1,280 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZkError } from '../errors.js';
+import { sha256, replaceFile } from '../corpus/files.js';
+import { withCorpusLock } from '../corpus/lock.js';
+import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/notes.js';
+import { sidecar } from '../corpus/paths.js';
+import { round } from './hits.js';
+import { snippet } from './snippet.js';
+import { queryWords, searchTerms } from './terms.js';
+import type { SearchHit, SearchProvider } from './types.js';
+
+type LanceDb = typeof import('@lancedb/lancedb');
+type Table = import('@lancedb/lancedb').Table;
+
+const TABLE = 'notes';
+const MANIFEST_VERSION = 1;
+/** Re-index (and drop old table versions) once this many rows are not yet in the FTS index. */
+const OPTIMIZE_AFTER_ROWS = 2000;
+const OPTIMIZE_AFTER_REFRESHES = 50;
+
+/** What the index knows of each note file, to tell cheaply whether it changed. */
+interface Manifest {
+  version: number;
+  files: Record<string, { mtimeMs: number; size: number; hash: string }>;
+  refreshes: number;
+  builtAt: string;
+  refreshedAt: string;
+}
+
+type Row = {
+  path: string;
+  uuid: string;
+  slug: string;
+  title: string;
+  date: string;
+  kind: string;
+  author: string;
+  superseded_by: string;
+  body: string;
+  current: boolean;
+};
+
+/** The change set between the files on disk and the manifest. */
+export interface IndexDelta {
+  upsert: Map<string, { note: Note; hash: string }>;
+  restat: Map<string, { mtimeMs: number; size: number; hash: string }>;
+  removed: string[];
+  files: number;
+}
+
+let lancePromise: Promise<LanceDb> | undefined;
+function lance(): Promise<LanceDb> {
+  lancePromise ??= import('@lancedb/lancedb');
+  return lancePromise;
+}
+
+function manifestPath(root: string): string {
+  return path.join(sidecar(root).index, 'manifest.json');
+}
+
+function readManifest(root: string): Manifest | undefined {
+  try {
+    const m = JSON.parse(fs.readFileSync(manifestPath(root), 'utf8')) as Manifest;
+    return m.version === MANIFEST_VERSION && m.files ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toRow(note: Note): Row {
+  return {
+    path: note.path, uuid: note.uuid, slug: note.slug, title: note.title, date: note.date,
+    kind: note.kind ?? '', author: note.author ?? '', superseded_by: note.superseded_by ?? '',
+    body: note.parsed.body, current: !note.superseded_by,
+  };
+}
+
+/** Compare the note files with the manifest: only new or changed files are read. */
+export function computeDelta(root: string, manifest: Manifest | undefined): IndexDelta {
+  const known = manifest?.files ?? {};
+  const names = listNoteFiles(root);
+  const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [], files: names.length };
+  const seen = new Set<string>();
+  for (const name of names) {
+    seen.add(name);
+    const file = path.join(root, name);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(file);
+    } catch {
+      continue;
+    }
+    const prev = known[name];
+    if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) continue;
+    let buf: Buffer;
+    try {
+      buf = fs.readFileSync(file);
+    } catch {
+      continue;
+    }
+    const hash = sha256(buf);
+    if (prev && prev.hash === hash) {
+      delta.restat.set(name, { mtimeMs: st.mtimeMs, size: st.size, hash });
+      continue;
+    }
+    const text = decodeNote(buf, name);
+    if (text === undefined) {
+      if (prev) delta.removed.push(name);
+      continue;
+    }
+    delta.upsert.set(name, { note: noteFromText(root, file, text, st.size, st.mtimeMs), hash });
+  }
+  for (const name of Object.keys(known)) if (!seen.has(name)) delta.removed.push(name);
+  return delta;
+}
+
+function deltaIsEmpty(d: IndexDelta): boolean {
+  return d.upsert.size === 0 && d.restat.size === 0 && d.removed.length === 0;
+}
+
+const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+async function openTable(root: string): Promise<Table | undefined> {
+  const db = await (await lance()).connect(sidecar(root).index);
+  const names = await db.tableNames();
+  return names.includes(TABLE) ? db.openTable(TABLE) : undefined;
+}
+
+const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false };
+
+/** Build the index from nothing: every note read once, one table, FTS indexes on title and body. */
+async function rebuild(root: string): Promise<IndexDelta> {
+  const ldb = await lance();
+  const dir = sidecar(root).index;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const delta = computeDelta(root, undefined);
+  const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+  const db = await ldb.connect(dir);
+  // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
+  const seed = rows.length ? rows : [toRow(noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
+  const table = await db.createTable(TABLE, seed);
+  if (!rows.length) await table.delete('true');
+  await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
+  await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
+  const now = new Date().toISOString();
+  writeManifest(root, {
+    version: MANIFEST_VERSION,
+    files: Object.fromEntries([...delta.upsert].map(([name, u]) => [name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash }])),
+    refreshes: 0, builtAt: now, refreshedAt: now,
+  });
+  return delta;
+}
+
+function writeManifest(root: string, m: Manifest): void {
+  const file = manifestPath(root);
+  if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
+  replaceFile(root, file, JSON.stringify(m));
+}
+
+/** Apply a delta to the table and the manifest (under the corpus lock). */
+async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<void> {
+  const gone = [...delta.upsert.keys(), ...delta.removed];
+  for (let i = 0; i < gone.length; i += 500) {
+    await table.delete(`path IN (${gone.slice(i, i + 500).map(sqlString).join(', ')})`);
+  }
+  const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+  if (rows.length) await table.add(rows);
+  for (const name of delta.removed) delete manifest.files[name];
+  for (const [name, u] of delta.upsert) manifest.files[name] = { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash };
+  for (const [name, s] of delta.restat) manifest.files[name] = s;
+  manifest.refreshes += gone.length || rows.length ? 1 : 0;
+  manifest.refreshedAt = new Date().toISOString();
+  if (manifest.refreshes >= OPTIMIZE_AFTER_REFRESHES || (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS) {
+    await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    manifest.refreshes = 0;
+  }
+  writeManifest(root, manifest);
+}
+
+async function unindexedRows(table: Table): Promise<number> {
+  const stats = await table.indexStats('body_idx');
+  return stats?.numUnindexedRows ?? 0;
+}
+
+export interface RefreshReport {
+  rebuilt: boolean;
+  added: number;
+  changed: number;
+  removed: number;
+  notes: number;
+}
+
+/**
+ * Bring the index up to date with the files: nothing is written when nothing changed; otherwise
+ * only the changed notes are touched, under the corpus lock. A missing or unreadable index is
+ * rebuilt from scratch.
+ */
+export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<RefreshReport> {
+  if (!opts.rebuild) {
+    const manifest = readManifest(root);
+    if (manifest) {
+      const delta = computeDelta(root, manifest);
+      if (deltaIsEmpty(delta)) return { rebuilt: false, added: 0, changed: 0, removed: 0, notes: delta.files };
+    }
+  }
+  return withCorpusLock(root, async () => {
+    const manifest = opts.rebuild ? undefined : readManifest(root);
+    let table: Table | undefined;
+    try {
+      table = manifest ? await openTable(root) : undefined;
+    } catch {
+      table = undefined;
+    }
+    if (!manifest || !table) {
+      const d = await rebuild(root);
+      return { rebuilt: true, added: d.upsert.size, changed: 0, removed: 0, notes: d.files };
+    }
+    const delta = computeDelta(root, manifest);
+    const changed = [...delta.upsert.keys()].filter((n) => manifest.files[n]).length;
+    try {
+      await applyDelta(root, table, manifest, delta);
+    } catch {
+      // A table that cannot take the change is rebuilt rather than left half-updated.
+      const d = await rebuild(root);
+      return { rebuilt: true, added: d.upsert.size, changed: 0, removed: 0, notes: d.files };
+    }
+    return { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
+  });
+}
+
+/** Whether the index exists and matches the files, without changing anything. */
+export function indexFreshness(root: string): { exists: boolean; fresh: boolean; pending: number; notes: number; refreshedAt: string | null } {
+  const manifest = readManifest(root);
+  if (!manifest) return { exists: false, fresh: false, pending: 0, notes: listNoteFiles(root).length, refreshedAt: null };
+  const d = computeDelta(root, manifest);
+  const pending = d.upsert.size + d.removed.length;
+  return { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt };
+}
+
+async function query(root: string, q: string, limit: number, history: boolean): Promise<Row[]> {
+  const ldb = await lance();
+  const table = await openTable(root);
+  if (!table) throw new ZkError('io', 'search index has no notes table');
+  let builder = table.query().fullTextSearch(new ldb.MultiMatchQuery(q, ['title', 'body'], { boosts: [2, 1] }));
+  if (!history) builder = builder.where('current = true');
+  return (await builder.limit(limit).toArray()) as unknown as (Row & { _score: number })[];
+}
+
+/** LanceDB BM25 full-text search over title and body, refreshed incrementally before each query. */
+export const ftsProvider: SearchProvider = {
+  name: 'fts',
+  async search(root, q, opts): Promise<SearchHit[]> {
+    const words = queryWords(q);
+    if (!words.length) return [];
+    const text = words.join(' ');
+    const history = Boolean(opts.history);
+    await refreshIndex(root);
+    let rows: (Row & { _score?: number })[];
+    try {
+      rows = await query(root, text, opts.limit + 5, history);
+    } catch {
+      await refreshIndex(root, { rebuild: true });
+      rows = await query(root, text, opts.limit + 5, history);
+    }
+    const terms = searchTerms(q);
+    const hits: SearchHit[] = [];
+    for (const r of rows) {
+      if (hits.length >= opts.limit) break;
+      if (!fs.existsSync(path.join(root, r.path))) continue; // deleted since the refresh
+      hits.push({
+        uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,
+        kind: (r.kind || null) as SearchHit['kind'], author: r.author || null, superseded_by: r.superseded_by || null,
+        score: round(r._score ?? 0), snippet: snippet(r.body, terms),
+      });
+    }
+    return hits;
+  },
+};

@@ -1,0 +1,29 @@
+import { noteInfo, readNoteFile } from '../corpus/notes.js';
+import { snippet } from './snippet.js';
+import type { SearchHit, SearchOptions } from './types.js';
+
+/** A ranked file: its name, its score, and how much each query term weighs (for the snippet). */
+export interface Ranked {
+  name: string;
+  score: number;
+  weight?: (term: string) => number;
+}
+
+/**
+ * Turn a ranking into hits: read each note in rank order, leave out superseded notes (unless
+ * history is asked for) and files that vanished or cannot be read, stop at the limit.
+ */
+export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[], opts: SearchOptions & { limit: number }): SearchHit[] {
+  const hits: SearchHit[] = [];
+  for (const r of ranked) {
+    if (hits.length >= opts.limit) break;
+    const note = readNoteFile(root, r.name);
+    if (!note || (note.superseded_by && !opts.history)) continue;
+    hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, r.weight) });
+  }
+  return hits;
+}
+
+export function round(score: number): number {
+  return Math.round(score * 1e4) / 1e4;
+}

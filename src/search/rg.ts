@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { ZkError } from '../errors.js';
+import { listNoteFiles } from '../corpus/notes.js';
+import { hitsFromRanking, type Ranked } from './hits.js';
+import { searchTerms } from './terms.js';
+import type { SearchHit, SearchProvider } from './types.js';
+
+/** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep. */
+export function rgPath(): string {
+  if (process.env.ZK_MEMORY_RG) return process.env.ZK_MEMORY_RG;
+  const require = createRequire(import.meta.url);
+  return (require('@vscode/ripgrep') as { rgPath: string }).rgPath;
+}
+
+/**
+ * Count, in one ripgrep run over the top-level `*.md` files, how often each term occurs in each
+ * file (case-insensitive, literal). Returns file name → term → count.
+ */
+export function countTerms(root: string, terms: string[]): Promise<Map<string, Map<string, number>>> {
+  const args = [
+    '--no-config', '--only-matching', '--ignore-case', '--fixed-strings', '--with-filename', '--null',
+    '--no-heading', '--no-line-number', '--max-depth', '1', '--no-ignore', '--glob', '*.md', '--glob', '!.*',
+    ...terms.flatMap((t) => ['-e', t]), '--', '.',
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const counts = new Map<string, Map<string, number>>();
+    let rest = '';
+    let stderr = '';
+    const take = (line: string) => {
+      const nul = line.indexOf('\0');
+      if (nul < 0) return;
+      const name = path.basename(line.slice(0, nul));
+      const term = line.slice(nul + 1).toLowerCase();
+      let per = counts.get(name);
+      if (!per) counts.set(name, (per = new Map()));
+      per.set(term, (per.get(term) ?? 0) + 1);
+    };
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const l of lines) take(l);
+    });
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', (err) => reject(new ZkError('io', `cannot run ripgrep (${rgPath()}): ${err.message}`)));
+    child.on('close', (code) => {
+      if (rest) take(rest);
+      // 1 means "no match"; 2 with output means some file could not be read, which is not fatal.
+      if (code === 0 || code === 1 || (code === 2 && counts.size > 0)) resolve(counts);
+      else reject(new ZkError('io', `ripgrep failed: ${stderr.split('\n')[0] || `exit ${code}`}`));
+    });
+  });
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * Rank files by BM25 over term counts: frequency in the file, rarity across the corpus, and
+ * file length relative to the average of the matching files.
+ */
+export function bm25(root: string, counts: Map<string, Map<string, number>>, terms: string[], corpusSize: number): Ranked[] {
+  const df = new Map<string, number>();
+  for (const per of counts.values()) for (const t of per.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (t: string) => {
+    const n = df.get(t) ?? 0;
+    return Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5));
+  };
+  const sizes = new Map<string, number>();
+  for (const name of counts.keys()) {
+    try {
+      sizes.set(name, fs.statSync(path.join(root, name)).size);
+    } catch {
+      sizes.set(name, 0);
+    }
+  }
+  const avg = [...sizes.values()].reduce((a, b) => a + b, 0) / Math.max(1, sizes.size) || 1;
+  const ranked: Ranked[] = [];
+  for (const [name, per] of counts) {
+    const norm = K1 * (1 - B + (B * (sizes.get(name) ?? avg)) / avg);
+    let score = 0;
+    for (const t of terms) {
+      const tf = per.get(t) ?? 0;
+      if (tf) score += idf(t) * ((tf * (K1 + 1)) / (tf + norm));
+    }
+    ranked.push({ name, score });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
+  return ranked.map((r) => ({ ...r, weight: idf }));
+}
+
+/** Stateless ripgrep search: safe on shared folders, nothing to keep up to date. */
+export const rgProvider: SearchProvider = {
+  name: 'rg',
+  async search(root, query, opts): Promise<SearchHit[]> {
+    const terms = searchTerms(query);
+    if (!terms.length) return [];
+    const counts = await countTerms(root, terms);
+    if (!counts.size) return [];
+    const ranked = bm25(root, counts, terms, listNoteFiles(root).length);
+    return hitsFromRanking(root, ranked, terms, opts);
+  },
+};

@@ -1,0 +1,30 @@
+import type { NoteInfo } from '../corpus/notes.js';
+
+export const BACKENDS = ['auto', 'rg', 'fts', 'vector', 'hybrid'] as const;
+export type BackendName = (typeof BACKENDS)[number];
+
+/** A search hit: the note as every JSON output shows it, plus its score and a snippet. */
+export interface SearchHit extends NoteInfo {
+  score: number;
+  snippet: string;
+}
+
+export interface SearchOptions {
+  /** How many hits at most (after ranking). Default 8. */
+  limit?: number;
+  /** Include superseded notes. */
+  history?: boolean;
+}
+
+/** What `searchCorpus` answers: which backend answered, why it fell back (if it did), the hits. */
+export interface SearchResult {
+  backend: string;
+  fallback?: string;
+  hits: SearchHit[];
+}
+
+/** One search engine over a corpus root. */
+export interface SearchProvider {
+  readonly name: string;
+  search(root: string, query: string, opts: Required<Pick<SearchOptions, 'limit'>> & SearchOptions): Promise<SearchHit[]>;
+}
