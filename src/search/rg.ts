@@ -15,15 +15,25 @@ export function rgPath(): string {
   return (require('@vscode/ripgrep') as { rgPath: string }).rgPath;
 }
 
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The pattern for one term, always literal: short terms must be whole words (so `c` from "C++"
+ * does not match every "c"), longer ones match inside words too (a stem finds its inflections).
+ */
+function termPattern(term: string): string {
+  return [...term].length < 3 ? `\\b${escapeRegex(term)}\\b` : escapeRegex(term);
+}
+
 /**
  * Count, in one ripgrep run over the top-level `*.md` files, how often each term occurs in each
  * file (case-insensitive, literal). Returns file name → term → count.
  */
 export function countTerms(root: string, terms: string[]): Promise<Map<string, Map<string, number>>> {
   const args = [
-    '--no-config', '--only-matching', '--ignore-case', '--fixed-strings', '--with-filename', '--null',
+    '--no-config', '--only-matching', '--ignore-case', '--with-filename', '--null',
     '--no-heading', '--no-line-number', '--max-depth', '1', '--no-ignore', '--glob', '*.md', '--glob', '!.*',
-    ...terms.flatMap((t) => ['-e', t]), '--', '.',
+    ...terms.flatMap((t) => ['-e', termPattern(t)]), '--', '.',
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
