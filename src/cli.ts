@@ -9,9 +9,10 @@ import { register as registerMerge } from './commands/merge.js';
 import { register as registerRead } from './commands/read.js';
 import { register as registerSearch } from './commands/search.js';
 import { register as registerStatus } from './commands/status.js';
+import { register as registerTend } from './commands/tend.js';
 import { register as registerWrite } from './commands/write.js';
 
-const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus];
+const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerTend];
 
 function version(): string {
   const require = createRequire(import.meta.url);

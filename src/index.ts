@@ -9,3 +9,4 @@ export { withCorpusLock } from './corpus/lock.js';
 export { archiveNote } from './corpus/archive.js';
 export { trace } from './corpus/trace.js';
 export { resolveRoot } from './corpus/root.js';
+export { tendCheck, tendMint, tendRepair, tendRobustify, type TendReport } from './tend/run.js';

@@ -12,6 +12,8 @@ export interface Link {
   /** Offsets of the whole link (and its anchor, when present) in the text. */
   start: number;
   end: number;
+  /** Where the link itself ends: `end` without the anchor. */
+  linkEnd: number;
   /** Offsets of the target text inside the parentheses. */
   targetStart: number;
   targetEnd: number;
@@ -73,7 +75,8 @@ export function parseLinks(text: string): Link[] {
     const target = hash >= 0 ? raw.slice(0, hash) : raw;
     const fragment = hash >= 0 ? raw.slice(hash + 1) : undefined;
     const targetStart = start + m[0].indexOf(raw, m[2].length + 3);
-    let end = start + m[0].length;
+    const linkEnd = start + m[0].length;
+    let end = linkEnd;
     const anchor = ANCHOR.exec(text.slice(end, end + 200));
     const uuid = anchor ? anchor[1].toLowerCase() : undefined;
     if (anchor) end += anchor[0].length;
@@ -85,6 +88,7 @@ export function parseLinks(text: string): Link[] {
       line: lineOf(start),
       start,
       end,
+      linkEnd,
       targetStart,
       targetEnd: targetStart + raw.length,
     });

@@ -1,0 +1,113 @@
+import { withCaretakerLease } from '../corpus/lease.js';
+import { withCorpusLock } from '../corpus/lock.js';
+import { loadNotes, type Note } from '../corpus/notes.js';
+import { trace } from '../corpus/trace.js';
+import { warn } from '../corpus/warn.js';
+import { checkNote, countVerdicts, type Finding } from './check.js';
+import { CorpusMap } from './corpus-map.js';
+import { applyEdits, linkEdits, readFresh, writeFresh, type Edit } from './edits.js';
+import { mintNote } from './mint.js';
+
+export const TEND_ACTIONS = ['check', 'mint', 'repair', 'robustify'] as const;
+export type TendAction = (typeof TEND_ACTIONS)[number];
+
+/** The outcome of a tend run (SPEC 4), plus what was actually changed. */
+export interface TendReport {
+  action: TendAction;
+  write: boolean;
+  findings: Finding[];
+  counts: Record<string, number>;
+  /** Links (or notes, for mint) rewritten; 0 on a dry run. */
+  changed: number;
+  /** Files rewritten, relative to the root. */
+  files: string[];
+}
+
+const LINK_VERDICTS = ['ok', 'stale', 'broken', 'unanchored'] as const;
+
+/** What one note contributes to a report, and the edits that would fix what can be fixed. */
+interface Plan {
+  findings: Finding[];
+  edits: Edit[];
+}
+
+function corpusMap(root: string, notes: Note[]): CorpusMap {
+  const map = new CorpusMap(root, notes);
+  for (const [uuid, files] of map.duplicateUuids()) warn(`uuid ${uuid} is held by several notes: ${files.join(', ')}`);
+  return map;
+}
+
+/** Classify every link of the corpus; changes nothing. */
+export function tendCheck(root: string): TendReport {
+  const notes = loadNotes(root);
+  const map = corpusMap(root, notes);
+  const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
+  return { action: 'check', write: false, findings, counts: countVerdicts(findings, LINK_VERDICTS), changed: 0, files: [] };
+}
+
+/** Point stale links at the note that now holds their uuid (or the successor of an archived one). */
+export function tendRepair(root: string, o: { write?: boolean } = {}): Promise<TendReport> {
+  return fixLinks(root, 'repair', ['stale', 'broken'], Boolean(o.write));
+}
+
+/** Give plain links to notes with a uuid the hidden `<!-- uuid: U -->` anchor. */
+export function tendRobustify(root: string, o: { write?: boolean } = {}): Promise<TendReport> {
+  return fixLinks(root, 'robustify', ['unanchored'], Boolean(o.write));
+}
+
+/** Give every note without a uuid a fresh one. */
+export function tendMint(root: string, o: { write?: boolean } = {}): Promise<TendReport> {
+  return rewriteCorpus(root, 'mint', ['no_uuid', 'broken'], Boolean(o.write), () => (note) => {
+    const m = mintNote(note);
+    return m ? { findings: [m.finding], edits: m.edits } : { findings: [], edits: [] };
+  });
+}
+
+function fixLinks(root: string, action: TendAction, verdicts: readonly string[], write: boolean): Promise<TendReport> {
+  return rewriteCorpus(root, action, verdicts, write, (notes) => {
+    const map = corpusMap(root, notes);
+    return (note) => {
+      const relevant = checkNote(note, map).filter((f) => verdicts.includes(f.finding.verdict));
+      return { findings: relevant.map((f) => f.finding), edits: relevant.flatMap((f) => linkEdits(note.raw, f)) };
+    };
+  });
+}
+
+/**
+ * Plan every note and, with `write`, rewrite the ones with edits: the whole run under the caretaker
+ * lease, each file re-read and re-planned under the corpus lock so a concurrent merge is never lost.
+ */
+async function rewriteCorpus(
+  root: string, action: TendAction, verdicts: readonly string[], write: boolean,
+  planner: (notes: Note[]) => (note: Note) => Plan,
+): Promise<TendReport> {
+  const run = async (): Promise<TendReport> => {
+    const notes = loadNotes(root);
+    const plan = planner(notes);
+    const findings: Finding[] = [];
+    const files: string[] = [];
+    let changed = 0;
+    for (const note of notes) {
+      let p = plan(note);
+      if (write && p.edits.length) {
+        p = await withCorpusLock(root, () => rewriteNote(root, note.path, plan));
+        if (p.edits.length) {
+          files.push(note.path);
+          changed += p.findings.filter((f) => f.fix).length;
+        }
+      }
+      findings.push(...p.findings);
+    }
+    if (files.length) trace(root, 'tend', { action, files, changed });
+    return { action, write, findings, counts: countVerdicts(findings, verdicts), changed, files };
+  };
+  return write ? withCaretakerLease(root, `tend ${action}`, run) : run();
+}
+
+function rewriteNote(root: string, name: string, plan: (note: Note) => Plan): Plan {
+  const fresh = readFresh(root, name);
+  if (!fresh) return { findings: [], edits: [] };
+  const p = plan(fresh.note);
+  if (p.edits.length) writeFresh(root, fresh, applyEdits(fresh.note.raw, p.edits));
+  return p;
+}
