@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import { withCaretakerLease } from '../corpus/lease.js';
 import { action, corpusRoot } from '../cli/context.js';
 
 export function register(program: Command): void {
@@ -11,6 +10,7 @@ export function register(program: Command): void {
     .action(action(async (what: string | undefined, flags: { rebuild?: boolean }) => {
       const root = corpusRoot();
       const { refreshIndex, indexFreshness } = await import('../search/fts.js');
+      const { withCaretakerLease } = await import('../corpus/lease.js');
       if (what === 'status') {
         const s = indexFreshness(root);
         const text = !s.exists

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { noteInfo } from '../corpus/notes.js';
-import { readNote } from '../corpus/ops.js';
 import { action, corpusRoot } from '../cli/context.js';
 
 export function register(program: Command): void {
@@ -8,7 +6,9 @@ export function register(program: Command): void {
     .command('read <ref>')
     .description('print a note and where its links lead (ref: uuid, uuid prefix, stem or file name)')
     .option('--no-links', 'print the note only')
-    .action(action((ref: string, flags: { links: boolean }) => {
+    .action(action(async (ref: string, flags: { links: boolean }) => {
+      const { readNote } = await import('../corpus/ops.js');
+      const { noteInfo } = await import('../corpus/notes.js');
       const root = corpusRoot();
       const r = readNote(root, ref);
       const n = r.note;

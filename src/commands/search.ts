@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { searchCorpus } from '../search/index.js';
 import { action, corpusRoot, intOption } from '../cli/context.js';
 
 interface SearchFlags {
@@ -16,6 +15,7 @@ export function register(program: Command): void {
     .option('--backend <name>', 'auto | rg | fts | vector | hybrid (default: ZK_MEMORY_BACKEND, else auto)')
     .option('--history', 'include superseded notes')
     .action(action(async (words: string[], flags: SearchFlags) => {
+      const { searchCorpus } = await import('../search/index.js');
       const root = corpusRoot();
       const query = words.join(' ');
       const r = await searchCorpus(root, query, flags);

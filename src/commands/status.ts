@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { corpusStatus } from '../corpus/status.js';
 import { action, corpusRoot } from '../cli/context.js';
 
 export function register(program: Command): void {
@@ -7,6 +6,7 @@ export function register(program: Command): void {
     .command('status')
     .description('corpus figures: notes by kind, superseded, archived, inbox, index freshness, lock and lease holders')
     .action(action(async () => {
+      const { corpusStatus } = await import('../corpus/status.js');
       const root = corpusRoot();
       const s = corpusStatus(root);
       const { indexFreshness } = await import('../search/fts.js');

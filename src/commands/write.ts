@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { noteInfo } from '../corpus/notes.js';
-import { writeNote } from '../corpus/ops.js';
 import { action, collect, corpusRoot, textArg } from '../cli/context.js';
 
 interface WriteFlags {
@@ -24,7 +22,9 @@ export function register(program: Command): void {
     .option('--choice <text>', 'for a decision: what was chosen')
     .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
     .option('--rationale <text>', 'for a decision: why')
-    .action(action((slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
+    .action(action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
+      const { writeNote } = await import('../corpus/ops.js');
+      const { noteInfo } = await import('../corpus/notes.js');
       const root = corpusRoot();
       const note = writeNote(root, { slug, title, body: textArg(body), ...flags });
       return { json: { action: 'created', note: noteInfo(note) }, text: note.path };

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import lockfile from 'proper-lockfile';
 import { ZkError } from '../errors.js';
 import { sidecar } from './paths.js';
 
@@ -34,6 +33,8 @@ export async function withCorpusLock<T>(root: string, fn: () => Promise<T> | T):
   const paths = sidecar(root);
   const stale = lockStaleMs();
   const deadline = Date.now() + lockTimeoutMs();
+  // Loaded here, not at start-up: most commands never lock.
+  const lockfile = (await import('proper-lockfile')).default;
   let release: (() => Promise<void>) | undefined;
   for (let attempt = 0; !release; attempt++) {
     try {
