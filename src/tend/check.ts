@@ -76,7 +76,7 @@ function classify(note: Note, link: Link, map: CorpusMap): Finding {
   } else if (named) {
     const bad = unknownHeading(named);
     if (bad) return bad;
-    const fix = named.uuid ? { fix: { uuid: named.uuid.toLowerCase() } } : { reason: `${named.path} has no uuid (tend mint gives it one)` };
+    const fix = named.uuid ? { fix: { uuid: named.uuid.toLowerCase() } } : { reason: `${named.path} has no uuid; tend mint gives it one` };
     return { ...base, verdict: 'unanchored', ...fix };
   }
 
