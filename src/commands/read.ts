@@ -12,13 +12,13 @@ export function register(program: Command): void {
       const root = corpusRoot();
       const r = readNote(root, ref);
       const n = r.note;
-      const chain = n.superseded_by
-        ? { superseded_by: n.superseded_by, successor: r.supersededBy ?? null }
-        : {};
       const lines = [n.raw.replace(/\s+$/, '')];
       if (n.superseded_by) {
-        const by = r.supersededBy ? `${r.supersededBy.path} (${r.supersededBy.title})` : `${n.superseded_by} (not found)`;
-        lines.unshift(`note: superseded by ${by}`, '');
+        const [next] = r.chain;
+        const current = r.chain[r.chain.length - 1];
+        const by = next ? `${next.path} (${next.title})` : `${n.superseded_by} (not found)`;
+        const now = current && current !== next ? `; current: ${current.path} (${current.title})` : '';
+        lines.unshift(`note: superseded by ${by}${now}`, '');
       }
       if (flags.links && r.links.length) {
         lines.push('', 'Links:');
@@ -26,7 +26,8 @@ export function register(program: Command): void {
       }
       return {
         json: {
-          note: { ...noteInfo(n), body: n.parsed.body, frontmatter: n.parsed.frontmatter, ...chain },
+          note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter },
+          chain: r.chain,
           links: flags.links ? r.links : [],
         },
         text: lines.join('\n'),

@@ -9,6 +9,7 @@ interface WriteFlags {
   choice?: string;
   alternatives?: string[];
   rationale?: string;
+  supersedes?: string;
 }
 
 export function register(program: Command): void {
@@ -22,11 +23,22 @@ export function register(program: Command): void {
     .option('--choice <text>', 'for a decision: what was chosen')
     .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
     .option('--rationale <text>', 'for a decision: why')
+    .option('--supersedes <ref>', 'the new note replaces this one (which is kept, marked superseded)')
     .action(action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
       const { writeNote } = await import('../corpus/ops.js');
       const { noteInfo } = await import('../corpus/notes.js');
       const root = corpusRoot();
-      const note = writeNote(root, { slug, title, body: textArg(body), ...flags });
+      const { supersedes, ...rest } = flags;
+      const options = { slug, title, body: textArg(body), ...rest };
+      if (supersedes) {
+        const { writeSuperseding } = await import('../corpus/supersede.js');
+        const r = await writeSuperseding(root, options, supersedes);
+        return {
+          json: { action: 'superseded', note: noteInfo(r.new), target: noteInfo(r.old) },
+          text: `${r.new.path} (supersedes ${r.old.path})`,
+        };
+      }
+      const note = writeNote(root, options);
       return { json: { action: 'created', note: noteInfo(note) }, text: note.path };
     }));
 }

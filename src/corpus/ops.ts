@@ -9,7 +9,7 @@ import { isNoteLink, parseLinks } from './links.js';
 import { withCorpusLock } from './lock.js';
 import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
-import { findByUuid, resolveRef } from './refs.js';
+import { resolveRef, successors } from './refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
 import { trace } from './trace.js';
 
@@ -106,8 +106,8 @@ export interface ResolvedLink {
 export interface ReadResult {
   note: Note;
   links: ResolvedLink[];
-  /** The note that replaced this one, when it was superseded. */
-  supersededBy?: NoteInfo | null;
+  /** The notes that replaced this one, oldest first (the last is the current belief). */
+  chain: NoteInfo[];
 }
 
 /** A note with its links resolved to the titles of their targets. */
@@ -122,12 +122,8 @@ export function readNote(root: string, ref: string): ReadResult {
         resolved: Boolean(target), title: target?.title ?? null, line: l.line,
       };
     });
-  let supersededBy: NoteInfo | null | undefined;
-  if (note.superseded_by) {
-    const next = findByUuid(loadNotes(root), note.superseded_by);
-    supersededBy = next ? noteInfo(next) : null;
-  }
-  return { note, links, supersededBy };
+  const chain = note.superseded_by ? successors(loadNotes(root), note).map(noteInfo) : [];
+  return { note, links, chain };
 }
 
 /** The links of a note's body (not its frontmatter), with line numbers of the file. */

@@ -43,3 +43,17 @@ export function findByUuid(notes: Note[], uuid: string): Note | undefined {
   const want = uuid.toLowerCase();
   return notes.find((n) => n.uuid.toLowerCase() === want);
 }
+
+/** The notes that replaced `note`, in order (B, then C for A → B → C); stops at a missing link or a loop. */
+export function successors(notes: Note[], note: Note): Note[] {
+  const chain: Note[] = [];
+  const seen = new Set([note.uuid]);
+  for (let at = note; at.superseded_by; ) {
+    const next = findByUuid(notes, at.superseded_by);
+    if (!next || seen.has(next.uuid)) break;
+    chain.push(next);
+    seen.add(next.uuid);
+    at = next;
+  }
+  return chain;
+}

@@ -1,0 +1,46 @@
+import { yamlEntry } from './format.js';
+import type { Note } from './notes.js';
+
+/** Replace `text.slice(start, end)` with `text`; offsets refer to the original text. */
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Apply non-overlapping edits; every byte outside them stays as it was. */
+export function applyEdits(text: string, edits: TextEdit[]): string {
+  let out = text;
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+/** A line that continues the value of the key above it (indented, or a block-sequence item). */
+const CONTINUATION = /^(?:[ \t]+\S|-(?:[ \t]|$))/;
+
+/**
+ * The edit that sets one top-level frontmatter key, leaving every other byte alone: the key's own
+ * lines are replaced when it exists, otherwise it is added as the last key; a note without
+ * frontmatter gets a block at the top. The note's line ending style is kept. Undefined when the
+ * frontmatter cannot be edited safely (invalid YAML).
+ */
+export function setKeyEdit(note: Note, key: string, value: unknown): TextEdit | undefined {
+  const p = note.parsed;
+  if (p.yamlError) return undefined;
+  const entry = yamlEntry(key, value).replace(/\n/g, p.eol);
+  if (!p.hasFrontmatter) return { start: p.bodyOffset, end: p.bodyOffset, text: `---${p.eol}${entry}---${p.eol}` };
+  const raw = note.raw;
+  const lines: { start: number; end: number; text: string }[] = [];
+  for (let at = p.yamlStart; at < p.yamlEnd; ) {
+    const nl = raw.indexOf('\n', at);
+    const end = nl < 0 || nl >= p.yamlEnd ? p.yamlEnd : nl + 1;
+    lines.push({ start: at, end, text: raw.slice(at, end).replace(/\r?\n$/, '') });
+    at = end;
+  }
+  const keyLine = new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ \\t]*:`);
+  const i = lines.findIndex((l) => keyLine.test(l.text));
+  if (i < 0) return { start: p.yamlEnd, end: p.yamlEnd, text: entry };
+  let j = i + 1;
+  while (j < lines.length && CONTINUATION.test(lines[j].text)) j++;
+  return { start: lines[i].start, end: lines[j - 1].end, text: entry };
+}
