@@ -1,0 +1,94 @@
+/** How a POST ended: a response (any status), or no response at all. */
+export type PostOutcome =
+  | { status: number; text: string; attempts: number }
+  | { error: string; attempts: number };
+
+export interface PostOptions {
+  headers: Record<string, string>;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  maxRetryAfterMs: number;
+  /** Whether a response with this status and body is worth another attempt. */
+  retryable?: (status: number, text: string) => boolean;
+}
+
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+
+/** undici is loaded on the first request, so commands that never call a model never pay for it. */
+function loadUndici(): Promise<Undici> {
+  undici ??= import('undici');
+  return undici;
+}
+
+/** 429 and server errors are transient; 501 (not implemented) is an answer, not a hiccup. */
+export function transientStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status !== 501);
+}
+
+/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), if it asks. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Exponential backoff with jitter, so many clients retrying at once spread out. */
+function backoffDelay(attempt: number, o: PostOptions): number {
+  const exp = o.backoffMs * 2 ** attempt;
+  return Math.min(o.maxRetryAfterMs, exp + Math.random() * o.backoffMs);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Attempt = { status: number; text: string; retryAfter?: number } | { error: string; timedOut: boolean };
+
+async function attemptOnce(url: string, body: string, o: PostOptions): Promise<Attempt> {
+  const { request } = await loadUndici();
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), o.timeoutMs);
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      headers: o.headers,
+      body,
+      signal: abort.signal,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.timeoutMs,
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, text, retryAfter: retryAfterMs(res.headers['retry-after']) };
+  } catch (err) {
+    if (abort.signal.aborted) return { error: `timed out after ${o.timeoutMs / 1000} s`, timedOut: true };
+    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const code = e.code ?? e.cause?.code;
+    return { error: `network error${code ? ` ${code}` : ''}: ${String(e.message ?? err).split('\n')[0]}`, timedOut: false };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * POST a JSON body, retrying transient failures (429, 5xx, network errors) with backoff; a
+ * Retry-After is honoured up to `maxRetryAfterMs`. A timeout is not retried: a model too slow once
+ * is usually as slow again.
+ */
+export async function postJson(url: string, payload: unknown, o: PostOptions): Promise<PostOutcome> {
+  const body = JSON.stringify(payload);
+  const retryable = o.retryable ?? transientStatus;
+  for (let attempt = 0; ; attempt++) {
+    const r = await attemptOnce(url, body, o);
+    const last = attempt >= o.retries;
+    if ('error' in r) {
+      if (r.timedOut || last) return { error: r.error, attempts: attempt + 1 };
+      await sleep(backoffDelay(attempt, o));
+      continue;
+    }
+    if (last || !retryable(r.status, r.text)) return { status: r.status, text: r.text, attempts: attempt + 1 };
+    await sleep(r.retryAfter !== undefined ? Math.min(r.retryAfter, o.maxRetryAfterMs) : backoffDelay(attempt, o));
+  }
+}

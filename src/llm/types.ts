@@ -1,0 +1,28 @@
+/** One chat message as the OpenAI-compatible protocol carries it. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What one structured call asks for: an object shaped by `schema`, recorded under `name`. */
+export interface StructuredCallOptions {
+  /** JSON Schema of the answer object. */
+  schema: Record<string, unknown>;
+  /** Function name the answer is recorded under (e.g. `record_candidates`). */
+  name: string;
+  /** What the answer records, in a sentence; shown to the model. */
+  description?: string;
+  /** Told why the call failed when it resolves to null (one line, for traces and messages). */
+  onFailure?: (reason: string) => void;
+}
+
+/**
+ * The model as the library sees it: messages in, one JSON object out. A model failure (dead
+ * endpoint, garbage, timeout) never throws: it resolves to null and reports why via `onFailure`.
+ * The library owns prompts, schemas and validation; implementations only transport.
+ */
+export interface StructuredLLM {
+  (messages: ChatMessage[], options: StructuredCallOptions): Promise<Record<string, unknown> | null>;
+  /** The model id, recorded in every trace line of a judged call. */
+  readonly model?: string;
+}

@@ -1,0 +1,185 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chatCompletionsLlm, chatCompletionsUrl } from '../src/llm/openai.js';
+import type { LlmConfig } from '../src/llm/config.js';
+import type { ChatMessage } from '../src/llm/types.js';
+
+interface Seen {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Never answer (to provoke a timeout). */
+  hang?: boolean;
+}
+
+/** A tiny OpenAI-compatible server whose answers each test scripts. */
+let server: http.Server;
+let base: string;
+let seen: Seen[] = [];
+let script: (req: Seen, n: number) => Reply;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const s: Seen = { url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
+      seen.push(s);
+      const r = script(s, seen.length);
+      if (r.hang) return;
+      res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...(r.headers ?? {}) });
+      res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+beforeEach(() => {
+  seen = [];
+});
+
+function config(over: Partial<LlmConfig> = {}): LlmConfig {
+  return { base, model: 'test-model', timeoutMs: 2000, maxTokens: 8192, retries: 3, backoffMs: 5, maxRetryAfterMs: 50, ...over };
+}
+
+const toolAnswer = (args: unknown) => ({
+  choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'record_x', arguments: typeof args === 'string' ? args : JSON.stringify(args) } }] } }],
+});
+const contentAnswer = (content: string) => ({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content } }] });
+
+const messages: ChatMessage[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }];
+const schema = { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] };
+
+/** Call the adapter and also collect why it failed, if it did. */
+async function ask(cfg: LlmConfig) {
+  const llm = chatCompletionsLlm(cfg);
+  let reason: string | undefined;
+  const answer = await llm(messages, { schema, name: 'record_x', description: 'record x', onFailure: (r) => (reason = r) });
+  return { answer, reason, llm };
+}
+
+describe('chat-completions adapter', () => {
+  it('forces a function call with the schema as parameters, at temperature 0', async () => {
+    script = () => ({ body: toolAnswer({ x: 1 }) });
+    const { answer, llm } = await ask(config());
+    expect(answer).toEqual({ x: 1 });
+    expect(llm.model).toBe('test-model');
+    const body = seen[0].body;
+    expect(seen[0].url).toBe('/v1/chat/completions');
+    expect(body).toMatchObject({ model: 'test-model', temperature: 0, max_tokens: 8192, messages });
+    expect(body.tools[0].function).toEqual({ name: 'record_x', description: 'record x', parameters: schema });
+    expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'record_x' } });
+  });
+
+  it('falls back to JSON mode when the server rejects tools, and remembers it', async () => {
+    script = (req) => req.body.tools
+      ? { status: 400, body: { error: { message: 'tools are not supported by this model' } } }
+      : { body: contentAnswer('```json\n{"x": 2}\n```') };
+    const { answer, llm } = await ask(config());
+    expect(answer).toEqual({ x: 2 });
+    expect(seen).toHaveLength(2);
+    const json = seen[1].body;
+    expect(json.tools).toBeUndefined();
+    expect(json.response_format).toEqual({ type: 'json_object' });
+    expect(json.messages[0].role).toBe('system');
+    expect(json.messages[0].content).toContain('be brief');
+    expect(json.messages[0].content).toContain(JSON.stringify(schema));
+    await llm(messages, { schema, name: 'record_x' });
+    expect(seen).toHaveLength(3);
+    expect(seen[2].body.tools).toBeUndefined();
+  });
+
+  it('falls back to JSON mode when the answer carries no tool call', async () => {
+    script = (req) => ({ body: contentAnswer(req.body.tools ? 'Sure! Here you go.' : 'Here: {"x": 3} done') });
+    const { answer } = await ask(config());
+    expect(answer).toEqual({ x: 3 });
+    expect(seen.map((s) => Boolean(s.body.tools))).toEqual([true, false]);
+  });
+
+  it('retries a 429, honouring Retry-After', async () => {
+    script = (_req, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '0' }, body: { error: 'slow down' } } : { body: toolAnswer({ x: 4 }) });
+    const { answer } = await ask(config());
+    expect(answer).toEqual({ x: 4 });
+    expect(seen).toHaveLength(2);
+  });
+
+  it('gives up after repeated 500s with a reason, never throwing', async () => {
+    script = () => ({ status: 500, body: { error: 'boom' } });
+    const { answer, reason } = await ask(config({ retries: 2 }));
+    expect(answer).toBeNull();
+    expect(seen).toHaveLength(3);
+    expect(reason).toMatch(/HTTP 500 after 3 attempts/);
+  });
+
+  it('does not retry a client error such as 401', async () => {
+    script = () => ({ status: 401, body: { error: 'bad key' } });
+    const { answer, reason } = await ask(config());
+    expect(answer).toBeNull();
+    expect(seen).toHaveLength(1);
+    expect(reason).toMatch(/HTTP 401/);
+  });
+
+  it('times out to null', async () => {
+    script = () => ({ hang: true });
+    const started = Date.now();
+    const { answer, reason } = await ask(config({ timeoutMs: 150 }));
+    expect(answer).toBeNull();
+    expect(reason).toMatch(/timed out/);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('reports a dead endpoint as a network error', async () => {
+    const { answer, reason } = await ask(config({ base: 'http://127.0.0.1:1', retries: 1 }));
+    expect(answer).toBeNull();
+    expect(reason).toMatch(/network error/);
+  });
+
+  it('turns garbage content into null with a reason', async () => {
+    script = (req) => ({ body: req.body.tools ? toolAnswer('not json at all') : contentAnswer('no') });
+    expect((await ask(config())).answer).toBeNull();
+    script = (req) => (req.body.tools ? { status: 400, body: 'tool_choice unsupported' } : { body: contentAnswer('I cannot help with that.') });
+    const r = await ask(config());
+    expect(r.answer).toBeNull();
+    expect(r.reason).toMatch(/not a JSON object/);
+    script = () => ({ body: '<html>oops</html>' });
+    expect((await ask(config())).reason).toMatch(/not JSON/);
+  });
+
+  it('accepts a base with or without /v1', async () => {
+    script = () => ({ body: toolAnswer({ x: 5 }) });
+    await ask(config({ base: `${base}/v1/` }));
+    await ask(config({ base }));
+    expect(seen.map((s) => s.url)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    expect(chatCompletionsUrl('https://example.org/api/v1')).toBe('https://example.org/api/v1/chat/completions');
+    expect(chatCompletionsUrl('http://localhost:11434')).toBe('http://localhost:11434/v1/chat/completions');
+  });
+
+  it('sends Authorization only when a key is given', async () => {
+    script = () => ({ body: toolAnswer({ x: 6 }) });
+    await ask(config());
+    await ask(config({ key: 'sk-test' }));
+    expect(seen[0].headers.authorization).toBeUndefined();
+    expect(seen[1].headers.authorization).toBe('Bearer sk-test');
+  });
+
+  it('honours a configured max_tokens and names a cut-off answer', async () => {
+    script = () => ({ body: { choices: [{ finish_reason: 'length', message: { tool_calls: [{ function: { name: 'record_x', arguments: '{"x": ' } }] } }] } });
+    const { answer, reason } = await ask(config({ maxTokens: 64 }));
+    expect(answer).toBeNull();
+    expect(seen[0].body.max_tokens).toBe(64);
+    expect(reason).toMatch(/max_tokens 64/);
+  });
+});
