@@ -10,3 +10,5 @@ export { archiveNote } from './corpus/archive.js';
 export { trace } from './corpus/trace.js';
 export { resolveRoot } from './corpus/root.js';
 export { tendCheck, tendMint, tendRepair, tendRobustify, type TendReport } from './tend/run.js';
+export * from './llm/index.js';
+export * from './judge/index.js';

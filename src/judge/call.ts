@@ -1,0 +1,105 @@
+import { trace } from '../corpus/trace.js';
+import type { ChatMessage, StructuredLLM } from '../llm/types.js';
+import { correctionMessages, PROMPT_VERSION } from './prompts.js';
+import { fitToSchema, isPlainObject } from './repair.js';
+import { schemaErrors } from './validate.js';
+
+/** Where and how a judge call is recorded. */
+export interface JudgeContext {
+  /** Corpus root whose trace receives one line per call; without it nothing is traced. */
+  root?: string;
+  /** Fields added to that trace line (the input's hash, the candidate being placed, …). */
+  trace?: Record<string, unknown>;
+  /** Model id for the trace when the LLM does not carry one. */
+  model?: string;
+}
+
+/** A judged answer, or why there is none. Model failures are values, never exceptions. */
+export type JudgeResult<T> =
+  | { ok: true; value: T; repairs: string[]; attempts: number }
+  | { ok: false; reason: string; attempts: number };
+
+type Answer = Record<string, unknown>;
+
+/** One kind of judge call: its function, schema, repairs, rules beyond the schema, and result. */
+export interface JudgeSpec<T> {
+  call: string;
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+  /** Repair this call's harmless slips in place, describing each in `repairs`. */
+  repair(answer: Answer, repairs: string[]): void;
+  /** Rules the schema cannot say; run on a schema-valid answer. */
+  check?(answer: Answer): string[];
+  /** The typed result of a valid answer. */
+  build(answer: Answer): T;
+  /** What of the result the trace keeps (default: the result itself). */
+  traceResult?(value: T): unknown;
+}
+
+type Accepted<T> = { value: T } | { errors: string[] };
+
+function accept<T>(spec: JudgeSpec<T>, answer: Answer, repairs: string[]): Accepted<T> {
+  const fitted = fitToSchema(structuredClone(answer), spec.schema, '', repairs);
+  if (!isPlainObject(fitted)) return { errors: ['answer is not an object'] };
+  spec.repair(fitted, repairs);
+  const errors = schemaErrors(spec.schema, fitted);
+  if (!errors.length) errors.push(...(spec.check?.(fitted) ?? []));
+  return errors.length ? { errors } : { value: spec.build(fitted) };
+}
+
+/**
+ * Ask the model, repair and validate its answer, and retry once with the validation errors when
+ * it does not fit; then the call has failed. Every call leaves one trace line carrying the prompt
+ * version and the model id.
+ */
+export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messages: ChatMessage[], ctx: JudgeContext = {}): Promise<JudgeResult<T>> {
+  const record = (result: JudgeResult<T>, raw: unknown, invalid: string[]) => {
+    if (ctx.root) {
+      trace(ctx.root, 'judge', {
+        call: spec.call,
+        prompt_version: PROMPT_VERSION,
+        model: llm.model ?? ctx.model ?? null,
+        ...ctx.trace,
+        ok: result.ok,
+        attempts: result.attempts,
+        ...(result.ok
+          ? { repairs: result.repairs, result: spec.traceResult ? spec.traceResult(result.value) : result.value }
+          : { reason: result.reason }),
+        ...(invalid.length ? { invalid } : {}),
+        ...(!result.ok || result.repairs.length > 0 ? { answer: raw ?? null } : {}),
+      });
+    }
+    return result;
+  };
+
+  let conversation = messages;
+  let invalid: string[] = [];
+  let raw: unknown;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    let reason = 'the model gave no answer';
+    let answer: Answer | null;
+    try {
+      answer = await llm(conversation, {
+        schema: spec.schema, name: spec.name, description: spec.description, onFailure: (r) => (reason = r),
+      });
+    } catch (err) {
+      // An injected model that throws is treated like one that failed: the caller gets a reason.
+      answer = null;
+      reason = `the model call threw: ${String((err as Error)?.message ?? err).split('\n')[0]}`;
+    }
+    if (!answer) return record({ ok: false, reason, attempts: attempt }, raw, invalid);
+    raw = answer;
+    const repairs: string[] = [];
+    let accepted: Accepted<T>;
+    try {
+      accepted = accept(spec, answer, repairs);
+    } catch (err) {
+      accepted = { errors: [`answer could not be read: ${(err as Error).message}`] };
+    }
+    if ('value' in accepted) return record({ ok: true, value: accepted.value, repairs, attempts: attempt }, raw, invalid);
+    invalid = accepted.errors;
+    conversation = [...messages, ...correctionMessages(answer, invalid, spec.name)];
+  }
+  return record({ ok: false, reason: `invalid answer twice: ${invalid.join('; ')}`, attempts: 2 }, raw, invalid);
+}

@@ -1,0 +1,91 @@
+import { sha256 } from '../corpus/files.js';
+import { isoDate, slugify } from '../corpus/slug.js';
+import type { StructuredLLM } from '../llm/types.js';
+import { runJudge, type JudgeContext, type JudgeResult, type JudgeSpec } from './call.js';
+import { distillMessages } from './prompts.js';
+import { defaultText, isPlainObject, repairKind, repairSlug } from './repair.js';
+import { DISTILL_CALL, distillSchema, type Candidate, type Distillation } from './schemas.js';
+
+export interface DistillContext extends JudgeContext {
+  /** The date relative dates are resolved against (YYYY-MM-DD); default today, local time. */
+  today?: string;
+  /** Which segment of a longer input this is (0-based index). */
+  segment?: { index: number; count: number };
+}
+
+function repairDistillation(answer: Record<string, unknown>, repairs: string[]): void {
+  if (answer.candidates === undefined && answer.worth_retaining === false) {
+    answer.candidates = [];
+    repairs.push('candidates: missing while worth_retaining is false; read as none');
+  }
+  if (!Array.isArray(answer.candidates)) return;
+  const candidates: unknown[] = answer.candidates;
+  if (typeof answer.worth_retaining !== 'boolean') {
+    answer.worth_retaining = candidates.length > 0;
+    repairs.push(`worth_retaining: missing; read as ${answer.worth_retaining}`);
+  } else if (!answer.worth_retaining && candidates.length) {
+    // Drafted memories outweigh a contradicting flag: nothing drafted is thrown away.
+    answer.worth_retaining = true;
+    repairs.push(`worth_retaining: false beside ${candidates.length} candidates; read as true`);
+  }
+  candidates.forEach((c, i) => {
+    if (!isPlainObject(c)) return;
+    const at = `candidates/${i}`;
+    const kind = repairKind(c, at, repairs);
+    defaultText(c, ['topic', 'title', 'slug']);
+    // An entity_update without a title is meant to be appended; its name comes from the topic later.
+    repairSlug(c, at, repairs, kind === 'entity_update' && !c.title ? [] : [c.title, c.topic]);
+  });
+}
+
+function checkDistillation(answer: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  (answer.candidates as Candidate[]).forEach((c, i) => {
+    if (c.kind !== 'entity_update' && !c.title) errors.push(`candidates/${i}/title: a ${c.kind} needs a title`);
+    if (c.kind === 'entity_update' && !c.title && !c.topic) errors.push(`candidates/${i}: an entity_update needs a topic or a title`);
+  });
+  return errors;
+}
+
+const distillSpec: JudgeSpec<Distillation> = {
+  call: 'distill',
+  name: DISTILL_CALL,
+  description: 'record the memories worth keeping from a conversation (possibly none)',
+  schema: distillSchema,
+  repair: repairDistillation,
+  check: checkDistillation,
+  build: (a) => a as unknown as Distillation,
+};
+
+/**
+ * Distill one conversation (or one segment of it) into candidate memories. An empty list is a
+ * valid answer. The trace line carries the text's hash and the segment.
+ */
+export async function distill(llm: StructuredLLM, text: string, ctx: DistillContext = {}): Promise<JudgeResult<Distillation>> {
+  if (!text.trim()) return { ok: true, value: { worth_retaining: false, candidates: [] }, repairs: [], attempts: 0 };
+  const messages = distillMessages(text, { today: ctx.today ?? isoDate(new Date()), segment: ctx.segment });
+  const fields = { input_hash: sha256(text), chars: text.length, ...(ctx.segment ? { segment: ctx.segment } : {}) };
+  return runJudge(llm, distillSpec, messages, { ...ctx, trace: { ...fields, ...ctx.trace } });
+}
+
+/**
+ * Distill segment after segment; a failed segment does not take the others down. One result per
+ * segment, in order.
+ */
+export async function distillSegments(llm: StructuredLLM, segments: string[], ctx: DistillContext = {}): Promise<JudgeResult<Distillation>[]> {
+  const results: JudgeResult<Distillation>[] = [];
+  for (const [index, text] of segments.entries()) {
+    results.push(await distill(llm, text, { ...ctx, segment: { index, count: segments.length } }));
+  }
+  return results;
+}
+
+/**
+ * Title and slug for a candidate that becomes a note of its own. An entity_update may come without
+ * them; they are derived from its topic (then its content), so a create never fails for want of a slug.
+ */
+export function candidateNoteName(c: Candidate): { title: string; slug: string } {
+  const title = c.title || c.topic || c.content.split('\n')[0].slice(0, 80).trim() || 'Note';
+  const slug = c.slug || slugify(title) || slugify(c.topic) || slugify(c.content.slice(0, 200)) || 'note';
+  return { title, slug };
+}
