@@ -116,6 +116,19 @@ describe('chat-completions adapter', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('caps a long Retry-After', async () => {
+    script = (_req, n) => (n === 1 ? { status: 503, headers: { 'retry-after': '3600' }, body: 'busy' } : { body: toolAnswer({ x: 7 }) });
+    const started = Date.now();
+    expect((await ask(config())).answer).toEqual({ x: 7 });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('takes a 500 that refuses tools as a refusal, not a hiccup', async () => {
+    script = (req) => (req.body.tools ? { status: 500, body: { error: { message: 'tools param requires --jinja flag' } } } : { body: contentAnswer('{"x": 8}') });
+    expect((await ask(config())).answer).toEqual({ x: 8 });
+    expect(seen.map((s) => Boolean(s.body.tools))).toEqual([true, false]);
+  });
+
   it('gives up after repeated 500s with a reason, never throwing', async () => {
     script = () => ({ status: 500, body: { error: 'boom' } });
     const { answer, reason } = await ask(config({ retries: 2 }));

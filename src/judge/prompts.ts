@@ -53,7 +53,7 @@ const MERGE_SYSTEM = `You decide where a new memory belongs in a collection of n
 - supersede: the new memory says that a claim of one shown note is no longer true (a changed address, a reversed decision). The new memory becomes a note of its own, and the old note is marked as replaced, never deleted.
 - create: anything else: another subject, a related but separate thought, or whenever you are unsure.
 
-A missed merge costs a little duplication; a wrong merge mixes two subjects in one note. So prefer create. Notes that only share words or a theme are different subjects. For merge or supersede, target is the id of the note exactly as shown; for create, leave target empty.`;
+A memory put into the wrong note muddles that note for good, while a separate note that should have been merged is easy to fold in later: so prefer create. Notes that only share words or a theme are different subjects. For merge or supersede, target is the id of the note exactly as shown; for create, leave target empty.`;
 
 const NO_SUPERSEDE = /\n- supersede:[^\n]*/;
 
