@@ -14,19 +14,36 @@ type LanceDb = typeof import('@lancedb/lancedb');
 type Table = import('@lancedb/lancedb').Table;
 
 const TABLE = 'notes';
-const MANIFEST_VERSION = 1;
+const MANIFEST_VERSION = 2;
 /** Re-index (and drop old table versions) once this many rows are not yet in the FTS index. */
 const OPTIMIZE_AFTER_ROWS = 2000;
 const OPTIMIZE_AFTER_REFRESHES = 50;
 
-/** What the index knows of each note file, to tell cheaply whether it changed. */
+/** What the index knows of one note file, to tell cheaply whether it changed. */
+interface FileState {
+  mtimeMs: number;
+  size: number;
+  /** The first 16 hex digits of the content's sha256: enough to tell a real change from a touch. */
+  hash: string;
+}
+
+/** What the index knows of the corpus (on disk as compact rows, it is read before every query). */
 interface Manifest {
-  version: number;
-  files: Record<string, { mtimeMs: number; size: number; hash: string }>;
+  files: Map<string, FileState>;
   refreshes: number;
   builtAt: string;
   refreshedAt: string;
 }
+
+interface ManifestFile {
+  version: number;
+  files: [string, number, number, string][];
+  refreshes: number;
+  builtAt: string;
+  refreshedAt: string;
+}
+
+const contentHash = (buf: Buffer) => sha256(buf).slice(0, 16);
 
 type Row = {
   path: string;
@@ -44,7 +61,7 @@ type Row = {
 /** The change set between the files on disk and the manifest. */
 export interface IndexDelta {
   upsert: Map<string, { note: Note; hash: string }>;
-  restat: Map<string, { mtimeMs: number; size: number; hash: string }>;
+  restat: Map<string, FileState>;
   removed: string[];
   files: number;
 }
@@ -61,8 +78,11 @@ function manifestPath(root: string): string {
 
 function readManifest(root: string): Manifest | undefined {
   try {
-    const m = JSON.parse(fs.readFileSync(manifestPath(root), 'utf8')) as Manifest;
-    return m.version === MANIFEST_VERSION && m.files ? m : undefined;
+    const m = JSON.parse(fs.readFileSync(manifestPath(root), 'utf8')) as ManifestFile;
+    if (m.version !== MANIFEST_VERSION || !Array.isArray(m.files)) return undefined;
+    const files = new Map<string, FileState>();
+    for (const [name, mtimeMs, size, hash] of m.files) files.set(name, { mtimeMs, size, hash });
+    return { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
   } catch {
     return undefined;
   }
@@ -78,7 +98,7 @@ function toRow(note: Note): Row {
 
 /** Compare the note files with the manifest: only new or changed files are read. */
 export function computeDelta(root: string, manifest: Manifest | undefined): IndexDelta {
-  const known = manifest?.files ?? {};
+  const known = manifest?.files ?? new Map<string, FileState>();
   const names = listNoteFiles(root);
   const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [], files: names.length };
   const seen = new Set<string>();
@@ -91,7 +111,7 @@ export function computeDelta(root: string, manifest: Manifest | undefined): Inde
     } catch {
       continue;
     }
-    const prev = known[name];
+    const prev = known.get(name);
     if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) continue;
     let buf: Buffer;
     try {
@@ -99,7 +119,7 @@ export function computeDelta(root: string, manifest: Manifest | undefined): Inde
     } catch {
       continue;
     }
-    const hash = sha256(buf);
+    const hash = contentHash(buf);
     if (prev && prev.hash === hash) {
       delta.restat.set(name, { mtimeMs: st.mtimeMs, size: st.size, hash });
       continue;
@@ -111,7 +131,7 @@ export function computeDelta(root: string, manifest: Manifest | undefined): Inde
     }
     delta.upsert.set(name, { note: noteFromText(root, file, text, st.size, st.mtimeMs), hash });
   }
-  for (const name of Object.keys(known)) if (!seen.has(name)) delta.removed.push(name);
+  for (const name of known.keys()) if (!seen.has(name)) delta.removed.push(name);
   return delta;
 }
 
@@ -146,8 +166,7 @@ async function rebuild(root: string): Promise<IndexDelta> {
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
   const now = new Date().toISOString();
   writeManifest(root, {
-    version: MANIFEST_VERSION,
-    files: Object.fromEntries([...delta.upsert].map(([name, u]) => [name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash }])),
+    files: new Map([...delta.upsert].map(([name, u]) => [name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash }])),
     refreshes: 0, builtAt: now, refreshedAt: now,
   });
   return delta;
@@ -156,7 +175,11 @@ async function rebuild(root: string): Promise<IndexDelta> {
 function writeManifest(root: string, m: Manifest): void {
   const file = manifestPath(root);
   if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
-  replaceFile(root, file, JSON.stringify(m));
+  const out: ManifestFile = {
+    version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
+    files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash]),
+  };
+  replaceFile(root, file, JSON.stringify(out));
 }
 
 /** Apply a delta to the table and the manifest (under the corpus lock). */
@@ -167,9 +190,9 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
   }
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   if (rows.length) await table.add(rows);
-  for (const name of delta.removed) delete manifest.files[name];
-  for (const [name, u] of delta.upsert) manifest.files[name] = { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash };
-  for (const [name, s] of delta.restat) manifest.files[name] = s;
+  for (const name of delta.removed) manifest.files.delete(name);
+  for (const [name, u] of delta.upsert) manifest.files.set(name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash });
+  for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
   manifest.refreshedAt = new Date().toISOString();
   if (manifest.refreshes >= OPTIMIZE_AFTER_REFRESHES || (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS) {
@@ -198,13 +221,10 @@ export interface RefreshReport {
  * rebuilt from scratch.
  */
 export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<RefreshReport> {
-  if (!opts.rebuild) {
-    const manifest = readManifest(root);
-    if (manifest) {
-      const delta = computeDelta(root, manifest);
-      if (deltaIsEmpty(delta)) return { rebuilt: false, added: 0, changed: 0, removed: 0, notes: delta.files };
-    }
-  }
+  // The common case, nothing changed, is answered without taking the lock.
+  const seen = opts.rebuild ? undefined : readManifest(root);
+  const seenDelta = seen && computeDelta(root, seen);
+  if (seenDelta && deltaIsEmpty(seenDelta)) return { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seenDelta.files };
   return withCorpusLock(root, async () => {
     const manifest = opts.rebuild ? undefined : readManifest(root);
     let table: Table | undefined;
@@ -217,8 +237,9 @@ export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {
       const d = await rebuild(root);
       return { rebuilt: true, added: d.upsert.size, changed: 0, removed: 0, notes: d.files };
     }
-    const delta = computeDelta(root, manifest);
-    const changed = [...delta.upsert.keys()].filter((n) => manifest.files[n]).length;
+    // Unless another process refreshed meanwhile, the change set found before locking still holds.
+    const delta = seenDelta && seen?.refreshedAt === manifest.refreshedAt ? seenDelta : computeDelta(root, manifest);
+    const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
     try {
       await applyDelta(root, table, manifest, delta);
     } catch {

@@ -68,10 +68,13 @@ export function countTerms(root: string, terms: string[]): Promise<Map<string, M
 
 const K1 = 1.2;
 const B = 0.75;
+/** How many of the best provisional matches get their length looked up for the final ranking. */
+const LENGTH_CANDIDATES = 2000;
 
 /**
- * Rank files by BM25 over term counts: frequency in the file, rarity across the corpus, and
- * file length relative to the average of the matching files.
+ * Rank files by BM25 over term counts: frequency in the file, rarity across the corpus, and file
+ * length relative to the average. Lengths cost a stat each, so every file is first scored as if
+ * of average length, and only the best few thousand are then scored with their real length.
  */
 export function bm25(root: string, counts: Map<string, Map<string, number>>, terms: string[], corpusSize: number): Ranked[] {
   const df = new Map<string, number>();
@@ -80,27 +83,28 @@ export function bm25(root: string, counts: Map<string, Map<string, number>>, ter
     const n = df.get(t) ?? 0;
     return Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5));
   };
-  const sizes = new Map<string, number>();
-  for (const name of counts.keys()) {
-    try {
-      sizes.set(name, fs.statSync(path.join(root, name)).size);
-    } catch {
-      sizes.set(name, 0);
-    }
-  }
-  const avg = [...sizes.values()].reduce((a, b) => a + b, 0) / Math.max(1, sizes.size) || 1;
-  const ranked: Ranked[] = [];
-  for (const [name, per] of counts) {
-    const norm = K1 * (1 - B + (B * (sizes.get(name) ?? avg)) / avg);
-    let score = 0;
+  const score = (per: Map<string, number>, lengthRatio: number) => {
+    const norm = K1 * (1 - B + B * lengthRatio);
+    let sum = 0;
     for (const t of terms) {
       const tf = per.get(t) ?? 0;
-      if (tf) score += idf(t) * ((tf * (K1 + 1)) / (tf + norm));
+      if (tf) sum += idf(t) * ((tf * (K1 + 1)) / (tf + norm));
     }
-    ranked.push({ name, score });
-  }
-  ranked.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
-  return ranked.map((r) => ({ ...r, weight: idf }));
+    return sum;
+  };
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.name.localeCompare(b.name);
+  const provisional = [...counts].map(([name, per]) => ({ name, score: score(per, 1) })).sort(byScore);
+  const head = provisional.slice(0, LENGTH_CANDIDATES);
+  const sizes = head.map((r) => {
+    try {
+      return fs.statSync(path.join(root, r.name)).size;
+    } catch {
+      return 0;
+    }
+  });
+  const avg = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length) || 1;
+  const ranked = head.map((r, i) => ({ name: r.name, score: score(counts.get(r.name)!, (sizes[i] || avg) / avg) })).sort(byScore);
+  return [...ranked, ...provisional.slice(LENGTH_CANDIDATES)].map((r) => ({ ...r, weight: idf }));
 }
 
 /** Stateless ripgrep search: safe on shared folders, nothing to keep up to date. */
