@@ -20,11 +20,11 @@ const CONTINUATION = /^(?:[ \t]+\S|-(?:[ \t]|$))/;
 
 /**
  * The edit that sets one top-level frontmatter key, leaving every other byte alone: the key's own
- * lines are replaced when it exists, otherwise it is added as the last key; a note without
- * frontmatter gets a block at the top. The note's line ending style is kept. Undefined when the
- * frontmatter cannot be edited safely (invalid YAML).
+ * lines are replaced when it exists, otherwise it is added as the last key (the first with
+ * `first`, as for a uuid); a note without frontmatter gets a block at the top. The note's line
+ * ending style is kept. Undefined when the frontmatter cannot be edited safely (invalid YAML).
  */
-export function setKeyEdit(note: Note, key: string, value: unknown): TextEdit | undefined {
+export function setKeyEdit(note: Note, key: string, value: unknown, o: { first?: boolean } = {}): TextEdit | undefined {
   const p = note.parsed;
   if (p.yamlError) return undefined;
   const entry = yamlEntry(key, value).replace(/\n/g, p.eol);
@@ -39,7 +39,10 @@ export function setKeyEdit(note: Note, key: string, value: unknown): TextEdit | 
   }
   const keyLine = new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ \\t]*:`);
   const i = lines.findIndex((l) => keyLine.test(l.text));
-  if (i < 0) return { start: p.yamlEnd, end: p.yamlEnd, text: entry };
+  if (i < 0) {
+    const at = o.first ? p.yamlStart : p.yamlEnd;
+    return { start: at, end: at, text: entry };
+  }
   let j = i + 1;
   while (j < lines.length && CONTINUATION.test(lines[j].text)) j++;
   return { start: lines[i].start, end: lines[j - 1].end, text: entry };

@@ -1,29 +1,16 @@
 import fs from 'node:fs';
 import { replaceFile } from '../corpus/files.js';
+import type { TextEdit } from '../corpus/frontmatter.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import type { LinkFinding } from './check.js';
-
-/** Replace `text.slice(start, end)` with `text`; offsets refer to the original text. */
-export interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-/** Apply non-overlapping edits; every byte outside them stays as it was. */
-export function applyEdits(text: string, edits: Edit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
-  return out;
-}
 
 const ANCHOR_UUID = /(uuid:\s*)([0-9a-fA-F-]{8,})/;
 
 /** The edits that carry out a link finding's fix: a new target, a new or changed uuid anchor. */
-export function linkEdits(raw: string, { link, finding }: LinkFinding): Edit[] {
+export function linkEdits(raw: string, { link, finding }: LinkFinding): TextEdit[] {
   const fix = finding.fix;
   if (!fix) return [];
-  const edits: Edit[] = [];
+  const edits: TextEdit[] = [];
   if (fix.target !== undefined) edits.push({ start: link.targetStart, end: link.targetEnd, text: fix.target });
   if (fix.uuid !== undefined) {
     const anchor = ANCHOR_UUID.exec(raw.slice(link.linkEnd, link.end));

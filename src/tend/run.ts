@@ -1,3 +1,4 @@
+import { applyEdits, type TextEdit } from '../corpus/frontmatter.js';
 import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { loadNotes, type Note } from '../corpus/notes.js';
@@ -5,7 +6,7 @@ import { trace } from '../corpus/trace.js';
 import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap } from './corpus-map.js';
-import { applyEdits, linkEdits, readFresh, writeFresh, type Edit } from './edits.js';
+import { linkEdits, readFresh, writeFresh } from './edits.js';
 import { mintNote } from './mint.js';
 
 export const TEND_ACTIONS = ['check', 'mint', 'repair', 'robustify'] as const;
@@ -28,7 +29,7 @@ const LINK_VERDICTS = ['ok', 'stale', 'broken', 'unanchored'] as const;
 /** What one note contributes to a report, and the edits that would fix what can be fixed. */
 interface Plan {
   findings: Finding[];
-  edits: Edit[];
+  edits: TextEdit[];
 }
 
 function corpusMap(root: string, notes: Note[]): CorpusMap {
