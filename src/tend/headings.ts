@@ -40,8 +40,8 @@ class Slugger {
  * (those inside code do not count) and explicit `<a name|id="…">` anchors.
  */
 export function headingSlugs(body: string): Set<string> {
-  const lines = body.split('\n').map((l) => l.replace(/\r$/, ''));
-  const masked = maskCode(body).split('\n');
+  const lines = body.split(/\r?\n/);
+  const masked = maskCode(body).split(/\r?\n/);
   const slugger = new Slugger();
   const slugs = new Set<string>();
   for (let i = 0; i < lines.length; i++) {
