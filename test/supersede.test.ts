@@ -38,19 +38,19 @@ describe('supersession', () => {
     expect(b.json.note.supersedes).toEqual([paris.note.uuid]);
   });
 
-  it('rewrites only the frontmatter key it sets, every other byte kept', async () => {
+  it('rewrites only the frontmatter key it sets, every other byte kept (BOM and CRLF too)', async () => {
     const root = tempCorpus();
     const oldText = '---\r\ntitle: "Hand, quoted"\r\ncustom: [a, b]   # keep me\r\nuuid: 33333333-3333-3333-3333-333333333333\r\n---\r\n# Hand\r\nOld claim.\r\n';
     write(root, 'hand.md', oldText);
     const noFm = '# Bare\r\n\r\nNew claim.\r\n';
-    write(root, 'bare.md', noFm);
+    write(root, 'bare.md', `\uFEFF${noFm}`);
     const r = await zk(['--root', root, '--json', 'supersede', 'hand', '--by', 'bare']);
     expect(r.code).toBe(0);
     const newUuid = r.json.new.uuid;
     expect(newUuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(fs.readFileSync(path.join(root, 'hand.md'), 'utf8')).toBe(oldText.replace('---\r\n# Hand', `superseded_by: ${newUuid}\r\n---\r\n# Hand`));
     expect(fs.readFileSync(path.join(root, 'bare.md'), 'utf8')).toBe(
-      `---\r\nuuid: ${newUuid}\r\nsupersedes:\r\n  - 33333333-3333-3333-3333-333333333333\r\n---\r\n${noFm}`,
+      `\uFEFF---\r\nuuid: ${newUuid}\r\nsupersedes:\r\n  - 33333333-3333-3333-3333-333333333333\r\n---\r\n${noFm}`,
     );
   });
 

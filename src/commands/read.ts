@@ -12,7 +12,7 @@ export function register(program: Command): void {
       const root = corpusRoot();
       const r = readNote(root, ref);
       const n = r.note;
-      const lines = [n.raw.replace(/\s+$/, '')];
+      const lines = [n.raw.replace(/^\uFEFF/, '').replace(/\s+$/, '')];
       if (n.superseded_by) {
         const [next] = r.chain;
         const current = r.chain[r.chain.length - 1];

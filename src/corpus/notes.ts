@@ -26,7 +26,8 @@ export interface Note extends NoteInfo {
   mtimeMs: number;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// The BOM is kept in the text, so a rewrite made from it puts back exactly the bytes it found.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Decode a note file; undefined (with a warning) for binary or non-UTF-8 content. */
 export function decodeNote(buf: Buffer, name: string): string | undefined {

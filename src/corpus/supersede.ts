@@ -9,11 +9,11 @@ import { writeNote, type WriteOptions } from './ops.js';
 import { trace } from './trace.js';
 
 /** Rewrite a note's frontmatter keys (call under the lock), keeping every other byte. */
-function rewriteKeys(root: string, note: Note, values: Record<string, unknown>): Note {
+function rewriteKeys(root: string, note: Note, values: Record<string, unknown>, o: { first?: boolean } = {}): Note {
   let current = note;
   // Each key is edited on the text as it stands after the previous one, so offsets stay true.
   for (const [key, value] of Object.entries(values)) {
-    const edit = setKeyEdit(current, key, value);
+    const edit = setKeyEdit(current, key, value, o);
     if (!edit) throw new ZkError('refused', `cannot rewrite the frontmatter of ${note.path}: it is not valid YAML`);
     current = noteFromText(root, note.file, applyEdits(current.raw, [edit]), 0, 0);
   }
@@ -24,7 +24,7 @@ function rewriteKeys(root: string, note: Note, values: Record<string, unknown>):
 /** A note's uuid, minting one into its frontmatter when it has none. */
 function ensureUuid(root: string, note: Note): Note {
   if (note.uuid) return note;
-  const minted = rewriteKeys(root, note, { uuid: crypto.randomUUID() });
+  const minted = rewriteKeys(root, note, { uuid: crypto.randomUUID() }, { first: true });
   trace(root, 'mint', { path: note.path, uuid: minted.uuid });
   return minted;
 }

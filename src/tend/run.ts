@@ -1,12 +1,13 @@
 import { applyEdits, type TextEdit } from '../corpus/frontmatter.js';
 import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
-import { loadNotes, type Note } from '../corpus/notes.js';
+import { replaceFile } from '../corpus/files.js';
+import { loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
 import { trace } from '../corpus/trace.js';
 import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap } from './corpus-map.js';
-import { linkEdits, readFresh, writeFresh } from './edits.js';
+import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 
 export const TEND_ACTIONS = ['check', 'mint', 'repair', 'robustify'] as const;
@@ -106,9 +107,9 @@ async function rewriteCorpus(
 }
 
 function rewriteNote(root: string, name: string, plan: (note: Note) => Plan): Plan {
-  const fresh = readFresh(root, name);
+  const fresh = readNoteFile(root, name);
   if (!fresh) return { findings: [], edits: [] };
-  const p = plan(fresh.note);
-  if (p.edits.length) writeFresh(root, fresh, applyEdits(fresh.note.raw, p.edits));
+  const p = plan(fresh);
+  if (p.edits.length) replaceFile(root, fresh.file, applyEdits(fresh.raw, p.edits));
   return p;
 }
