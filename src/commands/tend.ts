@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
 import { action, corpusRoot } from '../cli/context.js';
 import type { Finding } from '../tend/check.js';
-import { TEND_ACTIONS, tendCheck, tendMint, tendRepair, tendRobustify, type TendAction, type TendReport } from '../tend/run.js';
+import { TEND_ACTIONS, type TendAction } from '../tend/actions.js';
+import type { TendReport } from '../tend/run.js';
 
 interface TendFlags {
   write?: boolean;
@@ -60,6 +61,7 @@ function exitCode(r: TendReport, strict: boolean): number {
 }
 
 async function runTend(act: TendAction, root: string, write: boolean): Promise<TendReport> {
+  const { tendCheck, tendMint, tendRepair, tendRobustify } = await import('../tend/run.js');
   switch (act) {
     case 'check':
       return tendCheck(root);

@@ -10,8 +10,9 @@ import { CorpusMap } from './corpus-map.js';
 import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 
-export const TEND_ACTIONS = ['check', 'mint', 'repair', 'robustify'] as const;
-export type TendAction = (typeof TEND_ACTIONS)[number];
+import type { TendAction } from './actions.js';
+
+export { TEND_ACTIONS, type TendAction } from './actions.js';
 
 /** The outcome of a tend run (SPEC 4), plus what was actually changed. */
 export interface TendReport {
