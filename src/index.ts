@@ -12,3 +12,4 @@ export { resolveRoot } from './corpus/root.js';
 export { tendCheck, tendMint, tendRepair, tendRobustify, type TendReport } from './tend/run.js';
 export * from './llm/index.js';
 export * from './judge/index.js';
+export { startJob, nextWindow, acceptWindow, skipWindow, jobStatus, planWindows, type NextResult, type AcceptResult, type JobStatus } from './ingest/index.js';

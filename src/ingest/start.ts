@@ -1,0 +1,136 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZkError } from '../errors.js';
+import { sha256 } from '../corpus/files.js';
+import { ensureSidecar } from '../corpus/lock.js';
+import { sidecar } from '../corpus/paths.js';
+import { trace } from '../corpus/trace.js';
+import { convertDocument, Unreadable } from './convert.js';
+import { inventory, type SourceFile } from './inventory.js';
+import { emptyState, jobFiles, jobName, listJobs, loadManifest, touch, type JobDocument, type JobManifest } from './state.js';
+import { DEFAULT_WINDOW_CHARS, MIN_WINDOW_CHARS, planWindows } from './windows.js';
+
+export interface StartOptions {
+  from: string;
+  name?: string;
+  windowChars?: number;
+}
+
+export interface StartResult {
+  /** `created` for a new job; `exists` when the job was already started on the same sources. */
+  action: 'created' | 'exists';
+  manifest: JobManifest;
+}
+
+/** The default job name: the source's file or folder name, without a file's extension. */
+function defaultName(from: string): string {
+  const base = path.basename(from);
+  const ext = path.extname(base);
+  return ext && fs.statSync(from).isFile() ? base.slice(0, -ext.length) : base;
+}
+
+interface ReadSource extends SourceFile {
+  bytes?: Buffer;
+  sha256?: string;
+}
+
+function readSources(files: SourceFile[]): ReadSource[] {
+  return files.map((f) => {
+    if (f.unsupported) return f;
+    try {
+      const bytes = fs.readFileSync(f.abs);
+      return { ...f, bytes, sha256: sha256(bytes) };
+    } catch (err) {
+      return { ...f, unsupported: `unreadable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    }
+  });
+}
+
+/** What the sources were: every file's path and bytes, so a later start can tell whether they changed. */
+function fingerprint(sources: ReadSource[]): string {
+  return sha256(sources.map((s) => `${s.rel}\0${s.sha256 ?? ''}`).sort().join('\n'));
+}
+
+/** A repeated start on the same sources resumes the job; anything else under that name is refused. */
+function existingJob(root: string, name: string, from: string, sources: ReadSource[], windowChars?: number): StartResult {
+  const m = loadManifest(root, name);
+  if (m.from !== from || m.fingerprint !== fingerprint(sources)) {
+    throw new ZkError('exists', `ingest job ${name} already exists with other sources (${m.from}): pick another --name`);
+  }
+  if (windowChars !== undefined && windowChars !== m.windowChars) {
+    throw new ZkError('exists', `ingest job ${name} already exists with --window-chars ${m.windowChars}: pick another --name for another size`);
+  }
+  return { action: 'exists', manifest: m };
+}
+
+async function convertAll(sources: ReadSource[], docsDir: string, windowChars: number): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
+  const documents: JobDocument[] = [];
+  const unsupported: JobManifest['unsupported'] = [];
+  for (const s of sources) {
+    if (s.unsupported || !s.kind || !s.bytes) {
+      unsupported.push({ path: s.rel, reason: s.unsupported ?? 'unreadable' });
+      continue;
+    }
+    let text: string;
+    try {
+      text = await convertDocument(s.kind, s.bytes);
+    } catch (err) {
+      const why = String((err as Error)?.message ?? err).split('\n')[0];
+      unsupported.push({ path: s.rel, reason: err instanceof Unreadable ? why : `cannot convert ${s.kind}: ${why}` });
+      continue;
+    }
+    const id = `d${documents.length + 1}`;
+    fs.writeFileSync(path.join(docsDir, `${id}.md`), text);
+    const windows = planWindows(text, windowChars).map((w, i) => ({ id: `${id}-w${i + 1}`, ...w }));
+    documents.push({ id, path: s.rel, kind: s.kind, sha256: s.sha256 ?? '', chars: text.length, windows });
+  }
+  return { documents, unsupported };
+}
+
+/**
+ * Inventory and convert the sources, cut the windows, and publish the job in one rename, so a job
+ * folder is either complete or absent.
+ */
+export async function startJob(root: string, o: StartOptions): Promise<StartResult> {
+  const from = path.resolve(o.from);
+  const files = inventory(from);
+  const name = jobName(o.name ?? defaultName(from));
+  if (o.windowChars !== undefined && o.windowChars < MIN_WINDOW_CHARS) {
+    throw new ZkError('usage', `--window-chars must be at least ${MIN_WINDOW_CHARS}`);
+  }
+  const sources = readSources(files);
+  if (listJobs(root).includes(name)) return existingJob(root, name, from, sources, o.windowChars);
+
+  ensureSidecar(root);
+  const staging = path.join(sidecar(root).tmp, `ingest-${crypto.randomUUID()}`);
+  fs.mkdirSync(path.join(staging, 'docs'), { recursive: true });
+  try {
+    const windowChars = o.windowChars ?? DEFAULT_WINDOW_CHARS;
+    const converted = await convertAll(sources, path.join(staging, 'docs'), windowChars);
+    if (!converted.documents.length) {
+      const why = converted.unsupported.map((u) => `${u.path}: ${u.reason}`).slice(0, 5).join('; ');
+      throw new ZkError('refused', `nothing to read under ${from}${why ? ` (${why})` : ''}`, { unsupported: converted.unsupported });
+    }
+    const manifest: JobManifest = {
+      version: 1, name, from, fingerprint: fingerprint(sources), created: new Date().toISOString(), windowChars, ...converted,
+    };
+    const state = emptyState();
+    touch(state, 'start');
+    fs.writeFileSync(path.join(staging, 'job.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+    fs.writeFileSync(path.join(staging, 'state.json'), `${JSON.stringify(state, null, 1)}\n`);
+    fs.mkdirSync(sidecar(root).ingest, { recursive: true });
+    try {
+      fs.renameSync(staging, jobFiles(root, name).dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Another start of the same name finished first.
+      if (code === 'EEXIST' || code === 'ENOTEMPTY') return existingJob(root, name, from, sources, o.windowChars);
+      throw err;
+    }
+    trace(root, 'ingest_start', { job: name, documents: manifest.documents.length, unsupported: manifest.unsupported.length });
+    return { action: 'created', manifest };
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
