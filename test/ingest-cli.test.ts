@@ -172,6 +172,14 @@ describe('ingest: crashes and concurrent readers', () => {
     expect((await run(['ingest', 'skip', '--window', 'd1-w2'])).code).toBe(0);
     await new Promise((r) => setTimeout(r, 2100));
     expect((await run(['ingest', 'next', '--json'])).json.window.id).toBe('d1-w1');
+
+    // A reader with a name is shown the window it holds until it closes it, and closes it by default.
+    const a = { ZK_MEMORY_SOURCE: 'reader-a' };
+    expect((await run(['ingest', 'next', '--json'], a)).json.window.id).toBe('d1-w3');
+    expect((await run(['ingest', 'next', '--json'], a)).json.window.id).toBe('d1-w3');
+    expect((await run(['ingest', 'next', '--json'], { ZK_MEMORY_SOURCE: 'reader-b' })).code).toBe(1);
+    expect((await run(['ingest', 'skip', '--json'], a)).json).toMatchObject({ window: 'd1-w3', window_status: 'skipped' });
+    expect((await run(['ingest', 'status'])).stdout).toMatch(/^claimed: d1-w1 until \d{4}-/m);
   });
 });
 

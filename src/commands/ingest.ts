@@ -55,6 +55,7 @@ function statusText(s: JobStatus): string {
     `total: ${s.totals.documents} document(s), ${s.totals.windows} windows: ${s.totals.pending} pending (${s.totals.claimed} claimed), ` +
       `${s.totals.done} done, ${s.totals.skipped} skipped, ${s.totals.notes} note(s)`,
   ];
+  for (const c of s.claims) lines.push(`claimed: ${c.window}${c.owner ? ` by ${c.owner}` : ''} until ${c.expires}`);
   if (s.unsupported.length) lines.push('not read:', ...s.unsupported.map((u) => `  ${u.path}: ${u.reason}`));
   return lines.join('\n');
 }

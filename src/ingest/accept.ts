@@ -8,7 +8,7 @@ import { trace } from '../corpus/trace.js';
 import { claimWindow, requireOpen, targetWindow } from './claims.js';
 import { provenance } from './provenance.js';
 import { withJob } from './recover.js';
-import { findWindow, pickJob, recordCapture, touch, whoAmI, type CapturedNote, type Intent, type Txn } from './state.js';
+import { findWindow, pickJob, recordCapture, touch, whoAmI, windowState, type CapturedNote, type Intent, type Txn } from './state.js';
 
 export interface AcceptOptions {
   job?: string;
@@ -162,11 +162,10 @@ export async function skipWindow(root: string, o: { job?: string; window?: strin
   const r = await withJob(root, job, (t) => {
     const id = targetWindow(t, o.window, o.owner ?? '');
     requireOpen(t, id);
-    const w = t.state.windows[id] ?? { status: 'open', notes: [] };
+    const w = windowState(t.state, id);
     w.status = w.notes.length ? 'done' : 'skipped';
     delete w.claim;
     if (o.reason?.trim()) w.reason = o.reason.trim();
-    t.state.windows[id] = w;
     touch(t.state, 'skip', id);
     return { window: id, window_status: w.status };
   });

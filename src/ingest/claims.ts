@@ -22,6 +22,15 @@ export function firstFreeWindow(t: Txn): string | undefined {
   return undefined;
 }
 
+/** The window a named reader already holds (live claim), to be shown again rather than a new one. */
+export function heldBy(t: Txn, owner: string): string | undefined {
+  if (!owner) return undefined;
+  return claimedWindows(t).find((id) => {
+    const c = t.state.windows[id]?.claim;
+    return c?.owner === owner && !claimExpired(c);
+  });
+}
+
 /** Ids of windows in reading order that are open under a claim. */
 function claimedWindows(t: Txn): string[] {
   return t.manifest.documents.flatMap((d) => d.windows.map((w) => w.id)).filter((id) => {

@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
 import { queryWords } from '../search/terms.js';
 import { searchCorpus, type SearchHit } from '../search/index.js';
-import { claimWindow, firstFreeWindow, requireOpen } from './claims.js';
+import { claimWindow, firstFreeWindow, heldBy, requireOpen } from './claims.js';
 import { withJob } from './recover.js';
 import { claimExpired, documentText, findWindow, isClosed, pickJob, touch, type JobManifest, type JobState } from './state.js';
 
@@ -9,7 +9,7 @@ export interface NextOptions {
   job?: string;
   /** Show (and claim) this window again instead of the next free one. */
   window?: string;
-  /** Who is reading (for telling claims apart); default none. */
+  /** Who is reading: a named reader is shown the window it still holds before a new one. */
   owner?: string;
   /** How many related notes to show. */
   related?: number;
@@ -86,7 +86,7 @@ async function relatedNotes(root: string, query: string, exclude: Set<string>, l
 export async function nextWindow(root: string, o: NextOptions = {}): Promise<NextResult> {
   const job = pickJob(root, o.job);
   const claimed = await withJob(root, job, (t) => {
-    const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : firstFreeWindow(t);
+    const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : heldBy(t, o.owner ?? '') ?? firstFreeWindow(t);
     if (id !== undefined) {
       requireOpen(t, id);
       claimWindow(t, id, o.owner ?? '');
