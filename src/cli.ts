@@ -3,18 +3,20 @@ import { createRequire } from 'node:module';
 import { ZkError } from './errors.js';
 import { lastExitCode, printError, setGlobals, type GlobalOptions } from './cli/context.js';
 import { register as registerIndex } from './commands/index-cmd.js';
+import { register as registerIntegrate } from './commands/integrate.js';
 import { register as registerIngest } from './commands/ingest.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerList } from './commands/list.js';
 import { register as registerMerge } from './commands/merge.js';
 import { register as registerRead } from './commands/read.js';
+import { register as registerRetain } from './commands/retain.js';
 import { register as registerSearch } from './commands/search.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerSupersede } from './commands/supersede.js';
 import { register as registerTend } from './commands/tend.js';
 import { register as registerWrite } from './commands/write.js';
 
-const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIngest];
+const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIntegrate, registerRetain, registerIngest];
 
 function version(): string {
   const require = createRequire(import.meta.url);

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { action, collect, corpusRoot, textArg } from '../cli/context.js';
+import { addLlmOptions } from '../llm/options.js';
+import type { LlmFlags } from '../llm/config.js';
+
+interface IntegrateFlags extends LlmFlags {
+  topic?: string;
+  kind?: string;
+  title?: string;
+  slug?: string;
+  choice?: string;
+  alternatives?: string[];
+  rationale?: string;
+  source?: string;
+  backend?: string;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('integrate [content]')
+    .description('careful write: merge into the note it belongs to, supersede one, or create (an LLM judges)')
+    .option('--topic <text>', 'what the memory is about (searched for an existing note; default: title or first line)')
+    .option('--kind <kind>', 'concept | entity_update | decision (a decision is always a note of its own)')
+    .option('--title <text>', 'title if a note is created')
+    .option('--slug <slug>', 'slug if a note is created')
+    .option('--choice <text>', 'for a decision: what was chosen')
+    .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
+    .option('--rationale <text>', 'for a decision: why')
+    .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
+    .option('--backend <name>', 'search backend used to find candidates');
+  addLlmOptions(cmd).action(action(async (content: string | undefined, flags: IntegrateFlags) => {
+    const root = corpusRoot();
+    const { integrateCommand } = await import('../pipelines/commands.js');
+    return integrateCommand(root, textArg(content) ?? '', flags);
+  }));
+}

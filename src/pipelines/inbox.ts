@@ -1,0 +1,114 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createFileExclusive, replaceFile } from '../corpus/files.js';
+import { ensureSidecar } from '../corpus/lock.js';
+import { relToRoot, sidecar } from '../corpus/paths.js';
+import { trace } from '../corpus/trace.js';
+import type { Candidate } from '../judge/schemas.js';
+
+/** Something that still has to go through the LLM: text to distill, or a candidate to place. */
+export type InboxItem = { type: 'text'; text: string } | { type: 'candidate'; candidate: Candidate };
+
+/** One inbox file: what could not be processed by one command, and why. */
+export interface InboxEntry {
+  version: 1;
+  created: string;
+  source: string | null;
+  reason: string;
+  items: InboxItem[];
+}
+
+const CLAIMED = '.claimed';
+/** A claim older than this belongs to a drain that died; its file is taken up again. */
+const CLAIM_STALE_MS = 30 * 60 * 1000;
+
+/** Keep items for a later `retain --drain`. Returns the inbox file's path relative to the root. */
+export function spool(root: string, items: InboxItem[], o: { source?: string; reason: string }): string {
+  ensureSidecar(root);
+  const dir = sidecar(root).inbox;
+  fs.mkdirSync(dir, { recursive: true });
+  const entry: InboxEntry = { version: 1, created: new Date().toISOString(), source: o.source ?? null, reason: o.reason, items };
+  const stamp = entry.created.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  for (;;) {
+    const file = path.join(dir, `${stamp}-${crypto.randomUUID().slice(0, 8)}.json`);
+    if (createFileExclusive(root, file, `${JSON.stringify(entry, null, 2)}\n`)) {
+      const rel = relToRoot(root, file);
+      trace(root, 'spool', { path: rel, items: items.length, reason: o.reason });
+      return rel;
+    }
+  }
+}
+
+/** Inbox files waiting to be drained, oldest first. */
+export function inboxFiles(root: string): string[] {
+  try {
+    return fs.readdirSync(sidecar(root).inbox).filter((f) => f.endsWith('.json') && !f.includes(CLAIMED)).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Give files claimed by a drain that died back to the inbox. */
+function releaseStaleClaims(dir: string): void {
+  for (const f of fs.readdirSync(dir)) {
+    const m = /^(.*)\.claimed-\d+\.json$/.exec(f);
+    if (!m) continue;
+    try {
+      if (Date.now() - fs.statSync(path.join(dir, f)).mtimeMs > CLAIM_STALE_MS) fs.renameSync(path.join(dir, f), path.join(dir, `${m[1]}.json`));
+    } catch {
+      // another drain got there first
+    }
+  }
+}
+
+export interface DrainReport {
+  files: number;
+  done: number;
+  kept: number;
+}
+
+/**
+ * Retry every inbox file: each is claimed by renaming it (so two drains never take the same one),
+ * its items are processed one by one, and after each the file is rewritten to hold only what is
+ * left, so a drain that dies repeats at most one item. What failed again goes back to the inbox.
+ */
+export async function drainInbox(root: string, process: (item: InboxItem, entry: InboxEntry) => Promise<void>): Promise<DrainReport> {
+  const dir = sidecar(root).inbox;
+  const report: DrainReport = { files: 0, done: 0, kept: 0 };
+  if (!fs.existsSync(dir)) return report;
+  releaseStaleClaims(dir);
+  for (const name of inboxFiles(root)) {
+    const original = path.join(dir, name);
+    const claimed = path.join(dir, name.replace(/\.json$/, `${CLAIMED}-${globalThis.process.pid}.json`));
+    try {
+      fs.renameSync(original, claimed);
+    } catch {
+      continue; // taken by another drain
+    }
+    report.files++;
+    let entry: InboxEntry;
+    try {
+      entry = JSON.parse(fs.readFileSync(claimed, 'utf8')) as InboxEntry;
+    } catch {
+      fs.renameSync(claimed, `${original}.unreadable`);
+      continue;
+    }
+    const failed: InboxItem[] = [];
+    const items = entry.items ?? [];
+    for (const [i, item] of items.entries()) {
+      try {
+        await process(item, entry);
+        report.done++;
+      } catch (err) {
+        failed.push(item);
+        entry.reason = String((err as Error).message ?? err);
+      }
+      replaceFile(root, claimed, `${JSON.stringify({ ...entry, items: [...failed, ...items.slice(i + 1)] }, null, 2)}\n`);
+    }
+    report.kept += failed.length;
+    if (failed.length) fs.renameSync(claimed, original);
+    else fs.rmSync(claimed, { force: true });
+  }
+  return report;
+}

@@ -1,0 +1,116 @@
+import { ZkError } from '../errors.js';
+import { decisionBody, type Kind } from '../corpus/format.js';
+import { readNoteFile, type Note } from '../corpus/notes.js';
+import { checkKind, mergeNote, writeNote } from '../corpus/ops.js';
+import { supersede } from '../corpus/supersede.js';
+import { trace } from '../corpus/trace.js';
+import { candidateNoteName, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
+import type { Candidate } from '../judge/schemas.js';
+import type { StructuredLLM } from '../llm/types.js';
+import { searchCorpus } from '../search/index.js';
+
+/** How many existing notes the merge judge is shown. */
+export const INTEGRATE_HITS = 3;
+
+export interface IntegrateInput {
+  content: string;
+  /** What the memory is about, in a few words: what is searched for an existing note. */
+  topic?: string;
+  kind?: string;
+  title?: string;
+  slug?: string;
+  choice?: string;
+  alternatives?: string[];
+  rationale?: string;
+}
+
+export interface IntegrateOptions {
+  llm: StructuredLLM;
+  /** Search backend (else the configured one). */
+  backend?: string;
+  /** Notes that must not be chosen as target (the gardener passes the note it is tending). */
+  exclude?: string[];
+  /** Fields added to every trace line (the input's hash and segment, for retain). */
+  trace?: Record<string, unknown>;
+  /** Offer supersede to the judge (default true). */
+  allowSupersede?: boolean;
+  /** Who the memory comes from (author of a new note, source of a merge fragment). */
+  source?: string;
+}
+
+export interface IntegrateResult {
+  action: 'created' | 'merged' | 'superseded';
+  note: Note;
+  target?: Note;
+  reason: string;
+}
+
+/** A candidate memory, whether it came from the command line or from distillation. */
+export function toCandidate(input: IntegrateInput): Candidate {
+  const content = (input.content ?? '').trim();
+  if (!content) throw new ZkError('usage', 'empty content: nothing to integrate');
+  const kind: Kind = checkKind(input.kind) ?? 'concept';
+  const topic = (input.topic ?? '').trim() || (input.title ?? '').trim() || content.split('\n')[0].slice(0, 120);
+  return {
+    kind, topic, title: (input.title ?? '').trim(), slug: (input.slug ?? '').trim(), content,
+    choice: input.choice, alternatives: input.alternatives, rationale: input.rationale,
+  };
+}
+
+/** Write a candidate as a new note; a name clash takes the next free name, never drops it. */
+export function createFromCandidate(root: string, c: Candidate, source?: string): Note {
+  const { title, slug } = candidateNoteName(c);
+  const body = c.kind === 'decision' ? decisionBody(c.content, c) : c.content;
+  return writeNote(root, { slug, title, body, kind: c.kind, source, unique: true });
+}
+
+/** The notes the judge may be shown for a candidate: search hits on its topic, read in full. */
+async function candidatesFor(root: string, c: Candidate, o: IntegrateOptions): Promise<Note[]> {
+  const exclude = new Set(o.exclude ?? []);
+  const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend });
+  return found.hits
+    .filter((h) => !exclude.has(h.path))
+    .slice(0, INTEGRATE_HITS)
+    .map((h) => readNoteFile(root, h.path))
+    .filter((n): n is Note => Boolean(n));
+}
+
+/**
+ * The careful write every pipeline shares: a decision is always a note of its own; otherwise the
+ * topic is searched, and when notes are found one judge call decides merge, supersede or create.
+ * A target the judge was not shown is never acted on. Throws ZkError('llm_failed') when the judge
+ * cannot answer, having written nothing.
+ */
+export async function integrate(root: string, c: Candidate, o: IntegrateOptions): Promise<IntegrateResult> {
+  const source = o.source;
+  const base = { ...o.trace, candidate: { kind: c.kind, topic: c.topic, title: c.title }, model: o.llm.model ?? null, prompt_version: PROMPT_VERSION };
+  const done = (r: IntegrateResult, shown: ShownNote[]) => {
+    trace(root, 'integrate', {
+      ...base, shown: shown.map((n) => n.path ?? n.id), action: r.action, note: r.note.path, target: r.target?.path ?? null, reason: r.reason,
+    });
+    return r;
+  };
+
+  if (c.kind === 'decision') return done({ action: 'created', note: createFromCandidate(root, c, source), reason: 'a decision is always a note of its own' }, []);
+  const notes = await candidatesFor(root, c, o);
+  if (!notes.length) return done({ action: 'created', note: createFromCandidate(root, c, source), reason: 'no existing note was found' }, []);
+
+  const shown = notes.map(shownNote);
+  const judged = await judgeMerge(o.llm, c, shown, { root, trace: o.trace, allowSupersede: o.allowSupersede });
+  if (!judged.ok) {
+    trace(root, 'integrate', { ...base, shown: shown.map((n) => n.path ?? n.id), action: 'failed', reason: judged.reason });
+    throw new ZkError('llm_failed', `the LLM could not judge where this belongs: ${judged.reason}`);
+  }
+  const v = judged.value;
+  const target = v.target && notes.find((n) => n.path === v.target!.path);
+  if (v.action === 'merge' && target) {
+    const merged = await mergeNote(root, target.path, c.content, { source });
+    return done({ action: 'merged', note: merged, target: merged, reason: v.reason }, shown);
+  }
+  if (v.action === 'supersede' && target) {
+    const created = createFromCandidate(root, c, source);
+    const r = await supersede(root, target.path, created.path);
+    return done({ action: 'superseded', note: r.new, target: r.old, reason: v.reason }, shown);
+  }
+  return done({ action: 'created', note: createFromCandidate(root, c, source), reason: v.overruled ?? v.reason }, shown);
+}

@@ -1,0 +1,118 @@
+import { sha256 } from '../corpus/files.js';
+import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { distill, transcriptSegments, textSegments, type InputMessage } from '../judge/index.js';
+import type { Candidate } from '../judge/schemas.js';
+import type { StructuredLLM } from '../llm/types.js';
+import { spool, drainInbox, type InboxItem, type DrainReport } from './inbox.js';
+import { integrate } from './integrate.js';
+
+/** What to retain: one exchange, chat messages, or a plain transcript. */
+export type RetainInput =
+  | { turn: { user: string; assistant: string } }
+  | { messages: InputMessage[] }
+  | { transcript: string };
+
+export interface RetainResultRow {
+  action: 'created' | 'merged' | 'superseded';
+  kind: string;
+  title: string;
+  note?: NoteInfo;
+  target?: NoteInfo;
+}
+
+export interface RetainReport {
+  results: RetainResultRow[];
+  /** The inbox file (relative to the root) holding what could not be processed, or null. */
+  spooled: string | null;
+  /** Why something was spooled. */
+  failure?: string;
+}
+
+export interface RetainOptions {
+  /** The LLM, or undefined when none is configured (then everything is spooled). */
+  llm?: StructuredLLM;
+  /** Why there is no LLM, when there is none. */
+  unavailable?: string;
+  backend?: string;
+  source?: string;
+}
+
+/** The input as text segments to distill: only user and assistant words, recall blocks removed, nothing cut. */
+export function retainSegments(input: RetainInput): string[] {
+  if ('turn' in input) return transcriptSegments([{ role: 'user', content: input.turn.user }, { role: 'assistant', content: input.turn.assistant }]);
+  if ('messages' in input) return transcriptSegments(input.messages);
+  return textSegments(input.transcript);
+}
+
+/** Place one candidate with the shared merge-or-create step. */
+async function place(root: string, c: Candidate, llm: StructuredLLM, o: RetainOptions, traceFields: Record<string, unknown>): Promise<RetainResultRow> {
+  const r = await integrate(root, c, { llm, backend: o.backend, source: o.source, trace: traceFields });
+  return {
+    action: r.action, kind: c.kind, title: r.note.title, note: noteInfo(r.note),
+    ...(r.target ? { target: noteInfo(r.target) } : {}),
+  };
+}
+
+/** Distill a text and place every candidate; throws when the distillation itself failed. */
+async function retainText(root: string, text: string, llm: StructuredLLM, o: RetainOptions, segment: { index: number; count: number } | undefined, failed: InboxItem[]): Promise<RetainResultRow[]> {
+  const inputHash = sha256(text);
+  const d = await distill(llm, text, { root, segment, trace: { input_hash: inputHash } });
+  if (!d.ok) throw new Error(d.reason);
+  const rows: RetainResultRow[] = [];
+  for (const c of d.value.candidates) {
+    try {
+      rows.push(await place(root, c, llm, o, { input_hash: inputHash, ...(segment ? { segment } : {}) }));
+    } catch (err) {
+      failed.push({ type: 'candidate', candidate: c });
+      lastReason = String((err as Error).message ?? err);
+    }
+  }
+  return rows;
+}
+
+let lastReason = '';
+
+/**
+ * Distill the input segment by segment and integrate every candidate. A segment (or candidate)
+ * the LLM could not handle is spooled to the inbox; the others still land. Nothing is dropped.
+ */
+export async function retain(root: string, input: RetainInput, o: RetainOptions): Promise<RetainReport> {
+  const segments = retainSegments(input);
+  if (!o.llm) {
+    if (!segments.length) return { results: [], spooled: null };
+    const reason = o.unavailable ?? 'no LLM configured';
+    return { results: [], spooled: spool(root, segments.map((text) => ({ type: 'text', text })), { source: o.source, reason }), failure: reason };
+  }
+  const results: RetainResultRow[] = [];
+  const failed: InboxItem[] = [];
+  lastReason = '';
+  for (const [index, text] of segments.entries()) {
+    const segment = segments.length > 1 ? { index, count: segments.length } : undefined;
+    try {
+      results.push(...(await retainText(root, text, o.llm, o, segment, failed)));
+    } catch (err) {
+      failed.push({ type: 'text', text });
+      lastReason = String((err as Error).message ?? err);
+    }
+  }
+  if (!failed.length) return { results, spooled: null };
+  return { results, spooled: spool(root, failed, { source: o.source, reason: lastReason }), failure: lastReason };
+}
+
+/** Retry the inbox with the LLM: texts are distilled and placed, candidates placed. */
+export async function drain(root: string, o: RetainOptions & { llm: StructuredLLM }): Promise<DrainReport & { results: RetainResultRow[] }> {
+  const results: RetainResultRow[] = [];
+  const report = await drainInbox(root, async (item, entry) => {
+    const opts = { ...o, source: o.source ?? entry.source ?? undefined };
+    if (item.type === 'candidate') {
+      results.push(await place(root, item.candidate, o.llm, opts, { drained: true }));
+      return;
+    }
+    const failed: InboxItem[] = [];
+    const rows = await retainText(root, item.text, o.llm, opts, undefined, failed);
+    results.push(...rows);
+    // A text whose candidates could not all be placed stays whole in the inbox only if nothing landed.
+    if (failed.length) throw new Error(lastReason || 'a candidate could not be placed');
+  });
+  return { ...report, results };
+}

@@ -1,0 +1,43 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChatMessage } from '../../src/llm/types.js';
+
+export type Handler = (messages: ChatMessage[]) => unknown;
+
+/**
+ * A small OpenAI-compatible chat-completions server on 127.0.0.1 that answers each forced
+ * function call with what the handler for that function returns (null answers with a 500).
+ */
+export async function startFakeLlm(handlers: Record<string, Handler>) {
+  const calls: { name: string; messages: ChatMessage[] }[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const body = JSON.parse(raw || '{}');
+      const name: string = body.tool_choice?.function?.name ?? body.tools?.[0]?.function?.name ?? '';
+      calls.push({ name, messages: body.messages });
+      const answer = handlers[name]?.(body.messages);
+      if (answer === null || answer === undefined) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'model crashed' } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(answer) } }] } }],
+      }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return {
+    base,
+    calls,
+    env: { ZK_MEMORY_LLM_BASE: base, ZK_MEMORY_LLM_MODEL: 'fake-model', ZK_MEMORY_LLM_RETRIES: '0' },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationOf, shownIds } from './helpers/llm-stub.js';
+import { startFakeLlm } from './helpers/fake-llm-server.js';
+import { mdFiles, snapshot, tempCorpus, zk } from './helpers/corpus.js';
+
+let llm: Awaited<ReturnType<typeof startFakeLlm>>;
+let failDistill = false;
+
+beforeAll(async () => {
+  llm = await startFakeLlm({
+    record_candidates: (m) => {
+      if (failDistill) return null;
+      const text = conversationOf(m);
+      const cat = /cat is called (\w+)/.exec(text);
+      return { worth_retaining: Boolean(cat), candidates: cat ? [{ kind: 'entity_update', topic: 'cat', title: `Cat ${cat[1]}`, slug: '', content: `The cat is called ${cat[1]}.` }] : [] };
+    },
+    record_merge_decision: (m) => ({ action: 'merge', target: shownIds(m)[0], reason: 'same cat' }),
+  });
+});
+
+afterAll(() => llm.close());
+
+describe('retain and integrate from the command line', () => {
+  it('retains a turn, then merges a later fact into the same note', async () => {
+    const root = tempCorpus();
+    const a = await zk(['--root', root, '--json', 'retain', 'My cat is called Miso.', 'What a nice name!', '--backend', 'rg'], { env: llm.env });
+    expect(a.code).toBe(0);
+    expect(a.json).toMatchObject({ ok: true, spooled: null, results: [{ action: 'created', kind: 'entity_update', title: 'Cat Miso' }] });
+    const b = await zk(['--root', root, '--json', 'integrate', 'The cat sleeps on the piano.', '--topic', 'cat', '--source', 'phone', '--backend', 'rg'], { env: llm.env });
+    expect(b.json).toMatchObject({ ok: true, action: 'merged', note: { path: a.json.results[0].note.path } });
+    expect(fs.readFileSync(path.join(root, b.json.note.path), 'utf8')).toMatch(/\(phone\):\* The cat sleeps on the piano\.\n$/);
+    const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8');
+    expect(trace).toContain('"model":"fake-model"');
+  });
+
+  it('without an LLM: exit 3, the input kept in the inbox, and retain --drain lands it later', async () => {
+    const root = tempCorpus();
+    const r = await zk(['--root', root, '--json', 'retain', 'My cat is called Tofu.', 'Cute.']);
+    expect(r.code).toBe(3);
+    expect(r.json.ok).toBe(false);
+    expect(r.json.error.code).toBe('llm_unconfigured');
+    expect(r.json.spooled).toMatch(/^\.zk\/inbox\/.+\.json$/);
+    expect(mdFiles(root)).toEqual([]);
+    const i = await zk(['--root', root, 'integrate', 'Tofu likes tuna.', '--topic', 'cat']);
+    expect(i.code).toBe(3);
+    expect(i.stderr.trim()).toMatch(/^error: no LLM configured: .* \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/);
+    const d = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: llm.env });
+    expect(d.code).toBe(0);
+    expect(d.json).toMatchObject({ ok: true, drained: 2, kept: 0, files: 2 });
+    expect(fs.readdirSync(path.join(root, '.zk', 'inbox'))).toEqual([]);
+    // The integrated fact found the note the drained turn had just created, and was merged into it.
+    expect(mdFiles(root)).toHaveLength(1);
+    expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toMatch(/The cat is called Tofu\.\n\n\n---\n\*[\d-]+:\* Tofu likes tuna\.\n$/);
+  });
+
+  it('a dead or failing LLM spools the input with exit 3 and changes no note', async () => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'keep', 'Keep', 'Untouched.']);
+    const before = snapshot(root, { skip: /^\.zk\// });
+    failDistill = true;
+    try {
+      const r = await zk(['--root', root, 'retain', '--transcript', '-'], { env: llm.env, input: 'user: My cat is called Pip.\n' });
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(/^error: .*input kept in \.zk\/inbox\/.+\.json \(retry with retain --drain\)$/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      failDistill = false;
+    }
+    const dead = await zk(['--root', root, 'retain', 'My cat is called Rex.', 'ok'], { env: { ...llm.env, ZK_MEMORY_LLM_BASE: 'http://127.0.0.1:9/v1' } });
+    expect(dead.code).toBe(3);
+    expect(snapshot(root, { skip: /^\.zk\// })).toEqual(before);
+    expect(fs.readdirSync(path.join(root, '.zk', 'inbox'))).toHaveLength(2);
+  });
+
+  it('bad input is a usage error', async () => {
+    const root = tempCorpus();
+    const cases: [string[], string][] = [
+      [['retain'], 'error: retain takes one input: USER ASSISTANT, --messages FILE or --transcript FILE'],
+      [['retain', 'only user'], 'error: retain USER ASSISTANT needs both what the user said and the answer'],
+      [['retain', '--messages', '-'], 'error: --messages -: not JSON'],
+      [['retain', '--messages', path.join(root, 'nope.json')], `error: cannot read ${path.join(root, 'nope.json')}: ENOENT`],
+      [['integrate', '  ', '--topic', 'x'], 'error: empty content: nothing to integrate'],
+      [['integrate', 'x', '--kind', 'idea'], 'error: unknown kind: "idea" (one of concept, entity_update, decision)'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await zk(['--root', root, ...args], { env: llm.env, input: args.includes('-') ? '{not json' : undefined });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().startsWith(message), r.stderr).toBe(true);
+    }
+    expect(mdFiles(root)).toEqual([]);
+  });
+});
