@@ -1,13 +1,25 @@
-import type { LlmConfig } from './config.js';
-import { postJson, transientStatus, type PostOutcome } from './http.js';
+import type { EndpointConfig, LlmConfig } from './config.js';
+import { postJson, transientStatus, type PostOptions, type PostOutcome } from './http.js';
 import { parseJsonObject } from './parse.js';
 import type { ChatMessage, StructuredCallOptions, StructuredLLM } from './types.js';
 
+/** The URL of an endpoint (`chat/completions`, `embeddings`) under a base given with or without its version segment. */
+export function openAiUrl(base: string, endpoint: string): string {
+  const b = base.trim().replace(/\/+$/, '');
+  if (b.endsWith(`/${endpoint}`)) return b;
+  return /\/v\d+[a-z0-9]*$/i.test(b) ? `${b}/${endpoint}` : `${b}/v1/${endpoint}`;
+}
+
 /** The chat-completions endpoint of a base URL given with or without its version segment. */
 export function chatCompletionsUrl(base: string): string {
-  const b = base.trim().replace(/\/+$/, '');
-  if (/\/chat\/completions$/.test(b)) return b;
-  return /\/v\d+[a-z0-9]*$/i.test(b) ? `${b}/chat/completions` : `${b}/v1/chat/completions`;
+  return openAiUrl(base, 'chat/completions');
+}
+
+/** How every call to an endpoint is posted: JSON, the key as a bearer token, the endpoint's timeout and retries. */
+export function endpointPostOptions(config: EndpointConfig): PostOptions {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (config.key) headers.authorization = `Bearer ${config.key}`;
+  return { headers, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, maxRetryAfterMs: config.maxRetryAfterMs };
 }
 
 /** How one protocol step ended. `unsupported` means: ask again in JSON mode. */
@@ -38,13 +50,14 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-interface Completion {
-  message: Record<string, unknown>;
-  finish?: string;
+/** The body of a successful post, or why it failed (no response, or a status outside 2xx) in one line. */
+export function postResult(out: PostOutcome): { text: string } | { failure: string } {
+  if ('error' in out) return { failure: `${out.error}${afterAttempts(out.attempts)}` };
+  return isSuccess(out.status) ? { text: out.text } : { failure: httpFailure(out) };
 }
 
-/** The first choice of a chat-completions body, or why there is none. */
-function readCompletion(text: string): Completion | { failure: string } {
+/** A successful answer's JSON body, or why it is not one (not JSON, or an `error` object). */
+export function readAnswer(text: string): { body: any } | { failure: string } {
   let body: any;
   try {
     body = JSON.parse(text);
@@ -52,6 +65,19 @@ function readCompletion(text: string): Completion | { failure: string } {
     return { failure: `server answered with something that is not JSON: ${snippet(text)}` };
   }
   if (body?.error) return { failure: `server error: ${snippet(typeof body.error === 'string' ? body.error : JSON.stringify(body.error))}` };
+  return { body };
+}
+
+interface Completion {
+  message: Record<string, unknown>;
+  finish?: string;
+}
+
+/** The first choice of a chat-completions body, or why there is none. */
+function readCompletion(text: string): Completion | { failure: string } {
+  const read = readAnswer(text);
+  if ('failure' in read) return read;
+  const body = read.body;
   const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
   if (!choice || typeof choice.message !== 'object' || choice.message === null) {
     return { failure: `response has no message: ${snippet(text)}` };
@@ -102,20 +128,12 @@ function withSchemaInstruction(messages: ChatMessage[], o: StructuredCallOptions
  */
 export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
   const url = chatCompletionsUrl(config.base);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (config.key) headers.authorization = `Bearer ${config.key}`;
+  const postOptions = endpointPostOptions(config);
   // Once a server has refused tools, later calls go straight to JSON mode.
   let toolsRefused = false;
 
   const post = (payload: Record<string, unknown>, retryable?: (status: number, text: string) => boolean): Promise<PostOutcome> =>
-    postJson(url, { model: config.model, temperature: 0, max_tokens: config.maxTokens, ...payload }, {
-      headers,
-      timeoutMs: config.timeoutMs,
-      retries: config.retries,
-      backoffMs: config.backoffMs,
-      maxRetryAfterMs: config.maxRetryAfterMs,
-      retryable,
-    });
+    postJson(url, { model: config.model, temperature: 0, max_tokens: config.maxTokens, ...payload }, { ...postOptions, retryable });
 
   async function viaTools(messages: ChatMessage[], o: StructuredCallOptions): Promise<Step> {
     const tool = { type: 'function', function: { name: o.name, description: o.description ?? o.name, parameters: o.schema } };
@@ -148,9 +166,9 @@ export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
     if (!('error' in out) && out.status >= 400 && out.status < 500 && MENTIONS_JSON_MODE.test(out.text)) {
       out = await post({ messages: prompt });
     }
-    if ('error' in out) return { failure: `${out.error}${afterAttempts(out.attempts)}` };
-    if (!isSuccess(out.status)) return { failure: httpFailure(out) };
-    const c = readCompletion(out.text);
+    const result = postResult(out);
+    if ('failure' in result) return result;
+    const c = readCompletion(result.text);
     if ('failure' in c) return c;
     const text = contentText(c.message);
     const answer = parseJsonObject(text);

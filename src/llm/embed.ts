@@ -1,0 +1,73 @@
+import { ZkError } from '../errors.js';
+import { embedConfig, type EmbedConfig, type EmbedFlags, type Env } from './config.js';
+import { postJson } from './http.js';
+import { endpointPostOptions, openAiUrl, postResult, readAnswer } from './openai.js';
+
+/** Turns texts into vectors: one per text, in order, all of one dimension. */
+export interface Embedder {
+  /** The model id; the vector index is pinned to it. */
+  readonly model: string;
+  /**
+   * Embed the texts (each clipped to the embedder's character cap). Throws a ZkError
+   * (`llm_failed`, exit 3) when the endpoint fails or answers something unusable.
+   * `retries` overrides the configured retries, e.g. 0 for a call that has a fallback.
+   */
+  embed(texts: string[], opts?: { retries?: number }): Promise<number[][]>;
+}
+
+/** The embeddings endpoint of a base URL given with or without its version segment. */
+export function embeddingsUrl(base: string): string {
+  return openAiUrl(base, 'embeddings');
+}
+
+const failed = (reason: string) => new ZkError('llm_failed', `embedding endpoint failed: ${reason}`);
+
+function isVector(v: unknown): v is number[] {
+  return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+}
+
+/** The vectors of an embeddings answer in input order, or why there are none. */
+function readEmbeddings(text: string, count: number): number[][] | { failure: string } {
+  const read = readAnswer(text);
+  if ('failure' in read) return read;
+  const data: any[] = Array.isArray(read.body?.data) ? read.body.data : [];
+  if (data.length !== count) return { failure: `asked for ${count} embeddings, got ${data.length}` };
+  const ordered = data.every((d) => Number.isInteger(d?.index)) ? [...data].sort((a, b) => a.index - b.index) : data;
+  const vectors = ordered.map((d) => d?.embedding);
+  if (!vectors.every(isVector)) return { failure: 'an embedding is not a list of numbers' };
+  if (vectors.some((v) => v.length !== vectors[0].length)) return { failure: 'embeddings of one answer differ in dimension' };
+  return vectors;
+}
+
+/** An Embedder over an OpenAI-compatible `POST /v1/embeddings`, batched, with the endpoint's timeout and retries. */
+export function openAiEmbedder(config: EmbedConfig): Embedder {
+  const url = embeddingsUrl(config.base);
+  const postOptions = endpointPostOptions(config);
+
+  async function embedBatch(inputs: string[], retries: number): Promise<number[][]> {
+    const out = await postJson(url, { model: config.model, input: inputs }, { ...postOptions, retries });
+    const result = postResult(out);
+    if ('failure' in result) throw failed(result.failure);
+    const vectors = readEmbeddings(result.text, inputs.length);
+    if ('failure' in vectors) throw failed(vectors.failure);
+    return vectors;
+  }
+
+  return {
+    model: config.model,
+    async embed(texts, opts = {}) {
+      const inputs = texts.map((t) => t.slice(0, config.maxChars));
+      const vectors: number[][] = [];
+      for (let i = 0; i < inputs.length; i += config.batchSize) {
+        vectors.push(...(await embedBatch(inputs.slice(i, i + config.batchSize), opts.retries ?? config.retries)));
+      }
+      return vectors;
+    },
+  };
+}
+
+/** The configured embedder (flags, else `ZK_MEMORY_EMBED_*`), or undefined when none is configured. */
+export function configuredEmbedder(flags: EmbedFlags = {}, env: Env = process.env): Embedder | undefined {
+  const config = embedConfig(flags, env);
+  return config && openAiEmbedder(config);
+}
