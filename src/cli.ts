@@ -1,12 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { ZkError } from './errors.js';
-import { lastExitCode, printError, setGlobals, type GlobalOptions } from './cli/context.js';
+import { asZkError, ZkError } from './errors.js';
+import { capture, errorJson, lastExitCode, printError, setGlobals, type Captured, type GlobalOptions } from './cli/context.js';
 import { register as registerIndex } from './commands/index-cmd.js';
 import { register as registerIntegrate } from './commands/integrate.js';
 import { register as registerIngest } from './commands/ingest.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerList } from './commands/list.js';
+import { register as registerMcp } from './commands/mcp.js';
 import { register as registerMerge } from './commands/merge.js';
 import { register as registerRead } from './commands/read.js';
 import { register as registerRetain } from './commands/retain.js';
@@ -16,7 +17,7 @@ import { register as registerSupersede } from './commands/supersede.js';
 import { register as registerTend } from './commands/tend.js';
 import { register as registerWrite } from './commands/write.js';
 
-const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIntegrate, registerRetain, registerIngest];
+const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIntegrate, registerRetain, registerIngest, registerMcp];
 
 function version(): string {
   const require = createRequire(import.meta.url);
@@ -89,4 +90,36 @@ export async function main(argv: string[]): Promise<number> {
     return printError(err);
   }
   return lastExitCode();
+}
+
+/** A command's outcome as the CLI would print it: exit code, JSON object and human text. */
+export interface CapturedRun {
+  exitCode: number;
+  json: Record<string, unknown>;
+  text: string;
+}
+
+/**
+ * Run one command in-process, exactly as the command line would (same parsing, validation,
+ * errors and JSON), and hand back what it would have printed. The MCP server's tools use this.
+ */
+export async function runCaptured(argv: string[]): Promise<CapturedRun> {
+  const box: Captured = {};
+  const program = buildProgram();
+  await capture.run(box, async () => {
+    try {
+      await program.parseAsync(argv, { from: 'user' });
+    } catch (err) {
+      box.error = err instanceof CommanderError ? new ZkError('usage', err.message.replace(/^error:\s*/, '')) : err;
+    }
+  });
+  if (box.error !== undefined || !box.result) {
+    const e = asZkError(box.error ?? new ZkError('usage', `no such command: ${argv[0]}`));
+    return { exitCode: e.exitCode, json: errorJson(e), text: `error: ${e.message}` };
+  }
+  const r = box.result;
+  // A command that failed part-way (retain spooling) says why in its JSON error; the text says it too.
+  const error = r.ok === false ? (r.json.error as { message?: string } | undefined)?.message : undefined;
+  const text = [r.text, error && `error: ${error}`].filter(Boolean).join('\n');
+  return { exitCode: r.exitCode ?? 0, json: { ok: r.ok ?? true, ...r.json }, text };
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import { asZkError, ZkError } from '../errors.js';
 import { resolveRoot } from '../corpus/root.js';
@@ -41,12 +42,17 @@ function printResult(r: CommandResult): number {
   return r.exitCode ?? 0;
 }
 
+/** The JSON every command prints when it fails. */
+export function errorJson(e: ZkError): Record<string, unknown> {
+  return { ok: false, error: { code: e.code, message: e.message, ...(e.details ?? {}) } };
+}
+
 /** Print an error the one way every command does: JSON on stdout with --json, one line on stderr. */
 export function printError(err: unknown): number {
   const e = asZkError(err);
   if (!(err instanceof ZkError) && process.env.ZK_MEMORY_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
   if (globals.json) {
-    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: e.code, message: e.message, ...(e.details ?? {}) } })}\n`);
+    process.stdout.write(`${JSON.stringify(errorJson(e))}\n`);
   } else {
     process.stderr.write(`error: ${e.message}\n`);
   }
@@ -55,13 +61,24 @@ export function printError(err: unknown): number {
 
 let exitCode = 0;
 
+/** Where a command run in-process (by the MCP server) leaves its result instead of printing it. */
+export interface Captured {
+  result?: CommandResult;
+  error?: unknown;
+}
+export const capture = new AsyncLocalStorage<Captured>();
+
 /** Wrap a command's action: run it, print its result or its error, remember the exit code. */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<CommandResult> | CommandResult) {
   return async (...args: A): Promise<void> => {
+    const box = capture.getStore();
     try {
-      exitCode = printResult(await fn(...args));
+      const result = await fn(...args);
+      if (box) box.result = result;
+      else exitCode = printResult(result);
     } catch (err) {
-      exitCode = printError(err);
+      if (box) box.error = err;
+      else exitCode = printError(err);
     }
   };
 }
@@ -82,6 +99,8 @@ function stdinIsPiped(): boolean {
 
 /** Text from an argument, or from stdin when the argument is `-` or missing and stdin is piped. */
 export function textArg(arg: string | undefined): string | undefined {
+  // A command run in-process never reads stdin: there it carries the MCP protocol.
+  if (capture.getStore()) return arg === '-' ? '' : arg;
   if (arg === '-' || (arg === undefined && stdinIsPiped())) {
     try {
       return fs.readFileSync(0, 'utf8');
@@ -91,6 +110,16 @@ export function textArg(arg: string | undefined): string | undefined {
     }
   }
   return arg;
+}
+
+/** The text of a file named on the command line (`-` for stdin). */
+export function fileArg(file: string): string {
+  if (file === '-' && capture.getStore()) throw new ZkError('usage', 'stdin is not available here: pass the text itself');
+  try {
+    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new ZkError('usage', `cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 /** Parse a whole-number option value (commander argParser). */

@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import { ZkError } from '../errors.js';
-import type { CommandResult } from '../cli/context.js';
+import { fileArg, type CommandResult } from '../cli/context.js';
 import { noteInfo } from '../corpus/notes.js';
 import { defaultSource } from '../corpus/ops.js';
 import { llmConfig, LLM_UNCONFIGURED, type LlmFlags } from '../llm/config.js';
@@ -38,14 +37,6 @@ export async function integrateCommand(root: string, content: string, flags: Int
   }
 }
 
-function readInput(file: string): string {
-  try {
-    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw new ZkError('usage', `cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
-
 function parseMessages(text: string, file: string): RetainInput {
   let value: unknown;
   try {
@@ -71,8 +62,8 @@ export interface RetainFlags extends LlmFlags {
 function retainInput(user: string | undefined, assistant: string | undefined, flags: RetainFlags): RetainInput {
   const given = [user !== undefined, flags.messages !== undefined, flags.transcript !== undefined].filter(Boolean).length;
   if (given !== 1) throw new ZkError('usage', 'retain takes one input: USER ASSISTANT, --messages FILE or --transcript FILE');
-  if (flags.messages !== undefined) return parseMessages(readInput(flags.messages), flags.messages);
-  if (flags.transcript !== undefined) return { transcript: readInput(flags.transcript) };
+  if (flags.messages !== undefined) return parseMessages(fileArg(flags.messages), flags.messages);
+  if (flags.transcript !== undefined) return { transcript: fileArg(flags.transcript) };
   if (assistant === undefined) throw new ZkError('usage', 'retain USER ASSISTANT needs both what the user said and the answer');
   return { turn: { user: user!, assistant } };
 }

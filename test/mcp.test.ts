@@ -1,0 +1,78 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, mdFiles, tempCorpus } from './helpers/corpus.js';
+
+let client: Client;
+let root: string;
+
+beforeAll(async () => {
+  root = tempCorpus();
+  const transport = new StdioClientTransport({
+    command: 'node',
+    args: [BIN, 'mcp', '--root', root],
+    env: { ...(process.env as Record<string, string>), ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+    stderr: 'pipe',
+  });
+  client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
+  await client.connect(transport);
+});
+
+afterAll(async () => {
+  await client?.close();
+});
+
+const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as any;
+
+describe('MCP server over stdio', () => {
+  it('lists every tool with a description and an input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['integrate', 'list', 'merge', 'read', 'retain', 'search', 'supersede', 'tend_check', 'write']);
+    for (const t of tools) {
+      expect(t.description!.length).toBeGreaterThan(30);
+      expect(t.inputSchema.type).toBe('object');
+    }
+    expect(tools.find((t) => t.name === 'search')!.inputSchema.required).toEqual(['query']);
+  });
+
+  it('writes, searches, reads, merges and supersedes like the command line', async () => {
+    const london = await call('write', { slug: 'judy-london', title: 'Judy lives in London', body: 'Judy lives in London.', kind: 'entity_update' });
+    expect(london.isError).toBe(false);
+    expect(london.structuredContent).toMatchObject({ ok: true, action: 'created', note: { title: 'Judy lives in London', kind: 'entity_update' } });
+    const paris = await call('write', { slug: 'judy-paris', title: 'Judy moved to Paris', body: 'Judy moved to Paris.' });
+    const merged = await call('merge', { ref: paris.structuredContent.note.slug, fragment: 'She likes the Marais.', source: 'agent' });
+    expect(merged.structuredContent).toMatchObject({ ok: true, action: 'merged' });
+    const s = await call('supersede', { old: london.structuredContent.note.uuid, by: paris.structuredContent.note.path });
+    expect(s.structuredContent).toMatchObject({ ok: true, action: 'superseded', old: { path: london.structuredContent.note.path } });
+    const found = await call('search', { query: 'where does Judy live?' });
+    expect(found.structuredContent.hits.map((h: any) => h.path)).toEqual([paris.structuredContent.note.path]);
+    expect(found.content[0].text).toContain('Judy moved to Paris');
+    const hist = await call('search', { query: 'judy', history: true });
+    expect(hist.structuredContent.hits).toHaveLength(2);
+    const read = await call('read', { ref: london.structuredContent.note.slug });
+    expect(read.content[0].text.split('\n')[0]).toBe(`note: superseded by ${paris.structuredContent.note.path} (Judy moved to Paris)`);
+    expect(read.structuredContent.note.body).toContain('Judy lives in London.');
+    const listed = await call('list', {});
+    expect(listed.structuredContent.notes.map((n: any) => n.path)).toEqual([paris.structuredContent.note.path]);
+    const check = await call('tend_check', {});
+    expect(check.structuredContent).toMatchObject({ ok: true, counts: expect.any(Object) });
+  });
+
+  it('answers bad input with a clean tool error, the CLI message and no change', async () => {
+    const before = mdFiles(root);
+    const bad = await call('read', { ref: '../../etc/passwd' });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toEqual({ ok: false, error: { code: 'invalid_ref', message: 'invalid ref: "../../etc/passwd" (a ref names a note in the corpus root, not a path)' } });
+    const unknown = await call('read', { ref: 'nobody' });
+    expect(unknown.content[0].text).toBe('error: unknown ref: nobody');
+    const slug = await call('write', { slug: '???', title: 'T' });
+    expect(slug.structuredContent.error.message).toBe('invalid slug: "???" has no letters or digits');
+    const missing = await call('search', {});
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent.error.message).toMatch(/^invalid arguments for search: arguments must have required property 'query'/);
+    const noLlm = await call('integrate', { content: 'Judy paints.', topic: 'judy' });
+    expect(noLlm.isError).toBe(true);
+    expect(noLlm.structuredContent.error.code).toBe('llm_unconfigured');
+    expect(mdFiles(root)).toEqual(before);
+  });
+});
