@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import { defaultSource } from '../corpus/ops.js';
+import { defaultSource } from '../corpus/source.js';
 import { action, corpusRoot, intOption, textArg } from '../cli/context.js';
 import type { JobStatus } from '../ingest/status.js';
 import type { NextResult } from '../ingest/next.js';

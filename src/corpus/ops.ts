@@ -11,7 +11,10 @@ import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteI
 import { relToRoot } from './paths.js';
 import { resolveRef, successors } from './refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
+import { defaultSource } from './source.js';
 import { trace } from './trace.js';
+
+export { defaultSource };
 
 /** The largest body or fragment accepted (ZK_MEMORY_MAX_BODY bytes; default 5 MiB). */
 export function maxBodyBytes(): number {
@@ -25,12 +28,6 @@ function checkSize(what: string, text: string): void {
     throw new ZkError('usage', `${what} too large: ${bytes} bytes (limit ${maxBodyBytes()}; set ZK_MEMORY_MAX_BODY to change it)`);
   }
   if (text.includes('\0')) throw new ZkError('usage', `${what} contains a NUL byte: binary input is not a note`);
-}
-
-/** The source of a write or merge: the flag, else ZK_MEMORY_SOURCE. */
-export function defaultSource(flag?: string): string | undefined {
-  const s = (flag ?? process.env.ZK_MEMORY_SOURCE ?? '').trim();
-  return s || undefined;
 }
 
 export function checkKind(kind: string | undefined): Kind | undefined {
