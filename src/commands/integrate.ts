@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
 import { action, collect, corpusRoot, textArg } from '../cli/context.js';
 import { addLlmOptions } from '../llm/options.js';
-import type { LlmFlags } from '../llm/config.js';
-
-interface IntegrateFlags extends LlmFlags {
-  topic?: string;
-  kind?: string;
-  title?: string;
-  slug?: string;
-  choice?: string;
-  alternatives?: string[];
-  rationale?: string;
-  source?: string;
-  backend?: string;
-}
+import type { IntegrateFlags } from '../pipelines/commands.js';
 
 export function register(program: Command): void {
   const cmd = program

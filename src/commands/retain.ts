@@ -1,15 +1,7 @@
 import type { Command } from 'commander';
 import { action, corpusRoot } from '../cli/context.js';
 import { addLlmOptions } from '../llm/options.js';
-import type { LlmFlags } from '../llm/config.js';
-
-interface RetainFlags extends LlmFlags {
-  messages?: string;
-  transcript?: string;
-  source?: string;
-  backend?: string;
-  drain?: boolean;
-}
+import type { RetainFlags } from '../pipelines/commands.js';
 
 export function register(program: Command): void {
   const cmd = program
