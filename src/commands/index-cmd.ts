@@ -1,32 +1,61 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
 import { action, corpusRoot } from '../cli/context.js';
+import type { EmbedFlags } from '../llm/config.js';
+import { addEmbedOptions } from '../llm/options.js';
+import type { RefreshReport } from '../search/fts.js';
+import type { VectorReport, VectorStatus } from '../search/vector.js';
+
+interface IndexFlags extends EmbedFlags {
+  rebuild?: boolean;
+}
+
+function vectorStatusLine(v: VectorStatus | null): string {
+  if (!v) return 'vectors: none (built by the first vector or hybrid search, or `index` with an embedding endpoint)';
+  const pending = v.pending ? `, ${v.pending} pending` : '';
+  return `vectors: ${v.notes} notes embedded with model ${JSON.stringify(v.model)}, dimension ${v.dimension}${pending} (refreshed ${v.refreshedAt})`;
+}
+
+function vectorReportLine(v: VectorReport): string {
+  const what = v.rebuilt ? 're-embedded' : 'embedded';
+  return `vectors: ${v.embedded} ${what}, ${v.removed} removed (${v.notes} notes, model ${JSON.stringify(v.model)}, dimension ${v.dimension ?? '-'})`;
+}
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('index [what]')
-    .description('bring the full-text index up to date (normally automatic); "index status" tells how fresh it is')
-    .option('--rebuild', 'start over from the files')
-    .action(action(async (what: string | undefined, flags: { rebuild?: boolean }) => {
-      const root = corpusRoot();
-      const { refreshIndex, indexFreshness } = await import('../search/fts.js');
-      const { withCaretakerLease } = await import('../corpus/lease.js');
-      if (what === 'status') {
-        const s = indexFreshness(root);
-        const text = !s.exists
-          ? `no index yet (${s.notes} notes); it is built on the first search`
-          : s.fresh
-            ? `index up to date: ${s.notes} notes (refreshed ${s.refreshedAt})`
-            : `index stale: ${s.pending} of ${s.notes} notes changed since ${s.refreshedAt}`;
-        return { json: { index: s }, text };
-      }
-      if (what !== undefined) throw new ZkError('usage', `unknown index action: ${JSON.stringify(what)} (use "index", "index --rebuild" or "index status")`);
-      const r = flags.rebuild
-        ? await withCaretakerLease(root, 'index rebuild', () => refreshIndex(root, { rebuild: true }))
-        : await refreshIndex(root);
-      const text = r.rebuilt
-        ? `index rebuilt: ${r.notes} notes`
-        : `index refreshed: ${r.added} added, ${r.changed} changed, ${r.removed} removed (${r.notes} notes)`;
-      return { json: { action: r.rebuilt ? 'rebuilt' : 'refreshed', ...r }, text };
-    }));
+    .description('bring the search index (and, with an embedding endpoint, the note vectors) up to date; normally automatic; "index status" tells how fresh it is')
+    .option('--rebuild', 'start over from the files; re-embeds every note with the configured embedding model');
+  addEmbedOptions(cmd).action(action(async (what: string | undefined, flags: IndexFlags) => {
+    const root = corpusRoot();
+    const { syncIndex, scanIndex } = await import('../search/fts.js');
+    const vectors = await import('../search/vector.js');
+    if (what === 'status') {
+      const { freshness: s, hashes } = scanIndex(root);
+      const v = vectors.vectorStatus(root, hashes);
+      const text = !s.exists
+        ? `no index yet (${s.notes} notes); it is built on the first search`
+        : s.fresh
+          ? `index up to date: ${s.notes} notes (refreshed ${s.refreshedAt})`
+          : `index stale: ${s.pending} of ${s.notes} notes changed since ${s.refreshedAt}`;
+      return { json: { index: { ...s, vectors: v } }, text: `${text}\n${vectorStatusLine(v)}` };
+    }
+    if (what !== undefined) throw new ZkError('usage', `unknown index action: ${JSON.stringify(what)} (use "index", "index --rebuild" or "index status")`);
+    const { configuredEmbedder } = await import('../llm/embed.js');
+    const embedder = configuredEmbedder(flags);
+    const rebuild = Boolean(flags.rebuild);
+    const refresh = async (): Promise<RefreshReport & { vectors?: VectorReport }> => {
+      const sync = await syncIndex(root, { rebuild });
+      // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
+      if (embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, embedder, sync.files, { rebuild }) };
+      if (rebuild) await vectors.dropVectors(root);
+      return sync.report;
+    };
+    const { withCaretakerLease } = await import('../corpus/lease.js');
+    const r = rebuild ? await withCaretakerLease(root, 'index rebuild', refresh) : await refresh();
+    const text = r.rebuilt
+      ? `index rebuilt: ${r.notes} notes`
+      : `index refreshed: ${r.added} added, ${r.changed} changed, ${r.removed} removed (${r.notes} notes)`;
+    return { json: { action: r.rebuilt ? 'rebuilt' : 'refreshed', ...r }, text: r.vectors ? `${text}\n${vectorReportLine(r.vectors)}` : text };
+  }));
 }

@@ -6,12 +6,10 @@ import { withCorpusLock } from '../corpus/lock.js';
 import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
 import { round } from './hits.js';
+import { compact, connectIndex, deletePaths, lance, openTable, removeTableFiles, type Table } from './lance.js';
 import { snippet } from './snippet.js';
 import { queryWords, searchTerms } from './terms.js';
-import type { SearchHit, SearchProvider } from './types.js';
-
-type LanceDb = typeof import('@lancedb/lancedb');
-type Table = import('@lancedb/lancedb').Table;
+import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
 const MANIFEST_VERSION = 2;
@@ -20,7 +18,7 @@ const OPTIMIZE_AFTER_ROWS = 2000;
 const OPTIMIZE_AFTER_REFRESHES = 50;
 
 /** What the index knows of one note file, to tell cheaply whether it changed. */
-interface FileState {
+export interface FileState {
   mtimeMs: number;
   size: number;
   /** The first 16 hex digits of the content's sha256: enough to tell a real change from a touch. */
@@ -43,7 +41,7 @@ interface ManifestFile {
   refreshedAt: string;
 }
 
-const contentHash = (buf: Buffer) => sha256(buf).slice(0, 16);
+export const contentHash = (buf: Buffer) => sha256(buf).slice(0, 16);
 
 type Row = {
   path: string;
@@ -64,12 +62,6 @@ export interface IndexDelta {
   restat: Map<string, FileState>;
   removed: string[];
   files: number;
-}
-
-let lancePromise: Promise<LanceDb> | undefined;
-function lance(): Promise<LanceDb> {
-  lancePromise ??= import('@lancedb/lancedb');
-  return lancePromise;
 }
 
 function manifestPath(root: string): string {
@@ -139,25 +131,20 @@ function deltaIsEmpty(d: IndexDelta): boolean {
   return d.upsert.size === 0 && d.restat.size === 0 && d.removed.length === 0;
 }
 
-const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
-
-async function openTable(root: string): Promise<Table | undefined> {
-  const db = await (await lance()).connect(sidecar(root).index);
-  const names = await db.tableNames();
-  return names.includes(TABLE) ? db.openTable(TABLE) : undefined;
-}
-
 const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false };
 
-/** Build the index from nothing: every note read once, one table, FTS indexes on title and body. */
-async function rebuild(root: string): Promise<IndexDelta> {
+/**
+ * Build the full-text table from nothing: every note read once, one table, FTS indexes on title and
+ * body. Other tables of the database (the note vectors) are left alone.
+ */
+async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Manifest }> {
   const ldb = await lance();
-  const dir = sidecar(root).index;
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
+  fs.rmSync(manifestPath(root), { force: true });
+  removeTableFiles(root, TABLE);
+  fs.mkdirSync(sidecar(root).index, { recursive: true });
   const delta = computeDelta(root, undefined);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
-  const db = await ldb.connect(dir);
+  const db = await connectIndex(root);
   // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
   const seed = rows.length ? rows : [toRow(noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
   const table = await db.createTable(TABLE, seed);
@@ -165,11 +152,12 @@ async function rebuild(root: string): Promise<IndexDelta> {
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
   const now = new Date().toISOString();
-  writeManifest(root, {
+  const manifest: Manifest = {
     files: new Map([...delta.upsert].map(([name, u]) => [name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash }])),
     refreshes: 0, builtAt: now, refreshedAt: now,
-  });
-  return delta;
+  };
+  writeManifest(root, manifest);
+  return { delta, manifest };
 }
 
 function writeManifest(root: string, m: Manifest): void {
@@ -185,9 +173,7 @@ function writeManifest(root: string, m: Manifest): void {
 /** Apply a delta to the table and the manifest (under the corpus lock). */
 async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<void> {
   const gone = [...delta.upsert.keys(), ...delta.removed];
-  for (let i = 0; i < gone.length; i += 500) {
-    await table.delete(`path IN (${gone.slice(i, i + 500).map(sqlString).join(', ')})`);
-  }
+  await deletePaths(table, gone);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   if (rows.length) await table.add(rows);
   for (const name of delta.removed) manifest.files.delete(name);
@@ -196,7 +182,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
   manifest.refreshedAt = new Date().toISOString();
   if (manifest.refreshes >= OPTIMIZE_AFTER_REFRESHES || (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS) {
-    await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await compact(table);
     manifest.refreshes = 0;
   }
   writeManifest(root, manifest);
@@ -215,28 +201,39 @@ export interface RefreshReport {
   notes: number;
 }
 
+/** The refresh's report and what the index now knows of every note file (name → state). */
+export interface IndexSync {
+  report: RefreshReport;
+  files: ReadonlyMap<string, FileState>;
+}
+
+async function rebuilt(root: string): Promise<IndexSync> {
+  const { delta, manifest } = await rebuild(root);
+  return { report: { rebuilt: true, added: delta.upsert.size, changed: 0, removed: 0, notes: delta.files }, files: manifest.files };
+}
+
 /**
- * Bring the index up to date with the files: nothing is written when nothing changed; otherwise
- * only the changed notes are touched, under the corpus lock. A missing or unreadable index is
- * rebuilt from scratch.
+ * Bring the full-text index and its manifest up to date with the files: nothing is written when
+ * nothing changed; otherwise only the changed notes are touched, under the corpus lock. A missing or
+ * unreadable index is rebuilt from scratch. The manifest it leaves is the one change scan other
+ * derived tables (the note vectors) are brought up to date from.
  */
-export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<RefreshReport> {
+export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<IndexSync> {
   // The common case, nothing changed, is answered without taking the lock.
   const seen = opts.rebuild ? undefined : readManifest(root);
   const seenDelta = seen && computeDelta(root, seen);
-  if (seenDelta && deltaIsEmpty(seenDelta)) return { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seenDelta.files };
+  if (seen && seenDelta && deltaIsEmpty(seenDelta)) {
+    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seenDelta.files }, files: seen.files };
+  }
   return withCorpusLock(root, async () => {
     const manifest = opts.rebuild ? undefined : readManifest(root);
     let table: Table | undefined;
     try {
-      table = manifest ? await openTable(root) : undefined;
+      table = manifest ? await openTable(root, TABLE) : undefined;
     } catch {
       table = undefined;
     }
-    if (!manifest || !table) {
-      const d = await rebuild(root);
-      return { rebuilt: true, added: d.upsert.size, changed: 0, removed: 0, notes: d.files };
-    }
+    if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
     const delta = seenDelta && seen?.refreshedAt === manifest.refreshedAt ? seenDelta : computeDelta(root, manifest);
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
@@ -244,58 +241,91 @@ export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {
       await applyDelta(root, table, manifest, delta);
     } catch {
       // A table that cannot take the change is rebuilt rather than left half-updated.
-      const d = await rebuild(root);
-      return { rebuilt: true, added: d.upsert.size, changed: 0, removed: 0, notes: d.files };
+      return rebuilt(root);
     }
-    return { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
+    const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
+    return { report, files: manifest.files };
   });
 }
 
-/** Whether the index exists and matches the files, without changing anything. */
-export function indexFreshness(root: string): { exists: boolean; fresh: boolean; pending: number; notes: number; refreshedAt: string | null } {
+/** Bring the full-text index up to date with the files (see `syncIndex`). */
+export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<RefreshReport> {
+  return (await syncIndex(root, opts)).report;
+}
+
+export interface IndexFreshness {
+  exists: boolean;
+  fresh: boolean;
+  pending: number;
+  notes: number;
+  refreshedAt: string | null;
+}
+
+/**
+ * How fresh the index is, and the content hash of every note file on disk now (known only when
+ * the index exists), found with the index's change scan and without changing anything.
+ */
+export function scanIndex(root: string): { freshness: IndexFreshness; hashes?: Map<string, string> } {
   const manifest = readManifest(root);
-  if (!manifest) return { exists: false, fresh: false, pending: 0, notes: listNoteFiles(root).length, refreshedAt: null };
+  if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: listNoteFiles(root).length, refreshedAt: null } };
   const d = computeDelta(root, manifest);
   const pending = d.upsert.size + d.removed.length;
-  return { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt };
+  const hashes = new Map([...manifest.files].map(([name, f]) => [name, f.hash]));
+  for (const name of d.removed) hashes.delete(name);
+  for (const [name, u] of d.upsert) hashes.set(name, u.hash);
+  return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes };
+}
+
+/** Whether the index exists and matches the files, without changing anything. */
+export function indexFreshness(root: string): IndexFreshness {
+  return scanIndex(root).freshness;
 }
 
 async function query(root: string, q: string, limit: number, history: boolean): Promise<Row[]> {
   const ldb = await lance();
-  const table = await openTable(root);
+  const table = await openTable(root, TABLE);
   if (!table) throw new ZkError('io', 'search index has no notes table');
   let builder = table.query().fullTextSearch(new ldb.MultiMatchQuery(q, ['title', 'body'], { boosts: [2, 1] }));
   if (!history) builder = builder.where('current = true');
   return (await builder.limit(limit).toArray()) as unknown as (Row & { _score: number })[];
 }
 
+/**
+ * BM25 hits from the full-text index as it stands (refresh it first). A table that cannot be
+ * queried is rebuilt once.
+ */
+export async function ftsHits(root: string, q: string, opts: SearchOptions & { limit: number }): Promise<SearchHit[]> {
+  const words = queryWords(q);
+  if (!words.length) return [];
+  const text = words.join(' ');
+  const history = Boolean(opts.history);
+  let rows: (Row & { _score?: number })[];
+  try {
+    rows = await query(root, text, opts.limit + 5, history);
+  } catch {
+    await refreshIndex(root, { rebuild: true });
+    rows = await query(root, text, opts.limit + 5, history);
+  }
+  const terms = searchTerms(q);
+  const hits: SearchHit[] = [];
+  for (const r of rows) {
+    if (hits.length >= opts.limit) break;
+    if (!fs.existsSync(path.join(root, r.path))) continue; // deleted since the refresh
+    hits.push({
+      uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,
+      kind: (r.kind || null) as SearchHit['kind'], author: r.author || null, superseded_by: r.superseded_by || null,
+      score: round(r._score ?? 0), snippet: snippet(r.body, terms),
+    });
+  }
+  return hits;
+}
+
 /** LanceDB BM25 full-text search over title and body, refreshed incrementally before each query. */
 export const ftsProvider: SearchProvider = {
   name: 'fts',
   async search(root, q, opts): Promise<SearchHit[]> {
-    const words = queryWords(q);
-    if (!words.length) return [];
-    const text = words.join(' ');
-    const history = Boolean(opts.history);
+    if (!queryWords(q).length) return [];
     await refreshIndex(root);
-    let rows: (Row & { _score?: number })[];
-    try {
-      rows = await query(root, text, opts.limit + 5, history);
-    } catch {
-      await refreshIndex(root, { rebuild: true });
-      rows = await query(root, text, opts.limit + 5, history);
-    }
-    const terms = searchTerms(q);
-    const hits: SearchHit[] = [];
-    for (const r of rows) {
-      if (hits.length >= opts.limit) break;
-      if (!fs.existsSync(path.join(root, r.path))) continue; // deleted since the refresh
-      hits.push({
-        uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,
-        kind: (r.kind || null) as SearchHit['kind'], author: r.author || null, superseded_by: r.superseded_by || null,
-        score: round(r._score ?? 0), snippet: snippet(r.body, terms),
-      });
-    }
-    return hits;
+    return ftsHits(root, q, opts);
   },
 };

@@ -1,4 +1,6 @@
 import { ZkError } from '../errors.js';
+import { EMBED_FLAGS_HINT, type EmbedFlags } from '../llm/config.js';
+import { configuredEmbedder, type Embedder } from '../llm/embed.js';
 import { rgProvider } from './rg.js';
 import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchResult } from './types.js';
 
@@ -23,26 +25,64 @@ function oneLine(err: unknown): string {
   return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 300);
 }
 
+/** What `searchCorpus` takes beyond the query: limit, history, backend, and the embedding endpoint. */
+export type SearchCorpusOptions = SearchOptions &
+  EmbedFlags & {
+    backend?: string;
+    /** An embedder to use instead of the configured endpoint (flags in these options, else `ZK_MEMORY_EMBED_*`). */
+    embedder?: Embedder;
+  };
+
+function requireEmbedder(backend: string, embedder: Embedder | undefined): Embedder {
+  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedding endpoint: ${EMBED_FLAGS_HINT}`);
+  return embedder;
+}
+
 /**
- * Search the corpus with the configured backend. `auto` answers with fts and falls back to rg on
- * any fts failure, saying why in `fallback`.
+ * `auto`: hybrid when an embedder is configured and answers, else full-text, else rg. Each step
+ * down says why in `fallback`; the lexical answer never waits on a retry of a dead embedder.
  */
-export async function searchCorpus(root: string, query: string, opts: SearchOptions & { backend?: string } = {}): Promise<SearchResult> {
+async function autoSearch(root: string, query: string, o: SearchOptions & { limit: number }, embedder?: Embedder): Promise<SearchResult> {
+  const hybrid = await import('./hybrid.js');
+  let lexical: import('./hybrid.js').LexicalPool;
+  try {
+    lexical = await hybrid.lexicalPool(root, query, o, embedder ? hybrid.poolSize(o.limit) : o.limit);
+  } catch (err) {
+    return { backend: 'rg', fallback: `fts failed: ${oneLine(err)}`, hits: await rgProvider.search(root, query, o) };
+  }
+  if (!embedder) return { backend: 'fts', hits: lexical.hits };
+  try {
+    return { backend: 'hybrid', hits: await hybrid.fuseWithVectors(root, query, o, lexical, embedder, 0) };
+  } catch (err) {
+    return { backend: 'fts', fallback: `vector search failed: ${oneLine(err)}`, hits: lexical.hits.slice(0, o.limit) };
+  }
+}
+
+/**
+ * Search the corpus with the configured backend. `auto` answers with hybrid when an embedding
+ * endpoint is configured, else fts, and steps down (hybrid → fts → rg) on failure, saying why in
+ * `fallback`.
+ */
+export async function searchCorpus(root: string, query: string, opts: SearchCorpusOptions = {}): Promise<SearchResult> {
   const backend = configuredBackend(opts.backend);
   const o = { ...opts, limit: opts.limit ?? DEFAULT_LIMIT };
+  const embedder = () => opts.embedder ?? configuredEmbedder(opts);
   switch (backend) {
     case 'rg':
       return { backend: 'rg', hits: await rgProvider.search(root, query, o) };
     case 'fts':
       return { backend: 'fts', hits: await (await fts()).search(root, query, o) };
     case 'auto':
-      try {
-        return { backend: 'fts', hits: await (await fts()).search(root, query, o) };
-      } catch (err) {
-        return { backend: 'rg', fallback: `fts failed: ${oneLine(err)}`, hits: await rgProvider.search(root, query, o) };
-      }
-    case 'vector':
-    case 'hybrid':
-      throw new ZkError('usage', `search backend ${backend} needs an embedding endpoint: pass --embed-base and --embed-model or set ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL`);
+      return autoSearch(root, query, o, embedder());
+    case 'vector': {
+      const e = requireEmbedder(backend, embedder());
+      return { backend, hits: await (await import('./hybrid.js')).vectorHits(root, query, o, e) };
+    }
+    case 'hybrid': {
+      const e = requireEmbedder(backend, embedder());
+      const hybrid = await import('./hybrid.js');
+      const lexical = await hybrid.lexicalPool(root, query, o, hybrid.poolSize(o.limit));
+      return { backend, hits: await hybrid.fuseWithVectors(root, query, o, lexical, e) };
+    }
   }
 }

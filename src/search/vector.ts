@@ -1,0 +1,254 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZkError } from '../errors.js';
+import { replaceFile } from '../corpus/files.js';
+import { withCorpusLock } from '../corpus/lock.js';
+import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
+import { sidecar } from '../corpus/paths.js';
+import type { Embedder } from '../llm/embed.js';
+import { contentHash, type FileState } from './fts.js';
+import { compact, connectIndex, deletePaths, openTable, removeTableFiles, type Table } from './lance.js';
+import type { Ranked } from './hits.js';
+
+const TABLE = 'vectors';
+const STATE_VERSION = 1;
+/** Notes embedded and written per step: bounds memory and lock time, and keeps progress if interrupted. */
+const CHUNK = 512;
+const COMPACT_AFTER_REFRESHES = 50;
+
+/** The model and dimension the vector table is pinned to, and the content hash each note was embedded at. */
+export interface VectorState {
+  model: string;
+  dimension: number;
+  files: Map<string, string>;
+  refreshes: number;
+  refreshedAt: string;
+}
+
+interface VectorStateFile {
+  version: number;
+  model: string;
+  dimension: number;
+  files: [string, string][];
+  refreshes: number;
+  refreshedAt: string;
+}
+
+type Row = { path: string; hash: string; current: boolean; vector: number[] };
+
+function statePath(root: string): string {
+  return path.join(sidecar(root).index, 'vectors.json');
+}
+
+export function readVectorState(root: string): VectorState | undefined {
+  try {
+    const s = JSON.parse(fs.readFileSync(statePath(root), 'utf8')) as VectorStateFile;
+    if (s.version !== STATE_VERSION || !Array.isArray(s.files) || typeof s.model !== 'string') return undefined;
+    return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt };
+  } catch {
+    return undefined;
+  }
+}
+
+function writeVectorState(root: string, s: VectorState): void {
+  const file = statePath(root);
+  if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
+  const out: VectorStateFile = {
+    version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
+  };
+  replaceFile(root, file, JSON.stringify(out));
+}
+
+const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';
+
+/** Refuse (exit 1) to mix vectors of another model or dimension into the pinned table. */
+function assertPinned(state: VectorState, model: string, dimension?: number): void {
+  if (state.model !== model) {
+    throw new ZkError('refused', `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${REBUILD_HINT}`);
+  }
+  if (dimension !== undefined && dimension !== state.dimension) {
+    throw new ZkError('refused', `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${REBUILD_HINT}`);
+  }
+}
+
+/** What is embedded of a note: its title, then its body without a heading that repeats the title. */
+export function embeddingText(note: Note): string {
+  const body = note.parsed.body.trim().replace(/^#[ \t]+(.*)(\r?\n|$)/, (line, heading: string) => (heading.trim() === note.title ? '' : line));
+  return `${note.title}\n\n${body.trim()}`;
+}
+
+interface Embeddable {
+  name: string;
+  hash: string;
+  note: Note;
+}
+
+/** Read the notes to embed, each with the hash of the bytes read; gone or unreadable ones are left out. */
+function readEmbeddable(root: string, names: string[]): Embeddable[] {
+  const out: Embeddable[] = [];
+  for (const name of names) {
+    const file = path.join(root, name);
+    try {
+      const buf = fs.readFileSync(file);
+      const text = decodeNote(buf, name);
+      // Only the title, body and supersession of the note are used here, not its modification time.
+      if (text !== undefined) out.push({ name, hash: contentHash(buf), note: noteFromText(root, file, text, buf.length, 0) });
+    } catch {
+      // gone since the change scan: the next refresh removes it
+    }
+  }
+  return out;
+}
+
+/**
+ * Write one step of embeddings (and remove notes that are gone) under the corpus lock. `fresh`
+ * starts the table over, pinned to this model. Rows another process wrote meanwhile are not
+ * written twice.
+ */
+async function applyStep(
+  root: string, model: string, items: Embeddable[], vectors: number[][], remove: string[], fresh: boolean,
+): Promise<{ written: number; state?: VectorState }> {
+  return withCorpusLock(root, async () => {
+    let state = fresh ? undefined : readVectorState(root);
+    let table = state ? await openTable(root, TABLE) : undefined;
+    if (state && !table) state = undefined;
+    if (state) assertPinned(state, model, vectors[0]?.length);
+    const rows: Row[] = items
+      .map((it, i) => ({ path: it.name, hash: it.hash, current: !it.note.superseded_by, vector: vectors[i] }))
+      .filter((r) => state?.files.get(r.path) !== r.hash);
+    if (!state || !table) {
+      // Vectors without a pinned model (or a state without its table) cannot be trusted: start over.
+      fs.rmSync(statePath(root), { force: true });
+      removeTableFiles(root, TABLE);
+      if (!rows.length) return { written: 0 };
+      table = await (await connectIndex(root)).createTable(TABLE, rows);
+      state = { model, dimension: rows[0].vector.length, files: new Map(), refreshes: 0, refreshedAt: '' };
+    } else {
+      await deletePaths(table, [...rows.map((r) => r.path), ...remove]);
+      if (rows.length) await table.add(rows);
+      state.refreshes += 1;
+    }
+    for (const name of remove) state.files.delete(name);
+    for (const r of rows) state.files.set(r.path, r.hash);
+    state.refreshedAt = new Date().toISOString();
+    if (state.refreshes >= COMPACT_AFTER_REFRESHES) {
+      await compact(table);
+      state.refreshes = 0;
+    }
+    writeVectorState(root, state);
+    return { written: rows.length, state };
+  });
+}
+
+export interface VectorReport {
+  model: string;
+  dimension: number | null;
+  rebuilt: boolean;
+  embedded: number;
+  removed: number;
+  notes: number;
+}
+
+/**
+ * Bring the note vectors up to date with the full-text index's view of the files (`files`, from
+ * `syncIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
+ * gone leave it. Embedding happens outside the corpus lock, writing under it. A model other than
+ * the pinned one is refused unless `rebuild`, which starts the table over with this model.
+ */
+export async function syncVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: { rebuild?: boolean } = {}): Promise<VectorReport> {
+  return (await sync(root, embedder, files, Boolean(opts.rebuild), readVectorState(root))).report;
+}
+
+/** `syncVectors` from a state already read; also answers the state it leaves. */
+async function sync(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, rebuild: boolean, loaded: VectorState | undefined) {
+  try {
+    return await syncSteps(root, embedder, files, rebuild ? undefined : loaded, rebuild);
+  } catch (err) {
+    if (err instanceof ZkError || rebuild) throw err;
+    // A table LanceDB cannot read or write is started over rather than left half-updated.
+    return syncSteps(root, embedder, files, undefined, true);
+  }
+}
+
+async function syncSteps(
+  root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, state: VectorState | undefined, rebuild: boolean,
+): Promise<{ report: VectorReport; state?: VectorState }> {
+  if (state) assertPinned(state, embedder.model);
+  const todo = [...files].filter(([name, f]) => state?.files.get(name) !== f.hash).map(([name]) => name);
+  const gone = state ? [...state.files.keys()].filter((name) => !files.has(name)) : [];
+  let remove = gone;
+  let fresh = rebuild;
+  let embedded = 0;
+  let after = state;
+  for (let i = 0; i < todo.length || fresh || remove.length; i += CHUNK) {
+    const items = readEmbeddable(root, todo.slice(i, i + CHUNK));
+    const vectors = items.length ? await embedder.embed(items.map((it) => embeddingText(it.note))) : [];
+    const step = await applyStep(root, embedder.model, items, vectors, remove, fresh);
+    embedded += step.written;
+    after = step.state;
+    fresh = false;
+    remove = [];
+  }
+  const report = {
+    model: embedder.model, dimension: after?.dimension ?? null, rebuilt: rebuild,
+    embedded, removed: gone.length, notes: after?.files.size ?? 0,
+  };
+  return { report, state: after };
+}
+
+/** Remove the note vectors and their pin (under the corpus lock): the next vector search embeds every note anew. */
+export async function dropVectors(root: string): Promise<void> {
+  await withCorpusLock(root, () => {
+    fs.rmSync(statePath(root), { force: true });
+    removeTableFiles(root, TABLE);
+  });
+}
+
+/**
+ * The notes nearest to the query, best first, scored by cosine similarity. The query is embedded
+ * first, so an unreachable endpoint fails before any note is; `retries` applies to that call.
+ */
+export async function vectorRanking(
+  root: string,
+  embedder: Embedder,
+  query: string,
+  files: ReadonlyMap<string, FileState>,
+  opts: { limit: number; history?: boolean; retries?: number },
+): Promise<Ranked[]> {
+  const pinned = readVectorState(root);
+  if (pinned) assertPinned(pinned, embedder.model);
+  const [queryVector] = await embedder.embed([query], { retries: opts.retries });
+  const { state } = await sync(root, embedder, files, false, pinned);
+  if (!state) return [];
+  assertPinned(state, embedder.model, queryVector.length);
+  const table = await openTable(root, TABLE);
+  if (!table) return [];
+  return nearest(table, queryVector, opts.limit, Boolean(opts.history));
+}
+
+async function nearest(table: Table, vector: number[], limit: number, history: boolean): Promise<Ranked[]> {
+  let q = table.vectorSearch(vector).distanceType('cosine').select(['path', '_distance']).limit(limit);
+  if (!history) q = q.where('current = true');
+  const rows = (await q.toArray()) as { path: string; _distance: number }[];
+  return rows.map((r) => ({ name: r.path, score: 1 - r._distance }));
+}
+
+export interface VectorStatus {
+  model: string;
+  dimension: number;
+  notes: number;
+  /** Notes on disk whose current content is not embedded, plus embedded notes that are gone. */
+  pending: number | null;
+  refreshedAt: string;
+}
+
+/** The pinned model and dimension and how far the vectors are behind the files (`hashes`: name → content hash on disk). */
+export function vectorStatus(root: string, hashes?: ReadonlyMap<string, string>): VectorStatus | null {
+  const s = readVectorState(root);
+  if (!s) return null;
+  let pending: number | null = null;
+  if (hashes) {
+    pending = [...hashes].filter(([name, hash]) => s.files.get(name) !== hash).length + [...s.files.keys()].filter((name) => !hashes.has(name)).length;
+  }
+  return { model: s.model, dimension: s.dimension, notes: s.files.size, pending, refreshedAt: s.refreshedAt };
+}

@@ -1,0 +1,115 @@
+import type http from 'node:http';
+import { Command } from 'commander';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmbedServer, type EmbedServer } from '../bench/embed-server.js';
+import { ZkError } from '../src/errors.js';
+import { embedConfig, type EmbedConfig, type EmbedFlags } from '../src/llm/config.js';
+import { embeddingsUrl, openAiEmbedder } from '../src/llm/embed.js';
+import { addEmbedOptions } from '../src/llm/options.js';
+import { fuseRankings } from '../src/search/hybrid.js';
+
+/** Each text's vector says which text it was: its length and its first character code. */
+const identity = (text: string) => [text.length, text.charCodeAt(0) || 0];
+
+let server: EmbedServer;
+let scripted: ((n: number) => { status: number; body: string } | undefined) | undefined;
+let headers: http.IncomingHttpHeaders[] = [];
+
+beforeAll(async () => {
+  server = await startEmbedServer(identity, {
+    intercept: (n, h) => {
+      headers.push(h);
+      return scripted?.(n);
+    },
+  });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  scripted = undefined;
+  headers = [];
+  server.inputs.length = 0;
+  server.requests.length = 0;
+});
+
+function config(over: Partial<EmbedConfig> = {}): EmbedConfig {
+  return { base: server.url, model: 'm', timeoutMs: 2000, retries: 2, backoffMs: 5, maxRetryAfterMs: 50, batchSize: 64, maxChars: 2000, ...over };
+}
+
+async function failure(p: Promise<unknown>): Promise<ZkError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ZkError);
+  return err as ZkError;
+}
+
+describe('the embeddings client', () => {
+  it('finds /v1/embeddings under a base given with or without its version', () => {
+    expect(embeddingsUrl('http://localhost:11434')).toBe('http://localhost:11434/v1/embeddings');
+    expect(embeddingsUrl('https://example.org/api/v1/')).toBe('https://example.org/api/v1/embeddings');
+    expect(embeddingsUrl('https://example.org/v1/embeddings')).toBe('https://example.org/v1/embeddings');
+  });
+
+  it('sends batches of the configured size, keeps input order, clips long texts, sends the key', async () => {
+    const texts = ['a', 'bb', 'ccc', 'dddd', 'eeeee', 'ffffff', 'g'.repeat(50)];
+    const vectors = await openAiEmbedder(config({ batchSize: 3, maxChars: 10, key: 'sk-1' })).embed(texts);
+    expect(server.requests).toEqual([{ model: 'm', size: 3 }, { model: 'm', size: 3 }, { model: 'm', size: 1 }]);
+    expect(vectors).toEqual([[1, 97], [2, 98], [3, 99], [4, 100], [5, 101], [6, 102], [10, 103]]);
+    expect(headers.every((h) => h.authorization === 'Bearer sk-1')).toBe(true);
+    await openAiEmbedder(config()).embed(['x']);
+    expect(headers.at(-1)?.authorization).toBeUndefined();
+  });
+
+  it('orders the answer by its index fields', async () => {
+    scripted = () => ({ status: 200, body: JSON.stringify({ data: [{ index: 1, embedding: [2] }, { index: 0, embedding: [1] }] }) });
+    expect(await openAiEmbedder(config()).embed(['a', 'b'])).toEqual([[1], [2]]);
+  });
+
+  it('retries a 503, and fails with llm_failed (exit 3) on an answer it cannot use', async () => {
+    scripted = (n) => (n === 1 ? { status: 503, body: '{"error":"loading model"}' } : undefined);
+    expect(await openAiEmbedder(config()).embed(['a'])).toEqual([[1, 97]]);
+    const cases: [string, RegExp][] = [
+      ['{"data":[{"index":0,"embedding":[1]}]}', /asked for 2 embeddings, got 1$/],
+      ['{"data":[{"embedding":[1]},{"embedding":["x"]}]}', /an embedding is not a list of numbers$/],
+      ['{"data":[{"embedding":[1]},{"embedding":[1,2]}]}', /differ in dimension$/],
+      ['<html>', /not JSON/],
+    ];
+    for (const [body, message] of cases) {
+      scripted = () => ({ status: 200, body });
+      const err = await failure(openAiEmbedder(config()).embed(['a', 'b']));
+      expect(err.code).toBe('llm_failed');
+      expect(err.exitCode).toBe(3);
+      expect(err.message).toMatch(/^embedding endpoint failed: /);
+      expect(err.message).toMatch(message);
+    }
+    scripted = () => ({ status: 500, body: 'boom' });
+    const err = await failure(openAiEmbedder(config()).embed(['a'], { retries: 0 }));
+    expect(err.message).toBe('embedding endpoint failed: HTTP 500: boom');
+  });
+});
+
+describe('embedding configuration', () => {
+  const parse = (args: string[]) => addEmbedOptions(new Command('x').exitOverride()).parse(args, { from: 'user' }).opts<EmbedFlags>();
+
+  it('is configured only with base and model; flags win over the environment', () => {
+    expect(embedConfig({}, { ZK_MEMORY_EMBED_BASE: 'http://h' })).toBeUndefined();
+    const c = embedConfig(parse(['--embed-model', 'flag-model', '--embed-batch', '8', '--embed-timeout', '2']), {
+      ZK_MEMORY_EMBED_BASE: 'http://env', ZK_MEMORY_EMBED_MODEL: 'env-model', ZK_MEMORY_EMBED_KEY: 'k', ZK_MEMORY_EMBED_MAX_CHARS: '500',
+    });
+    expect(c).toMatchObject({ base: 'http://env', model: 'flag-model', key: 'k', batchSize: 8, timeoutMs: 2000, maxChars: 500, retries: 3 });
+    expect(embedConfig({}, { ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' })).toMatchObject({ batchSize: 64, maxChars: 2000, timeoutMs: 60_000 });
+  });
+
+  it('refuses malformed numbers as usage errors', () => {
+    const env = { ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' };
+    expect(() => embedConfig({ embedBatch: '0' }, env)).toThrow(/--embed-batch takes a whole number > 0/);
+    expect(() => embedConfig({ embedTimeout: 'soon' }, env)).toThrow(/--embed-timeout/);
+  });
+});
+
+describe('reciprocal rank fusion', () => {
+  it('scores each note by the sum of 1 / (60 + rank) over the rankings', () => {
+    const fused = fuseRankings([['a', 'b'], ['c', 'a']]);
+    expect(fused.map((r) => r.name)).toEqual(['a', 'c', 'b']);
+    expect(fused[0].score).toBeCloseTo(1 / 61 + 1 / 62);
+    expect(fused[1].score).toBeCloseTo(1 / 61);
+  });
+});
