@@ -16,9 +16,17 @@ export interface PostOptions {
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 
-/** undici is loaded on the first request, so commands that never call a model never pay for it. */
+/**
+ * undici is loaded on the first request, so commands that never call a model never pay for it.
+ * Its HTTP parser is WebAssembly, which V8 would also compile to optimized code in the background;
+ * a short-lived command never runs long enough to gain from that, yet waits for it at exit (about
+ * 0.2 s), so baseline code is kept.
+ */
 function loadUndici(): Promise<Undici> {
-  undici ??= import('undici');
+  undici ??= import('node:v8').then((v8) => {
+    v8.setFlagsFromString('--liftoff-only');
+    return import('undici');
+  });
   return undici;
 }
 
