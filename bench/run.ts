@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rgPath } from '../src/search/rg.js';
+import { startEmbedWorker } from './embed-server.js';
 import { generateCorpus } from './generate.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -56,6 +57,10 @@ const add = (size: number | null, name: string, ms: number, baseline: string, ba
   rows.push({ size, case: name, median_ms: round(ms), baseline, baseline_ms: round(baseMs), ratio: round(ms / baseMs) });
 const round = (x: number) => Math.round(x * 100) / 100;
 
+// Hybrid search embeds through a local server (hashed bag-of-words vectors), so the figures are the tool's own cost.
+const embedServer = await startEmbedWorker();
+const embed = ['--embed-base', embedServer.url, '--embed-model', 'bench-hashed-64'];
+
 // Start-up: the tool against node itself.
 const nodeMs = measure('node', ['-e', '0']);
 add(null, 'zk-memory --version', measure('node', zk('--version')), 'node -e 0', nodeMs);
@@ -85,8 +90,15 @@ for (const size of SIZES) {
 
   const first = fs.readdirSync(root).find((f) => f.endsWith('.md'))!;
   const changeOne = (i: number) => spawnSync('node', zk('--root', root, 'merge', first, `kayak change ${i}`));
-  add(size, 'search --backend fts (1 note changed)', measure('node', zk('--root', root, 'search', query, '--backend', 'fts'), changeOne), 'rg -l -i -F', rawRg);
+  const ftsChanged = measure('node', zk('--root', root, 'search', query, '--backend', 'fts'), changeOne);
+  add(size, 'search --backend fts (1 note changed)', ftsChanged, 'rg -l -i -F', rawRg);
+
+  add(size, 'index, every note embedded (once)', timeOnce('node', zk('--root', root, 'index', ...embed)), 'node -e 0', nodeMs);
+  const ftsFresh = measure('node', zk('--root', root, 'search', query, '--backend', 'fts'));
+  add(size, 'search --backend hybrid (fresh)', measure('node', zk('--root', root, 'search', query, '--backend', 'hybrid', ...embed)), 'search --backend fts', ftsFresh);
+  add(size, 'search --backend hybrid (1 note changed: re-embedded)', measure('node', zk('--root', root, 'search', query, '--backend', 'hybrid', ...embed), changeOne), 'fts, 1 note changed', ftsChanged);
 }
+await embedServer.stop();
 
 const table = [
   '| notes | case | median ms | baseline | baseline ms | ratio |',
