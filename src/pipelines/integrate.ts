@@ -24,16 +24,7 @@ export interface IntegrateInput {
   rationale?: string;
 }
 
-export interface IntegrateOptions {
-  llm: StructuredLLM;
-  /** Search backend (else the configured one). */
-  backend?: string;
-  /** Notes that must not be chosen as target (the gardener passes the note it is tending). */
-  exclude?: string[];
-  /** Fields added to every trace line (the input's hash and segment, for retain). */
-  trace?: Record<string, unknown>;
-  /** Offer supersede to the judge (default true). */
-  allowSupersede?: boolean;
+export interface IntegrateOptions extends Omit<DecideOptions, 'found' | 'untraced'> {
   /** Who the memory comes from (author of a new note, source of a merge fragment). */
   source?: string;
 }
@@ -64,8 +55,16 @@ export function createFromCandidate(root: string, c: Candidate, source?: string)
   return writeNote(root, { slug, title, body, kind: c.kind, source, unique: true });
 }
 
+/** Where the search for a candidate's home looks, and what it leaves out. */
+export interface FindOptions {
+  /** Search backend (else the configured one). */
+  backend?: string;
+  /** Notes that must not be chosen as target (the gardener passes the note it is tending). */
+  exclude?: string[];
+}
+
 /** The notes the judge may be shown for a candidate: search hits on its topic, read in full. */
-async function candidatesFor(root: string, c: Candidate, o: IntegrateOptions): Promise<Note[]> {
+export async function findCandidates(root: string, c: Candidate, o: FindOptions): Promise<Note[]> {
   const exclude = new Set(o.exclude ?? []);
   const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend });
   return found.hits
@@ -75,11 +74,52 @@ async function candidatesFor(root: string, c: Candidate, o: IntegrateOptions): P
     .filter((n): n is Note => Boolean(n));
 }
 
+export interface DecideOptions extends FindOptions {
+  llm: StructuredLLM;
+  /** Fields added to every trace line (the input's hash and segment, for retain). */
+  trace?: Record<string, unknown>;
+  /** Offer supersede to the judge (default true). */
+  allowSupersede?: boolean;
+  /** The notes already found for this candidate (by findCandidates), so they are not searched twice. */
+  found?: Note[];
+  /** Leave no trace line (a dry run writes nothing at all). */
+  untraced?: boolean;
+}
+
+/** Where a candidate belongs, decided but not yet written. */
+export interface TargetDecision {
+  action: 'create' | 'merge' | 'supersede';
+  /** The shown note to merge into or supersede. */
+  target?: Note;
+  reason: string;
+  /** The notes the judge was shown (none when no judge was needed). */
+  shown: ShownNote[];
+}
+
 /**
- * The careful write every pipeline shares: a decision is always a note of its own; otherwise the
- * topic is searched, and when notes are found one judge call decides merge, supersede or create.
- * A target the judge was not shown is never acted on. Throws ZkError('llm_failed') when the judge
- * cannot answer, having written nothing.
+ * The merge-or-create decision every pipeline shares, without writing: a decision is always a note
+ * of its own; otherwise the topic is searched and, when notes are found, one judge call decides. A
+ * target the judge was not shown is never acted on. Throws ZkError('llm_failed') when the judge
+ * cannot answer.
+ */
+export async function decideTarget(root: string, c: Candidate, o: DecideOptions): Promise<TargetDecision> {
+  if (c.kind === 'decision') return { action: 'create', reason: 'a decision is always a note of its own', shown: [] };
+  const notes = o.found ?? (await findCandidates(root, c, o));
+  if (!notes.length) return { action: 'create', reason: 'no existing note was found', shown: [] };
+  const shown = notes.map(shownNote);
+  const judged = await judgeMerge(o.llm, c, shown, { root: o.untraced ? undefined : root, trace: o.trace, allowSupersede: o.allowSupersede });
+  if (!judged.ok) {
+    throw new ZkError('llm_failed', `the LLM could not judge where this belongs: ${judged.reason}`, { shown: shown.map((n) => n.path ?? n.id) });
+  }
+  const v = judged.value;
+  const target = v.target && notes.find((n) => n.path === v.target!.path);
+  if (v.action !== 'create' && target) return { action: v.action, target, reason: v.reason, shown };
+  return { action: 'create', reason: v.overruled ?? v.reason, shown };
+}
+
+/**
+ * The careful write every pipeline shares: decideTarget, then merge into the target, supersede it,
+ * or create. Throws ZkError('llm_failed') when the judge cannot answer, having written nothing.
  */
 export async function integrate(root: string, c: Candidate, o: IntegrateOptions): Promise<IntegrateResult> {
   const source = o.source;
@@ -91,26 +131,23 @@ export async function integrate(root: string, c: Candidate, o: IntegrateOptions)
     return r;
   };
 
-  if (c.kind === 'decision') return done({ action: 'created', note: createFromCandidate(root, c, source), reason: 'a decision is always a note of its own' }, []);
-  const notes = await candidatesFor(root, c, o);
-  if (!notes.length) return done({ action: 'created', note: createFromCandidate(root, c, source), reason: 'no existing note was found' }, []);
-
-  const shown = notes.map(shownNote);
-  const judged = await judgeMerge(o.llm, c, shown, { root, trace: o.trace, allowSupersede: o.allowSupersede });
-  if (!judged.ok) {
-    trace(root, 'integrate', { ...base, shown: shown.map((n) => n.path ?? n.id), action: 'failed', reason: judged.reason });
-    throw new ZkError('llm_failed', `the LLM could not judge where this belongs: ${judged.reason}`);
+  let d: TargetDecision;
+  try {
+    d = await decideTarget(root, c, o);
+  } catch (err) {
+    if (err instanceof ZkError && err.code === 'llm_failed') {
+      trace(root, 'integrate', { ...base, shown: err.details?.shown ?? [], action: 'failed', reason: err.message });
+    }
+    throw err;
   }
-  const v = judged.value;
-  const target = v.target && notes.find((n) => n.path === v.target!.path);
-  if (v.action === 'merge' && target) {
-    const merged = await mergeNote(root, target.path, c.content, { source });
-    return done({ action: 'merged', note: merged, target: merged, reason: v.reason }, shown);
+  if (d.action === 'merge' && d.target) {
+    const merged = await mergeNote(root, d.target.path, c.content, { source });
+    return done({ action: 'merged', note: merged, target: merged, reason: d.reason }, d.shown);
   }
-  if (v.action === 'supersede' && target) {
+  if (d.action === 'supersede' && d.target) {
     const created = createFromCandidate(root, c, source);
-    const r = await supersede(root, target.path, created.path);
-    return done({ action: 'superseded', note: r.new, target: r.old, reason: v.reason }, shown);
+    const r = await supersede(root, d.target.path, created.path);
+    return done({ action: 'superseded', note: r.new, target: r.old, reason: d.reason }, d.shown);
   }
-  return done({ action: 'created', note: createFromCandidate(root, c, source), reason: v.overruled ?? v.reason }, shown);
+  return done({ action: 'created', note: createFromCandidate(root, c, source), reason: d.reason }, d.shown);
 }
