@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
-import { sha256, replaceFile } from '../corpus/files.js';
+import { sha256 } from '../corpus/files.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
 import { round } from './hits.js';
-import { compact, connectIndex, deletePaths, lance, openTable, removeTableFiles, type Table } from './lance.js';
+import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, lance, openTable, removeTableFiles, writeIndexJson, type Table } from './lance.js';
 import { snippet } from './snippet.js';
 import { queryWords, searchTerms } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
@@ -15,7 +15,6 @@ const TABLE = 'notes';
 const MANIFEST_VERSION = 2;
 /** Re-index (and drop old table versions) once this many rows are not yet in the FTS index. */
 const OPTIMIZE_AFTER_ROWS = 2000;
-const OPTIMIZE_AFTER_REFRESHES = 50;
 
 /** What the index knows of one note file, to tell cheaply whether it changed. */
 export interface FileState {
@@ -161,13 +160,11 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
 }
 
 function writeManifest(root: string, m: Manifest): void {
-  const file = manifestPath(root);
-  if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
   const out: ManifestFile = {
     version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
     files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash]),
   };
-  replaceFile(root, file, JSON.stringify(out));
+  writeIndexJson(root, manifestPath(root), out);
 }
 
 /** Apply a delta to the table and the manifest (under the corpus lock). */
@@ -181,7 +178,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
   manifest.refreshedAt = new Date().toISOString();
-  if (manifest.refreshes >= OPTIMIZE_AFTER_REFRESHES || (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS) {
+  if (manifest.refreshes >= COMPACT_AFTER_WRITES || (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS) {
     await compact(table);
     manifest.refreshes = 0;
   }

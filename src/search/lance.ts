@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { replaceFile } from '../corpus/files.js';
 import { sidecar } from '../corpus/paths.js';
 
 export type LanceDb = typeof import('@lancedb/lancedb');
@@ -41,7 +42,16 @@ export async function deletePaths(table: Table, paths: string[]): Promise<void> 
   }
 }
 
+/** After this many incremental writes a table is compacted. */
+export const COMPACT_AFTER_WRITES = 50;
+
 /** Fold the small fragments many incremental writes leave into few, and drop old table versions. */
 export async function compact(table: Table): Promise<void> {
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+}
+
+/** Replace a JSON file of the index atomically (created first when missing, as `replaceFile` keeps an existing file's mode). */
+export function writeIndexJson(root: string, file: string, value: unknown): void {
+  if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
+  replaceFile(root, file, JSON.stringify(value));
 }

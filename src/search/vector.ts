@@ -1,20 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
-import { replaceFile } from '../corpus/files.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
 import type { Embedder } from '../llm/embed.js';
 import { contentHash, type FileState } from './fts.js';
-import { compact, connectIndex, deletePaths, openTable, removeTableFiles, type Table } from './lance.js';
+import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, openTable, removeTableFiles, writeIndexJson, type Table } from './lance.js';
 import type { Ranked } from './hits.js';
 
 const TABLE = 'vectors';
 const STATE_VERSION = 1;
 /** Notes embedded and written per step: bounds memory and lock time, and keeps progress if interrupted. */
 const CHUNK = 512;
-const COMPACT_AFTER_REFRESHES = 50;
 
 /** The model and dimension the vector table is pinned to, and the content hash each note was embedded at. */
 export interface VectorState {
@@ -51,12 +49,10 @@ export function readVectorState(root: string): VectorState | undefined {
 }
 
 function writeVectorState(root: string, s: VectorState): void {
-  const file = statePath(root);
-  if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
   const out: VectorStateFile = {
     version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
   };
-  replaceFile(root, file, JSON.stringify(out));
+  writeIndexJson(root, statePath(root), out);
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';
@@ -131,7 +127,7 @@ async function applyStep(
     for (const name of remove) state.files.delete(name);
     for (const r of rows) state.files.set(r.path, r.hash);
     state.refreshedAt = new Date().toISOString();
-    if (state.refreshes >= COMPACT_AFTER_REFRESHES) {
+    if (state.refreshes >= COMPACT_AFTER_WRITES) {
       await compact(table);
       state.refreshes = 0;
     }
