@@ -47,7 +47,8 @@ export function register(program: Command): void {
     const refresh = async (): Promise<RefreshReport & { vectors?: VectorReport }> => {
       const sync = await syncIndex(root, { rebuild });
       // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
-      if (embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, embedder, sync.files, { rebuild }) };
+      const progress = (line: string) => process.stderr.write(`index: ${line}\n`);
+      if (embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, embedder, sync.files, { rebuild, progress }) };
       if (rebuild) await vectors.dropVectors(root);
       return sync.report;
     };

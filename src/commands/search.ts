@@ -21,7 +21,7 @@ export function register(program: Command): void {
       const { searchCorpus } = await import('../search/index.js');
       const root = corpusRoot();
       const query = words.join(' ');
-      const r = await searchCorpus(root, query, flags);
+      const r = await searchCorpus(root, query, { ...flags, progress: (line) => process.stderr.write(`search: ${line}\n`) });
       if (r.fallback) process.stderr.write(`warning: ${r.fallback}; answered with ${r.backend}\n`);
       const text = r.hits
         .map((h) => `${h.path}  ${h.title}${h.superseded_by ? ' (superseded)' : ''}\n    ${h.snippet}`)

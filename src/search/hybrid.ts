@@ -3,9 +3,10 @@ import { ftsHits, syncIndex, type FileState } from './fts.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryWords, searchTerms } from './terms.js';
 import type { SearchHit, SearchOptions } from './types.js';
-import { vectorRanking } from './vector.js';
+import { vectorRanking, type Progress } from './vector.js';
 
-type Options = SearchOptions & { limit: number };
+/** The search options, and where to report a long embedding run (a first search embeds every note). */
+type Options = SearchOptions & { limit: number; progress?: Progress };
 
 /** The reciprocal rank fusion constant: it keeps one ranking's first place from outweighing agreement between both. */
 export const RRF_K = 60;
@@ -40,7 +41,7 @@ export async function lexicalPool(root: string, query: string, o: Options, pool:
  */
 export async function fuseWithVectors(root: string, query: string, o: Options, lexical: LexicalPool, embedder: Embedder, retries?: number): Promise<SearchHit[]> {
   if (!queryWords(query).length) return [];
-  const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolSize(o.limit), history: o.history, retries });
+  const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolSize(o.limit), history: o.history, retries, progress: o.progress });
   const fused = fuseRankings([lexical.hits.map((h) => h.path), semantic.map((r) => r.name)]);
   return hitsFromRanking(root, fused, searchTerms(query), o);
 }
@@ -49,6 +50,6 @@ export async function fuseWithVectors(root: string, query: string, o: Options, l
 export async function vectorHits(root: string, query: string, o: Options, embedder: Embedder): Promise<SearchHit[]> {
   if (!queryWords(query).length) return [];
   const { files } = await syncIndex(root);
-  const ranked = await vectorRanking(root, embedder, query, files, { limit: poolSize(o.limit), history: o.history });
+  const ranked = await vectorRanking(root, embedder, query, files, { limit: poolSize(o.limit), history: o.history, progress: o.progress });
   return hitsFromRanking(root, ranked, searchTerms(query), o);
 }

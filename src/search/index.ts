@@ -31,6 +31,8 @@ export type SearchCorpusOptions = SearchOptions &
     backend?: string;
     /** An embedder to use instead of the configured endpoint (flags in these options, else `ZK_MEMORY_EMBED_*`). */
     embedder?: Embedder;
+    /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
+    progress?: (line: string) => void;
   };
 
 function requireEmbedder(backend: string, embedder: Embedder | undefined): Embedder {
@@ -42,7 +44,7 @@ function requireEmbedder(backend: string, embedder: Embedder | undefined): Embed
  * `auto`: hybrid when an embedder is configured and answers, else full-text, else rg. Each step
  * down says why in `fallback`; the lexical answer never waits on a retry of a dead embedder.
  */
-async function autoSearch(root: string, query: string, o: SearchOptions & { limit: number }, embedder?: Embedder): Promise<SearchResult> {
+async function autoSearch(root: string, query: string, o: SearchCorpusOptions & { limit: number }, embedder?: Embedder): Promise<SearchResult> {
   const hybrid = await import('./hybrid.js');
   let lexical: import('./hybrid.js').LexicalPool;
   try {

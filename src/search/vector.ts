@@ -145,35 +145,44 @@ export interface VectorReport {
   notes: number;
 }
 
+/** Told how a long embedding run is going, one line at a time. */
+export type Progress = (line: string) => void;
+
+export interface SyncOptions {
+  /** Start the table over, pinned to this embedder's model. */
+  rebuild?: boolean;
+  progress?: Progress;
+}
+
 /**
  * Bring the note vectors up to date with the full-text index's view of the files (`files`, from
  * `syncIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
  * gone leave it. Embedding happens outside the corpus lock, writing under it. A model other than
  * the pinned one is refused unless `rebuild`, which starts the table over with this model.
  */
-export async function syncVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: { rebuild?: boolean } = {}): Promise<VectorReport> {
-  return (await sync(root, embedder, files, Boolean(opts.rebuild), readVectorState(root))).report;
+export async function syncVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions = {}): Promise<VectorReport> {
+  return (await sync(root, embedder, files, opts, readVectorState(root))).report;
 }
 
 /** `syncVectors` from a state already read; also answers the state it leaves. */
-async function sync(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, rebuild: boolean, loaded: VectorState | undefined) {
+async function sync(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions, loaded: VectorState | undefined) {
   try {
-    return await syncSteps(root, embedder, files, rebuild ? undefined : loaded, rebuild);
+    return await syncSteps(root, embedder, files, opts, opts.rebuild ? undefined : loaded);
   } catch (err) {
-    if (err instanceof ZkError || rebuild) throw err;
+    if (err instanceof ZkError || opts.rebuild) throw err;
     // A table LanceDB cannot read or write is started over rather than left half-updated.
-    return syncSteps(root, embedder, files, undefined, true);
+    return syncSteps(root, embedder, files, { ...opts, rebuild: true }, undefined);
   }
 }
 
 async function syncSteps(
-  root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, state: VectorState | undefined, rebuild: boolean,
+  root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions, state: VectorState | undefined,
 ): Promise<{ report: VectorReport; state?: VectorState }> {
   if (state) assertPinned(state, embedder.model);
   const todo = [...files].filter(([name, f]) => state?.files.get(name) !== f.hash).map(([name]) => name);
   const gone = state ? [...state.files.keys()].filter((name) => !files.has(name)) : [];
   let remove = gone;
-  let fresh = rebuild;
+  let fresh = Boolean(opts.rebuild);
   let embedded = 0;
   let after = state;
   for (let i = 0; i < todo.length || fresh || remove.length; i += CHUNK) {
@@ -184,9 +193,11 @@ async function syncSteps(
     after = step.state;
     fresh = false;
     remove = [];
+    // Only a run of several steps (a first embedding, a new model) is long enough to report.
+    if (todo.length > CHUNK) opts.progress?.(`embedded ${Math.min(i + CHUNK, todo.length)} of ${todo.length} notes with ${JSON.stringify(embedder.model)}`);
   }
   const report = {
-    model: embedder.model, dimension: after?.dimension ?? null, rebuilt: rebuild,
+    model: embedder.model, dimension: after?.dimension ?? null, rebuilt: Boolean(opts.rebuild),
     embedded, removed: gone.length, notes: after?.files.size ?? 0,
   };
   return { report, state: after };
@@ -209,12 +220,12 @@ export async function vectorRanking(
   embedder: Embedder,
   query: string,
   files: ReadonlyMap<string, FileState>,
-  opts: { limit: number; history?: boolean; retries?: number },
+  opts: { limit: number; history?: boolean; retries?: number; progress?: Progress },
 ): Promise<Ranked[]> {
   const pinned = readVectorState(root);
   if (pinned) assertPinned(pinned, embedder.model);
   const [queryVector] = await embedder.embed([query], { retries: opts.retries });
-  const { state } = await sync(root, embedder, files, false, pinned);
+  const { state } = await sync(root, embedder, files, { progress: opts.progress }, pinned);
   if (!state) return [];
   assertPinned(state, embedder.model, queryVector.length);
   const table = await openTable(root, TABLE);
