@@ -14,12 +14,14 @@ const identity = (text: string) => [text.length, text.charCodeAt(0) || 0];
 let server: EmbedServer;
 let scripted: ((n: number) => { status: number; body: string } | undefined) | undefined;
 let headers: http.IncomingHttpHeaders[] = [];
+/** Requests seen by the current test. */
+let count = 0;
 
 beforeAll(async () => {
   server = await startEmbedServer(identity, {
-    intercept: (n, h) => {
+    intercept: (_, h) => {
       headers.push(h);
-      return scripted?.(n);
+      return scripted?.(++count);
     },
   });
 });
@@ -27,6 +29,7 @@ afterAll(() => server.close());
 beforeEach(() => {
   scripted = undefined;
   headers = [];
+  count = 0;
   server.inputs.length = 0;
   server.requests.length = 0;
 });
@@ -66,6 +69,7 @@ describe('the embeddings client', () => {
   it('retries a 503, and fails with llm_failed (exit 3) on an answer it cannot use', async () => {
     scripted = (n) => (n === 1 ? { status: 503, body: '{"error":"loading model"}' } : undefined);
     expect(await openAiEmbedder(config()).embed(['a'])).toEqual([[1, 97]]);
+    expect(count).toBe(2);
     const cases: [string, RegExp][] = [
       ['{"data":[{"index":0,"embedding":[1]}]}', /asked for 2 embeddings, got 1$/],
       ['{"data":[{"embedding":[1]},{"embedding":["x"]}]}', /an embedding is not a list of numbers$/],
@@ -80,6 +84,9 @@ describe('the embeddings client', () => {
       expect(err.message).toMatch(/^embedding endpoint failed: /);
       expect(err.message).toMatch(message);
     }
+    count = 0;
+    scripted = (n) => ({ status: 200, body: JSON.stringify({ data: [{ index: 0, embedding: n === 1 ? [1] : [1, 2] }] }) });
+    expect((await failure(openAiEmbedder(config({ batchSize: 1 })).embed(['a', 'b']))).message).toBe('embedding endpoint failed: embeddings of one run differ in dimension');
     scripted = () => ({ status: 500, body: 'boom' });
     const err = await failure(openAiEmbedder(config()).embed(['a'], { retries: 0 }));
     expect(err.message).toBe('embedding endpoint failed: HTTP 500: boom');

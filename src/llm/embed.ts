@@ -60,6 +60,7 @@ export function openAiEmbedder(config: EmbedConfig): Embedder {
       const vectors: number[][] = [];
       for (let i = 0; i < inputs.length; i += config.batchSize) {
         vectors.push(...(await embedBatch(inputs.slice(i, i + config.batchSize), opts.retries ?? config.retries)));
+        if (vectors.at(-1)!.length !== vectors[0].length) throw failed('embeddings of one run differ in dimension');
       }
       return vectors;
     },
