@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createFileExclusive } from './files.js';
+import { applyEdits, setKeyEdit } from './frontmatter.js';
+import type { Note } from './notes.js';
 import { relToRoot, sidecar } from './paths.js';
 
 /**
@@ -20,4 +22,14 @@ export function archiveNote(root: string, name: string, content?: string): strin
       return relToRoot(root, dest);
     }
   }
+}
+
+/**
+ * Archive a note marked `superseded_by` the note that replaces it, so links to it can be followed
+ * to its successor; a note whose frontmatter cannot be edited is archived as it is. Call under the
+ * corpus lock.
+ */
+export function archiveReplaced(root: string, note: Note, successorUuid: string): string {
+  const edit = successorUuid ? setKeyEdit(note, 'superseded_by', successorUuid) : undefined;
+  return archiveNote(root, note.path, edit ? applyEdits(note.raw, [edit]) : note.raw);
 }

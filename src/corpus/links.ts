@@ -104,6 +104,11 @@ function decodeTarget(t: string): string {
   }
 }
 
+/** A file name as a bare Markdown link target: characters a target cannot hold as they are, %-encoded. */
+export function encodeTarget(name: string): string {
+  return name.replace(/[\s()<>%#?]/gu, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
 /** A link to a note of the same folder: `name.md` with no directory part. */
 export function isNoteLink(link: Link): boolean {
   return /^[^/\\]+\.md$/i.test(link.target);

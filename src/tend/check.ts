@@ -1,4 +1,4 @@
-import { isNoteLink, parseLinks, type Link } from '../corpus/links.js';
+import { encodeTarget, isNoteLink, parseLinks, type Link } from '../corpus/links.js';
 import type { Note } from '../corpus/notes.js';
 import type { CorpusMap } from './corpus-map.js';
 import { hasFragment } from './headings.js';
@@ -36,13 +36,8 @@ export function tendedLinks(note: Note): Link[] {
   );
 }
 
-/** Characters a bare Markdown link target cannot hold as they are. */
-function encodeTarget(name: string): string {
-  return name.replace(/[\s()<>%#?]/gu, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
-}
-
 /** The target text as written, with its file part replaced (the fragment kept only when `keepFragment`). */
-function retarget(written: string, name: string, keepFragment: boolean): string {
+export function retarget(written: string, name: string, keepFragment: boolean): string {
   const hash = written.indexOf('#');
   return encodeTarget(name) + (keepFragment && hash >= 0 ? written.slice(hash) : '');
 }

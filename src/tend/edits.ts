@@ -1,12 +1,16 @@
 import type { TextEdit } from '../corpus/frontmatter.js';
-import type { LinkFinding } from './check.js';
+import type { Link } from '../corpus/links.js';
+import type { Fix, LinkFinding } from './check.js';
 
 const ANCHOR_UUID = /(uuid:\s*)([0-9a-fA-F-]{8,})/;
 
 /** The edits that carry out a link finding's fix: a new target, a new or changed uuid anchor. */
 export function linkEdits(raw: string, { link, finding }: LinkFinding): TextEdit[] {
-  const fix = finding.fix;
-  if (!fix) return [];
+  return finding.fix ? fixEdits(raw, link, finding.fix) : [];
+}
+
+/** The edits that give one link a new target and/or a new or changed uuid anchor. */
+export function fixEdits(raw: string, link: Link, fix: Fix): TextEdit[] {
   const edits: TextEdit[] = [];
   if (fix.target !== undefined) edits.push({ start: link.targetStart, end: link.targetEnd, text: fix.target });
   if (fix.uuid !== undefined) {
