@@ -12,12 +12,15 @@ import { register as registerMerge } from './commands/merge.js';
 import { register as registerRead } from './commands/read.js';
 import { register as registerRetain } from './commands/retain.js';
 import { register as registerSearch } from './commands/search.js';
+import { register as registerSplit } from './commands/split.js';
+import { register as registerSplitCandidates } from './commands/split-candidates.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerSupersede } from './commands/supersede.js';
 import { register as registerTend } from './commands/tend.js';
+import { register as registerTendWrites } from './commands/tend-writes.js';
 import { register as registerWrite } from './commands/write.js';
 
-const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIntegrate, registerRetain, registerIngest, registerMcp];
+const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIntegrate, registerRetain, registerIngest, registerSplit, registerSplitCandidates, registerTendWrites, registerMcp];
 
 function version(): string {
   const require = createRequire(import.meta.url);

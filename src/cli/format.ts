@@ -6,3 +6,8 @@ export function noteLine(n: NoteInfo): string {
   const old = n.superseded_by ? ' (superseded)' : '';
   return `${n.slug}${kind}  ${n.title}${old}`;
 }
+
+/** Counts for people: `3 kept, 1 merged`, or `none` when there are none. */
+export function countsText(counts: Record<string, number>, none = 'none'): string {
+  return Object.entries(counts).map(([what, n]) => `${n} ${what}`).join(', ') || none;
+}

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { action, corpusRoot } from '../cli/context.js';
+import { countsText } from '../cli/format.js';
 
 export function register(program: Command): void {
   program
     .command('status')
-    .description('corpus figures: notes by kind, superseded, archived, inbox, index freshness, lock and lease holders')
+    .description('corpus figures: notes by kind, superseded, archived, inbox, index freshness, lock and lease holders, last gardener pass')
     .action(action(async () => {
       const { corpusStatus } = await import('../corpus/status.js');
       const root = corpusRoot();
@@ -21,6 +22,7 @@ export function register(program: Command): void {
         `index: ${!index.exists ? 'not built' : index.fresh ? `up to date (refreshed ${index.refreshedAt})` : `${index.pending} notes changed since ${index.refreshedAt}`}`,
         `lock: ${s.lock.held ? `held${s.lock.holder ? ` by ${s.lock.holder.host} pid ${s.lock.holder.pid}` : ''}` : 'free'}`,
         `lease: ${s.lease ? `${s.lease.host} pid ${s.lease.pid} (${s.lease.purpose}) until ${s.lease.expires}` : 'free'}`,
+        `gardener: ${s.gardener ? `last pass finished ${s.gardener.finished} on ${s.gardener.host} (${countsText(s.gardener.summary, 'nothing to do')})` : 'never run'}`,
       ];
       return { json: { root, ...s, index }, text: lines.join('\n') };
     }));

@@ -144,7 +144,7 @@ export function listNotes(root: string, o: ListOptions = {}): Note[] {
   return notes;
 }
 
-const GITIGNORE = ['# derived or host-local state; notes, .archive/ and trace.jsonl are versioned', 'index/', 'lock', 'lock.holder', 'lease', 'inbox/', 'tmp/', ''].join('\n');
+const GITIGNORE = ['# derived or host-local state; notes, .archive/ and trace.jsonl are versioned', 'index/', 'lock', 'lock.holder', 'lease', 'inbox/', 'tmp/', 'tended.json', ''].join('\n');
 
 /** Create a corpus (or make sure an existing one is complete). Idempotent. */
 export function initCorpus(dir: string): { root: string; created: boolean } {

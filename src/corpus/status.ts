@@ -3,6 +3,7 @@ import { readLease, type Lease } from './lease.js';
 import { readLockHolder, type Holder } from './lock.js';
 import { loadNotes } from './notes.js';
 import { sidecar } from './paths.js';
+import { lastGardenerPass, type GardenerPass } from './tending.js';
 
 export interface CorpusStatus {
   notes: number;
@@ -12,6 +13,8 @@ export interface CorpusStatus {
   inbox: number;
   lock: { held: boolean; holder: Holder | null };
   lease: Lease | null;
+  /** The last gardener pass (tend-writes), when one has run. */
+  gardener: GardenerPass | null;
 }
 
 function countFiles(dir: string, suffix: string): number {
@@ -36,5 +39,6 @@ export function corpusStatus(root: string): CorpusStatus {
     inbox: countFiles(p.inbox, '.json'),
     lock: { held: fs.existsSync(p.lock), holder: readLockHolder(root) ?? null },
     lease: readLease(root) ?? null,
+    gardener: lastGardenerPass(root),
   };
 }

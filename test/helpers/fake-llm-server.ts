@@ -6,14 +6,16 @@ export type Handler = (messages: ChatMessage[]) => unknown;
 
 /**
  * A small OpenAI-compatible chat-completions server on 127.0.0.1 that answers each forced
- * function call with what the handler for that function returns (null answers with a 500).
+ * function call with what the handler for that function returns (null answers with a 500),
+ * after `delayMs` when given (a slow model).
  */
-export async function startFakeLlm(handlers: Record<string, Handler>) {
+export async function startFakeLlm(handlers: Record<string, Handler>, o: { delayMs?: number } = {}) {
   const calls: { name: string; messages: ChatMessage[] }[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', () => {
+    req.on('end', async () => {
+      if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
       const body = JSON.parse(raw || '{}');
       const name: string = body.tool_choice?.function?.name ?? body.tools?.[0]?.function?.name ?? '';
       calls.push({ name, messages: body.messages });

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import { createFileExclusive, replaceFile, sha256 } from './files.js';
+import { sidecar } from './paths.js';
+import type { FileChange } from './rewrite.js';
+
+/** What the last gardener pass did, for `status`. */
+export interface GardenerPass {
+  started: string;
+  finished: string;
+  host: string;
+  summary: Record<string, number>;
+}
+
+/** Per note, the content hashes the gardener last tended and last judged for a split. */
+interface Entry {
+  tended?: string;
+  split?: string;
+}
+
+interface TendingFile {
+  version: 1;
+  last_pass: GardenerPass | null;
+  notes: Record<string, Entry>;
+}
+
+type Field = keyof Entry;
+
+function readFile(root: string): TendingFile {
+  try {
+    const data = JSON.parse(fs.readFileSync(sidecar(root).tended, 'utf8')) as TendingFile;
+    if (data && typeof data.notes === 'object' && data.notes) return data;
+  } catch {
+    // missing or damaged: every note is simply tended again
+  }
+  return { version: 1, last_pass: null, notes: {} };
+}
+
+/** The last gardener pass recorded in `.zk/tended.json`, if any. */
+export function lastGardenerPass(root: string): GardenerPass | null {
+  return readFile(root).last_pass ?? null;
+}
+
+/**
+ * The gardener's memory of what it has already looked at (`.zk/tended.json`): a note whose hash is
+ * unchanged since then costs no LLM call. Only the gardener's own edits move a recorded hash
+ * forward, so a change someone else made always brings the note back.
+ */
+export class TendingRecord {
+  private constructor(private readonly root: string, private readonly data: TendingFile) {}
+
+  static load(root: string): TendingRecord {
+    return new TendingRecord(root, readFile(root));
+  }
+
+  private is(field: Field, name: string, raw: string): boolean {
+    return this.data.notes[name]?.[field] === sha256(raw);
+  }
+
+  private set(field: Field, name: string, raw: string): void {
+    this.data.notes[name] = { ...this.data.notes[name], [field]: sha256(raw) };
+  }
+
+  isTended(name: string, raw: string): boolean {
+    return this.is('tended', name, raw);
+  }
+
+  isSplitJudged(name: string, raw: string): boolean {
+    return this.is('split', name, raw);
+  }
+
+  markTended(name: string, raw: string): void {
+    this.set('tended', name, raw);
+  }
+
+  markSplitJudged(name: string, raw: string): void {
+    this.set('split', name, raw);
+  }
+
+  /** A note the gardener wrote itself: nothing left to tend or split in it. */
+  markWritten(name: string, raw: string): void {
+    this.data.notes[name] = { tended: sha256(raw), split: sha256(raw) };
+  }
+
+  /** The gardener changed a note: what was recorded for the text it found is carried to the new text. */
+  ownEdit(change: FileChange): void {
+    const entry = this.data.notes[change.path];
+    if (!entry) return;
+    const before = sha256(change.before);
+    const after = sha256(change.after);
+    for (const field of ['tended', 'split'] as const) if (entry[field] === before) entry[field] = after;
+  }
+
+  forget(name: string): void {
+    delete this.data.notes[name];
+  }
+
+  /** Write the record atomically, dropping notes that no longer exist. */
+  save(pass: GardenerPass, existing: Iterable<string>): void {
+    const keep = new Set(existing);
+    for (const name of Object.keys(this.data.notes)) if (!keep.has(name)) delete this.data.notes[name];
+    this.data.last_pass = pass;
+    const file = sidecar(this.root).tended;
+    const text = `${JSON.stringify(this.data)}\n`;
+    if (!createFileExclusive(this.root, file, text)) replaceFile(this.root, file, text);
+  }
+}

@@ -1,0 +1,266 @@
+import os from 'node:os';
+import { asZkError, ZkError } from '../errors.js';
+import { archiveReplaced } from '../corpus/archive.js';
+import { sha256 } from '../corpus/files.js';
+import { mergeFragment } from '../corpus/format.js';
+import { withCaretakerLease } from '../corpus/lease.js';
+import { withCorpusLock } from '../corpus/lock.js';
+import { listNoteFiles, loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
+import { defaultSource, mergeNote } from '../corpus/ops.js';
+import { addRelated, linkTarget, ownText, relatedTargets, type LinkTarget } from '../corpus/related.js';
+import { rewriteNoteLocked } from '../corpus/rewrite.js';
+import { isoDate } from '../corpus/slug.js';
+import { TendingRecord } from '../corpus/tending.js';
+import { trace } from '../corpus/trace.js';
+import type { Candidate } from '../judge/schemas.js';
+import type { StructuredLLM } from '../llm/types.js';
+import { repointInbound } from '../tend/repoint.js';
+import { decideTarget, findCandidates } from './integrate.js';
+import { splitCandidates } from './split-candidates.js';
+import { SPLIT_FROM, splitNote } from './split.js';
+
+export const DEFAULT_TEND_LIMIT = 20;
+/** How much of a note's text, after its title, the gardener searches with. */
+const QUERY_BODY_CHARS = 200;
+
+export type GardenAction = 'kept' | 'merged' | 'linked' | 'split' | 'skipped' | 'failed';
+
+/** What the pass did (or, on a dry run, would do) with one note. */
+export interface GardenRow {
+  note: string;
+  action: GardenAction;
+  /** `split` for the split sweep, `tend` for the walk over recent writes. */
+  stage: 'split' | 'tend';
+  /** The note a duplicate was folded into. */
+  target?: string;
+  /** Notes added to the Related section. */
+  links?: string[];
+  /** The children of a split. */
+  children?: string[];
+  /** On a dry run: the titles of the children a split would make. */
+  planned?: string[];
+  /** Why a note was skipped. */
+  reason?: string;
+  error?: string;
+}
+
+export interface GardenReport {
+  dryRun: boolean;
+  rows: GardenRow[];
+  summary: Record<string, number>;
+  /** The errors behind the failed rows (their exit codes tell an LLM failure from a busy corpus). */
+  errors: ZkError[];
+}
+
+export interface GardenOptions {
+  llm: StructuredLLM;
+  /** How many notes that changed to tend, newest first (unchanged ones cost nothing and do not count). */
+  limit?: number;
+  /** Judge the N largest notes for a split first: the only way the gardener splits. */
+  splitSweep?: number;
+  maxFragments?: number;
+  /** Show what would happen: no note, trace line, tending record or lease is written. */
+  dryRun?: boolean;
+  source?: string;
+  backend?: string;
+  /** Told about each note before it is worked on. */
+  progress?: (line: string) => void;
+}
+
+interface Pass {
+  root: string;
+  o: GardenOptions;
+  record: TendingRecord;
+  rows: GardenRow[];
+  errors: ZkError[];
+}
+
+/**
+ * The gardener: reconcile what was written since the last pass. Under the caretaker lease (not on
+ * a dry run), it optionally splits the largest notes, then walks the notes newest first: a note
+ * unchanged since it was last tended is skipped; a duplicate is folded into the note it repeats
+ * (decisions never fold); otherwise related notes are linked both ways. One note's failure makes
+ * its row `failed` and the pass goes on.
+ */
+export async function tendWrites(root: string, o: GardenOptions): Promise<GardenReport> {
+  if (!o.dryRun) return withCaretakerLease(root, 'tend-writes', () => gardenPass(root, o));
+  // Refreshing a search index writes under .zk/, so a dry run searches with the stateless rg.
+  return gardenPass(root, { ...o, backend: 'rg' });
+}
+
+function summarize(rows: GardenRow[]): Record<string, number> {
+  const summary: Record<string, number> = {};
+  for (const r of rows) summary[r.action] = (summary[r.action] ?? 0) + 1;
+  return summary;
+}
+
+async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport> {
+  const started = new Date().toISOString();
+  const pass: Pass = { root, o, record: TendingRecord.load(root), rows: [], errors: [] };
+  try {
+    if (o.splitSweep) await sweep(pass, o.splitSweep);
+    await walk(pass, o.limit ?? DEFAULT_TEND_LIMIT);
+  } finally {
+    if (!o.dryRun) {
+      const summary = summarize(pass.rows);
+      pass.record.save({ started, finished: new Date().toISOString(), host: os.hostname(), summary }, listNoteFiles(root));
+      trace(root, 'garden_pass', { started, summary, limit: o.limit ?? DEFAULT_TEND_LIMIT, split_sweep: o.splitSweep ?? 0 });
+    }
+  }
+  return { dryRun: Boolean(o.dryRun), rows: pass.rows, summary: summarize(pass.rows), errors: pass.errors };
+}
+
+/** Add a row; every action but a skip is traced (never on a dry run). */
+function report(pass: Pass, row: GardenRow): void {
+  pass.rows.push(row);
+  if (!pass.o.dryRun && row.action !== 'skipped') trace(pass.root, 'garden', { ...row });
+}
+
+function fail(pass: Pass, note: string, stage: GardenRow['stage'], err: unknown): void {
+  const e = asZkError(err);
+  pass.errors.push(e);
+  report(pass, { note, action: 'failed', stage, error: e.message });
+}
+
+/** The split sweep: the largest notes, each judged once per content. */
+async function sweep(pass: Pass, top: number): Promise<void> {
+  const { root, o, record } = pass;
+  for (const note of splitCandidates(root, top)) {
+    if (record.isSplitJudged(note.path, note.raw)) {
+      report(pass, { note: note.path, action: 'skipped', stage: 'split', reason: 'unchanged' });
+      continue;
+    }
+    o.progress?.(`judging whether to split ${note.path}`);
+    try {
+      const r = await splitNote(root, note.path, { llm: o.llm, maxFragments: o.maxFragments, source: o.source, dryRun: o.dryRun });
+      if (r.action === 'not_split') {
+        record.markSplitJudged(note.path, r.note.raw);
+        report(pass, { note: note.path, action: 'kept', stage: 'split' });
+        continue;
+      }
+      if (o.dryRun) {
+        report(pass, { note: note.path, action: 'split', stage: 'split', planned: (r.planned ?? []).map((f) => f.title) });
+        continue;
+      }
+      for (const n of [r.parent!, ...r.children]) record.markWritten(n.path, n.raw);
+      for (const c of r.changes) record.ownEdit(c);
+      report(pass, { note: note.path, action: 'split', stage: 'split', children: r.children.map((c) => c.path) });
+    } catch (err) {
+      fail(pass, note.path, 'split', err);
+    }
+  }
+}
+
+/** Notes in a parent/child relation made by a split: they never fold into one another. */
+function splitRelatives(note: Note, notes: Note[]): string[] {
+  const parentOf = (n: Note) => String(n.parsed.frontmatter[SPLIT_FROM] ?? '').toLowerCase();
+  const mine = note.uuid.toLowerCase();
+  const parent = parentOf(note);
+  return notes.filter((n) => (mine && parentOf(n) === mine) || (parent && n.uuid.toLowerCase() === parent)).map((n) => n.path);
+}
+
+/** The walk over recent writes: newest first, until `limit` changed notes have been tended. */
+async function walk(pass: Pass, limit: number): Promise<void> {
+  const { root, record } = pass;
+  const notes = loadNotes(root).sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
+  let tended = 0;
+  for (const listed of notes) {
+    if (tended >= limit) break;
+    // Read again: an earlier step of this pass may have changed or folded it.
+    const note = readNoteFile(root, listed.path);
+    if (!note) continue;
+    if (record.isTended(note.path, note.raw)) {
+      report(pass, { note: note.path, action: 'skipped', stage: 'tend', reason: 'unchanged' });
+      continue;
+    }
+    if (note.superseded_by) {
+      record.markTended(note.path, note.raw);
+      report(pass, { note: note.path, action: 'skipped', stage: 'tend', reason: 'superseded' });
+      continue;
+    }
+    tended++;
+    pass.o.progress?.(`tending ${note.path} (${tended}/${limit})`);
+    try {
+      await tendNote(pass, note, splitRelatives(note, notes));
+    } catch (err) {
+      fail(pass, note.path, 'tend', err);
+    }
+  }
+}
+
+/** A note as the merge judge sees a candidate: its own text, searched by title and opening. */
+function asCandidate(note: Note): Candidate {
+  const text = ownText(note.parsed.body);
+  const opening = text.replace(/\s+/g, ' ').slice(0, QUERY_BODY_CHARS);
+  return { kind: note.kind ?? 'concept', topic: `${note.title} ${opening}`.trim(), title: note.title, slug: '', content: text || note.title };
+}
+
+async function tendNote(pass: Pass, note: Note, relatives: string[]): Promise<void> {
+  const { root, o } = pass;
+  const c = asCandidate(note);
+  const found = await findCandidates(root, c, { backend: o.backend, exclude: [note.path, ...relatives] });
+  const d = await decideTarget(root, c, {
+    llm: o.llm, found, allowSupersede: false, untraced: o.dryRun, trace: { gardener: note.path },
+  });
+  if (d.action === 'merge' && d.target) return fold(pass, note, d.target);
+  return link(pass, note, found.map(linkTarget));
+}
+
+/** Add `targets` to a note's Related section under the lock: what was added, and the change. */
+async function addRelatedLocked(pass: Pass, name: string, targets: LinkTarget[]) {
+  let added: LinkTarget[] = [];
+  const change = await rewriteNoteLocked(pass.root, name, (n) => {
+    const r = addRelated(n, targets);
+    added = r.added;
+    return r.text;
+  });
+  if (change) pass.record.ownEdit(change);
+  return { added, change };
+}
+
+function linkRow(note: Note, links: string[]): GardenRow {
+  return { note: note.path, action: links.length ? 'linked' : 'kept', stage: 'tend', ...(links.length ? { links } : {}) };
+}
+
+/** Keep a note and link it with the related notes found for it, both ways. */
+async function link(pass: Pass, note: Note, targets: LinkTarget[]): Promise<void> {
+  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets).added.map((t) => t.path)));
+  const { added, change } = await addRelatedLocked(pass, note.path, targets);
+  // What was judged is tended; a change someone made meanwhile keeps the note due.
+  pass.record.markTended(note.path, change?.before === note.raw ? change.after : note.raw);
+  for (const t of added) await addRelatedLocked(pass, t.path, [linkTarget(note)]);
+  report(pass, linkRow(note, added.map((t) => t.path)));
+}
+
+/**
+ * Fold a duplicate into the note it repeats: its text (without its title) is appended to the
+ * target as a merge fragment, its Related links join the target's, it is archived marked
+ * `superseded_by` the target, and links to it are pointed at the target.
+ */
+async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
+  const { root, o, record } = pass;
+  if (o.dryRun) return report(pass, { note: dup.path, action: 'merged', stage: 'tend', target: target.path });
+  const changed = () => new ZkError('refused', `${dup.path} changed while it was being folded into ${target.path}; it was left in place`);
+  if (readNoteFile(root, dup.path)?.raw !== dup.raw) throw changed();
+  const text = ownText(dup.parsed.body);
+  if (text) {
+    const date = isoDate(new Date());
+    const source = o.source ?? dup.author ?? undefined;
+    const merged = await mergeNote(root, target.path, text, { source, date });
+    const piece = mergeFragment(date, text, defaultSource(source));
+    if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });
+  }
+  await addRelatedLocked(pass, target.path, relatedTargets(dup).filter((t) => t.path !== dup.path));
+  const archived = await withCorpusLock(root, () => {
+    const fresh = readNoteFile(root, dup.path);
+    if (!fresh || fresh.raw !== dup.raw) return undefined;
+    const dest = archiveReplaced(root, dup, target.uuid);
+    trace(root, 'archive', { path: dup.path, archived: dest, superseded_by: target.uuid || null });
+    return dest;
+  });
+  if (!archived) throw changed();
+  record.forget(dup.path);
+  const current = readNoteFile(root, target.path) ?? target;
+  for (const c of await repointInbound(root, { path: dup.path, uuid: dup.uuid }, current)) record.ownEdit(c);
+  report(pass, { note: dup.path, action: 'merged', stage: 'tend', target: target.path });
+}

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseLinks } from '../src/corpus/links.js';
+import { listNoteFiles, readNoteFile, type Note } from '../src/corpus/notes.js';
+import { mergeNote, writeNote } from '../src/corpus/ops.js';
+import { lastGardenerPass } from '../src/corpus/tending.js';
+import type { ChatMessage } from '../src/llm/types.js';
+import { tendWrites, type GardenOptions } from '../src/pipelines/gardener.js';
+import { splitNote } from '../src/pipelines/split.js';
+import { tendCheck } from '../src/tend/run.js';
+import { stubLlm } from './helpers/llm-stub.js';
+import { snapshot, tempCorpus } from './helpers/corpus.js';
+
+/** The memory the merge judge is asked to place, and the notes it is shown. */
+function judged(messages: ChatMessage[]) {
+  const text = messages.map((m) => m.content).join('\n');
+  const memory = /<memory>\n([\s\S]*?)\n<\/memory>/.exec(text)?.[1] ?? '';
+  const shown = [...text.matchAll(/^id: (.+)\ntitle: (.+)$/gm)].map((m) => ({ id: m[1], title: m[2] }));
+  return { memory, shown };
+}
+
+/** A judge that folds a memory mentioning DUPLICATE into the shown note titled `into`, and keeps the rest. */
+function foldingJudge(into = 'Judy') {
+  return stubLlm({
+    record_merge_decision: (m) => {
+      const { memory, shown } = judged(m);
+      const target = memory.includes('DUPLICATE') ? shown.find((s) => s.title === into) : undefined;
+      return target ? { action: 'merge', target: target.id, reason: 'same person' } : { action: 'create', target: '', reason: 'separate' };
+    },
+    record_split_decision: () => ({ split: false, parent_summary: '', fragments: [] }),
+  });
+}
+
+const rg = { backend: 'rg' };
+let clock = Date.now() / 1000 - 10_000;
+
+/** Write a note and give it a later mtime than every note before it. */
+function note(root: string, slug: string, title: string, body: string, extra: { kind?: string } = {}): Note {
+  const n = writeNote(root, { slug, title, body, ...extra });
+  clock += 10;
+  fs.utimesSync(n.file, clock, clock);
+  return readNoteFile(root, n.path)!;
+}
+
+const read = (n: Note) => fs.readFileSync(n.file, 'utf8');
+const relatedSections = (text: string) => text.match(/^## Related$/gm)?.length ?? 0;
+const targets = (text: string) => parseLinks(text).map((l) => l.target);
+
+async function pass(root: string, llm: GardenOptions['llm'], o: Partial<GardenOptions> = {}) {
+  return tendWrites(root, { llm, ...rg, ...o });
+}
+
+describe('tend-writes', () => {
+  it('folds a duplicate (even one that links to it) into its canonical note, archives it, and points inbound links at the target', async () => {
+    const root = tempCorpus();
+    const judy = note(root, 'judy', 'Judy', 'Judy is a painter who lives in London.');
+    const dup = note(root, 'judy-again', 'Judy again', `DUPLICATE: Judy the London painter likes oils. See [Judy](${judy.path}).\n\n## Related\n\n- [Oils](19990101-oils.md)`);
+    const fan = note(root, 'fan', 'Fan', `Loves [Judy again](${dup.path}) <!-- uuid: ${dup.uuid} --> and [the painter](${dup.path}).`);
+    const r = await pass(root, foldingJudge(), { source: 'gardener' });
+
+    expect(r.rows.find((x) => x.note === dup.path)).toEqual({ note: dup.path, action: 'merged', stage: 'tend', target: judy.path });
+    expect(listNoteFiles(root)).not.toContain(dup.path);
+    const archived = readNoteFile(path.join(root, '.archive'), dup.path)!;
+    expect(archived.superseded_by).toBe(judy.uuid);
+    const judyText = read(judy);
+    expect(judyText).toMatch(/\n\n---\n\*\d{4}-\d{2}-\d{2} \(gardener\):\* DUPLICATE: Judy the London painter likes oils\. See \[Judy\]\(.*\)\.\n/);
+    expect(judyText).not.toContain('# Judy again');
+    expect(relatedSections(judyText)).toBe(1);
+    expect(targets(judyText)).toContain('19990101-oils.md');
+    const loves = (text: string) => text.split('\n').find((l) => l.startsWith('Loves'));
+    expect(loves(read(fan))).toBe(`Loves [Judy again](${judy.path}) <!-- uuid: ${judy.uuid} --> and [the painter](${judy.path}) <!-- uuid: ${judy.uuid} -->.`);
+    expect(read(fan).startsWith(fan.raw.split('Loves')[0])).toBe(true);
+    expect(tendCheck(root).counts).toMatchObject({ stale: 0 });
+    const events = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).event);
+    expect(events).toEqual(expect.arrayContaining(['garden', 'merge', 'archive', 'garden_pass']));
+  });
+
+  it('links a related pair with one Related section each, however many passes run', async () => {
+    const root = tempCorpus();
+    const a = note(root, 'kayak-trip', 'Kayak trip', 'We paddled the kayak to the glacier.');
+    const b = note(root, 'kayak-club', 'Kayak club', 'The kayak club meets on Sundays.');
+    const llm = foldingJudge();
+    const first = await pass(root, llm);
+    expect(first.rows.filter((x) => x.action === 'linked').map((x) => [x.note, x.links])).toEqual([[b.path, [a.path]]]);
+    for (let i = 0; i < 3; i++) {
+      await mergeNote(root, a.path, `More about the trip, day ${i}.`);
+      await mergeNote(root, b.path, `More about the club, week ${i}.`);
+      await pass(root, llm);
+    }
+    for (const [n, other] of [[a, b], [b, a]]) {
+      const text = read(n);
+      expect(relatedSections(text), n.path).toBe(1);
+      expect(targets(text).filter((t) => t === other.path), n.path).toHaveLength(1);
+      expect(parseLinks(text).find((l) => l.target === other.path)?.uuid).toBe(other.uuid);
+    }
+    expect(read(a)).toMatch(/\n## Related\n\n- \[Kayak club\]\(.*\) <!-- uuid: .* -->\n\n\n---\n\*/);
+  });
+
+  it('a second pass over an unchanged corpus makes no LLM call', async () => {
+    const root = tempCorpus();
+    note(root, 'kayak-trip', 'Kayak trip', 'We paddled the kayak to the glacier.');
+    note(root, 'kayak-club', 'Kayak club', 'The kayak club meets on Sundays. '.repeat(20));
+    note(root, 'garden', 'Garden', 'Tomatoes and basil.');
+    const first = foldingJudge();
+    await pass(root, first, { splitSweep: 1 });
+    expect(first.calls.map((c) => c.name)).toContain('record_split_decision');
+    const second = foldingJudge();
+    const r = await pass(root, second, { splitSweep: 1 });
+    expect(second.calls).toHaveLength(0);
+    expect(r.summary).toEqual({ skipped: 4 });
+    expect(lastGardenerPass(root)?.summary).toEqual({ skipped: 4 });
+  });
+
+  it('a decision is linked, never folded', async () => {
+    const root = tempCorpus();
+    const other = note(root, 'postgres', 'PostgreSQL', 'DUPLICATE PostgreSQL notes for the booking service.');
+    const decision = note(root, 'use-postgres', 'Use PostgreSQL', 'DUPLICATE We chose PostgreSQL for the booking service.', { kind: 'decision' });
+    const llm = foldingJudge('PostgreSQL');
+    const r = await pass(root, llm);
+    expect(r.rows.find((x) => x.note === decision.path)).toMatchObject({ action: 'linked', links: [other.path] });
+    expect(fs.existsSync(decision.file)).toBe(true);
+    expect(llm.calls.map((c) => judged(c.messages).memory)).not.toContainEqual(expect.stringContaining('kind: decision'));
+  });
+
+  it('parent and child of a split are never shown to the judge as a fold target for one another', async () => {
+    const root = tempCorpus();
+    const big = note(root, 'judy', 'Judy', 'Judy paints.\n\nJudy sails.');
+    const s = await splitNote(root, big.path, {
+      llm: stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'Judy paints and sails.', fragments: [
+        { title: 'Judy paints', slug: 'judy-paints', content: 'DUPLICATE Judy paints.', kind: 'concept' },
+        { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails.', kind: 'concept' },
+      ] }) }),
+    });
+    const llm = foldingJudge();
+    const r = await pass(root, llm);
+    expect(r.summary.merged).toBeUndefined();
+    const child = s.children[0];
+    const shownForChild = llm.calls.map((c) => judged(c.messages)).filter((j) => j.memory.includes('DUPLICATE Judy paints'));
+    expect(shownForChild.length).toBeGreaterThan(0);
+    for (const j of shownForChild) expect(j.shown.map((x) => x.id)).not.toContain(s.parent!.uuid);
+    expect(fs.existsSync(child.file)).toBe(true);
+  });
+
+  it('an LLM failure fails that row only; the pass goes on and the note is tried again next time', async () => {
+    const root = tempCorpus();
+    const a = note(root, 'kayak-trip', 'Kayak trip', 'We paddled the kayak BROKEN.');
+    const b = note(root, 'kayak-club', 'Kayak club', 'The kayak club meets on Sundays.');
+    const flaky = stubLlm({ record_merge_decision: (m) => (judged(m).memory.includes('BROKEN') ? null : { action: 'create', target: '', reason: 'x' }) });
+    const r = await pass(root, flaky);
+    expect(r.rows.filter((x) => x.action !== 'skipped').map((x) => [x.note, x.action])).toEqual([[b.path, 'linked'], [a.path, 'failed']]);
+    expect(r.errors.map((e) => e.exitCode)).toEqual([3]);
+    const again = foldingJudge();
+    const r2 = await pass(root, again);
+    expect(r2.rows.filter((x) => x.action !== 'skipped').map((x) => x.note)).toEqual([a.path]);
+    expect(again.calls).toHaveLength(1);
+  });
+
+  it('--dry-run writes nothing at all', async () => {
+    const root = tempCorpus();
+    const judy = note(root, 'judy', 'Judy', 'Judy is a painter who lives in London.');
+    const dup = note(root, 'judy-again', 'Judy again', 'DUPLICATE: Judy the London painter.');
+    note(root, 'painters', 'Painters', 'A list of painters in London.');
+    const before = snapshot(root);
+    const r = await pass(root, foldingJudge(), { dryRun: true, splitSweep: 2, backend: 'fts' });
+    expect(snapshot(root)).toEqual(before);
+    expect(r.dryRun).toBe(true);
+    expect(r.rows.find((x) => x.note === dup.path && x.stage === 'tend')).toMatchObject({ action: 'merged', target: judy.path });
+    expect(r.rows.filter((x) => x.stage === 'split').map((x) => x.action)).toEqual(['kept', 'kept']);
+  });
+});
