@@ -3,16 +3,9 @@ import { action, corpusRoot, intOption, type CommandResult } from '../cli/contex
 import { countsText } from '../cli/format.js';
 import { addLlmOptions } from '../llm/options.js';
 import type { LlmFlags } from '../llm/config.js';
-import type { GardenReport, GardenRow } from '../pipelines/gardener.js';
+import type { GardenOptions, GardenReport, GardenRow } from '../pipelines/gardener.js';
 
-interface TendWritesFlags extends LlmFlags {
-  limit?: number;
-  splitSweep?: number;
-  maxFragments?: number;
-  dryRun?: boolean;
-  source?: string;
-  backend?: string;
-}
+type TendWritesFlags = LlmFlags & Pick<GardenOptions, 'limit' | 'splitSweep' | 'maxFragments' | 'dryRun' | 'source' | 'backend'>;
 
 function rowLine(r: GardenRow, dry: boolean): string | undefined {
   const would = (done: string, planned: string) => (dry ? `would ${planned}` : done);
