@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseLinks } from '../src/corpus/links.js';
 import { listNoteFiles, readNoteFile, type Note } from '../src/corpus/notes.js';
 import { mergeNote, writeNote } from '../src/corpus/ops.js';
+import { addRelated } from '../src/corpus/related.js';
 import { lastGardenerPass } from '../src/corpus/tending.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import { tendWrites, type GardenOptions } from '../src/pipelines/gardener.js';
@@ -167,5 +168,23 @@ describe('tend-writes', () => {
     expect(r.dryRun).toBe(true);
     expect(r.rows.find((x) => x.note === dup.path && x.stage === 'tend')).toMatchObject({ action: 'merged', target: judy.path });
     expect(r.rows.filter((x) => x.stage === 'split').map((x) => x.action)).toEqual(['kept', 'kept']);
+  });
+});
+
+describe('the Related section', () => {
+  const target = { title: 'Kayak [club]', path: '20260101-kayak-club.md', uuid: 'AAAAAAAA-1111-4111-8111-111111111111' };
+  const link = '- [Kayak (club)](20260101-kayak-club.md) <!-- uuid: aaaaaaaa-1111-4111-8111-111111111111 -->';
+
+  it('is extended in place before a later merge fragment, keeps CRLF line endings, and ignores one inside code', () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, 'a.md'), '# A\n\n```\n## Related\n```\n\n## Related\n\n- [B](b.md)\n\n---\n*2026-01-01:* later.\n');
+    fs.writeFileSync(path.join(root, 'crlf.md'), '---\r\nuuid: 22222222-2222-4222-8222-222222222222\r\n---\r\n# C\r\n\r\nText.');
+    const a = addRelated(readNoteFile(root, 'a.md')!, [target, target]);
+    expect(a.text).toBe(`# A\n\n\`\`\`\n## Related\n\`\`\`\n\n## Related\n\n- [B](b.md)\n${link}\n\n---\n*2026-01-01:* later.\n`);
+    expect(a.added).toEqual([target]);
+    const c = addRelated(readNoteFile(root, 'crlf.md')!, [target]);
+    expect(c.text).toBe(`---\r\nuuid: 22222222-2222-4222-8222-222222222222\r\n---\r\n# C\r\n\r\nText.\r\n\r\n## Related\r\n\r\n${link}\r\n`);
+    fs.writeFileSync(path.join(root, 'crlf.md'), c.text);
+    expect(addRelated(readNoteFile(root, 'crlf.md')!, [target, { title: 'C', path: 'crlf.md', uuid: '' }]).added).toEqual([]);
   });
 });
