@@ -4,7 +4,9 @@ const RADIUS = 90;
  * A one-line excerpt of `text` around the place where the query's terms cluster most densely
  * (weighted by how rare each term is), with an ellipsis where it was cut.
  */
-export function snippet(text: string, terms: string[], weight: (term: string) => number = () => 1): string {
+export function snippet(body: string, terms: string[], weight: (term: string) => number = () => 1): string {
+  // The title is shown beside every hit already; the excerpt starts after its heading.
+  const text = body.replace(/^\s*# [^\n]*\n/, '');
   const lower = text.toLowerCase();
   const spots: { at: number; w: number }[] = [];
   for (const t of terms) {
@@ -28,6 +30,6 @@ export function snippet(text: string, terms: string[], weight: (term: string) =>
   }
   const start = Math.max(0, center - RADIUS);
   const end = Math.min(text.length, center + RADIUS);
-  const body = text.slice(start, end).replace(/\s+/g, ' ').trim();
-  return `${start > 0 ? '…' : ''}${body}${end < text.length ? '…' : ''}`;
+  const excerpt = text.slice(start, end).replace(/\s+/g, ' ').trim();
+  return `${start > 0 ? '…' : ''}${excerpt}${end < text.length ? '…' : ''}`;
 }
