@@ -16,3 +16,8 @@ export { tendCheck, tendMint, tendRepair, tendRobustify, type TendReport } from 
 export * from './llm/index.js';
 export * from './judge/index.js';
 export { startJob, nextWindow, acceptWindow, skipWindow, jobStatus, planWindows, type NextResult, type AcceptResult, type JobStatus } from './ingest/index.js';
+export { supersede, writeSuperseding } from './corpus/supersede.js';
+export { corpusStatus } from './corpus/status.js';
+export { searchCorpus, configuredBackend, type SearchHit, type SearchResult } from './search/index.js';
+export { integrate, toCandidate, decideTarget, type IntegrateOptions, type IntegrateResult } from './pipelines/integrate.js';
+export { retain, drain, type RetainInput, type RetainReport } from './pipelines/retain.js';
