@@ -92,7 +92,8 @@ export function bm25(root: string, counts: Map<string, Map<string, number>>, ter
     }
     return sum;
   };
-  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || a.name.localeCompare(b.name);
+  // Ties by file name in code-unit order (as listNoteFiles sorts): cheap, and the same everywhere.
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const provisional = [...counts].map(([name, per]) => ({ name, score: score(per, 1) })).sort(byScore);
   const head = provisional.slice(0, LENGTH_CANDIDATES);
   const sizes = head.map((r) => {
