@@ -21,6 +21,20 @@ function vectorReportLine(v: VectorReport): string {
   return `vectors: ${v.embedded} ${what}, ${v.removed} removed (${v.notes} notes, model ${JSON.stringify(v.model)}, dimension ${v.dimension ?? '-'})`;
 }
 
+/** How fresh the full-text index and the vectors are, as JSON and as lines for people. */
+export async function indexReport(root: string): Promise<{ json: Record<string, unknown>; text: string }> {
+  const { scanIndex } = await import('../search/fts.js');
+  const { vectorStatus } = await import('../search/vector.js');
+  const { freshness: s, hashes } = scanIndex(root);
+  const v = vectorStatus(root, hashes);
+  const text = !s.exists
+    ? `index: none yet (${s.notes} notes); it is built on the first search`
+    : s.fresh
+      ? `index: up to date, ${s.notes} notes (refreshed ${s.refreshedAt})`
+      : `index: stale, ${s.pending} of ${s.notes} notes changed since ${s.refreshedAt}`;
+  return { json: { ...s, vectors: v }, text: `${text}\n${vectorStatusLine(v)}` };
+}
+
 export function register(program: Command): void {
   const cmd = program
     .command('index [what]')
@@ -28,18 +42,12 @@ export function register(program: Command): void {
     .option('--rebuild', 'start over from the files; re-embeds every note with the configured embedding model');
   addEmbedOptions(cmd).action(action(async (what: string | undefined, flags: IndexFlags) => {
     const root = corpusRoot();
-    const { syncIndex, scanIndex } = await import('../search/fts.js');
-    const vectors = await import('../search/vector.js');
     if (what === 'status') {
-      const { freshness: s, hashes } = scanIndex(root);
-      const v = vectors.vectorStatus(root, hashes);
-      const text = !s.exists
-        ? `no index yet (${s.notes} notes); it is built on the first search`
-        : s.fresh
-          ? `index up to date: ${s.notes} notes (refreshed ${s.refreshedAt})`
-          : `index stale: ${s.pending} of ${s.notes} notes changed since ${s.refreshedAt}`;
-      return { json: { index: { ...s, vectors: v } }, text: `${text}\n${vectorStatusLine(v)}` };
+      const r = await indexReport(root);
+      return { json: { index: r.json }, text: r.text };
     }
+    const { syncIndex } = await import('../search/fts.js');
+    const vectors = await import('../search/vector.js');
     if (what !== undefined) throw new ZkError('usage', `unknown index action: ${JSON.stringify(what)} (use "index", "index --rebuild" or "index status")`);
     const { configuredEmbedder } = await import('../llm/embed.js');
     const embedder = configuredEmbedder(flags);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, corpusRoot } from '../cli/context.js';
 import { countsText } from '../cli/format.js';
+import { indexReport } from './index-cmd.js';
 
 export function register(program: Command): void {
   program
@@ -10,8 +11,7 @@ export function register(program: Command): void {
       const { corpusStatus } = await import('../corpus/status.js');
       const root = corpusRoot();
       const s = corpusStatus(root);
-      const { indexFreshness } = await import('../search/fts.js');
-      const index = indexFreshness(root);
+      const index = await indexReport(root);
       const kinds = Object.entries(s.byKind).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ');
       const lines = [
         `root: ${root}`,
@@ -19,11 +19,11 @@ export function register(program: Command): void {
         `superseded: ${s.superseded}`,
         `archived: ${s.archived}`,
         `inbox: ${s.inbox}`,
-        `index: ${!index.exists ? 'not built' : index.fresh ? `up to date (refreshed ${index.refreshedAt})` : `${index.pending} notes changed since ${index.refreshedAt}`}`,
+        index.text,
         `lock: ${s.lock.held ? `held${s.lock.holder ? ` by ${s.lock.holder.host} pid ${s.lock.holder.pid}` : ''}` : 'free'}`,
         `lease: ${s.lease ? `${s.lease.host} pid ${s.lease.pid} (${s.lease.purpose}) until ${s.lease.expires}` : 'free'}`,
         `gardener: ${s.gardener ? `last pass finished ${s.gardener.finished} on ${s.gardener.host} (${countsText(s.gardener.summary, 'nothing to do')})` : 'never run'}`,
       ];
-      return { json: { root, ...s, index }, text: lines.join('\n') };
+      return { json: { root, ...s, index: index.json }, text: lines.join('\n') };
     }));
 }

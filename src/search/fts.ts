@@ -273,10 +273,6 @@ export function scanIndex(root: string): { freshness: IndexFreshness; hashes?: M
   return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes };
 }
 
-/** Whether the index exists and matches the files, without changing anything. */
-export function indexFreshness(root: string): IndexFreshness {
-  return scanIndex(root).freshness;
-}
 
 async function query(root: string, q: string, limit: number, history: boolean): Promise<Row[]> {
   const ldb = await lance();
