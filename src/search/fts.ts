@@ -273,7 +273,6 @@ export function scanIndex(root: string): { freshness: IndexFreshness; hashes?: M
   return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes };
 }
 
-
 async function query(root: string, q: string, limit: number, history: boolean): Promise<Row[]> {
   const ldb = await lance();
   const table = await openTable(root, TABLE);
