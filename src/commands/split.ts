@@ -16,6 +16,8 @@ export function register(program: Command): void {
     .option('--source <name>', "author of the children (default: ZK_MEMORY_SOURCE, else the note's author)");
   addLlmOptions(cmd).action(action(async (ref: string, flags: SplitFlags) => {
     const root = corpusRoot();
+    const { resolveRef } = await import('../corpus/refs.js');
+    resolveRef(root, ref); // a bad ref is a refusal whether or not an LLM is configured
     const { requireLlm } = await import('../llm/require.js');
     const llm = requireLlm(flags);
     const { defaultSource } = await import('../corpus/ops.js');
