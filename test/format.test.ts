@@ -70,12 +70,13 @@ describe('links', () => {
       '```',
       '[fenced](b.md)',
       '```',
-      '[Heading](c.md#some-part)',
+      '[Heading](c.md#some-part) and [dot](./d.md)',
     ].join('\n');
     const links = parseLinks(text);
     expect(links.map((l) => [l.target, l.line, l.uuid ?? null, l.fragment ?? null])).toEqual([
       ['20261130-judy.md', 1, '3f0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a', null],
       ['c.md', 6, null, 'some-part'],
+      ['d.md', 6, null, null],
     ]);
     expect(text.slice(links[0].targetStart, links[0].targetEnd)).toBe('20261130-judy.md');
   });

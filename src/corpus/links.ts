@@ -82,7 +82,7 @@ export function parseLinks(text: string): Link[] {
     if (anchor) end += anchor[0].length;
     links.push({
       label: text.slice(start + 1 + m[1].length, start + 1 + m[1].length + m[2].length),
-      target: decodeTarget(target),
+      target: decodeTarget(target).replace(/^(?:\.\/)+/, ''), // `./x.md` names the same note as `x.md`
       fragment: fragment || undefined,
       uuid,
       line: lineOf(start),
