@@ -2,25 +2,36 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { asZkError, ZkError } from './errors.js';
 import { capture, errorJson, lastExitCode, printError, setGlobals, type Captured, type GlobalOptions } from './cli/context.js';
-import { register as registerIndex } from './commands/index-cmd.js';
-import { register as registerIntegrate } from './commands/integrate.js';
-import { register as registerIngest } from './commands/ingest.js';
-import { register as registerInit } from './commands/init.js';
-import { register as registerList } from './commands/list.js';
-import { register as registerMcp } from './commands/mcp.js';
-import { register as registerMerge } from './commands/merge.js';
-import { register as registerRead } from './commands/read.js';
-import { register as registerRetain } from './commands/retain.js';
-import { register as registerSearch } from './commands/search.js';
-import { register as registerSplit } from './commands/split.js';
-import { register as registerSplitCandidates } from './commands/split-candidates.js';
-import { register as registerStatus } from './commands/status.js';
-import { register as registerSupersede } from './commands/supersede.js';
-import { register as registerTend } from './commands/tend.js';
-import { register as registerTendWrites } from './commands/tend-writes.js';
-import { register as registerWrite } from './commands/write.js';
+type Registrar = { register(program: Command): void };
 
-const COMMANDS = [registerInit, registerWrite, registerRead, registerMerge, registerList, registerSearch, registerIndex, registerStatus, registerSupersede, registerTend, registerIntegrate, registerRetain, registerIngest, registerSplit, registerSplitCandidates, registerTendWrites, registerMcp];
+/** Every command, loaded only when it is the one being run (or for the full help). */
+const COMMANDS: Record<string, () => Promise<Registrar>> = {
+  init: () => import('./commands/init.js'),
+  write: () => import('./commands/write.js'),
+  read: () => import('./commands/read.js'),
+  merge: () => import('./commands/merge.js'),
+  list: () => import('./commands/list.js'),
+  search: () => import('./commands/search.js'),
+  index: () => import('./commands/index-cmd.js'),
+  status: () => import('./commands/status.js'),
+  supersede: () => import('./commands/supersede.js'),
+  tend: () => import('./commands/tend.js'),
+  integrate: () => import('./commands/integrate.js'),
+  retain: () => import('./commands/retain.js'),
+  ingest: () => import('./commands/ingest.js'),
+  split: () => import('./commands/split.js'),
+  'split-candidates': () => import('./commands/split-candidates.js'),
+  'tend-writes': () => import('./commands/tend-writes.js'),
+  mcp: () => import('./commands/mcp.js'),
+};
+
+/** The commands to register for these arguments: the one named, none for --version, else all. */
+function commandsFor(rest: string[]): string[] {
+  const first = rest[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
+  if (rest.length === 1 && (first === '--version' || first === '-V')) return [];
+  return Object.keys(COMMANDS);
+}
 
 function version(): string {
   const require = createRequire(import.meta.url);
@@ -50,7 +61,7 @@ export function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: 
   return { globals, rest };
 }
 
-function buildProgram(): Command {
+async function buildProgram(rest: string[]): Promise<Command> {
   const program = new Command('zk-memory');
   program
     .description('Long-term memory as a flat Markdown zettelkasten')
@@ -60,7 +71,8 @@ function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: () => undefined });
-  for (const register of COMMANDS) register(program);
+  const modules = await Promise.all(commandsFor(rest).map((name) => COMMANDS[name]()));
+  for (const m of modules) m.register(program);
   for (const cmd of program.commands) {
     cmd.exitOverride().configureOutput({ outputError: () => undefined });
     cmd.option('--root <dir>', 'corpus root').option('--json', 'print one JSON object on stdout');
@@ -78,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     return printError(err);
   }
-  const program = buildProgram();
+  const program = await buildProgram(rest);
   if (rest.length === 0) {
     program.outputHelp({ error: true });
     return 2;
@@ -108,7 +120,7 @@ export interface CapturedRun {
  */
 export async function runCaptured(argv: string[]): Promise<CapturedRun> {
   const box: Captured = {};
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   await capture.run(box, async () => {
     try {
       await program.parseAsync(argv, { from: 'user' });
