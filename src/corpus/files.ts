@@ -66,7 +66,10 @@ export function appendOnce(file: string, text: string): void {
   }
 }
 
-/** Replace a file's content atomically (temp file + rename); for rewrites made under the lock. */
+/**
+ * Replace (or create) a file's content atomically: temp file + rename, so a reader sees the old
+ * content or the new, never a half-written file. An existing file keeps its mode.
+ */
 export function replaceFile(root: string, file: string, content: string): void {
   ensureSidecar(root);
   const tmpDir = sidecar(root).tmp;
@@ -74,8 +77,8 @@ export function replaceFile(root: string, file: string, content: string): void {
   const tmp = path.join(tmpDir, `${process.pid}-${crypto.randomUUID()}.tmp`);
   try {
     fs.writeFileSync(tmp, content, { flag: 'wx' });
-    const st = fs.statSync(file);
-    fs.chmodSync(tmp, st.mode & 0o7777);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st) fs.chmodSync(tmp, st.mode & 0o7777);
     fs.renameSync(tmp, file);
   } finally {
     fs.rmSync(tmp, { force: true });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { ZkError } from '../errors.js';
-import { createFileExclusive } from './files.js';
+import { createFileExclusive, replaceFile } from './files.js';
 import { withCorpusLock } from './lock.js';
 import { sidecar } from './paths.js';
 
@@ -77,7 +77,8 @@ export async function withCaretakerLease<T>(root: string, purpose: string, fn: (
   }
   const renew = setInterval(() => {
     try {
-      if (isOurs(readLease(root))) fs.writeFileSync(file, render(purpose, since));
+      // Atomic, so another caretaker never reads a half-written lease and takes it for dead.
+      if (isOurs(readLease(root))) replaceFile(root, file, render(purpose, since));
     } catch {
       // a missed renewal only shortens the lease
     }

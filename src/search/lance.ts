@@ -50,8 +50,7 @@ export async function compact(table: Table): Promise<void> {
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-/** Replace a JSON file of the index atomically (created first when missing, as `replaceFile` keeps an existing file's mode). */
+/** Replace a JSON file of the index atomically. */
 export function writeIndexJson(root: string, file: string, value: unknown): void {
-  if (!fs.existsSync(file)) fs.writeFileSync(file, '{}');
   replaceFile(root, file, JSON.stringify(value));
 }
