@@ -15,6 +15,12 @@ export function rgPath(): string {
   return (require('@vscode/ripgrep') as { rgPath: string }).rgPath;
 }
 
+/**
+ * What every ripgrep run over notes searches: the top-level `*.md` files of the root (the working
+ * directory), hidden names and ignore files not applying, user config not read. Goes last.
+ */
+export const NOTE_FILES = ['--no-config', '--max-depth', '1', '--no-ignore', '--glob', '*.md', '--glob', '!.*', '--', '.'];
+
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
@@ -31,9 +37,8 @@ function termPattern(term: string): string {
  */
 export function countTerms(root: string, terms: string[]): Promise<Map<string, Map<string, number>>> {
   const args = [
-    '--no-config', '--only-matching', '--ignore-case', '--with-filename', '--null',
-    '--no-heading', '--no-line-number', '--max-depth', '1', '--no-ignore', '--glob', '*.md', '--glob', '!.*',
-    ...terms.flatMap((t) => ['-e', termPattern(t)]), '--', '.',
+    '--only-matching', '--ignore-case', '--with-filename', '--null', '--no-heading', '--no-line-number',
+    ...terms.flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,7 +5,7 @@ import { encodeTarget, isNoteLink, parseLinks, type Link } from '../corpus/links
 import { listNoteFiles, type Note } from '../corpus/notes.js';
 import { findRelated } from '../corpus/related.js';
 import { rewriteNoteLocked, type FileChange } from '../corpus/rewrite.js';
-import { rgPath } from '../search/rg.js';
+import { NOTE_FILES, rgPath } from '../search/rg.js';
 import { retarget, type Fix } from './check.js';
 import { fixEdits } from './edits.js';
 import { hasFragment, headingSlugs } from './headings.js';
@@ -21,10 +21,7 @@ export interface Departed {
  * repointing does not read the whole corpus. Every note file when ripgrep cannot run.
  */
 function filesMentioning(root: string, needles: string[]): Promise<string[]> {
-  const args = [
-    '--no-config', '--files-with-matches', '--fixed-strings', '--ignore-case', '--max-depth', '1', '--no-ignore',
-    '--glob', '*.md', '--glob', '!.*', ...needles.flatMap((n) => ['-e', n]), '--', '.',
-  ];
+  const args = ['--files-with-matches', '--fixed-strings', '--ignore-case', ...needles.flatMap((n) => ['-e', n]), ...NOTE_FILES];
   return new Promise((resolve) => {
     execFile(rgPath(), args, { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
       const code = (err as { code?: unknown } | null)?.code;
