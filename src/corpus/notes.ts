@@ -88,23 +88,37 @@ export function noteInfo(n: NoteInfo): NoteInfo {
 }
 
 /**
- * The note files of a root: top-level `*.md` regular files (hidden names excluded). A symlink
- * counts only when it resolves to a regular file inside the root; one leading outside is skipped.
+ * Whether a directory entry of the root is a note: a top-level `*.md` regular file (hidden names
+ * excluded), or a symlink that resolves to a regular file inside the root (one leading outside is
+ * skipped with a warning).
  */
+function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRoot: () => string): boolean {
+  if (!name.endsWith('.md') || name.startsWith('.')) return false;
+  if (d.isFile()) return true;
+  if (!d.isSymbolicLink()) return false;
+  if (symlinkStaysInside(realRoot(), path.join(root, name))) return true;
+  warn(`skipping ${name}: symlink leads outside the corpus`);
+  return false;
+}
+
+function realRootOf(root: string): () => string {
+  let real: string | undefined;
+  return () => (real ??= fs.realpathSync(root));
+}
+
+/** The note files of a root, in name order (see isNoteEntry). */
 export function listNoteFiles(root: string): string[] {
-  const names: string[] = [];
-  let realRoot: string | undefined;
-  for (const d of fs.readdirSync(root, { withFileTypes: true })) {
-    if (!d.name.endsWith('.md') || d.name.startsWith('.')) continue;
-    if (d.isFile()) {
-      names.push(d.name);
-    } else if (d.isSymbolicLink()) {
-      realRoot ??= fs.realpathSync(root);
-      if (symlinkStaysInside(realRoot, path.join(root, d.name))) names.push(d.name);
-      else warn(`skipping ${d.name}: symlink leads outside the corpus`);
-    }
-  }
-  return names.sort();
+  const realRoot = realRootOf(root);
+  return fs.readdirSync(root, { withFileTypes: true })
+    .filter((d) => isNoteEntry(root, d, d.name, realRoot))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** Whether `name` is a note file of the root, without listing the whole folder. */
+export function isNoteFile(root: string, name: string): boolean {
+  const st = fs.lstatSync(path.join(root, name), { throwIfNoEntry: false });
+  return Boolean(st && isNoteEntry(root, st, name, realRootOf(root)));
 }
 
 function symlinkStaysInside(realRoot: string, file: string): boolean {

@@ -1,5 +1,5 @@
 import { ZkError } from '../errors.js';
-import { listNoteFiles, loadNotes, readNoteFile, type Note } from './notes.js';
+import { isNoteFile, listNoteFiles, loadNotes, readNoteFile, type Note } from './notes.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
@@ -13,9 +13,8 @@ export function resolveRef(root: string, ref: string): Note {
   if (/[/\\\0]/.test(r) || r.startsWith('.')) {
     throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(ref)} (a ref names a note in the corpus root, not a path)`);
   }
-  const names = new Set(listNoteFiles(root));
   const byName = r.endsWith('.md') ? r : `${r}.md`;
-  if (names.has(byName)) {
+  if (isNoteFile(root, byName)) {
     const n = readNoteFile(root, byName);
     if (n) return n;
     throw new ZkError('refused', `note ${byName} cannot be read (binary or not UTF-8)`);
@@ -29,7 +28,7 @@ export function resolveRef(root: string, ref: string): Note {
     }
   }
   // Convenience: an undated slug (`judy`) names the one note whose stem is `YYYYMMDD-judy`.
-  const undated = [...names].filter((n) => n.length === r.length + 12 && n.endsWith(`-${r}.md`) && /^\d{8}-/.test(n));
+  const undated = listNoteFiles(root).filter((n) => n.length === r.length + 12 && n.endsWith(`-${r}.md`) && /^\d{8}-/.test(n));
   if (undated.length === 1) {
     const n = readNoteFile(root, undated[0]);
     if (n) return n;
