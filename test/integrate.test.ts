@@ -105,8 +105,9 @@ describe('retain', () => {
     expect(r.spooled).toBeNull();
     expect(r.results.map((x) => [x.action, x.kind, x.title])).toEqual([['created', 'concept', 'Kayak trip'], ['created', 'concept', 'Kayak club']]);
     expect(r.results.map((x) => x.note!.path).sort()).toEqual([expect.stringMatching(/^\d{8}-kayak-2\.md$/), expect.stringMatching(/^\d{8}-kayak\.md$/)]);
-    const traced = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8');
-    expect(traced).toMatch(/fact/);
+    const lines = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const judged = lines.find((l) => Array.isArray(l.repairs) && l.repairs.length);
+    expect(judged.repairs).toEqual([expect.stringMatching(/kind: "fact" is not a kind; read as concept$/)]);
   });
 
   it('an empty distillation is a valid "nothing worth keeping"', async () => {
