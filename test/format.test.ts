@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decisionBody, mergeFragment, parseNoteText, renderNote } from '../src/corpus/format.js';
+import YAML from 'yaml';
+import { decisionBody, mergeFragment, parseNoteText, renderNote, simpleFrontmatter } from '../src/corpus/format.js';
 import { parseLinks } from '../src/corpus/links.js';
 import { slugify } from '../src/corpus/slug.js';
 
@@ -51,6 +52,33 @@ describe('note text', () => {
     const broken = parseNoteText('---\ntitle: [unclosed\n---\nbody\n');
     expect(broken.yamlError).toBeTruthy();
     expect(broken.body).toBe('body\n');
+  });
+
+  it('reads simple frontmatter without the YAML parser exactly as the parser would', () => {
+    const values = [
+      'plain', '2026-11-30', '3f0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a', '12345678-1234-1234-1234-123456789012', "It's fine",
+      "'Rollback: blue-green'", "'it''s quoted'", 'a: b', 'x #comment', '"double"', '42', '-1.5e3', '0x1F', 'true', 'null', '~',
+      '.inf', '[a, b]', '{a: 1}', '- item', '&anchor', '*alias', '!tag x', '|', '>', '%x', '@x', '`x`', 'a\tb', 'ça va', '東京',
+      'trailing spaces   ', 'a:b', 'C++ (v2.0)', '#hash', '? q',
+    ];
+    let fast = 0;
+    for (const v of values) {
+      const yaml = `uuid: u-1\ntitle: ${v}\n`;
+      const simple = simpleFrontmatter(yaml);
+      let parsed: unknown;
+      try {
+        parsed = YAML.parse(yaml, { schema: 'core' });
+      } catch {
+        parsed = 'error';
+      }
+      if (simple) {
+        fast++;
+        expect(simple, v).toEqual(parsed);
+      }
+    }
+    expect(fast).toBeGreaterThan(10);
+    expect(simpleFrontmatter('a: x\na: y\n')).toBeUndefined();
+    expect(simpleFrontmatter('supersedes:\n  - x\n')).toBeUndefined();
   });
 
   it('builds decision bodies and merge fragments exactly', () => {

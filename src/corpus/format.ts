@@ -48,6 +48,11 @@ export function parseNoteText(raw: string): ParsedText {
     frontmatter: {}, hasFrontmatter: true, body: text.slice(bodyStart), bodyOffset: bom + bodyStart,
     yamlStart: bom + open[0].length, yamlEnd: bom + open[0].length + close.index, eol,
   };
+  const simple = simpleFrontmatter(yamlText);
+  if (simple) {
+    parsed.frontmatter = simple;
+    return parsed;
+  }
   try {
     const value = YAML.parse(yamlText, { schema: 'core', prettyErrors: false });
     if (value === null || value === undefined) return parsed;
@@ -60,6 +65,36 @@ export function parseNoteText(raw: string): ParsedText {
     parsed.yamlError = String((err as Error).message ?? err).split('\n')[0];
   }
   return parsed;
+}
+
+const SIMPLE_LINE = /^([A-Za-z_][A-Za-z0-9_]*): +(\S(?:.*\S)?) *\r?$/;
+const SINGLE_QUOTED = /^'((?:[^']|'')*)'$/;
+/** Plain scalars the YAML core schema reads as something other than a string. */
+const NOT_A_STRING = /^(?:true|false|True|False|TRUE|FALSE|null|Null|NULL|~|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
+
+function simpleScalar(v: string): string | undefined {
+  const quoted = SINGLE_QUOTED.exec(v);
+  if (quoted) return quoted[1].replace(/''/g, "'");
+  if (/^[-?:,[\]{}#&*!|>'"%@`]/.test(v) || /:\s|\s#|\t/.test(v) || NOT_A_STRING.test(v)) return undefined;
+  return v;
+}
+
+/**
+ * Frontmatter made only of `key: string` lines (what the tool writes for most notes) read without
+ * the YAML parser, which dominates the cost of listing a large corpus. Anything else (lists,
+ * numbers, comments, double quotes, repeated keys) is left to the parser: undefined.
+ */
+export function simpleFrontmatter(yamlText: string): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const line of yamlText.split('\n')) {
+    if (line === '' || line === '\r') continue;
+    const m = SIMPLE_LINE.exec(line);
+    if (!m || Object.hasOwn(out, m[1])) return undefined;
+    const value = simpleScalar(m[2]);
+    if (value === undefined) return undefined;
+    out[m[1]] = value;
+  }
+  return out;
 }
 
 /** The first `# ` heading of a body, if any. */
