@@ -67,6 +67,11 @@ describe('write, read, merge, list', () => {
     ]);
     const t = await zk(['--root', root, 'read', a.json.note.slug]);
     expect(t.stdout).toContain('nope.md  (missing)');
+    // A uuid ref is found through ripgrep, or by reading every note when ripgrep cannot run.
+    const noRg = await zk(['--root', root, '--json', 'read', a.json.note.uuid.toUpperCase()], { env: { ZK_MEMORY_RG: '/nonexistent/rg' } });
+    expect(noRg.json.note.path).toBe(a.json.note.path);
+    const unknown = await zk(['--root', root, 'read', 'zzzzzzzz']);
+    expect(unknown.stderr.trim()).toBe('error: unknown ref: zzzzzzzz');
   });
 
   it('refuses an existing name unless --unique', async () => {

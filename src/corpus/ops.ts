@@ -119,7 +119,7 @@ export function readNote(root: string, ref: string): ReadResult {
         resolved: Boolean(target), title: target?.title ?? null, line: l.line,
       };
     });
-  const chain = note.superseded_by ? successors(loadNotes(root), note).map(noteInfo) : [];
+  const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
   return { note, links, chain };
 }
 

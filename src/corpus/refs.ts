@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { ZkError } from '../errors.js';
+import { NOTE_FILES, rgPath } from '../search/rg.js';
 import { isNoteFile, listNoteFiles, loadNotes, readNoteFile, type Note } from './notes.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
@@ -21,7 +24,7 @@ export function resolveRef(root: string, ref: string): Note {
   }
   if (UUID_PREFIX.test(r)) {
     const want = r.toLowerCase();
-    const hits = loadNotes(root).filter((n) => n.uuid && n.uuid.toLowerCase().startsWith(want));
+    const hits = notesWithUuidPrefix(root, want);
     if (hits.length === 1) return hits[0];
     if (hits.length > 1) {
       throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${hits.map((n) => n.path).join(', ')}`);
@@ -37,18 +40,35 @@ export function resolveRef(root: string, ref: string): Note {
   throw new ZkError('not_found', `unknown ref: ${r}`);
 }
 
-/** Look a note up by exact uuid among already-loaded notes. */
-export function findByUuid(notes: Note[], uuid: string): Note | undefined {
+/**
+ * The notes whose uuid starts with `prefix`: ripgrep finds the files with a matching `uuid:` line,
+ * and only those are read (and checked, since a body may hold such a line too). Without ripgrep,
+ * every note is read.
+ */
+export function notesWithUuidPrefix(root: string, prefix: string): Note[] {
+  const want = prefix.toLowerCase();
+  const hex = want.replace(/[^0-9a-f-]/g, '');
+  const rg = spawnSync(rgPath(), ['--files-with-matches', '--ignore-case', '-e', `^uuid:[ \\t]*['"]?${hex}`, ...NOTE_FILES], {
+    cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+  });
+  const candidates = rg.status === 0 || rg.status === 1
+    ? rg.stdout.split('\n').filter(Boolean).map((l) => path.basename(l)).flatMap((name) => readNoteFile(root, name) ?? [])
+    : loadNotes(root);
+  return candidates.filter((n) => n.uuid && n.uuid.toLowerCase().startsWith(want));
+}
+
+/** The note with exactly this uuid. */
+export function noteByUuid(root: string, uuid: string): Note | undefined {
   const want = uuid.toLowerCase();
-  return notes.find((n) => n.uuid.toLowerCase() === want);
+  return notesWithUuidPrefix(root, want).find((n) => n.uuid.toLowerCase() === want);
 }
 
 /** The notes that replaced `note`, in order (B, then C for A → B → C); stops at a missing link or a loop. */
-export function successors(notes: Note[], note: Note): Note[] {
+export function successors(root: string, note: Note): Note[] {
   const chain: Note[] = [];
   const seen = new Set([note.uuid]);
   for (let at = note; at.superseded_by; ) {
-    const next = findByUuid(notes, at.superseded_by);
+    const next = noteByUuid(root, at.superseded_by);
     if (!next || seen.has(next.uuid)) break;
     chain.push(next);
     seen.add(next.uuid);

@@ -3,7 +3,7 @@ import { ZkError } from '../errors.js';
 import { replaceFile } from './files.js';
 import { applyEdits, setKeyEdit } from './frontmatter.js';
 import { withCorpusLock } from './lock.js';
-import { loadNotes, noteFromText, readNoteFile, type Note } from './notes.js';
+import { noteFromText, readNoteFile, type Note } from './notes.js';
 import { resolveRef, successors } from './refs.js';
 import { writeNote, type WriteOptions } from './ops.js';
 import { trace } from './trace.js';
@@ -50,8 +50,7 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
       if (oldNote.superseded_by.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
       throw new ZkError('refused', `${oldNote.path} is already superseded by ${oldNote.superseded_by}`);
     }
-    const notes = loadNotes(root);
-    if (successors(notes, newNote).some((n) => n.uuid === oldNote.uuid)) {
+    if (successors(root, newNote).some((n) => n.uuid === oldNote.uuid)) {
       throw new ZkError('refused', `superseding ${oldNote.path} by ${newNote.path} would make a cycle`);
     }
     const supersedes = [...new Set([...newNote.supersedes, oldNote.uuid])];
