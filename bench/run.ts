@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rgPath } from '../src/search/rg.js';
+import { rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
 import { generateCorpus } from './generate.js';
 

@@ -1,8 +1,14 @@
+import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { createRequire } from 'node:module';
-import { asZkError, ZkError } from './errors.js';
-import { capture, errorJson, lastExitCode, printError, setGlobals, type Captured, type GlobalOptions } from './cli/context.js';
-type Registrar = { register(program: Command): void };
+import { ripgrepNoteGrep } from './adapters/ripgrep.js';
+import { processIo, withContext, type Io } from './context.js';
+import { EXIT, ZkError } from './errors.js';
+import { Settings, type Env } from './settings.js';
+import { version } from './version.js';
+import { Invocation, type GlobalOptions } from './cli/context.js';
+
+/** A command module: registers its command on the program, for one invocation. */
+type Registrar = { register(program: Command, cli: Invocation): void };
 
 /** Every command, loaded only when it is the one being run (or for the full help). */
 const COMMANDS: Record<string, () => Promise<Registrar>> = {
@@ -33,11 +39,6 @@ function commandsFor(rest: string[]): string[] {
   return Object.keys(COMMANDS);
 }
 
-function version(): string {
-  const require = createRequire(import.meta.url);
-  return (require('../../package.json') as { version: string }).version;
-}
-
 /**
  * Take `--root DIR` and `--json` out of the arguments wherever they stand (before or after the
  * subcommand, never after `--`), so every command sees them the same way.
@@ -61,8 +62,9 @@ export function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: 
   return { globals, rest };
 }
 
-async function buildProgram(rest: string[]): Promise<Command> {
+async function buildProgram(rest: string[], cli: Invocation, io: Io): Promise<Command> {
   const program = new Command('zk-memory');
+  const output = { writeOut: (s: string) => io.stdout(s), writeErr: (s: string) => io.stderr(s), outputError: () => undefined };
   program
     .description('Long-term memory as a flat Markdown zettelkasten')
     .version(version(), '-V, --version')
@@ -70,71 +72,75 @@ async function buildProgram(rest: string[]): Promise<Command> {
     .option('--json', 'print one JSON object on stdout')
     .showHelpAfterError(false)
     .exitOverride()
-    .configureOutput({ outputError: () => undefined });
+    .configureOutput(output);
   const modules = await Promise.all(commandsFor(rest).map((name) => COMMANDS[name]()));
-  for (const m of modules) m.register(program);
+  for (const m of modules) m.register(program, cli);
+  const configure = (cmd: Command) => {
+    cmd.exitOverride().configureOutput(output);
+    for (const sub of cmd.commands) configure(sub);
+  };
   for (const cmd of program.commands) {
-    cmd.exitOverride().configureOutput({ outputError: () => undefined });
+    configure(cmd);
     cmd.option('--root <dir>', 'corpus root').option('--json', 'print one JSON object on stdout');
   }
   return program;
 }
 
-/** Run the CLI; resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
-  let rest: string[];
-  try {
-    const parsed = extractGlobals(argv);
-    setGlobals(parsed.globals);
-    rest = parsed.rest;
-  } catch (err) {
-    return printError(err);
-  }
-  const program = await buildProgram(rest);
-  if (rest.length === 0) {
-    program.outputHelp({ error: true });
-    return 2;
-  }
-  try {
-    await program.parseAsync(rest, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      return printError(new ZkError('usage', err.message.replace(/^error:\s*/, '')));
+/** Standard input for a command line: read once, and only when it is a pipe or a file. */
+function processStdin(): () => string | undefined {
+  let read: { text: string | undefined } | undefined;
+  return () => {
+    if (read) return read.text;
+    read = { text: undefined };
+    try {
+      const st = fs.fstatSync(0);
+      if (st.isFIFO() || st.isFile() || st.isSocket()) read.text = fs.readFileSync(0, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' || code === 'EOF') read.text = '';
     }
-    return printError(err);
-  }
-  return lastExitCode();
+    return read.text;
+  };
 }
 
-/** A command's outcome as the CLI would print it: exit code, JSON object and human text. */
-export interface CapturedRun {
-  exitCode: number;
-  json: Record<string, unknown>;
-  text: string;
+/** The process's own input and output, for a command line run as a process. */
+export function commandLineIo(): Io {
+  return { ...processIo, stdin: processStdin() };
 }
 
 /**
- * Run one command in-process, exactly as the command line would (same parsing, validation,
- * errors and JSON), and hand back what it would have printed. The MCP server's tools use this.
+ * Run the CLI; resolves to the exit code. Input, output and environment are the process's unless
+ * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
-export async function runCaptured(argv: string[]): Promise<CapturedRun> {
-  const box: Captured = {};
-  const program = await buildProgram(argv);
-  await capture.run(box, async () => {
-    try {
-      await program.parseAsync(argv, { from: 'user' });
-    } catch (err) {
-      box.error = err instanceof CommanderError ? new ZkError('usage', err.message.replace(/^error:\s*/, '')) : err;
-    }
-  });
-  if (box.error !== undefined || !box.result) {
-    const e = asZkError(box.error ?? new ZkError('usage', `no such command: ${argv[0]}`));
-    return { exitCode: e.exitCode, json: errorJson(e), text: `error: ${e.message}` };
+export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env): Promise<number> {
+  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep };
+  return withContext(ctx, () => run(argv, io));
+}
+
+async function run(argv: string[], io: Io): Promise<number> {
+  let parsed: ReturnType<typeof extractGlobals>;
+  try {
+    parsed = extractGlobals(argv);
+  } catch (err) {
+    return new Invocation({ json: argv.includes('--json') }).printError(err);
   }
-  const r = box.result;
-  // A command that failed part-way (retain spooling) says why in its JSON error; the text says it too.
-  const error = r.ok === false ? (r.json.error as { message?: string } | undefined)?.message : undefined;
-  const text = [r.text, error && `error: ${error}`].filter(Boolean).join('\n');
-  return { exitCode: r.exitCode ?? 0, json: { ok: r.ok ?? true, ...r.json }, text };
+  const cli = new Invocation(parsed.globals);
+  if (parsed.rest.length === 1 && (parsed.rest[0] === '--version' || parsed.rest[0] === '-V')) {
+    return cli.print({ json: { version: version() }, text: version() });
+  }
+  const program = await buildProgram(parsed.rest, cli, io);
+  if (parsed.rest.length === 0) {
+    program.outputHelp({ error: true });
+    return EXIT.usage;
+  }
+  try {
+    await program.parseAsync(parsed.rest, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.version' || err.code === 'commander.helpDisplayed' || err.code === 'commander.help') return EXIT.ok;
+      return cli.printError(new ZkError('usage', err.message.replace(/^error:\s*/, '')));
+    }
+    return cli.printError(err);
+  }
+  return cli.exitCode;
 }

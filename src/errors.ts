@@ -52,6 +52,11 @@ export class ZkError extends Error {
   }
 }
 
+/** The JSON every surface answers with when a call fails. */
+export function errorJson(e: ZkError): Record<string, unknown> {
+  return { ok: false, error: { code: e.code, message: e.message, ...(e.details ?? {}) } };
+}
+
 /** Turn any thrown value into a ZkError; file-system failures become exit-4 I/O errors. */
 export function asZkError(err: unknown): ZkError {
   if (err instanceof ZkError) return err;

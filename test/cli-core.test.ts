@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mdFiles, snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
+import { mdFiles, snapshot, tempCorpus, write, zk, tempDir } from './helpers/corpus.js';
 
 const today = () => {
   const d = new Date();
@@ -31,7 +31,7 @@ describe('init and root discovery', () => {
   });
 
   it('no root at all is a usage error with the documented message', async () => {
-    const lonely = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-noroot-'));
+    const lonely = tempDir('zk-noroot-');
     const r = await zk(['list'], { cwd: lonely });
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('error: no corpus root: pass --root DIR or set ZK_MEMORY_ROOT');
@@ -162,7 +162,7 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
 
   it('malformed frontmatter, binary and outside-symlink notes are skipped or read with a warning', async () => {
     const root = tempCorpus();
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-outside-'));
+    const outside = tempDir('zk-outside-');
     write(outside, 'secret.md', '# Secret\n');
     write(root, 'broken.md', '---\ntitle: [unclosed\n---\n\n# Broken YAML note\n');
     write(root, 'blob.md', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff]));

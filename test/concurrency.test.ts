@@ -3,7 +3,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/format.js';
-import { mdFiles, REPO, tempCorpus, zk } from './helpers/corpus.js';
+import { mdFiles, REPO, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
 
 const WORKER = path.join(REPO, 'test', 'workers', 'loop.mjs');
 
@@ -39,7 +39,7 @@ describe('concurrent writers', () => {
   it('8 processes racing to write one slug: one note, seven refusals', async () => {
     const root = tempCorpus();
     const runs = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => zk(['--root', root, 'write', 'race', `Racer ${i}`, `body ${i}`])),
+      Array.from({ length: 8 }, (_, i) => zkProcess(['--root', root, 'write', 'race', `Racer ${i}`, `body ${i}`])),
     );
     const codes = runs.map((r) => r.code).sort();
     expect(codes).toEqual([0, 1, 1, 1, 1, 1, 1, 1]);
@@ -71,7 +71,7 @@ describe('concurrent writers', () => {
     for (const f of target.split('\n\n---\n').slice(1)) expect(f).toMatch(/^\*[\d-]+ \(wk\d\):\* frag-(k\d)-(\d+) x{200} END-\1-\2\n$/);
     // The next command gets through within the stale timeout even if the killed writer held the lock.
     const started = Date.now();
-    const m = await zk(['--root', root, 'merge', w.json.note.slug, 'after the crash'], { env });
+    const m = await zkProcess(['--root', root, 'merge', w.json.note.slug, 'after the crash'], { env });
     expect(m.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(fs.readFileSync(path.join(root, w.json.note.path), 'utf8').endsWith(':* after the crash\n')).toBe(true);

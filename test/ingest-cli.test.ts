@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startJob } from '../src/ingest/start.js';
-import { mdFiles, tempCorpus, zk } from './helpers/corpus.js';
+import { mdFiles, tempCorpus, zk, zkProcess, tempDir } from './helpers/corpus.js';
 import { bigText, CONVERTED, GUIDE_MD, sourceTree } from './helpers/sources.js';
 
 const env = { ZK_MEMORY_BACKEND: 'rg' };
@@ -12,7 +12,7 @@ const cli = (root: string) => (args: string[], extraEnv: Record<string, string> 
 
 /** A source folder holding one file; returns the file's path. */
 function oneFileSource(name: string, content: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-src-'));
+  const dir = tempDir('zk-src-');
   fs.writeFileSync(path.join(dir, name), content);
   return path.join(dir, name);
 }
@@ -122,7 +122,7 @@ describe('ingest: crashes and concurrent readers', () => {
     const crash = { ZK_MEMORY_FAULT: 'ingest-after-write' };
     const accept = ['ingest', 'accept', '--title', 'Clean builds', 'Builds run in clean containers.', '--json'];
 
-    const killed = await run(accept, crash);
+    const killed = await zkProcess(['--root', root, ...accept], { env: { ...env, ...crash } });
     expect(killed.code).not.toBe(0);
     expect(killed.stdout).toBe('');
     expect(mdFiles(root)).toHaveLength(1);
@@ -140,7 +140,7 @@ describe('ingest: crashes and concurrent readers', () => {
     // A merge killed after its append, repeated at once: recovered on the spot, appended once.
     expect((await run(['ingest', 'next', '--json'])).json.window.id).toBe('d1-w2');
     const merge = ['ingest', 'accept', '--merge', note, 'Cache misses cost four minutes.', '--json'];
-    expect((await run(merge, crash)).code).not.toBe(0);
+    expect((await zkProcess(['--root', root, ...merge], { env: { ...env, ...crash } })).code).not.toBe(0);
     const repeated = await run(merge);
     expect(repeated.json).toMatchObject({ ok: true, window: 'd1-w2', action: 'merged', repeated: true, window_status: 'done' });
     expect(fs.readFileSync(path.join(root, note), 'utf8').split('Cache misses cost four minutes.')).toHaveLength(2);

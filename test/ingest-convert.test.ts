@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startJob } from '../src/ingest/start.js';
-import { tempCorpus } from './helpers/corpus.js';
+import { tempCorpus, tempDir } from './helpers/corpus.js';
 import { makePdf } from './helpers/documents.js';
 
 describe('ingest start: what cannot be read is listed with the reason, never dropped', () => {
   it('names empty, binary, non-UTF-8, image-only, damaged and unsupported files, and reads the rest', async () => {
-    const src = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-src-'));
+    const src = tempDir('zk-src-');
     const put = (name: string, content: string | Buffer) => fs.writeFileSync(path.join(src, name), content);
     put('a-empty.md', '');
     put('b-binary.txt', Buffer.from('abc\0def'));

@@ -1,3 +1,5 @@
+import { processIo, withContext } from '../src/context.js';
+import { Settings } from '../src/settings.js';
 import { describe, expect, it } from 'vitest';
 import { segmentBlocks, segmentChars, segmentText } from '../src/judge/segment.js';
 import { textSegments, transcriptSegments, transcriptText } from '../src/judge/transcript.js';
@@ -60,9 +62,10 @@ describe('segmenting', () => {
   });
 
   it('reads its size from ZK_MEMORY_SEGMENT_CHARS', () => {
-    expect(segmentChars({})).toBe(24_000);
-    expect(segmentChars({ ZK_MEMORY_SEGMENT_CHARS: '5000' })).toBe(5000);
-    expect(() => segmentChars({ ZK_MEMORY_SEGMENT_CHARS: 'lots' })).toThrow(/ZK_MEMORY_SEGMENT_CHARS/);
+    const size = (env: Record<string, string>) => withContext({ settings: new Settings(env), io: processIo }, () => segmentChars());
+    expect(size({})).toBe(24_000);
+    expect(size({ ZK_MEMORY_SEGMENT_CHARS: '5000' })).toBe(5000);
+    expect(() => size({ ZK_MEMORY_SEGMENT_CHARS: 'lots' })).toThrow(/ZK_MEMORY_SEGMENT_CHARS/);
   });
 });
 

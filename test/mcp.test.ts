@@ -69,7 +69,7 @@ describe('MCP server over stdio', () => {
     expect(slug.structuredContent.error.message).toBe('invalid slug: "???" has no letters or digits');
     const missing = await call('search', {});
     expect(missing.isError).toBe(true);
-    expect(missing.structuredContent.error.message).toMatch(/^invalid arguments for search: arguments must have required property 'query'/);
+    expect(missing.structuredContent.error.message).toBe('invalid arguments for search: "query" is required');
     const noLlm = await call('integrate', { content: 'Judy paints.', topic: 'judy' });
     expect(noLlm.isError).toBe(true);
     expect(noLlm.structuredContent.error.code).toBe('llm_unconfigured');

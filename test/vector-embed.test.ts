@@ -3,9 +3,10 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmbedServer, type EmbedServer } from '../bench/embed-server.js';
 import { ZkError } from '../src/errors.js';
-import { embedConfig, type EmbedConfig, type EmbedFlags } from '../src/llm/config.js';
+import { embedConfig, type EmbedConfig } from '../src/llm/config.js';
+import { Settings } from '../src/settings.js';
+import { addEmbedOptions, flagOverrides } from '../src/cli/context.js';
 import { embeddingsUrl, openAiEmbedder } from '../src/llm/embed.js';
-import { addEmbedOptions } from '../src/llm/options.js';
 import { fuseRankings } from '../src/search/hybrid.js';
 
 /** Each text's vector says which text it was: its length and its first character code. */
@@ -94,21 +95,22 @@ describe('the embeddings client', () => {
 });
 
 describe('embedding configuration', () => {
-  const parse = (args: string[]) => addEmbedOptions(new Command('x').exitOverride()).parse(args, { from: 'user' }).opts<EmbedFlags>();
+  const settings = (args: string[], env: Record<string, string> = {}) =>
+    new Settings(env).with(flagOverrides(addEmbedOptions(new Command('x').exitOverride()).parse(args, { from: 'user' }).opts()));
 
   it('is configured only with base and model; flags win over the environment', () => {
-    expect(embedConfig({}, { ZK_MEMORY_EMBED_BASE: 'http://h' })).toBeUndefined();
-    const c = embedConfig(parse(['--embed-model', 'flag-model', '--embed-batch', '8', '--embed-timeout', '2']), {
+    expect(embedConfig(new Settings({ ZK_MEMORY_EMBED_BASE: 'http://h' }))).toBeUndefined();
+    const c = embedConfig(settings(['--embed-model', 'flag-model', '--embed-batch', '8', '--embed-timeout', '2'], {
       ZK_MEMORY_EMBED_BASE: 'http://env', ZK_MEMORY_EMBED_MODEL: 'env-model', ZK_MEMORY_EMBED_KEY: 'k', ZK_MEMORY_EMBED_MAX_CHARS: '500',
-    });
+    }));
     expect(c).toMatchObject({ base: 'http://env', model: 'flag-model', key: 'k', batchSize: 8, timeoutMs: 2000, maxChars: 500, retries: 3 });
-    expect(embedConfig({}, { ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' })).toMatchObject({ batchSize: 64, maxChars: 2000, timeoutMs: 60_000 });
+    expect(embedConfig(new Settings({ ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' }))).toMatchObject({ batchSize: 64, maxChars: 2000, timeoutMs: 60_000 });
   });
 
   it('refuses malformed numbers as usage errors', () => {
     const env = { ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' };
-    expect(() => embedConfig({ embedBatch: '0' }, env)).toThrow(/--embed-batch takes a whole number > 0/);
-    expect(() => embedConfig({ embedTimeout: 'soon' }, env)).toThrow(/--embed-timeout/);
+    expect(() => embedConfig(settings(['--embed-batch', '0'], env))).toThrow(/--embed-batch takes a whole number > 0/);
+    expect(() => embedConfig(settings(['--embed-timeout', 'soon'], env))).toThrow(/--embed-timeout/);
   });
 });
 

@@ -1,27 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
-import { asZkError, ZkError } from '../errors.js';
+import type { Command } from 'commander';
+import { current, withContext, type Io } from '../context.js';
+import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../corpus/root.js';
+import type { Override } from '../settings.js';
 
 /** Options every command understands wherever they stand on the command line. */
 export interface GlobalOptions {
   root?: string;
   json: boolean;
-}
-
-let globals: GlobalOptions = { json: false };
-
-export function setGlobals(g: GlobalOptions): void {
-  globals = g;
-}
-
-export function getGlobals(): GlobalOptions {
-  return globals;
-}
-
-/** The corpus root for this invocation. */
-export function corpusRoot(): string {
-  return resolveRoot(globals.root);
 }
 
 /** What a command hands back: the JSON object (without `ok`), its human text, and its exit code. */
@@ -31,94 +18,137 @@ export interface CommandResult {
   exitCode?: number;
   /** `ok` in the JSON; true unless the command could not do what was asked. */
   ok?: boolean;
+  /** A line for stderr (a failure beside a partial result). */
+  error?: string;
 }
 
-function printResult(r: CommandResult): number {
-  if (globals.json) {
-    process.stdout.write(`${JSON.stringify({ ok: r.ok ?? true, ...r.json })}\n`);
-  } else if (r.text !== undefined && r.text !== '') {
-    process.stdout.write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
+/**
+ * Flags that stand for settings: given on the command line, they override the variable of the same
+ * meaning for this one call (src/settings.ts), so a flag and its variable are one setting.
+ */
+export const FLAG_SETTINGS: Record<string, [string, string]> = {
+  llmBase: ['ZK_MEMORY_LLM_BASE', '--llm-base'],
+  llmModel: ['ZK_MEMORY_LLM_MODEL', '--llm-model'],
+  llmKey: ['ZK_MEMORY_LLM_KEY', '--llm-key'],
+  llmTimeout: ['ZK_MEMORY_LLM_TIMEOUT', '--llm-timeout'],
+  llmMaxTokens: ['ZK_MEMORY_LLM_MAX_TOKENS', '--llm-max-tokens'],
+  llmRetries: ['ZK_MEMORY_LLM_RETRIES', '--llm-retries'],
+  embedBase: ['ZK_MEMORY_EMBED_BASE', '--embed-base'],
+  embedModel: ['ZK_MEMORY_EMBED_MODEL', '--embed-model'],
+  embedKey: ['ZK_MEMORY_EMBED_KEY', '--embed-key'],
+  embedTimeout: ['ZK_MEMORY_EMBED_TIMEOUT', '--embed-timeout'],
+  embedBatch: ['ZK_MEMORY_EMBED_BATCH', '--embed-batch'],
+  embedRetries: ['ZK_MEMORY_EMBED_RETRIES', '--embed-retries'],
+};
+
+/** The setting overrides a command's parsed flags carry. */
+export function flagOverrides(flags: Record<string, unknown>): Record<string, Override> {
+  const out: Record<string, Override> = {};
+  for (const [key, [name, flag]] of Object.entries(FLAG_SETTINGS)) {
+    if (typeof flags[key] === 'string') out[name] = { value: flags[key] as string, flag };
   }
-  return r.exitCode ?? 0;
+  return out;
 }
 
-/** The JSON every command prints when it fails. */
-export function errorJson(e: ZkError): Record<string, unknown> {
-  return { ok: false, error: { code: e.code, message: e.message, ...(e.details ?? {}) } };
+/** Add the LLM flags every LLM command takes. */
+export function addLlmOptions(cmd: Command): Command {
+  return cmd
+    .option('--llm-base <url>', 'OpenAI-compatible server, with or without /v1 (else ZK_MEMORY_LLM_BASE)')
+    .option('--llm-model <id>', 'model id (else ZK_MEMORY_LLM_MODEL)')
+    .option('--llm-key <key>', 'API key, sent as a bearer token (else ZK_MEMORY_LLM_KEY; local servers need none)')
+    .option('--llm-timeout <seconds>', 'per-request timeout (else ZK_MEMORY_LLM_TIMEOUT; default 180)')
+    .option('--llm-max-tokens <n>', 'room for the answer (else ZK_MEMORY_LLM_MAX_TOKENS; default 8192)')
+    .option('--llm-retries <n>', 'retries on 429, 5xx and network errors (else ZK_MEMORY_LLM_RETRIES; default 3)');
 }
 
-/** Print an error the one way every command does: JSON on stdout with --json, one line on stderr. */
-export function printError(err: unknown): number {
-  const e = asZkError(err);
-  if (!(err instanceof ZkError) && process.env.ZK_MEMORY_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
-  if (globals.json) {
-    process.stdout.write(`${JSON.stringify(errorJson(e))}\n`);
-  } else {
-    process.stderr.write(`error: ${e.message}\n`);
+/** Add the embedding flags every command that searches or indexes vectors takes. */
+export function addEmbedOptions(cmd: Command): Command {
+  return cmd
+    .option('--embed-base <url>', 'OpenAI-compatible embeddings server, with or without /v1 (else ZK_MEMORY_EMBED_BASE)')
+    .option('--embed-model <id>', 'embedding model id (else ZK_MEMORY_EMBED_MODEL)')
+    .option('--embed-key <key>', 'API key, sent as a bearer token (else ZK_MEMORY_EMBED_KEY; local servers need none)')
+    .option('--embed-timeout <seconds>', 'per-request timeout (else ZK_MEMORY_EMBED_TIMEOUT; default 60)')
+    .option('--embed-batch <n>', 'texts per request (else ZK_MEMORY_EMBED_BATCH; default 64)')
+    .option('--embed-retries <n>', 'retries on 429, 5xx and network errors (else ZK_MEMORY_EMBED_RETRIES; default 3)');
+}
+
+/**
+ * One command-line invocation: its global options, its output, and the exit code its command
+ * leaves. Built anew for every call of `main`, so nothing is shared between calls in one process.
+ */
+export class Invocation {
+  exitCode: number = EXIT.ok;
+
+  constructor(readonly globals: GlobalOptions) {}
+
+  /** The corpus root for this invocation. */
+  root(): string {
+    return resolveRoot(this.globals.root);
   }
-  return e.exitCode;
-}
 
-let exitCode = 0;
+  private get io(): Io {
+    return current().io;
+  }
 
-/** Where a command run in-process (by the MCP server) leaves its result instead of printing it. */
-export interface Captured {
-  result?: CommandResult;
-  error?: unknown;
-}
-export const capture = new AsyncLocalStorage<Captured>();
-
-/** Wrap a command's action: run it, print its result or its error, remember the exit code. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<CommandResult> | CommandResult) {
-  return async (...args: A): Promise<void> => {
-    const box = capture.getStore();
-    try {
-      const result = await fn(...args);
-      if (box) box.result = result;
-      else exitCode = printResult(result);
-    } catch (err) {
-      if (box) box.error = err;
-      else exitCode = printError(err);
+  print(r: CommandResult): number {
+    if (r.error) this.io.stderr(`error: ${r.error}\n`);
+    if (this.globals.json) {
+      this.io.stdout(`${JSON.stringify({ ok: r.ok ?? true, ...r.json })}\n`);
+    } else if (r.text !== undefined && r.text !== '') {
+      this.io.stdout(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
     }
-  };
-}
+    return r.exitCode ?? EXIT.ok;
+  }
 
-export function lastExitCode(): number {
-  return exitCode;
-}
+  /** Print an error the one way every command does: JSON on stdout with --json, one line on stderr. */
+  printError(err: unknown): number {
+    const e = asZkError(err);
+    if (!(err instanceof ZkError) && current().settings.debug()) this.io.stderr(`${(err as Error)?.stack}\n`);
+    if (this.globals.json) this.io.stdout(`${JSON.stringify(errorJson(e))}\n`);
+    else this.io.stderr(`error: ${e.message}\n`);
+    return e.exitCode;
+  }
 
-/** True when stdin is a pipe, socket or file: not a terminal and not /dev/null. */
-function stdinIsPiped(): boolean {
-  try {
-    const st = fs.fstatSync(0);
-    return st.isFIFO() || st.isFile() || st.isSocket();
-  } catch {
-    return false;
+  /**
+   * Wrap a command's action: its flags that stand for settings apply to this call only, then its
+   * result or its error is printed and its exit code kept.
+   */
+  action<A extends unknown[]>(fn: (...args: A) => Promise<CommandResult> | CommandResult) {
+    return async (...args: A): Promise<void> => {
+      const flags = args.find((a, i) => i === args.length - 2 && a && typeof a === 'object') as Record<string, unknown> | undefined;
+      const ctx = current();
+      const scoped = { ...ctx, settings: ctx.settings.with(flagOverrides(flags ?? {})) };
+      try {
+        const result = await withContext(scoped, () => fn(...args));
+        this.exitCode = this.print(result);
+      } catch (err) {
+        this.exitCode = this.printError(err);
+      }
+    };
   }
 }
 
 /** Text from an argument, or from stdin when the argument is `-` or missing and stdin is piped. */
 export function textArg(arg: string | undefined): string | undefined {
-  // A command run in-process never reads stdin: there it carries the MCP protocol.
-  if (capture.getStore()) return arg === '-' ? '' : arg;
-  if (arg === '-' || (arg === undefined && stdinIsPiped())) {
-    try {
-      return fs.readFileSync(0, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EAGAIN' || (err as NodeJS.ErrnoException).code === 'EOF') return '';
-      throw err;
-    }
+  if (arg === '-' || arg === undefined) {
+    const piped = current().io.stdin();
+    if (piped !== undefined) return piped;
+    return arg === '-' ? '' : undefined;
   }
   return arg;
 }
 
 /** The text of a file named on the command line (`-` for stdin). */
 export function fileArg(file: string): string {
-  if (file === '-' && capture.getStore()) throw new ZkError('usage', 'stdin is not available here: pass the text itself');
+  if (file === '-') {
+    const piped = current().io.stdin();
+    if (piped === undefined) throw new ZkError('usage', 'nothing on stdin: pipe the input, or name a file');
+    return piped;
+  }
   try {
-    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ZkError('usage', `cannot read ${file === '-' ? 'stdin' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ZkError('usage', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { action, collect, corpusRoot, textArg } from '../cli/context.js';
-import { addLlmOptions } from '../llm/options.js';
-import type { IntegrateFlags } from '../pipelines/commands.js';
+import { addLlmOptions, collect, textArg, type Invocation } from '../cli/context.js';
+import type { IntegrateRequest } from '../api/judged.js';
 
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   const cmd = program
     .command('integrate [content]')
     .description('careful write: merge into the note it belongs to, supersede one, or create (an LLM judges)')
@@ -16,9 +15,11 @@ export function register(program: Command): void {
     .option('--rationale <text>', 'for a decision: why')
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find candidates');
-  addLlmOptions(cmd).action(action(async (content: string | undefined, flags: IntegrateFlags) => {
-    const root = corpusRoot();
-    const { integrateCommand } = await import('../pipelines/commands.js');
-    return integrateCommand(root, textArg(content) ?? '', flags);
+  addLlmOptions(cmd).action(cli.action(async (content: string | undefined, flags: Omit<IntegrateRequest, 'content'>) => {
+    const { integrate } = await import('../api/judged.js');
+    const { integrateText } = await import('../views/judged.js');
+    const { topic, kind, title, slug, choice, alternatives, rationale, source, backend } = flags;
+    const r = await integrate(cli.root(), { content: textArg(content) ?? '', topic, kind, title, slug, choice, alternatives, rationale, source, backend });
+    return { json: { ...r }, text: integrateText(r) };
   }));
 }

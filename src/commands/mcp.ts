@@ -1,23 +1,16 @@
 import type { Command } from 'commander';
-import { action, corpusRoot } from '../cli/context.js';
-import { addLlmOptions } from '../llm/options.js';
-import type { LlmFlags } from '../llm/config.js';
+import { current } from '../context.js';
+import { addEmbedOptions, addLlmOptions, type Invocation } from '../cli/context.js';
 
-const LLM_ENV: [keyof LlmFlags, string][] = [
-  ['llmBase', 'ZK_MEMORY_LLM_BASE'], ['llmModel', 'ZK_MEMORY_LLM_MODEL'], ['llmKey', 'ZK_MEMORY_LLM_KEY'],
-  ['llmTimeout', 'ZK_MEMORY_LLM_TIMEOUT'], ['llmMaxTokens', 'ZK_MEMORY_LLM_MAX_TOKENS'], ['llmRetries', 'ZK_MEMORY_LLM_RETRIES'],
-];
-
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   const cmd = program
     .command('mcp')
-    .description('serve search, read, list, write, merge, integrate, retain, supersede and tend check as MCP tools on stdio');
-  addLlmOptions(cmd).action(action(async (flags: LlmFlags) => {
-    corpusRoot(); // fail now, with the usual message, rather than on every tool call
-    // Tools run the same commands in-process; flags given here become their defaults.
-    for (const [flag, env] of LLM_ENV) if (flags[flag] !== undefined) process.env[env] = String(flags[flag]);
+    .description('serve the memory to agents as MCP tools on stdio (search, read, write, merge, integrate, retain, …)');
+  addEmbedOptions(addLlmOptions(cmd)).action(cli.action(async () => {
+    const root = cli.root(); // fail now, with the usual message, rather than on every tool call
     const { serveMcp } = await import('../mcp/server.js');
-    await serveMcp();
+    // The flags given here are part of the settings every tool call runs with.
+    await serveMcp(root, current());
     return { json: {}, text: '' };
   }));
 }

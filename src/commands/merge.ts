@@ -1,16 +1,15 @@
 import type { Command } from 'commander';
-import { action, corpusRoot, textArg } from '../cli/context.js';
+import { textArg, type Invocation } from '../cli/context.js';
 
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   program
     .command('merge <ref> [fragment]')
     .description('append a dated fragment to a note (append-only); fragment from the argument or stdin ("-")')
     .option('--source <name>', 'who adds it (default: ZK_MEMORY_SOURCE)')
-    .action(action(async (ref: string, fragment: string | undefined, flags: { source?: string }) => {
-      const { mergeNote } = await import('../corpus/ops.js');
-      const { noteInfo } = await import('../corpus/notes.js');
-      const root = corpusRoot();
-      const note = await mergeNote(root, ref, textArg(fragment) ?? '', { source: flags.source });
-      return { json: { action: 'merged', note: noteInfo(note), target: noteInfo(note) }, text: `merged into ${note.path}` };
+    .action(cli.action(async (ref: string, fragment: string | undefined, flags: { source?: string }) => {
+      const { merge } = await import('../api/notes.js');
+      const { mergeText } = await import('../views/notes.js');
+      const r = await merge(cli.root(), ref, textArg(fragment) ?? '', { source: flags.source });
+      return { json: { ...r }, text: mergeText(r) };
     }));
 }

@@ -1,36 +1,15 @@
 import type { Command } from 'commander';
-import { action, corpusRoot } from '../cli/context.js';
+import type { Invocation } from '../cli/context.js';
 
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   program
     .command('read <ref>')
     .description('print a note and where its links lead (ref: uuid, uuid prefix, stem or file name)')
     .option('--no-links', 'print the note only')
-    .action(action(async (ref: string, flags: { links: boolean }) => {
-      const { readNote } = await import('../corpus/ops.js');
-      const { noteInfo } = await import('../corpus/notes.js');
-      const root = corpusRoot();
-      const r = readNote(root, ref);
-      const n = r.note;
-      const lines = [n.raw.replace(/^\uFEFF/, '').replace(/\s+$/, '')];
-      if (n.superseded_by) {
-        const [next] = r.chain;
-        const current = r.chain[r.chain.length - 1];
-        const by = next ? `${next.path} (${next.title})` : `${n.superseded_by} (not found)`;
-        const now = current && current !== next ? `; current: ${current.path} (${current.title})` : '';
-        lines.unshift(`note: superseded by ${by}${now}`, '');
-      }
-      if (flags.links && r.links.length) {
-        lines.push('', 'Links:');
-        for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : '(missing)'}`);
-      }
-      return {
-        json: {
-          note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter },
-          chain: r.chain,
-          links: flags.links ? r.links : [],
-        },
-        text: lines.join('\n'),
-      };
+    .action(cli.action(async (ref: string, flags: { links: boolean }) => {
+      const { read } = await import('../api/notes.js');
+      const { readText } = await import('../views/notes.js');
+      const r = read(cli.root(), ref, { links: flags.links });
+      return { json: { ...r }, text: readText(r, { links: flags.links }) };
     }));
 }

@@ -1,9 +1,41 @@
 import type { Command } from 'commander';
-import { action, corpusRoot } from '../cli/context.js';
-import { addLlmOptions } from '../llm/options.js';
-import type { RetainFlags } from '../pipelines/commands.js';
+import { EXIT, ZkError } from '../errors.js';
+import { addLlmOptions, fileArg, type Invocation } from '../cli/context.js';
+import type { RetainRequestInput } from '../api/judged.js';
 
-export function register(program: Command): void {
+interface RetainFlags {
+  messages?: string;
+  transcript?: string;
+  source?: string;
+  backend?: string;
+  drain?: boolean;
+}
+
+/** Chat messages from a JSON file: a list of {role, content}, or an object holding one as `messages`. */
+function parseMessages(text: string, file: string): RetainRequestInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ZkError('usage', `--messages ${file}: not JSON (${(err as Error).message.split('\n')[0]})`);
+  }
+  const list = Array.isArray(value) ? value : (value as { messages?: unknown })?.messages;
+  if (!Array.isArray(list) || !list.every((m) => m && typeof m === 'object' && typeof (m as { role?: unknown }).role === 'string')) {
+    throw new ZkError('usage', `--messages ${file}: expected a JSON array of {role, content} messages`);
+  }
+  return { messages: list };
+}
+
+function retainInput(user: string | undefined, assistant: string | undefined, flags: RetainFlags): RetainRequestInput {
+  const given = [user !== undefined, flags.messages !== undefined, flags.transcript !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new ZkError('usage', 'retain takes one input: USER ASSISTANT, --messages FILE or --transcript FILE');
+  if (flags.messages !== undefined) return parseMessages(fileArg(flags.messages), flags.messages);
+  if (flags.transcript !== undefined) return { transcript: fileArg(flags.transcript) };
+  if (assistant === undefined) throw new ZkError('usage', 'retain USER ASSISTANT needs both what the user said and the answer');
+  return { user: user!, assistant };
+}
+
+export function register(program: Command, cli: Invocation): void {
   const cmd = program
     .command('retain [user] [assistant]')
     .description('distill a conversation into notes: a turn (USER ASSISTANT), --messages or --transcript; --drain retries the inbox')
@@ -12,9 +44,19 @@ export function register(program: Command): void {
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find where memories belong')
     .option('--drain', 'retry what earlier runs left in the inbox');
-  addLlmOptions(cmd).action(action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
-    const root = corpusRoot();
-    const { retainCommand } = await import('../pipelines/commands.js');
-    return retainCommand(root, user, assistant, flags);
+  addLlmOptions(cmd).action(cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
+    const api = await import('../api/judged.js');
+    const views = await import('../views/judged.js');
+    const root = cli.root();
+    if (flags.drain) {
+      if (user !== undefined || flags.messages !== undefined || flags.transcript !== undefined) {
+        throw new ZkError('usage', 'retain --drain takes no other input');
+      }
+      const d = await api.retainDrain(root, { source: flags.source, backend: flags.backend });
+      return { ok: d.kept === 0, json: { ...d }, text: views.drainText(d), exitCode: d.kept ? EXIT.llm : EXIT.ok };
+    }
+    const r = await api.retain(root, { input: retainInput(user, assistant, flags), source: flags.source, backend: flags.backend });
+    if (!r.error) return { json: { ...r }, text: views.retainText(r) };
+    return { ok: false, exitCode: EXIT.llm, json: { ...r }, text: views.retainText(r), error: r.error.message };
   }));
 }

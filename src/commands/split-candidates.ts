@@ -1,20 +1,16 @@
 import type { Command } from 'commander';
-import { action, corpusRoot, intOption } from '../cli/context.js';
-import { noteLine } from '../cli/format.js';
+import { EXIT } from '../errors.js';
+import { intOption, type Invocation } from '../cli/context.js';
 
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   program
     .command('split-candidates')
     .description('the notes most in need of splitting: the largest first')
     .option('--top <n>', 'how many (default 10)', intOption('--top'))
-    .action(action(async (flags: { top?: number }) => {
-      const { splitCandidates } = await import('../pipelines/split-candidates.js');
-      const { noteInfo } = await import('../corpus/notes.js');
-      const notes = splitCandidates(corpusRoot(), flags.top);
-      return {
-        json: { candidates: notes.map((n) => ({ ...noteInfo(n), size: n.size })) },
-        text: notes.map((n) => `${String(n.size).padStart(8)}  ${noteLine(n)}`).join('\n'),
-        exitCode: notes.length ? 0 : 1,
-      };
+    .action(cli.action(async (flags: { top?: number }) => {
+      const { splitCandidates } = await import('../api/judged.js');
+      const { splitCandidatesText } = await import('../views/judged.js');
+      const r = await splitCandidates(cli.root(), flags);
+      return { json: { ...r }, text: splitCandidatesText(r), exitCode: r.candidates.length ? EXIT.ok : EXIT.refused };
     }));
 }

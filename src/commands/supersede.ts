@@ -1,20 +1,17 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import { action, corpusRoot } from '../cli/context.js';
+import type { Invocation } from '../cli/context.js';
 
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   program
     .command('supersede <old>')
     .description('mark OLD as superseded by NEW: both notes stay, searches show only the current one')
     .option('--by <new>', 'the note that replaces OLD (required)')
-    .action(action(async (oldRef: string, flags: { by?: string }) => {
+    .action(cli.action(async (oldRef: string, flags: { by?: string }) => {
       if (!flags.by) throw new ZkError('usage', 'supersede needs --by NEW: the note that replaces OLD');
-      const { supersede } = await import('../corpus/supersede.js');
-      const { noteInfo } = await import('../corpus/notes.js');
-      const r = await supersede(corpusRoot(), oldRef, flags.by);
-      const text = r.action === 'noop'
-        ? `${r.old.path} was already superseded by ${r.new.path}`
-        : `${r.old.path} is superseded by ${r.new.path}`;
-      return { json: { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) }, text };
+      const { supersede } = await import('../api/notes.js');
+      const { supersedeText } = await import('../views/notes.js');
+      const r = await supersede(cli.root(), oldRef, flags.by);
+      return { json: { ...r }, text: supersedeText(r) };
     }));
 }

@@ -1,46 +1,9 @@
 import type { Command } from 'commander';
-import { action, corpusRoot, intOption, type CommandResult } from '../cli/context.js';
-import { countsText } from '../cli/format.js';
-import { addLlmOptions } from '../llm/options.js';
-import type { LlmFlags } from '../llm/config.js';
-import type { GardenOptions, GardenReport, GardenRow } from '../pipelines/gardener.js';
+import { current } from '../context.js';
+import { addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import type { TendWritesRequest } from '../api/judged.js';
 
-type TendWritesFlags = LlmFlags & Pick<GardenOptions, 'limit' | 'splitSweep' | 'maxFragments' | 'dryRun' | 'source' | 'backend'>;
-
-function rowLine(r: GardenRow, dry: boolean): string | undefined {
-  const would = (done: string, planned: string) => (dry ? `would ${planned}` : done);
-  switch (r.action) {
-    case 'merged':
-      return `${would('merged', 'merge')} ${r.note} into ${r.target}`;
-    case 'linked':
-      return `${would('linked', 'link')} ${r.note} with ${r.links?.join(', ')}`;
-    case 'split':
-      return dry ? `would split ${r.note} into: ${r.planned?.join('; ')}` : `split ${r.note} into ${r.children?.join(', ')}`;
-    case 'kept':
-      return `${would('kept', 'keep')} ${r.note}${r.stage === 'split' ? ' whole' : ''}`;
-    case 'failed':
-      return `failed ${r.note}: ${r.error}`;
-    default:
-      return undefined; // skipped notes only count in the summary
-  }
-}
-
-function summaryLine(r: GardenReport): string {
-  return `tend-writes: ${countsText(r.summary, 'nothing to do')}${r.dryRun ? ' (dry run: nothing written)' : ''}`;
-}
-
-/** Exit 0 when every note was handled; 3 when the LLM failed on any note; else the code of the first failure. */
-function result(r: GardenReport): CommandResult {
-  const text = [...r.rows.map((row) => rowLine(row, r.dryRun)).filter(Boolean), summaryLine(r)].join('\n');
-  const json = { dry_run: r.dryRun, rows: r.rows, summary: r.summary };
-  if (!r.errors.length) return { json, text };
-  const first = r.errors.find((e) => e.exitCode === 3) ?? r.errors[0];
-  const message = `${r.errors.length} note(s) could not be tended (first: ${first.message}); they are tried again next pass`;
-  process.stderr.write(`error: ${message}\n`);
-  return { ok: false, exitCode: first.exitCode, json: { ...json, error: { code: first.code, message } }, text };
-}
-
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   const cmd = program
     .command('tend-writes')
     .description('the gardener: fold duplicates, link related notes, and (with --split-sweep) split the largest notes')
@@ -50,19 +13,14 @@ export function register(program: Command): void {
     .option('--dry-run', 'print the plan; write nothing at all')
     .option('--source <name>', 'who the gardener writes as (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find duplicates and related notes');
-  addLlmOptions(cmd).action(action(async (flags: TendWritesFlags) => {
-    const root = corpusRoot();
-    const { configuredBackend } = await import('../search/index.js');
-    const backend = configuredBackend(flags.backend);
-    const { requireLlm } = await import('../llm/require.js');
-    const llm = requireLlm(flags);
-    const { defaultSource } = await import('../corpus/ops.js');
-    const { tendWrites } = await import('../pipelines/gardener.js');
-    const report = await tendWrites(root, {
-      llm, backend, limit: flags.limit, splitSweep: flags.splitSweep, maxFragments: flags.maxFragments,
-      dryRun: Boolean(flags.dryRun), source: defaultSource(flags.source),
-      progress: (line) => process.stderr.write(`tend-writes: ${line}\n`),
-    });
-    return result(report);
+  addLlmOptions(cmd).action(cli.action(async (flags: TendWritesRequest) => {
+    const { tendWrites } = await import('../api/judged.js');
+    const { tendWritesText } = await import('../views/judged.js');
+    const { limit, splitSweep, maxFragments, dryRun, source, backend } = flags;
+    const progress = (line: string) => current().io.stderr(`tend-writes: ${line}\n`);
+    const r = await tendWrites(cli.root(), { limit, splitSweep, maxFragments, dryRun, source, backend, progress });
+    if (!r.error) return { json: { ...r }, text: tendWritesText(r) };
+    const { exit, ...error } = r.error;
+    return { ok: false, exitCode: exit, json: { ...r, error }, text: tendWritesText(r), error: error.message };
   }));
 }

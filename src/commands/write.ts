@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { action, collect, corpusRoot, textArg } from '../cli/context.js';
+import { collect, textArg, type Invocation } from '../cli/context.js';
 
 interface WriteFlags {
   kind?: string;
@@ -12,7 +12,7 @@ interface WriteFlags {
   supersedes?: string;
 }
 
-export function register(program: Command): void {
+export function register(program: Command, cli: Invocation): void {
   program
     .command('write <slug> <title> [body]')
     .description('create a note (refused if the name exists); body from the argument or stdin ("-")')
@@ -24,21 +24,10 @@ export function register(program: Command): void {
     .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
     .option('--rationale <text>', 'for a decision: why')
     .option('--supersedes <ref>', 'the new note replaces this one (which is kept, marked superseded)')
-    .action(action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
-      const { writeNote } = await import('../corpus/ops.js');
-      const { noteInfo } = await import('../corpus/notes.js');
-      const root = corpusRoot();
-      const { supersedes, ...rest } = flags;
-      const options = { slug, title, body: textArg(body), ...rest };
-      if (supersedes) {
-        const { writeSuperseding } = await import('../corpus/supersede.js');
-        const r = await writeSuperseding(root, options, supersedes);
-        return {
-          json: { action: 'superseded', note: noteInfo(r.new), target: noteInfo(r.old) },
-          text: `${r.new.path} (supersedes ${r.old.path})`,
-        };
-      }
-      const note = writeNote(root, options);
-      return { json: { action: 'created', note: noteInfo(note) }, text: note.path };
+    .action(cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
+      const { write } = await import('../api/notes.js');
+      const { writeText } = await import('../views/notes.js');
+      const r = await write(cli.root(), { slug, title, body: textArg(body), ...flags });
+      return { json: { ...r }, text: writeText(r) };
     }));
 }

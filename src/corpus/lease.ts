@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { createFileExclusive, replaceFile } from './files.js';
 import { withCorpusLock } from './lock.js';
@@ -16,8 +17,7 @@ export interface Lease {
 
 /** Lease length in ms (ZK_MEMORY_LEASE_SECONDS; default 600). */
 function leaseMs(): number {
-  const v = Number(process.env.ZK_MEMORY_LEASE_SECONDS);
-  return (Number.isFinite(v) && v > 0 ? v : 600) * 1000;
+  return settings().leaseMs();
 }
 
 export function readLease(root: string): Lease | undefined {

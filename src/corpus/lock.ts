@@ -1,21 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sidecar } from './paths.js';
 
-function seconds(envName: string, fallback: number): number {
-  const v = Number(process.env[envName]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
-
 /** How long to wait for the corpus lock before giving up (ZK_MEMORY_LOCK_TIMEOUT, seconds). */
 export function lockTimeoutMs(): number {
-  return seconds('ZK_MEMORY_LOCK_TIMEOUT', 30) * 1000;
+  return settings().lockTimeoutMs();
 }
 
 /** After how long a lock left by a dead process is taken over (ZK_MEMORY_LOCK_STALE, seconds; min 2). */
 export function lockStaleMs(): number {
-  return Math.max(2, seconds('ZK_MEMORY_LOCK_STALE', 10)) * 1000;
+  return settings().lockStaleMs();
 }
 
 export function ensureSidecar(root: string): void {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { archiveNote } from './archive.js';
 import { appendOnce, createNoteFile } from './files.js';
@@ -18,8 +19,7 @@ export { defaultSource };
 
 /** The largest body or fragment accepted (ZK_MEMORY_MAX_BODY bytes; default 5 MiB). */
 export function maxBodyBytes(): number {
-  const v = Number(process.env.ZK_MEMORY_MAX_BODY);
-  return Number.isFinite(v) && v > 0 ? v : 5 * 1024 * 1024;
+  return settings().maxBodyBytes();
 }
 
 function checkSize(what: string, text: string): void {

@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { ZkError } from '../errors.js';
-import { NOTE_FILES, rgPath } from '../search/rg.js';
-import { isNoteFile, listNoteFiles, loadNotes, readNoteFile, type Note } from './notes.js';
+import { candidateFiles } from './grep.js';
+import { isNoteFile, listNoteFiles, readNoteFile, type Note } from './notes.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
@@ -41,20 +39,15 @@ export function resolveRef(root: string, ref: string): Note {
 }
 
 /**
- * The notes whose uuid starts with `prefix`: ripgrep finds the files with a matching `uuid:` line,
- * and only those are read (and checked, since a body may hold such a line too). Without ripgrep,
- * every note is read.
+ * The notes whose uuid starts with `prefix`: the grep port finds the files with a matching `uuid:`
+ * line, and only those are read (and checked, since a body may hold such a line too).
  */
 export function notesWithUuidPrefix(root: string, prefix: string): Note[] {
   const want = prefix.toLowerCase();
   const hex = want.replace(/[^0-9a-f-]/g, '');
-  const rg = spawnSync(rgPath(), ['--files-with-matches', '--ignore-case', '-e', `^uuid:[ \\t]*['"]?${hex}`, ...NOTE_FILES], {
-    cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
-  });
-  const candidates = rg.status === 0 || rg.status === 1
-    ? rg.stdout.split('\n').filter(Boolean).map((l) => path.basename(l)).flatMap((name) => readNoteFile(root, name) ?? [])
-    : loadNotes(root);
-  return candidates.filter((n) => n.uuid && n.uuid.toLowerCase().startsWith(want));
+  return candidateFiles(root, [`^uuid:[ \\t]*['"]?${hex}`], { fixed: false })
+    .flatMap((name) => readNoteFile(root, name) ?? [])
+    .filter((n) => n.uuid && n.uuid.toLowerCase().startsWith(want));
 }
 
 /** The note with exactly this uuid. */

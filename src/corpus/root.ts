@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { current } from '../context.js';
 import { ZkError } from '../errors.js';
 
 /**
@@ -7,12 +8,13 @@ import { ZkError } from '../errors.js';
  * working directory that holds a `.zk/` folder.
  */
 export function resolveRoot(explicit: string | undefined, opts: { mustExist?: boolean } = {}): string {
-  const given = explicit ?? (process.env.ZK_MEMORY_ROOT || undefined);
+  const { settings, io } = current();
+  const given = explicit ?? settings.root();
   let root: string | undefined;
   if (given !== undefined) {
-    root = path.resolve(given);
+    root = path.resolve(io.cwd(), given);
   } else {
-    root = discoverRoot(process.cwd());
+    root = discoverRoot(io.cwd());
   }
   if (!root) throw new ZkError('no_root', 'no corpus root: pass --root DIR or set ZK_MEMORY_ROOT');
   if (opts.mustExist !== false) {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
@@ -100,7 +101,7 @@ function dropIntent(t: Txn, intent: Intent): void {
 
 /** Simulated crash between the note write and its record (ZK_MEMORY_FAULT=ingest-after-write). */
 function faultPoint(): void {
-  if (process.env.ZK_MEMORY_FAULT === 'ingest-after-write') process.kill(process.pid, 'SIGKILL');
+  if (settings().fault() === 'ingest-after-write') process.kill(process.pid, 'SIGKILL');
 }
 
 /**

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { documentKind, type DocumentKind } from './convert.js';
 
@@ -14,8 +15,7 @@ export interface SourceFile {
 
 /** The largest source file read (ZK_MEMORY_INGEST_MAX_FILE bytes; default 64 MiB). */
 export function maxSourceBytes(): number {
-  const v = Number(process.env.ZK_MEMORY_INGEST_MAX_FILE);
-  return Number.isFinite(v) && v > 0 ? v : 64 * 1024 * 1024;
+  return settings().ingestMaxFileBytes();
 }
 
 function classify(rel: string, abs: string, st: fs.Stats): SourceFile {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { replaceFile } from '../corpus/files.js';
 import { withCorpusLock } from '../corpus/lock.js';
@@ -229,8 +230,7 @@ export function findWindow(m: JobManifest, id: string): { doc: JobDocument; wind
 
 /** How long a claimed window stays with its reader (ZK_MEMORY_INGEST_CLAIM_TTL seconds; default 30 min). */
 export function claimTtlMs(): number {
-  const v = Number(process.env.ZK_MEMORY_INGEST_CLAIM_TTL);
-  return (Number.isFinite(v) && v > 0 ? v : 30 * 60) * 1000;
+  return settings().ingestClaimTtlMs();
 }
 
 export function claimExpired(c: Claim | undefined, now = Date.now()): boolean {

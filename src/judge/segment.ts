@@ -1,14 +1,10 @@
-import { ZkError } from '../errors.js';
+import { settings } from '../context.js';
 
 export const DEFAULT_SEGMENT_CHARS = 24_000;
 
 /** Segment size in characters: ZK_MEMORY_SEGMENT_CHARS, default 24,000. */
-export function segmentChars(env: Record<string, string | undefined> = process.env): number {
-  const raw = (env.ZK_MEMORY_SEGMENT_CHARS ?? '').trim();
-  if (!raw) return DEFAULT_SEGMENT_CHARS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new ZkError('usage', `ZK_MEMORY_SEGMENT_CHARS takes a whole number >= 1, not ${JSON.stringify(raw)}`);
-  return n;
+export function segmentChars(): number {
+  return settings().segmentChars();
 }
 
 /** Where text may be cut, best first: blank lines, line ends, sentence ends, spaces. */

@@ -1,5 +1,7 @@
 import { ZkError } from '../errors.js';
-import { embedConfig, type EmbedConfig, type EmbedFlags, type Env } from './config.js';
+import { settings as currentSettings } from '../context.js';
+import type { Settings } from '../settings.js';
+import { embedConfig, type EmbedConfig } from './config.js';
 import { postJson } from './http.js';
 import { endpointPostOptions, openAiUrl, postResult, readAnswer } from './openai.js';
 
@@ -67,8 +69,8 @@ export function openAiEmbedder(config: EmbedConfig): Embedder {
   };
 }
 
-/** The configured embedder (flags, else `ZK_MEMORY_EMBED_*`), or undefined when none is configured. */
-export function configuredEmbedder(flags: EmbedFlags = {}, env: Env = process.env): Embedder | undefined {
-  const config = embedConfig(flags, env);
+/** The configured embedder (`ZK_MEMORY_EMBED_*`, or the flags of this call), or undefined when none is configured. */
+export function configuredEmbedder(s: Settings = currentSettings()): Embedder | undefined {
+  const config = embedConfig(s);
   return config && openAiEmbedder(config);
 }

@@ -1,54 +1,70 @@
-import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { runCaptured } from '../cli.js';
-import { Scratch, TOOLS, type ToolSpec } from './tools.js';
-
-function version(): string {
-  const require = createRequire(import.meta.url);
-  return (require('../../../package.json') as { version: string }).version;
-}
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { version } from '../version.js';
+import { withContext, type RunContext } from '../context.js';
+import { asZkError, errorJson } from '../errors.js';
+import { INSTRUCTIONS } from './instructions.js';
+import { TOOLS, type ToolSpec } from './tools.js';
+import { LineTransport } from './transport.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
 
-function invalid(tool: ToolSpec, v: ValidateFunction) {
-  const message = `invalid arguments for ${tool.name}: ${ajv.errorsText(v.errors, { dataVar: 'arguments' })}`;
-  const json = { ok: false, error: { code: 'usage', message } };
-  return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: json };
+function toolError(message: string, code = 'usage') {
+  return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: { ok: false, error: { code, message } } };
 }
 
-/** Call one tool: validate, run the command it stands for, answer with its text and its JSON. */
-export async function callTool(name: string, args: Record<string, unknown>) {
+/** A validation problem as an agent can act on it: the property it is about, and what is wrong. */
+function problem(e: ErrorObject): string {
+  const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
+  if (e.keyword === 'additionalProperties') return `${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)} is not allowed here`;
+  if (e.keyword === 'required') return `${JSON.stringify((e.params as { missingProperty: string }).missingProperty)} is required`;
+  if (e.keyword === 'enum') return `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  return `${at || 'arguments'} ${e.message}`;
+}
+
+function invalid(tool: ToolSpec, v: ValidateFunction) {
+  return toolError(`invalid arguments for ${tool.name}: ${(v.errors ?? []).map(problem).join('; ')}`);
+}
+
+/** Call one tool: validate its arguments, call the library in the server's context, answer text and JSON. */
+export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>) {
   const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) {
-    const message = `unknown tool: ${name}`;
-    return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: { ok: false, error: { code: 'usage', message } } };
-  }
+  if (!tool) return toolError(`unknown tool: ${name}`);
   const validate = validators.get(name)!;
   if (!validate(args)) return invalid(tool, validate);
-  const scratch = new Scratch();
   try {
-    const r = await runCaptured(tool.argv(args, scratch));
-    const failed = r.json.ok === false;
-    // Clients that do not read structured content still get the JSON, after the human text.
-    const text = failed ? r.text : `${r.text || 'no results'}\n\n${JSON.stringify(r.json)}`;
-    return { isError: failed, content: [{ type: 'text', text }], structuredContent: r.json };
-  } finally {
-    scratch.cleanup();
+    const r = await withContext(ctx, () => tool.run(root, args));
+    // The text is for people and the JSON for programs: each is sent once.
+    return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
+  } catch (err) {
+    const e = asZkError(err);
+    return { isError: true, content: [{ type: 'text', text: `error: ${e.message}` }], structuredContent: errorJson(e) };
   }
 }
 
-/** Serve the tools over MCP on stdio until the client closes the connection. */
-export async function serveMcp(): Promise<void> {
-  const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} } });
+/** The largest message accepted: room for the largest body, JSON-escaped, and then some. */
+function maxMessageBytes(ctx: RunContext): number {
+  return 2 * ctx.settings.maxBodyBytes() + 1024 * 1024;
+}
+
+/**
+ * Serve the tools over MCP on stdio until the client closes the connection. Every call runs in
+ * `ctx` (the settings and flags the server was started with); stdout carries JSON-RPC only.
+ */
+export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
+  // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both carry the protocol.
+  const callCtx: RunContext = { ...ctx, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+  const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    tools: TOOLS.map((t) => ({
+      name: t.name, description: t.description, inputSchema: t.inputSchema,
+      annotations: { readOnlyHint: Boolean(t.readOnly) },
+    })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
-  const transport = new StdioServerTransport();
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(root, callCtx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
+  const transport = new LineTransport(process.stdin, process.stdout, maxMessageBytes(ctx));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });

@@ -1,32 +1,29 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import * as api from '../api/index.js';
+import { ZkError } from '../errors.js';
+import type { InputMessage } from '../judge/transcript.js';
+import * as notesView from '../views/notes.js';
+import * as searchView from '../views/search.js';
+import { tendText } from '../views/tend.js';
+import * as judgedView from '../views/judged.js';
 
-type Args = Record<string, unknown>;
+type Args = Record<string, any>;
 
-/** An MCP tool: what an agent is told, what it may pass, and the command line it stands for. */
+/** What a tool answers: the result object (as `--json` prints it) and its text for people. */
+export interface ToolAnswer {
+  json: Record<string, unknown>;
+  text: string;
+  /** The call could not do what was asked, though it answered (a partial retain). */
+  failed?: boolean;
+}
+
+/** An MCP tool: what an agent is told, what it may pass, and the library call it makes. */
 export interface ToolSpec {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  /** The zk-memory arguments for a call (flags after the command name). */
-  argv(args: Args, scratch: Scratch): string[];
-}
-
-/** Temporary files for inputs the command line takes as files (chat messages, transcripts). */
-export class Scratch {
-  private files: string[] = [];
-  file(text: string): string {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-mcp-'));
-    const file = path.join(dir, 'input');
-    fs.writeFileSync(file, text);
-    this.files.push(dir);
-    return file;
-  }
-  cleanup(): void {
-    for (const d of this.files) fs.rmSync(d, { recursive: true, force: true });
-    this.files = [];
-  }
+  /** Reads only: the protocol's read-only hint. */
+  readOnly?: boolean;
+  run(root: string, args: Args): Promise<ToolAnswer>;
 }
 
 const str = (description: string) => ({ type: 'string', description });
@@ -39,53 +36,53 @@ function schema(properties: Record<string, unknown>, required: string[] = []) {
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-/** `--flag value` for each given option, `--flag` for true booleans; list options repeat. */
-function flags(args: Args, names: Record<string, string>): string[] {
-  const out: string[] = [];
-  for (const [key, flag] of Object.entries(names)) {
-    const v = args[key];
-    if (v === undefined || v === null || v === false) continue;
-    if (v === true) out.push(flag);
-    else if (Array.isArray(v)) for (const item of v) out.push(flag, String(item));
-    else out.push(flag, String(v));
-  }
-  return out;
-}
-
-const decisionFlags = { choice: '--choice', alternatives: '--alternatives', rationale: '--rationale' };
 const decisionProps = {
   choice: str('for a decision: what was chosen'),
   alternatives: list('for a decision: the alternatives considered'),
   rationale: str('for a decision: why'),
 };
 
+const answer = (r: object, text: string): ToolAnswer => ({ json: { ...r }, text });
+
 export const TOOLS: ToolSpec[] = [
   {
     name: 'search',
-    description: 'Search long-term memory. Pass a question or a few words in plain language; returns the best-matching notes with a snippet each. Use before answering anything that may depend on what was learned earlier.',
+    description: 'Search long-term memory. Pass a question or a few words in plain language; returns the best-matching notes with a snippet and a score each. Use before answering anything that may depend on what was learned earlier.',
     inputSchema: schema({
       query: str('a question or keywords'),
       limit: int('how many notes at most (default 8)'),
       history: bool('include notes whose content was superseded by newer ones'),
       backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine (default: the configured one)' },
     }, ['query']),
-    argv: (a) => ['search', String(a.query), ...flags(a, { limit: '--limit', history: '--history', backend: '--backend' })],
+    readOnly: true,
+    async run(root, a) {
+      const r = await api.search(root, a.query, { limit: a.limit, history: a.history, backend: a.backend });
+      return answer(r, searchView.searchText(r) || `no notes match ${JSON.stringify(a.query)}`);
+    },
   },
   {
     name: 'read',
-    description: 'Read one note in full, with the titles of the notes it links to. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, or a file name.',
-    inputSchema: schema({ ref: str('the note: uuid, uuid prefix, stem or file name') }, ['ref']),
-    argv: (a) => ['read', String(a.ref)],
+    description: 'Read one note in full, with the titles of the notes it links to. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, or an undated slug like judy.',
+    inputSchema: schema({ ref: str('the note: uuid, uuid prefix, stem, file name or undated slug') }, ['ref']),
+    readOnly: true,
+    async run(root, a) {
+      const r = api.read(root, a.ref);
+      return answer(r, notesView.readText(r));
+    },
   },
   {
     name: 'list',
     description: 'List notes (file-name order), optionally only one kind or the most recently changed.',
     inputSchema: schema({ kind, recent: int('only the N most recently modified, newest first'), history: bool('include superseded notes') }),
-    argv: (a) => ['list', ...flags(a, { kind: '--kind', recent: '--recent', history: '--history' })],
+    readOnly: true,
+    async run(root, a) {
+      const r = api.list(root, { kind: a.kind, recent: a.recent, history: a.history });
+      return answer(r, notesView.listText(r) || 'no notes');
+    },
   },
   {
     name: 'write',
-    description: 'Create a new note with one thought. Refused if a note of that name exists today (set unique to take the next free name). Prefer integrate when the memory may belong in an existing note.',
+    description: 'Create a new note with one thought. Refused if a note of that name exists today (set unique to take the next free name). Prefer integrate when the memory may belong in an existing note and an LLM is configured.',
     inputSchema: schema({
       slug: str('a few words for the file name, e.g. "judy"'),
       title: str('the note title'),
@@ -96,13 +93,22 @@ export const TOOLS: ToolSpec[] = [
       supersedes: str('ref of a note this one replaces (it is kept, marked superseded)'),
       ...decisionProps,
     }, ['slug', 'title']),
-    argv: (a) => ['write', String(a.slug), String(a.title), String(a.body ?? ''), ...flags(a, { kind: '--kind', source: '--source', unique: '--unique', supersedes: '--supersedes', ...decisionFlags })],
+    async run(root, a) {
+      const r = await api.write(root, {
+        slug: a.slug, title: a.title, body: a.body, kind: a.kind, source: a.source, unique: a.unique, supersedes: a.supersedes,
+        choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
+      });
+      return answer(r, notesView.writeText(r));
+    },
   },
   {
     name: 'merge',
     description: 'Append a dated paragraph to an existing note (nothing in it is changed or removed).',
     inputSchema: schema({ ref: str('the note to append to'), fragment: str('the text to append'), source: str('who adds it') }, ['ref', 'fragment']),
-    argv: (a) => ['merge', String(a.ref), String(a.fragment), ...flags(a, { source: '--source' })],
+    async run(root, a) {
+      const r = await api.merge(root, a.ref, a.fragment, { source: a.source });
+      return answer(r, notesView.mergeText(r));
+    },
   },
   {
     name: 'integrate',
@@ -116,7 +122,13 @@ export const TOOLS: ToolSpec[] = [
       source: str('who it comes from'),
       ...decisionProps,
     }, ['content']),
-    argv: (a) => ['integrate', String(a.content), ...flags(a, { topic: '--topic', kind: '--kind', title: '--title', slug: '--slug', source: '--source', ...decisionFlags })],
+    async run(root, a) {
+      const r = await api.integrate(root, {
+        content: a.content, topic: a.topic, kind: a.kind, title: a.title, slug: a.slug, source: a.source,
+        choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
+      });
+      return answer(r, judgedView.integrateText(r));
+    },
   },
   {
     name: 'retain',
@@ -128,25 +140,40 @@ export const TOOLS: ToolSpec[] = [
       transcript: str('a plain-text transcript'),
       source: str('who it comes from'),
     }),
-    argv: (a, scratch) => {
-      const input = a.messages !== undefined
-        ? ['--messages', scratch.file(JSON.stringify(a.messages))]
-        : a.transcript !== undefined
-          ? ['--transcript', scratch.file(String(a.transcript))]
-          : [a.user, a.assistant].filter((x) => x !== undefined).map(String);
-      return ['retain', ...input, ...flags(a, { source: '--source' })];
+    async run(root, a) {
+      const input = retainInput(a);
+      const r = await api.retain(root, { input, source: a.source });
+      const text = [judgedView.retainText(r), r.error && `error: ${r.error.message}`].filter(Boolean).join('\n');
+      return { json: { ...r, ...(r.error ? { ok: false } : {}) }, text, failed: Boolean(r.error) };
     },
   },
   {
     name: 'supersede',
     description: 'Mark a note as no longer true because another note replaced it. Both stay; searches then show only the current one.',
     inputSchema: schema({ old: str('the note that is no longer true'), by: str('the note that replaces it') }, ['old', 'by']),
-    argv: (a) => ['supersede', String(a.old), '--by', String(a.by)],
+    async run(root, a) {
+      const r = await api.supersede(root, a.old, a.by);
+      return answer(r, notesView.supersedeText(r));
+    },
   },
   {
     name: 'tend_check',
     description: 'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Reports file and line for each problem.',
     inputSchema: schema({ strict: bool('also count links without a uuid anchor as problems') }),
-    argv: (a) => ['tend', 'check', ...flags(a, { strict: '--strict' })],
+    readOnly: true,
+    async run(root, a) {
+      const r = await api.tend(root, 'check', { strict: a.strict });
+      const { strict, ...json } = r;
+      return { json, text: tendText(r) };
+    },
   },
 ];
+
+/** Exactly one way to give retain its conversation. */
+function retainInput(a: Args): api.RetainRequestInput {
+  const given = ['messages', 'transcript', 'user'].filter((k) => a[k] !== undefined);
+  if (a.messages !== undefined && given.length === 1) return { messages: a.messages as InputMessage[] };
+  if (a.transcript !== undefined && given.length === 1) return { transcript: a.transcript };
+  if (a.user !== undefined && a.assistant !== undefined && given.length === 1) return { user: a.user, assistant: a.assistant };
+  throw new ZkError('usage', 'retain takes one input: user and assistant, messages, or transcript');
+}

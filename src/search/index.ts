@@ -1,5 +1,6 @@
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { EMBED_FLAGS_HINT, type EmbedFlags } from '../llm/config.js';
+import { EMBED_FLAGS_HINT } from '../llm/config.js';
 import { configuredEmbedder, type Embedder } from '../llm/embed.js';
 import { rgProvider } from './rg.js';
 import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchResult } from './types.js';
@@ -10,7 +11,7 @@ export const DEFAULT_LIMIT = 8;
 
 /** The backend in force: the flag, else ZK_MEMORY_BACKEND, else auto. Every internal search uses it. */
 export function configuredBackend(flag?: string): BackendName {
-  const name = (flag || process.env.ZK_MEMORY_BACKEND || 'auto').trim().toLowerCase();
+  const name = (flag?.trim() || settings().backend() || 'auto').toLowerCase();
   if (!(BACKENDS as readonly string[]).includes(name)) {
     throw new ZkError('usage', `unknown search backend: ${JSON.stringify(name)} (one of ${BACKENDS.join(', ')})`);
   }
@@ -26,8 +27,7 @@ function oneLine(err: unknown): string {
 }
 
 /** What `searchCorpus` takes beyond the query: limit, history, backend, and the embedding endpoint. */
-export type SearchCorpusOptions = SearchOptions &
-  EmbedFlags & {
+export type SearchCorpusOptions = SearchOptions & {
     backend?: string;
     /** An embedder to use instead of the configured endpoint (flags in these options, else `ZK_MEMORY_EMBED_*`). */
     embedder?: Embedder;
@@ -68,7 +68,7 @@ async function autoSearch(root: string, query: string, o: SearchCorpusOptions & 
 export async function searchCorpus(root: string, query: string, opts: SearchCorpusOptions = {}): Promise<SearchResult> {
   const backend = configuredBackend(opts.backend);
   const o = { ...opts, limit: opts.limit ?? DEFAULT_LIMIT };
-  const embedder = () => opts.embedder ?? configuredEmbedder(opts);
+  const embedder = () => opts.embedder ?? configuredEmbedder();
   switch (backend) {
     case 'rg':
       return { backend: 'rg', hits: await rgProvider.search(root, query, o) };

@@ -1,25 +1,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { NOTE_FILES, rgPath } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
 import { listNoteFiles } from '../corpus/notes.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { searchTerms } from './terms.js';
 import type { SearchHit, SearchProvider } from './types.js';
 
-/** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep. */
-export function rgPath(): string {
-  if (process.env.ZK_MEMORY_RG) return process.env.ZK_MEMORY_RG;
-  const require = createRequire(import.meta.url);
-  return (require('@vscode/ripgrep') as { rgPath: string }).rgPath;
-}
-
-/**
- * What every ripgrep run over notes searches: the top-level `*.md` files of the root (the working
- * directory), hidden names and ignore files not applying, user config not read. Goes last.
- */
-export const NOTE_FILES = ['--no-config', '--max-depth', '1', '--no-ignore', '--glob', '*.md', '--glob', '!.*', '--', '.'];
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import type { TextEdit } from '../corpus/frontmatter.js';
 import { applyEdits } from '../corpus/frontmatter.js';
 import { encodeTarget, isNoteLink, parseLinks, type Link } from '../corpus/links.js';
-import { listNoteFiles, type Note } from '../corpus/notes.js';
+import { candidateFiles } from '../corpus/grep.js';
+import type { Note } from '../corpus/notes.js';
 import { findRelated } from '../corpus/related.js';
 import { rewriteNoteLocked, type FileChange } from '../corpus/rewrite.js';
-import { NOTE_FILES, rgPath } from '../search/rg.js';
 import { retarget, type Fix } from './check.js';
 import { fixEdits } from './edits.js';
 import { hasFragment, headingSlugs } from './headings.js';
@@ -14,21 +13,6 @@ import { hasFragment, headingSlugs } from './headings.js';
 export interface Departed {
   path: string;
   uuid: string;
-}
-
-/**
- * The note files that mention any of `needles` (case-insensitive, literal): one ripgrep run, so
- * repointing does not read the whole corpus. Every note file when ripgrep cannot run.
- */
-function filesMentioning(root: string, needles: string[]): Promise<string[]> {
-  const args = ['--files-with-matches', '--fixed-strings', '--ignore-case', ...needles.flatMap((n) => ['-e', n]), ...NOTE_FILES];
-  return new Promise((resolve) => {
-    execFile(rgPath(), args, { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
-      const code = (err as { code?: unknown } | null)?.code;
-      if (err && code !== 1) return resolve(listNoteFiles(root));
-      resolve(stdout.split('\n').filter(Boolean).map((l) => l.replace(/^\.\//, '')));
-    });
-  });
 }
 
 function pointsAt(l: Link, from: Departed): boolean {
@@ -82,7 +66,8 @@ export async function repointInbound(root: string, from: Departed, to: Note, o: 
   const skip = new Set(o.skip ?? []);
   const needles = [from.path, encodeTarget(from.path), from.uuid].filter(Boolean);
   const changes: FileChange[] = [];
-  for (const name of await filesMentioning(root, [...new Set(needles)])) {
+  // Only the files that mention the departed note are read, so repointing does not read the whole corpus.
+  for (const name of candidateFiles(root, [...new Set(needles)], { fixed: true })) {
     if (skip.has(name)) continue;
     const change = await rewriteNoteLocked(root, name, (n) => {
       const edits = repointEdits(n, from, to);

@@ -1,3 +1,4 @@
+import { tempDir } from './corpus.js';
 // A source folder for ingest: Markdown with nested headings, a 200 KB text file, HTML, DOCX, PDF,
 // plus one unsupported and one unreadable file.
 import fs from 'node:fs';
@@ -76,7 +77,7 @@ export const SLIDES_MD =
 
 /** The source folder; documents in reading order are guide.md, notes/big.txt, page.html, slides.pdf, spec.docx. */
 export function sourceTree(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-sources-'));
+  const dir = tempDir('zk-sources-');
   fs.mkdirSync(path.join(dir, 'notes'));
   fs.writeFileSync(path.join(dir, 'guide.md'), GUIDE_MD);
   fs.writeFileSync(path.join(dir, 'notes', 'big.txt'), bigText());

@@ -1,0 +1,67 @@
+import { defaultSource } from '../corpus/source.js';
+import type { AcceptResult } from '../ingest/accept.js';
+import type { NextResult } from '../ingest/next.js';
+import type { JobStatus } from '../ingest/status.js';
+
+// Study of source documents: the tool keeps the place and shows context; the reader writes every note.
+
+const ingest = () => import('../ingest/index.js');
+
+/** Who is reading: the source given, else ZK_MEMORY_SOURCE; tells claims apart when several readers share a job. */
+const owner = (source?: string) => defaultSource(source) ?? '';
+
+export interface IngestStartRequest {
+  from: string;
+  name?: string;
+  windowChars?: number;
+}
+
+export type IngestStartResult = JobStatus & { action: 'created' | 'exists' };
+
+/** Inventory a file or folder, convert it and cut it into reading windows (or resume the same job). */
+export async function ingestStart(root: string, o: IngestStartRequest): Promise<IngestStartResult> {
+  const { startJob, jobStatus } = await ingest();
+  const r = await startJob(root, o);
+  return { action: r.action, ...(await jobStatus(root, r.manifest.name)) };
+}
+
+export interface IngestReader {
+  job?: string;
+  window?: string;
+  source?: string;
+}
+
+/** Claim the next reading window and show it with its context (writes no note). */
+export async function ingestNext(root: string, o: IngestReader & { related?: number } = {}): Promise<NextResult> {
+  const { nextWindow } = await ingest();
+  return nextWindow(root, { job: o.job, window: o.window, owner: owner(o.source), related: o.related });
+}
+
+export interface IngestAcceptRequest extends IngestReader {
+  body: string;
+  title?: string;
+  slug?: string;
+  kind?: string;
+  /** Append to this note instead of creating one. */
+  merge?: string;
+  keep?: boolean;
+  date?: string;
+}
+
+/** Write the note for the open window: a new note, or a fragment merged into an existing one. */
+export async function ingestAccept(root: string, o: IngestAcceptRequest): Promise<AcceptResult> {
+  const { acceptWindow } = await ingest();
+  return acceptWindow(root, { ...o, owner: owner(o.source) });
+}
+
+/** Close the open window without a note. */
+export async function ingestSkip(root: string, o: IngestReader & { reason?: string } = {}) {
+  const { skipWindow } = await ingest();
+  return skipWindow(root, { ...o, owner: owner(o.source) });
+}
+
+/** Where a job stands. */
+export async function ingestStatus(root: string, o: { job?: string } = {}): Promise<JobStatus> {
+  const { jobStatus } = await ingest();
+  return jobStatus(root, o.job);
+}

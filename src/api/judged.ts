@@ -1,0 +1,166 @@
+import { ZkError } from '../errors.js';
+import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { defaultSource } from '../corpus/source.js';
+import { LLM_UNCONFIGURED } from '../llm/config.js';
+import { configuredLlm, requireLlm } from '../llm/require.js';
+import type { StructuredLLM } from '../llm/types.js';
+import type { InputMessage } from '../judge/transcript.js';
+import type { GardenReport, GardenRow } from '../pipelines/gardener.js';
+import { spool } from '../pipelines/inbox.js';
+import { integrate as integrateCandidate, toCandidate, type IntegrateInput } from '../pipelines/integrate.js';
+import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
+import { configuredBackend } from '../search/index.js';
+
+// The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
+// answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.
+
+interface Judged {
+  /** The model; default: the configured one. */
+  llm?: StructuredLLM;
+  source?: string;
+  /** Search backend used to find candidate notes. */
+  backend?: string;
+}
+
+export interface IntegrateRequest extends IntegrateInput, Judged {}
+
+export interface IntegrateResult {
+  action: 'created' | 'merged' | 'superseded';
+  note: NoteInfo;
+  target?: NoteInfo;
+  reason: string;
+}
+
+/** Careful write: merge into the note it belongs to, supersede one, or create (the LLM judges). */
+export async function integrate(root: string, o: IntegrateRequest): Promise<IntegrateResult> {
+  const candidate = toCandidate(o);
+  const backend = configuredBackend(o.backend);
+  const source = defaultSource(o.source);
+  const llm = o.llm ?? configuredLlm();
+  if (!llm) {
+    const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: 'no LLM configured' });
+    throw new ZkError('llm_unconfigured', `${LLM_UNCONFIGURED} (kept in ${spooled} for retain --drain)`, { spooled });
+  }
+  try {
+    const r = await integrateCandidate(root, candidate, { llm, backend, source });
+    return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
+  } catch (err) {
+    if (!(err instanceof ZkError) || err.code !== 'llm_failed') throw err;
+    const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.message });
+    throw new ZkError('llm_failed', `${err.message} (kept in ${spooled} for retain --drain)`, { spooled });
+  }
+}
+
+export type RetainRequestInput =
+  | { user: string; assistant: string }
+  | { messages: InputMessage[] }
+  | { transcript: string };
+
+export interface RetainRequest extends Judged {
+  input: RetainRequestInput;
+}
+
+export interface RetainResult {
+  results: RetainResultRow[];
+  /** The inbox file keeping what could not be distilled, or null. */
+  spooled: string | null;
+  /** Why something was kept in the inbox (the run failed part-way). */
+  error?: { code: 'llm_unconfigured' | 'llm_failed'; message: string };
+}
+
+function asRetainInput(i: RetainRequestInput): RetainInput {
+  if ('messages' in i) return { messages: i.messages };
+  if ('transcript' in i) return { transcript: i.transcript };
+  return { turn: { user: i.user, assistant: i.assistant } };
+}
+
+/** Distill a conversation into notes; what the LLM could not do is kept in the inbox. */
+export async function retain(root: string, o: RetainRequest): Promise<RetainResult> {
+  const backend = configuredBackend(o.backend);
+  const source = defaultSource(o.source);
+  const llm = o.llm ?? configuredLlm();
+  const r = await retainInput(root, asRetainInput(o.input), llm ? { llm, backend, source } : { unavailable: LLM_UNCONFIGURED, backend, source });
+  if (!r.spooled) return { results: r.results, spooled: null };
+  const message = `${r.failure ?? 'the LLM failed'}; input kept in ${r.spooled} (retry with retain --drain)`;
+  return { results: r.results, spooled: r.spooled, error: { code: r.failure === LLM_UNCONFIGURED ? 'llm_unconfigured' : 'llm_failed', message } };
+}
+
+export interface DrainResult {
+  results: RetainResultRow[];
+  drained: number;
+  kept: number;
+  files: number;
+}
+
+/** Retry what earlier runs left in the inbox. */
+export async function retainDrain(root: string, o: Judged = {}): Promise<DrainResult> {
+  const d = await drain(root, { llm: o.llm ?? requireLlm(), backend: configuredBackend(o.backend), source: defaultSource(o.source) });
+  return { results: d.results, drained: d.done, kept: d.kept, files: d.files };
+}
+
+export interface SplitRequest extends Pick<Judged, 'llm' | 'source'> {
+  maxFragments?: number;
+}
+
+export interface SplitResult {
+  action: 'split' | 'not_split';
+  note: NoteInfo;
+  parent?: NoteInfo;
+  children: NoteInfo[];
+  archived?: string;
+  failed: { title: string; error: string }[];
+}
+
+/** De-merge an overgrown note into a summary parent and children (the LLM judges). */
+export async function split(root: string, ref: string, o: SplitRequest = {}): Promise<SplitResult> {
+  const { resolveRef } = await import('../corpus/refs.js');
+  resolveRef(root, ref); // a bad ref is a refusal whether or not an LLM is configured
+  const llm = o.llm ?? requireLlm();
+  const { splitNote } = await import('../pipelines/split.js');
+  const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source) });
+  if (r.action === 'not_split') return { action: r.action, note: noteInfo(r.note), children: [], failed: [] };
+  return { action: r.action, note: noteInfo(r.note), parent: noteInfo(r.parent!), children: r.children.map(noteInfo), archived: r.archived, failed: r.failed };
+}
+
+export interface SplitCandidatesResult {
+  candidates: (NoteInfo & { size: number })[];
+}
+
+/** The notes most in need of splitting: the largest first. */
+export async function splitCandidates(root: string, o: { top?: number } = {}): Promise<SplitCandidatesResult> {
+  const { splitCandidates: largest } = await import('../pipelines/split-candidates.js');
+  return { candidates: largest(root, o.top).map((n) => ({ ...noteInfo(n), size: n.size })) };
+}
+
+export interface TendWritesRequest extends Judged {
+  limit?: number;
+  splitSweep?: number;
+  maxFragments?: number;
+  dryRun?: boolean;
+  progress?: (line: string) => void;
+}
+
+export interface TendWritesResult {
+  dry_run: boolean;
+  rows: GardenRow[];
+  summary: Record<string, number>;
+  /** When some notes could not be tended: the first failure's code and a summary; they are tried again next pass. */
+  error?: { code: string; message: string; exit: number };
+}
+
+/** The gardener: fold duplicates, link related notes, and (with a split sweep) split the largest notes. */
+export async function tendWrites(root: string, o: TendWritesRequest = {}): Promise<TendWritesResult> {
+  const backend = configuredBackend(o.backend);
+  const llm = o.llm ?? requireLlm();
+  const { tendWrites: garden } = await import('../pipelines/gardener.js');
+  const r: GardenReport = await garden(root, {
+    llm, backend, limit: o.limit, splitSweep: o.splitSweep, maxFragments: o.maxFragments,
+    dryRun: Boolean(o.dryRun), source: defaultSource(o.source), progress: o.progress,
+  });
+  const result: TendWritesResult = { dry_run: r.dryRun, rows: r.rows, summary: r.summary };
+  if (!r.errors.length) return result;
+  // An LLM failure names the pass's outcome; otherwise the first failure does.
+  const first = r.errors.find((e) => e.code === 'llm_failed' || e.code === 'llm_unconfigured') ?? r.errors[0];
+  const message = `${r.errors.length} note(s) could not be tended (first: ${first.message}); they are tried again next pass`;
+  return { ...result, error: { code: first.code, message, exit: first.exitCode } };
+}

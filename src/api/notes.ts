@@ -1,0 +1,101 @@
+import { ZkError } from '../errors.js';
+import { initCorpus, listNotes, mergeNote, readNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops.js';
+import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
+import type { ResolvedLink } from '../corpus/ops.js';
+
+// The library's note operations: typed options in, the objects `--json` prints out (without `ok`).
+// The CLI and the MCP server both call these; neither builds a command line for the other.
+
+export interface InitResult {
+  action: 'created' | 'exists';
+  root: string;
+}
+
+/** Create a corpus (or complete an existing one). */
+export function init(dir: string): InitResult {
+  const r = initCorpus(dir);
+  return { action: r.created ? 'created' : 'exists', root: r.root };
+}
+
+export interface WriteRequest extends Omit<WriteOptions, 'supersedes'> {
+  /** A ref of a note the new one replaces (it is kept, marked superseded). */
+  supersedes?: string;
+}
+
+export interface WriteResult {
+  action: 'created' | 'superseded';
+  note: NoteInfo;
+  /** The note that was superseded. */
+  target?: NoteInfo;
+}
+
+/** Create a note; with `supersedes`, the new note replaces an existing one. */
+export async function write(root: string, o: WriteRequest): Promise<WriteResult> {
+  const { supersedes, ...options } = o;
+  if (supersedes !== undefined) {
+    const r = await writeSuperseding(root, options, supersedes);
+    return { action: 'superseded', note: noteInfo(r.new), target: noteInfo(r.old) };
+  }
+  return { action: 'created', note: noteInfo(writeNote(root, options)) };
+}
+
+export interface MergeResult {
+  action: 'merged';
+  note: NoteInfo;
+  target: NoteInfo;
+}
+
+/** Append a dated fragment to a note. */
+export async function merge(root: string, ref: string, fragment: string, o: { source?: string; date?: string } = {}): Promise<MergeResult> {
+  const note = noteInfo(await mergeNote(root, ref, fragment, o));
+  return { action: 'merged', note, target: note };
+}
+
+export interface ReadNoteJson extends NoteInfo {
+  supersedes: string[];
+  body: string;
+  frontmatter: Record<string, unknown>;
+  /** The file's text as stored (without a byte-order mark). */
+  raw: string;
+}
+
+export interface ReadResult {
+  note: ReadNoteJson;
+  /** The notes that replaced this one, oldest first (the last is the current belief). */
+  chain: NoteInfo[];
+  links: ResolvedLink[];
+}
+
+/** A note with its links resolved. */
+export function read(root: string, ref: string, o: { links?: boolean } = {}): ReadResult {
+  const r = readNote(root, ref);
+  const n = r.note;
+  return {
+    note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter, raw: n.raw.replace(/^\uFEFF/, '') },
+    chain: r.chain,
+    links: o.links === false ? [] : r.links,
+  };
+}
+
+export interface ListResult {
+  notes: NoteInfo[];
+}
+
+/** Notes in file-name order, or the most recently changed first. */
+export function list(root: string, o: ListOptions = {}): ListResult {
+  return { notes: listNotes(root, o).map(noteInfo) };
+}
+
+export interface SupersedeResult {
+  action: 'superseded' | 'noop';
+  old: NoteInfo;
+  new: NoteInfo;
+}
+
+/** Mark `oldRef` as replaced by `newRef`; both notes stay. */
+export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeResult> {
+  if (!newRef?.trim()) throw new ZkError('usage', 'supersede needs the note that replaces the old one');
+  const r = await supersedeNotes(root, oldRef, newRef);
+  return { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) };
+}

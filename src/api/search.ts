@@ -1,0 +1,82 @@
+import { ZkError } from '../errors.js';
+import { corpusStatus, type CorpusStatus } from '../corpus/status.js';
+import type { Embedder } from '../llm/embed.js';
+import type { SearchHit } from '../search/types.js';
+
+export interface SearchRequest {
+  limit?: number;
+  backend?: string;
+  history?: boolean;
+  /** An embedder to use instead of the configured endpoint. */
+  embedder?: Embedder;
+  /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
+  progress?: (line: string) => void;
+}
+
+export interface SearchResult {
+  query: string;
+  backend: string;
+  /** Why the configured backend was not the one that answered. */
+  fallback?: string;
+  hits: SearchHit[];
+}
+
+/** Ranked notes for a question or some words. */
+export async function search(root: string, query: string, o: SearchRequest = {}): Promise<SearchResult> {
+  const { searchCorpus } = await import('../search/index.js');
+  const r = await searchCorpus(root, query, o);
+  return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits: r.hits };
+}
+
+/** How fresh the full-text index and the vectors are. */
+export async function indexStatus(root: string) {
+  const { scanIndex } = await import('../search/fts.js');
+  const { vectorStatus } = await import('../search/vector.js');
+  const { freshness, hashes } = scanIndex(root);
+  return { ...freshness, vectors: vectorStatus(root, hashes) };
+}
+
+export type IndexStatus = Awaited<ReturnType<typeof indexStatus>>;
+
+export interface IndexRequest {
+  rebuild?: boolean;
+  embedder?: Embedder;
+  /** Told how a long embedding run goes. */
+  progress?: (line: string) => void;
+}
+
+/** Bring the full-text index (and, with an embedder, the note vectors) up to date. */
+export async function index(root: string, o: IndexRequest = {}) {
+  const { syncIndex } = await import('../search/fts.js');
+  const vectors = await import('../search/vector.js');
+  const rebuild = Boolean(o.rebuild);
+  const refresh = async () => {
+    const sync = await syncIndex(root, { rebuild });
+    // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
+    if (o.embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress }) };
+    if (rebuild) await vectors.dropVectors(root);
+    return { ...sync.report };
+  };
+  const { withCaretakerLease } = await import('../corpus/lease.js');
+  const r = rebuild ? await withCaretakerLease(root, 'index rebuild', refresh) : await refresh();
+  return { action: r.rebuilt ? ('rebuilt' as const) : ('refreshed' as const), ...r };
+}
+
+export type IndexResult = Awaited<ReturnType<typeof index>>;
+
+export interface StatusResult extends CorpusStatus {
+  root: string;
+  index: IndexStatus;
+}
+
+/** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
+export async function status(root: string): Promise<StatusResult> {
+  return { root, ...corpusStatus(root), index: await indexStatus(root) };
+}
+
+/** An index action named on the command line: none (refresh), or `status`. */
+export function checkIndexAction(what: string | undefined): 'refresh' | 'status' {
+  if (what === undefined) return 'refresh';
+  if (what === 'status') return 'status';
+  throw new ZkError('usage', `unknown index action: ${JSON.stringify(what)} (use "index", "index --rebuild" or "index status")`);
+}

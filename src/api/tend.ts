@@ -1,0 +1,38 @@
+import { ZkError } from '../errors.js';
+import { TEND_ACTIONS, type TendAction } from '../tend/actions.js';
+import type { TendReport } from '../tend/run.js';
+
+export interface TendRequest {
+  /** mint, repair, robustify: change the files (default: a dry run). */
+  write?: boolean;
+  /** check: unanchored links count as problems too. */
+  strict?: boolean;
+}
+
+export type TendResult = Omit<TendReport, 'action'> & { action: TendAction; strict: boolean };
+
+/** The tend action named, checked against its options. */
+export function checkTendAction(value: string, o: TendRequest): TendAction {
+  if (!(TEND_ACTIONS as readonly string[]).includes(value)) {
+    throw new ZkError('usage', `unknown tend action: ${JSON.stringify(value)} (one of ${TEND_ACTIONS.join(', ')})`);
+  }
+  const act = value as TendAction;
+  if (act === 'check' && o.write) throw new ZkError('usage', 'tend check never writes; --write is for mint, repair and robustify');
+  if (act !== 'check' && o.strict) throw new ZkError('usage', '--strict is for tend check');
+  return act;
+}
+
+/** Link integrity: check every link, or mint uuids, repair stale links, anchor plain ones. */
+export async function tend(root: string, action: string, o: TendRequest = {}): Promise<TendResult> {
+  const act = checkTendAction(action, o);
+  const { tendCheck, tendMint, tendRepair, tendRobustify } = await import('../tend/run.js');
+  const write = Boolean(o.write);
+  const r = act === 'check' ? tendCheck(root) : act === 'mint' ? await tendMint(root, { write }) : act === 'repair' ? await tendRepair(root, { write }) : await tendRobustify(root, { write });
+  return { ...r, strict: Boolean(o.strict) };
+}
+
+/** Whether a tend result is a failure: problems found by check, or something a fix could not mend. */
+export function tendFailed(r: TendResult): boolean {
+  if (r.action === 'check') return Boolean(r.counts.stale || r.counts.broken || (r.strict && r.counts.unanchored));
+  return r.findings.some((f) => !f.fix);
+}

@@ -1,0 +1,12 @@
+import { current } from '../context.js';
+import { listNoteFiles } from './notes.js';
+
+export type { NoteGrep } from './ports.js';
+
+/**
+ * The note files that may match: what the grep port found, else every note file. The one fallback
+ * policy for a missing or failing grep: callers read the candidates and check them anyway.
+ */
+export function candidateFiles(root: string, patterns: string[], o: { fixed: boolean }): string[] {
+  return current().grep?.filesMatching(root, patterns, o) ?? listNoteFiles(root);
+}

@@ -1,0 +1,15 @@
+// The ports through which the domain uses what lies outside it; adapters implement them.
+
+/**
+ * The port through which the domain finds note files by their text without reading every file
+ * (ripgrep, in src/adapters/ripgrep.ts). It is handed to a call in its context; the domain never
+ * imports it.
+ */
+export interface NoteGrep {
+  /**
+   * The note files of the root (top-level names) with a line matching any of `patterns`
+   * (case-insensitive; literal with `fixed`, else regular expressions), or undefined when the
+   * search could not run.
+   */
+  filesMatching(root: string, patterns: string[], o: { fixed: boolean }): string[] | undefined;
+}

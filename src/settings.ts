@@ -1,0 +1,124 @@
+import { ZkError } from './errors.js';
+
+/** Environment variables, as `process.env` holds them. */
+export type Env = Record<string, string | undefined>;
+
+/**
+ * A value given on the command line (or as an MCP server flag) for one setting: it wins over the
+ * environment, and an error about it names the flag.
+ */
+export interface Override {
+  value: string | undefined;
+  flag: string;
+}
+
+export interface NumberRule {
+  integer?: boolean;
+  /** Allow 0 (else the value must be > 0). */
+  zero?: boolean;
+}
+
+/**
+ * Every `ZK_MEMORY_*` setting is read here and nowhere else, with one rule: a blank value is
+ * unset, a malformed number is a usage error (exit 2) that names where the value came from (the
+ * flag, else the variable). Flags given for one call are overrides of the same names, so a flag and
+ * its variable can never disagree about what they mean.
+ */
+export class Settings {
+  constructor(
+    private readonly env: Env = {},
+    private readonly overrides: Readonly<Record<string, Override>> = {},
+  ) {}
+
+  /** These settings with some values given for one call (flags), winning over the environment. */
+  with(overrides: Record<string, Override>): Settings {
+    const given = Object.fromEntries(Object.entries(overrides).filter(([, o]) => o.value !== undefined && o.value.trim() !== ''));
+    return new Settings(this.env, { ...this.overrides, ...given });
+  }
+
+  /** Where a value comes from, for messages: the flag when one was given, else the variable. */
+  origin(name: string): string {
+    return this.overrides[name]?.flag ?? name;
+  }
+
+  /** A text setting; blank counts as unset. */
+  text(name: string): string | undefined {
+    const v = (this.overrides[name]?.value ?? this.env[name] ?? '').trim();
+    return v || undefined;
+  }
+
+  /** A number setting, checked; `fallback` when unset. */
+  number(name: string, fallback: number, rule: NumberRule = {}): number {
+    const raw = this.text(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    const ok = Number.isFinite(n) && (rule.zero ? n >= 0 : n > 0) && (!rule.integer || Number.isInteger(n));
+    if (!ok) {
+      const kind = rule.integer ? 'a whole number' : 'a number';
+      throw new ZkError('usage', `${this.origin(name)} takes ${kind} ${rule.zero ? '>= 0' : '> 0'}, not ${JSON.stringify(raw)}`);
+    }
+    return n;
+  }
+
+  /** A yes/no setting: 1, true, yes or on. */
+  flag(name: string): boolean {
+    return /^(?:1|true|yes|on)$/i.test(this.text(name) ?? '');
+  }
+
+  // The settings the library reads, one accessor each (the README's environment table).
+
+  root(): string | undefined {
+    return this.text('ZK_MEMORY_ROOT');
+  }
+
+  source(): string | undefined {
+    return this.text('ZK_MEMORY_SOURCE');
+  }
+
+  backend(): string | undefined {
+    return this.text('ZK_MEMORY_BACKEND');
+  }
+
+  rgPath(): string | undefined {
+    return this.text('ZK_MEMORY_RG');
+  }
+
+  lockTimeoutMs(): number {
+    return this.number('ZK_MEMORY_LOCK_TIMEOUT', 30) * 1000;
+  }
+
+  /** Never below 2 s: a shorter window would take over locks of live holders between two heartbeats. */
+  lockStaleMs(): number {
+    return Math.max(2, this.number('ZK_MEMORY_LOCK_STALE', 10)) * 1000;
+  }
+
+  maxBodyBytes(): number {
+    return this.number('ZK_MEMORY_MAX_BODY', 5 * 1024 * 1024, { integer: true });
+  }
+
+  leaseMs(): number {
+    return this.number('ZK_MEMORY_LEASE_SECONDS', 600) * 1000;
+  }
+
+  ingestClaimTtlMs(): number {
+    return this.number('ZK_MEMORY_INGEST_CLAIM_TTL', 30 * 60) * 1000;
+  }
+
+  ingestMaxFileBytes(): number {
+    return this.number('ZK_MEMORY_INGEST_MAX_FILE', 64 * 1024 * 1024, { integer: true });
+  }
+
+  segmentChars(): number {
+    return this.number('ZK_MEMORY_SEGMENT_CHARS', 24_000, { integer: true });
+  }
+
+  /** Print stack traces of unexpected errors. */
+  debug(): boolean {
+    return Boolean(this.text('ZK_MEMORY_DEBUG'));
+  }
+
+  /** A fault to inject, for crash tests (`ingest-after-write`, …). */
+  fault(): string | undefined {
+    return this.text('ZK_MEMORY_FAULT');
+  }
+}

@@ -1,0 +1,41 @@
+import type { TendResult } from '../api/tend.js';
+import type { TendAction } from '../tend/actions.js';
+import type { Finding } from '../tend/check.js';
+
+function findingLine(act: TendAction, f: Finding): string {
+  const what = act === 'mint' ? 'note without uuid' : `[${f.label}](${f.target})`;
+  const fix = f.fix ? ` -> ${[f.fix.target, f.fix.uuid && `uuid ${f.fix.uuid}`].filter(Boolean).join(', ')}` : '';
+  const why = f.reason ? ` (${f.reason})` : '';
+  return `${f.file}:${f.line}: ${f.verdict}: ${what}${fix}${why}`;
+}
+
+function countsLine(r: TendResult): string {
+  return Object.entries(r.counts).map(([v, n]) => `${n} ${v}`).join(', ');
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function checkText(r: TendResult): string {
+  const shown = r.findings.filter((f) => f.verdict === 'stale' || f.verdict === 'broken' || (r.strict && f.verdict === 'unanchored'));
+  const lines = shown.map((f) => findingLine('check', f));
+  lines.push(`${plural(r.findings.length, 'link')}: ${countsLine(r)}`);
+  if (r.counts.stale) lines.push('stale links can be fixed: zk-memory tend repair --write');
+  if (r.counts.unanchored) lines.push('unanchored links can be anchored: zk-memory tend robustify --write');
+  return lines.join('\n');
+}
+
+function rewriteText(r: TendResult): string {
+  const lines = r.findings.map((f) => findingLine(r.action, f));
+  const fixable = r.findings.filter((f) => f.fix).length;
+  const item = r.action === 'mint' ? 'note' : 'link';
+  lines.push(r.write
+    ? `${r.action}: changed ${plural(r.changed, item)} in ${plural(r.files.length, 'file')} (${countsLine(r)})`
+    : `${r.action}: would change ${plural(fixable, item)} (${countsLine(r)}); dry run, nothing written: add --write`);
+  return lines.join('\n');
+}
+
+export function tendText(r: TendResult): string {
+  return r.action === 'check' ? checkText(r) : rewriteText(r);
+}

@@ -1,0 +1,23 @@
+import { execa } from 'execa';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Build once before any test, so a test that runs the CLI as a process never runs a stale dist/;
+ * give the run a temp folder of its own, and fail the run if a test left anything in it.
+ */
+export default async function setup(): Promise<() => void> {
+  await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'inherit' });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-run-'));
+  // The test workers are started after this and inherit it, as do the processes they start.
+  process.env.TMPDIR = tmp;
+  return () => {
+    const left = fs.readdirSync(tmp);
+    fs.rmSync(tmp, { recursive: true, force: true });
+    if (left.length) throw new Error(`tests left ${left.length} temp folder(s) behind: ${left.slice(0, 5).join(', ')}`);
+  };
+}
