@@ -39,6 +39,11 @@ export const processIo: Io = {
   cwd: () => process.cwd(),
 };
 
+/** Whether the code runs inside a call that set its own context. */
+export function hasContext(): boolean {
+  return store.getStore() !== undefined;
+}
+
 /** The context of the current call; outside any call, the process's environment and output. */
 export function current(): RunContext {
   return store.getStore() ?? { settings: new Settings(process.env), io: processIo };

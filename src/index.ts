@@ -1,23 +1,48 @@
-// The importable library: every function takes an explicit corpus root.
+// The importable library. Its operations (src/api/) take an explicit corpus root and typed
+// options, and answer the objects `--json` prints; the LLM and the embedder can be injected.
+import { ripgrepNoteGrep } from './adapters/ripgrep.js';
+import * as api from './api/index.js';
+import { hasContext, processIo, withContext } from './context.js';
+import { Settings } from './settings.js';
+
+/**
+ * An operation run the way a program calling the library expects: in the caller's context when
+ * there is one, else with the process's environment and the ripgrep adapter wired in.
+ */
+function wired<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => (hasContext() ? fn(...args) : withContext({ settings: new Settings(process.env), io: processIo, grep: ripgrepNoteGrep }, () => fn(...args)));
+}
+
+export const init = wired(api.init);
+export const write = wired(api.write);
+export const merge = wired(api.merge);
+export const read = wired(api.read);
+export const list = wired(api.list);
+export const supersede = wired(api.supersede);
+export const search = wired(api.search);
+export const index = wired(api.index);
+export const indexStatus = wired(api.indexStatus);
+export const status = wired(api.status);
+export const tend = wired(api.tend);
+export const integrate = wired(api.integrate);
+export const retain = wired(api.retain);
+export const retainDrain = wired(api.retainDrain);
+export const split = wired(api.split);
+export const splitCandidates = wired(api.splitCandidates);
+export const tendWrites = wired(api.tendWrites);
+export const ingestStart = wired(api.ingestStart);
+export const ingestNext = wired(api.ingestNext);
+export const ingestAccept = wired(api.ingestAccept);
+export const ingestSkip = wired(api.ingestSkip);
+export const ingestStatus = wired(api.ingestStatus);
+export type * from './api/index.js';
+
 export { ZkError, EXIT } from './errors.js';
-export { initCorpus, writeNote, mergeNote, readNote, listNotes, retireNote, noteLinks } from './corpus/ops.js';
-export { resolveRef } from './corpus/refs.js';
-export { loadNotes, noteInfo, type Note, type NoteInfo } from './corpus/notes.js';
-export { slugify } from './corpus/slug.js';
-export { parseLinks, type Link } from './corpus/links.js';
-export { withCorpusLock } from './corpus/lock.js';
-export { archiveNote } from './corpus/archive.js';
-export { trace } from './corpus/trace.js';
-export { resolveRoot } from './corpus/root.js';
-export { splitNote, fragmentCap, type SplitOptions, type SplitResult } from './pipelines/split.js';
-export { splitCandidates } from './pipelines/split-candidates.js';
-export { tendWrites, type GardenOptions, type GardenReport, type GardenRow } from './pipelines/gardener.js';
-export { tendCheck, tendMint, tendRepair, tendRobustify, type TendReport } from './tend/run.js';
-export * from './llm/index.js';
-export * from './judge/index.js';
-export { startJob, nextWindow, acceptWindow, skipWindow, jobStatus, planWindows, type NextResult, type AcceptResult, type JobStatus } from './ingest/index.js';
-export { supersede, writeSuperseding } from './corpus/supersede.js';
-export { corpusStatus } from './corpus/status.js';
-export { searchCorpus, configuredBackend, type SearchHit, type SearchResult } from './search/index.js';
-export { integrate, toCandidate, decideTarget, type IntegrateOptions, type IntegrateResult } from './pipelines/integrate.js';
-export { retain, drain, type RetainInput, type RetainReport } from './pipelines/retain.js';
+export { Settings, type Env } from './settings.js';
+export { withContext, type RunContext, type Io } from './context.js';
+export type { StructuredLLM, ChatMessage, StructuredCallOptions } from './llm/types.js';
+export type { Embedder } from './llm/embed.js';
+export { chatCompletionsLlm } from './llm/openai.js';
+export { openAiEmbedder } from './llm/embed.js';
+export type { NoteInfo } from './corpus/notes.js';
+export type { SearchHit } from './search/types.js';

@@ -14,7 +14,7 @@ import { configuredBackend } from '../search/index.js';
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
 // answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.
 
-interface Judged {
+export interface Judged {
   /** The model; default: the configured one. */
   llm?: StructuredLLM;
   source?: string;
