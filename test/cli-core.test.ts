@@ -80,7 +80,7 @@ describe('write, read, merge, list', () => {
     const before = snapshot(root);
     const again = await zk(['--root', root, 'write', 'judy', 'Judy 2']);
     expect(again.code).toBe(1);
-    expect(again.stderr.trim()).toBe(`error: note already exists: ${today()}-judy.md`);
+    expect(again.stderr.trim()).toBe(`error: a note named "judy" exists already: ${today()}-judy.md (add to it with \`merge judy\`, or pass --unique for a note of its own)`);
     expect(snapshot(root)).toEqual(before);
     const u = await zk(['--root', root, '--json', 'write', 'judy', 'Judy 2', '--unique']);
     expect(u.json.note.path).toBe(`${today()}-judy-2.md`);

@@ -43,7 +43,7 @@ describe('concurrent writers', () => {
     );
     const codes = runs.map((r) => r.code).sort();
     expect(codes).toEqual([0, 1, 1, 1, 1, 1, 1, 1]);
-    for (const r of runs.filter((x) => x.code === 1)) expect(r.stderr).toMatch(/^error: note already exists: \d{8}-race\.md$/);
+    for (const r of runs.filter((x) => x.code === 1)) expect(r.stderr).toMatch(/^error: a note named "race" exists already: \d{8}-race\.md \(add to it with `merge race`, or pass --unique for a note of its own\)$/);
     expect(mdFiles(root)).toHaveLength(1);
     const winner = runs.findIndex((r) => r.code === 0);
     expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toContain(`# Racer ${winner}\n\nbody ${winner}\n`);

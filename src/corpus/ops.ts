@@ -10,7 +10,7 @@ import { isNoteLink, parseLinks } from './links.js';
 import { withCorpusLock } from './lock.js';
 import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
-import { resolveRef, successors } from './refs.js';
+import { notesWithSlug, resolveRef, successors } from './refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
 import { defaultSource } from './source.js';
 import { trace } from './trace.js';
@@ -49,7 +49,25 @@ export interface WriteOptions extends DecisionParts {
   extra?: Record<string, unknown>;
 }
 
-/** Create a note: exclusive, atomic, refused when the name exists unless `unique`. */
+function slugTaken(slug: string, holders: string[]): ZkError {
+  return new ZkError('exists', `a note named ${JSON.stringify(slug)} exists already: ${holders.join(', ')} (add to it with \`merge ${slug}\`, or pass --unique for a note of its own)`);
+}
+
+/**
+ * The undated slug a new note gets. A slug names one subject on every date (`merge judy` must not
+ * turn ambiguous tomorrow), so a slug in use is refused, unless the new note supersedes the note
+ * that holds it; with `unique` the first free `slug-2`, `slug-3`, … is taken instead.
+ */
+function freeSlug(root: string, slug: string, o: WriteOptions): string {
+  const replaced = new Set((o.supersedes ?? []).map((u) => u.toLowerCase()));
+  const taken = (s: string) => notesWithSlug(root, s).filter((f) => !replaced.has((readNoteFile(root, f)?.uuid ?? '').toLowerCase()));
+  const holders = taken(slug);
+  if (!holders.length) return slug;
+  if (!o.unique) throw slugTaken(slug, holders);
+  for (let n = 2; ; n++) if (!taken(`${slug}-${n}`).length) return `${slug}-${n}`;
+}
+
+/** Create a note: exclusive, atomic, refused when the name (or its undated slug) is taken unless `unique`. */
 export function writeNote(root: string, o: WriteOptions): Note {
   const title = (o.title ?? '').replace(/\s+/g, ' ').trim();
   if (!title) throw new ZkError('usage', 'empty title: a note needs a title');
@@ -64,7 +82,15 @@ export function writeNote(root: string, o: WriteOptions): Note {
   const author = defaultSource(o.source);
   const uuid = crypto.randomUUID();
   const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, extra: o.extra }, body);
-  const name = createNoteFile(root, stemFor(date, slug), text, Boolean(o.unique));
+  const free = freeSlug(root, slug, o);
+  let name: string;
+  try {
+    name = createNoteFile(root, stemFor(date, free), text, Boolean(o.unique));
+  } catch (err) {
+    // Another writer took the name between the check and the create: the same refusal.
+    if (err instanceof ZkError && err.code === 'exists') throw slugTaken(free, [`${stemFor(date, free)}.md`]);
+    throw err;
+  }
   trace(root, 'write', { path: name, uuid, kind: kind ?? null, source: author ?? null });
   const note = readNoteFile(root, name);
   if (!note) throw new ZkError('io', `note ${name} vanished right after it was written`);

@@ -1,12 +1,14 @@
 import { ZkError } from '../errors.js';
 import { candidateFiles } from './grep.js';
 import { isNoteFile, listNoteFiles, readNoteFile, type Note } from './notes.js';
+import { slugify } from './slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
 /**
- * Resolve a ref (file name, stem, uuid or uuid prefix of 8+ hex digits) to a note in the root.
- * A ref is a name, never a path: anything that could point elsewhere is refused.
+ * Resolve a ref (file name, stem, uuid or uuid prefix of 8+ hex digits, undated slug) to a note in
+ * the root; a ref that is none of these is slugged as `write` slugs a title (`Café Crème` names
+ * `…-cafe-creme.md`). A ref is a name, never a path: anything that could point elsewhere is refused.
  */
 export function resolveRef(root: string, ref: string): Note {
   const r = ref.trim();
@@ -15,11 +17,7 @@ export function resolveRef(root: string, ref: string): Note {
     throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(ref)} (a ref names a note in the corpus root, not a path)`);
   }
   const byName = r.endsWith('.md') ? r : `${r}.md`;
-  if (isNoteFile(root, byName)) {
-    const n = readNoteFile(root, byName);
-    if (n) return n;
-    throw new ZkError('refused', `note ${byName} cannot be read (binary or not UTF-8)`);
-  }
+  if (isNoteFile(root, byName)) return notesNamedBy(root, r)!;
   if (UUID_PREFIX.test(r)) {
     const want = r.toLowerCase();
     const hits = notesWithUuidPrefix(root, want);
@@ -28,14 +26,39 @@ export function resolveRef(root: string, ref: string): Note {
       throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${hits.map((n) => n.path).join(', ')}`);
     }
   }
-  // Convenience: an undated slug (`judy`) names the one note whose stem is `YYYYMMDD-judy`.
-  const undated = listNoteFiles(root).filter((n) => n.length === r.length + 12 && n.endsWith(`-${r}.md`) && /^\d{8}-/.test(n));
-  if (undated.length === 1) {
-    const n = readNoteFile(root, undated[0]);
-    if (n) return n;
-  }
-  if (undated.length > 1) throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${undated.join(', ')}`);
+  const named = notesNamedBy(root, r) ?? notesNamedBy(root, slugify(r));
+  if (named) return named;
+  if (/^[0-9a-f]{4,7}$/i.test(r)) throw new ZkError('not_found', `unknown ref: ${r} (a uuid prefix needs at least 8 hex digits)`);
   throw new ZkError('not_found', `unknown ref: ${r}`);
+}
+
+/** The dated notes whose undated slug is `slug` (`judy` for `20261130-judy.md`), in name order. */
+export function notesWithSlug(root: string, slug: string): string[] {
+  if (!slug) return [];
+  return listNoteFiles(root).filter((n) => n.length === slug.length + 12 && n.endsWith(`-${slug}.md`) && /^\d{8}-/.test(n));
+}
+
+/**
+ * The note a name stands for: a stem or file name, else an undated slug (`judy` names the one note
+ * whose stem is `YYYYMMDD-judy`; when several share it, the one not superseded). Undefined when
+ * nothing bears the name.
+ */
+function notesNamedBy(root: string, name: string): Note | undefined {
+  if (!name || name.startsWith('.')) return undefined;
+  const byName = name.endsWith('.md') ? name : `${name}.md`;
+  if (isNoteFile(root, byName)) {
+    const n = readNoteFile(root, byName);
+    if (n) return n;
+    throw new ZkError('refused', `note ${byName} cannot be read (binary or not UTF-8)`);
+  }
+  const undated = notesWithSlug(root, name);
+  if (!undated.length) return undefined;
+  const notes = undated.flatMap((f) => readNoteFile(root, f) ?? []);
+  // History stays reachable by full name; the bare slug names the current belief.
+  const current = notes.filter((n) => !n.superseded_by);
+  if (current.length === 1) return current[0];
+  if (notes.length === 1) return notes[0];
+  throw new ZkError('ambiguous_ref', `ambiguous ref: ${name} matches ${undated.join(', ')} (name one by its file name)`);
 }
 
 /**
