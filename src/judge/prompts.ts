@@ -2,7 +2,7 @@ import type { ChatMessage } from '../llm/types.js';
 import type { Candidate } from './schemas.js';
 
 /** Changes whenever a prompt or schema changes, so traces say which wording made a decision. */
-export const PROMPT_VERSION = 'zk-judge/1';
+export const PROMPT_VERSION = 'zk-judge/2';
 
 /** A note as the judge is shown it. `id` is what the judge must answer with: the uuid, else the stem. */
 export interface ShownNote {
@@ -107,4 +107,12 @@ export function correctionMessages(answer: unknown, errors: string[], name: stri
       content: `That answer does not fit the schema of ${name}:\n${errors.map((e) => `- ${e}`).join('\n')}\nRecord ${name} again with the whole answer corrected.`,
     },
   ];
+}
+
+/** The follow-up after an answer that held no JSON object at all. */
+export function notJsonMessages(name: string): ChatMessage[] {
+  return [{
+    role: 'user',
+    content: `Your answer was not valid JSON. Record ${name} again: exactly one JSON object that fits the schema, with nothing before or after it.`,
+  }];
 }
