@@ -87,6 +87,7 @@ Split only when the note clearly holds distinct thoughts that would each stand a
 When you split:
 - parent_summary: a short overview of what the note is about; it stays under the note's title and will link to the children.
 - fragments: at most {max}, each one thought with its own title, slug, kind (concept, entity_update or decision) and content. Every fact of the note must end up in the summary or in a fragment, in its original wording wherever possible. Drop nothing, invent nothing.
+- a fragment of kind decision also gives choice (what was chosen), alternatives (the options that were not chosen) and rationale (why), as the note states them; its content keeps the context.
 
 When you do not split: split false, parent_summary empty, fragments empty.`;
 

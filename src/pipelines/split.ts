@@ -3,7 +3,7 @@ import path from 'node:path';
 import { asZkError, ZkError } from '../errors.js';
 import { archiveReplaced } from '../corpus/archive.js';
 import { createFileExclusive, createNoteFile } from '../corpus/files.js';
-import { renderNote } from '../corpus/format.js';
+import { decisionBody, renderNote } from '../corpus/format.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { writeNote } from '../corpus/ops.js';
@@ -88,7 +88,8 @@ export async function splitNote(root: string, ref: string, o: SplitOptions): Pro
 
 function writeChild(root: string, f: SplitFragment, parent: LinkTarget, source: string | undefined): Note {
   const { title, slug } = candidateNoteName({ kind: f.kind, topic: f.title, title: f.title, slug: f.slug, content: f.content });
-  const body = `${f.content.trim()}\n\nPart of ${markdownLink(parent)}`;
+  const text = f.kind === 'decision' ? decisionBody(f.content, f) : f.content.trim();
+  const body = `${text}\n\nPart of ${markdownLink(parent)}`;
   return writeNote(root, { slug, title, body, kind: f.kind, source, unique: true, extra: { [SPLIT_FROM]: parent.uuid } });
 }
 
