@@ -20,6 +20,22 @@ import { repointInbound } from '../tend/repoint.js';
 /** The frontmatter key a split child carries: the uuid of the parent it was split from. */
 export const SPLIT_FROM = 'split_from';
 
+/** The uuid of the split a note belongs to (its own as a parent, its parent's as a child), each lowercase. */
+function splitIds(note: Note): string[] {
+  const parent = String(note.parsed.frontmatter[SPLIT_FROM] ?? '').trim().toLowerCase();
+  return [note.uuid.toLowerCase(), parent].filter(Boolean);
+}
+
+/**
+ * The split both notes belong to (the parent's uuid) when they are of one split family: parent
+ * and child, or two children of one parent. Undefined otherwise.
+ */
+export function sharedSplit(a: Note, b: Note): string | undefined {
+  if (a.path === b.path) return undefined;
+  const mine = new Set(splitIds(a));
+  return splitIds(b).find((id) => mine.has(id));
+}
+
 /** `--max-fragments` as the judge can honour it: at least 2, at most the schema's cap. */
 export function fragmentCap(requested?: number): number {
   if (requested === undefined) return MAX_SPLIT_FRAGMENTS;
