@@ -29,7 +29,8 @@ export function spool(root: string, items: InboxItem[], o: { source?: string; re
   const dir = sidecar(root).inbox;
   fs.mkdirSync(dir, { recursive: true });
   const entry: InboxEntry = { version: 1, created: new Date().toISOString(), source: o.source ?? null, reason: o.reason, items };
-  const stamp = entry.created.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  // Milliseconds in the name keep the drain in the order things were kept, even within one second.
+  const stamp = entry.created.replace(/[-:]/g, '');
   for (;;) {
     const file = path.join(dir, `${stamp}-${crypto.randomUUID().slice(0, 8)}.json`);
     if (createFileExclusive(root, file, `${JSON.stringify(entry, null, 2)}\n`)) {
