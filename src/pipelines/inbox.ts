@@ -30,7 +30,7 @@ export function spool(root: string, items: InboxItem[], o: { source?: string; re
   fs.mkdirSync(dir, { recursive: true });
   const entry: InboxEntry = { version: 1, created: new Date().toISOString(), source: o.source ?? null, reason: o.reason, items };
   // Milliseconds in the name keep the drain in the order things were kept, even within one second.
-  const stamp = entry.created.replace(/[-:]/g, '');
+  const stamp = entry.created.replace(/[-:.]/g, '');
   for (;;) {
     const file = path.join(dir, `${stamp}-${crypto.randomUUID().slice(0, 8)}.json`);
     if (createFileExclusive(root, file, `${JSON.stringify(entry, null, 2)}\n`)) {
