@@ -79,7 +79,7 @@ function distinct(reasons: string[]): string {
  * One line on everything that failed: how many segments (of how many) and how many memories, with
  * the distinct reasons, so a run whose every segment was refused says so rather than naming one.
  */
-export function failureMessage(f: Failures, segmentCount: number): string {
+function failureMessage(f: Failures, segmentCount: number): string {
   const parts: string[] = [];
   if (f.segments.length) {
     parts.push(segmentCount > 1
@@ -93,7 +93,7 @@ export function failureMessage(f: Failures, segmentCount: number): string {
   return parts.join('; ');
 }
 
-/** Distill a text and place every candidate. A failed distillation returns its reason. */
+/** Distill a text and place every candidate; what fails (the distillation, a candidate) goes into `failures`. */
 async function retainText(root: string, text: string, llm: StructuredLLM, o: RetainOptions, segment: { index: number; count: number } | undefined, failures: Failures): Promise<RetainResultRow[]> {
   const inputHash = sha256(text);
   const d = await distill(llm, text, { root, segment, trace: { input_hash: inputHash } });
