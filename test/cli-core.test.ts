@@ -57,12 +57,13 @@ describe('write, read, merge, list', () => {
     expect(a.json.note).toMatchObject({ slug: `${today()}-cafe-paris`, path: `${today()}-cafe-paris.md`, title: 'Paris: the move', kind: 'entity_update', author: 'chef', superseded_by: null });
     const text = fs.readFileSync(path.join(root, a.json.note.path), 'utf8');
     expect(text).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: 'Paris: the move'\ndate: \d{4}-\d{2}-\d{2}\nauthor: chef\nkind: entity_update\n---\n\n# Paris: the move\n\nJudy moved here\. See \[Judy\]\(x\.md\)\.\n$/);
-    await zk(['--root', root, 'write', 'x', 'Judy', '--date', '2026-01-02']);
+    const judy = await zk(['--root', root, '--json', 'write', 'x', 'Judy', '--date', '2026-01-02']);
     const x = mdFiles(root).find((f) => f.startsWith('20260102-'))!;
     fs.writeFileSync(path.join(root, a.json.note.path), text.replace('(x.md)', `(${x}) and [gone](nope.md)`));
     const r = await zk(['--root', root, '--json', 'read', a.json.note.uuid.slice(0, 8)]);
     expect(r.json.links).toEqual([
-      { label: 'Judy', target: x, uuid: null, resolved: true, title: 'Judy', line: 11 },
+      // A resolved link reports the uuid of the note it leads to, anchored or not.
+      { label: 'Judy', target: x, uuid: judy.json.note.uuid, resolved: true, title: 'Judy', line: 11 },
       { label: 'gone', target: 'nope.md', uuid: null, resolved: false, title: null, line: 11 },
     ]);
     const t = await zk(['--root', root, 'read', a.json.note.slug]);

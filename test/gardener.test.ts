@@ -124,23 +124,37 @@ describe('tend-writes', () => {
     expect(llm.calls.map((c) => judged(c.messages).memory)).not.toContainEqual(expect.stringContaining('kind: decision'));
   });
 
-  it('parent and child of a split are never shown to the judge as a fold target for one another', async () => {
+  it('no note of a split family is folded into another, whatever the judge proposes; the refusal is traced', async () => {
     const root = tempCorpus();
     const big = note(root, 'judy', 'Judy', 'Judy paints.\n\nJudy sails.');
     const s = await splitNote(root, big.path, {
-      llm: stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'Judy paints and sails.', fragments: [
+      llm: stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'DUPLICATE Judy paints and sails.', fragments: [
         { title: 'Judy paints', slug: 'judy-paints', content: 'DUPLICATE Judy paints.', kind: 'concept' },
-        { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails.', kind: 'concept' },
+        { title: 'Judy sails', slug: 'judy-sails', content: 'DUPLICATE Judy sails.', kind: 'concept' },
       ] }) }),
     });
-    const llm = foldingJudge();
+    const family = [s.parent!, ...s.children];
+    // The judge folds every duplicate into the first other member of the family it is shown.
+    const llm = stubLlm({
+      record_merge_decision: (m) => {
+        const { memory, shown } = judged(m);
+        const target = memory.includes('DUPLICATE') ? shown.find((x) => family.some((f) => f.uuid === x.id)) : undefined;
+        return target ? { action: 'merge', target: target.id, reason: 'same' } : { action: 'create', target: '', reason: 'separate' };
+      },
+    });
     const r = await pass(root, llm);
     expect(r.summary.merged).toBeUndefined();
-    const child = s.children[0];
-    const shownForChild = llm.calls.map((c) => judged(c.messages)).filter((j) => j.memory.includes('DUPLICATE Judy paints'));
-    expect(shownForChild.length).toBeGreaterThan(0);
-    for (const j of shownForChild) expect(j.shown.map((x) => x.id)).not.toContain(s.parent!.uuid);
-    expect(fs.existsSync(child.file)).toBe(true);
+    for (const f of family) expect(read(f).startsWith(f.raw)).toBe(true);
+    expect(fs.readdirSync(path.join(root, '.archive'))).toEqual([big.path]);
+    const events = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const refused = events.filter((e) => e.event === 'fold_refused');
+    expect(refused.map((e) => e.note).sort()).toEqual(family.map((f) => f.path).sort());
+    for (const e of refused) {
+      expect(family.map((f) => f.path)).toContain(e.target);
+      expect(e.reason).toMatch(new RegExp(`both are parts of one split \\(${s.parent!.uuid}\\)`));
+    }
+    for (const f of family) expect(r.rows.find((x) => x.note === f.path)?.reason).toMatch(/^refused to fold /);
+    fs.rmSync(root, { recursive: true });
   });
 
   it('an LLM failure fails that row only; the pass goes on and the note is tried again next time', async () => {

@@ -174,6 +174,28 @@ describe('retain', () => {
     expect(all.size).toBe(600);
   });
 
+  it('runs in one process never mix their failures: each names its own segments and reasons', async () => {
+    const root = tempCorpus();
+    const a = stubLlm({ record_candidates: (m) => (conversationOf(m).includes('FAIL') ? null : { worth_retaining: false, candidates: [] }) });
+    const b = stubLlm({ record_candidates: () => ({ worth_retaining: true, candidates: [{ kind: 'concept', topic: '', content: '' }] }) });
+    const twoOfThree = ['user: FAIL one', 'user: fine', 'user: FAIL two'].map((p) => `${p} ${'padding words here. '.repeat(10)}`).join('\n\n');
+    process.env.ZK_MEMORY_SEGMENT_CHARS = '250';
+    let ra, rb;
+    try {
+      [ra, rb] = await Promise.all([
+        retain(root, { transcript: twoOfThree }, { llm: a, ...rg }),
+        retain(root, { turn: { user: 'Remember my locker is 42.', assistant: 'Noted.' } }, { llm: b, ...rg }),
+      ]);
+    } finally {
+      delete process.env.ZK_MEMORY_SEGMENT_CHARS;
+    }
+    expect(ra.failure).toBe('2 of 3 segments failed: stub: no answer');
+    expect(JSON.parse(fs.readFileSync(path.join(root, ra.spooled!), 'utf8')).items.map((i: { text: string }) => i.text.slice(0, 14))).toEqual(['user: FAIL one', 'user: FAIL two']);
+    expect(rb.failure).toMatch(/^invalid answer twice: /);
+    expect(rb.failure).not.toContain('stub: no answer');
+    fs.rmSync(root, { recursive: true });
+  });
+
   it('invalid output is retried once, then the input is spooled', async () => {
     const root = tempCorpus();
     const llm = stubLlm({ record_candidates: () => ({ worth_retaining: true, candidates: [{ kind: 'concept', topic: '', content: '' }] }) });

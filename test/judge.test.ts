@@ -9,6 +9,7 @@ import type { Candidate } from '../src/judge/schemas.js';
 import { judgeSplit } from '../src/judge/split.js';
 import type { ChatMessage, StructuredCallOptions, StructuredLLM } from '../src/llm/types.js';
 import { tempCorpus } from './helpers/corpus.js';
+import { stubLlm, Unparseable } from './helpers/llm-stub.js';
 
 interface Call {
   messages: ChatMessage[];
@@ -131,6 +132,53 @@ describe('distill', () => {
     const r = await distill(llm, 'user: hi');
     expect(r).toEqual({ ok: false, reason: 'HTTP 500 after 4 attempts: boom', attempts: 1 });
     expect(calls).toHaveLength(1);
+  });
+
+  it('asks again once, saying so, when the answer was not JSON at all', async () => {
+    const root = tempCorpus();
+    const llm = stubLlm({ record_candidates: (_m, n) => (n === 1 ? new Unparseable('this is {not json') : { worth_retaining: true, candidates: [judy] }) });
+    const r = await distill(llm, 'user: Judy paints lake sunrises.', { root });
+    expect(r).toMatchObject({ ok: true, attempts: 2 });
+    expect(llm.calls[1].messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringMatching(/^Your answer was not valid JSON\./) });
+    expect(llm.calls[1].messages.slice(0, -1)).toEqual(llm.calls[0].messages);
+    expect(traceLines(root)[0]).toMatchObject({ ok: true, attempts: 2, not_json: expect.stringContaining('this is {not json') });
+    fs.rmSync(root, { recursive: true });
+  });
+
+  it('fails after two answers that are not JSON, and never retries a transport failure', async () => {
+    const garbled = stubLlm({ record_candidates: () => new Unparseable('nope') });
+    expect(await distill(garbled, 'user: hi')).toMatchObject({ ok: false, attempts: 2, reason: expect.stringMatching(/^no JSON answer twice: /) });
+    const dead = stubLlm({ record_candidates: () => null });
+    expect(await distill(dead, 'user: hi')).toMatchObject({ ok: false, attempts: 1, reason: 'stub: no answer' });
+    expect(dead.calls).toHaveLength(1);
+  });
+
+  it('drops candidates that are not words, tracing each drop; a real one beside them stays', async () => {
+    const root = tempCorpus();
+    const debris = { kind: 'concept', topic: 'run', title: '} run,]', slug: 'run', content: 'Judy runs every morning before work.' };
+    const dots = { kind: 'concept', topic: 'x', title: 'Dots', slug: 'dots', content: '... ?! —' };
+    const { llm } = stub([{ worth_retaining: true, candidates: [debris, judy, dots] }]);
+    const r = await distill(llm, 'user: …', { root });
+    expect(r).toMatchObject({ ok: true, value: { worth_retaining: true, candidates: [judy] } });
+    expect(traceLines(root)[0].repairs).toEqual([
+      'candidates/0: dropped, its title "} run,]" is mostly JSON syntax',
+      'candidates/2: dropped, its content "... ?! —" has no letters or digits',
+    ]);
+    fs.rmSync(root, { recursive: true });
+  });
+
+  it('reads worth_retaining false beside candidates by whether they look real, and says which reading it took', async () => {
+    const real = await distill(stub([{ worth_retaining: false, candidates: [judy] }]).llm, 'user: …');
+    expect(real).toMatchObject({ ok: true, value: { worth_retaining: true, candidates: [judy] } });
+    expect(real.ok && real.repairs).toEqual(['worth_retaining: false beside 1 candidate(s) that look like real memories; read as true, the candidates kept']);
+    const thin = { ...judy, content: 'ok, run' };
+    const weak = await distill(stub([{ worth_retaining: false, candidates: [thin] }]).llm, 'user: …');
+    expect(weak).toMatchObject({ ok: true, value: { worth_retaining: false, candidates: [] } });
+    expect(weak.ok && weak.repairs).toEqual(['worth_retaining: false beside 1 candidate(s) not all like real memories; read as false, the candidates dropped']);
+    const mixed = await distill(stub([{ worth_retaining: false, candidates: [judy, { ...judy, title: '}]' }] }]).llm, 'user: …');
+    expect(mixed).toMatchObject({ ok: true, value: { worth_retaining: false, candidates: [] } });
+    const allDebris = await distill(stub([{ worth_retaining: true, candidates: [{ ...judy, content: '}, {' }] }]).llm, 'user: …');
+    expect(allDebris).toMatchObject({ ok: true, value: { worth_retaining: false, candidates: [] } });
   });
 
   it('distills segment by segment; one failed segment does not take the others down', async () => {

@@ -67,8 +67,9 @@ const schema = { type: 'object', properties: { x: { type: 'number' } }, required
 async function ask(cfg: LlmConfig) {
   const llm = chatCompletionsLlm(cfg);
   let reason: string | undefined;
-  const answer = await llm(messages, { schema, name: 'record_x', description: 'record x', onFailure: (r) => (reason = r) });
-  return { answer, reason, llm };
+  let kind: string | undefined;
+  const answer = await llm(messages, { schema, name: 'record_x', description: 'record x', onFailure: (r, k) => ((reason = r), (kind = k)) });
+  return { answer, reason, kind, llm };
 }
 
 describe('chat-completions adapter', () => {
@@ -169,6 +170,19 @@ describe('chat-completions adapter', () => {
     expect(r.reason).toMatch(/not a JSON object/);
     script = () => ({ body: '<html>oops</html>' });
     expect((await ask(config())).reason).toMatch(/not JSON/);
+  });
+
+  it('tells a model answer that is not JSON from a transport failure', async () => {
+    script = () => ({ body: toolAnswer('this is {not json') });
+    expect(await ask(config())).toMatchObject({ answer: null, kind: 'unparseable', reason: expect.stringMatching(/not a JSON object/) });
+    expect(seen).toHaveLength(1);
+    script = (req) => ({ body: req.body.tools ? contentAnswer('') : contentAnswer('sure! here it is: {x: five') });
+    expect(await ask(config())).toMatchObject({ answer: null, kind: 'unparseable' });
+    script = () => ({ body: '<html>oops</html>' });
+    expect((await ask(config())).kind).toBe('transport');
+    script = () => ({ status: 400, body: { error: { code: 'context_length_exceeded', message: 'too long' } } });
+    expect((await ask(config())).kind).toBe('transport');
+    expect((await ask(config({ base: 'http://127.0.0.1:1', retries: 0 }))).kind).toBe('transport');
   });
 
   it('accepts a base with or without /v1', async () => {

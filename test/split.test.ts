@@ -20,7 +20,10 @@ function fragments(extra: Record<string, unknown>[] = []) {
   return [
     { title: 'Judy the painter', slug: 'judy-painter', content: 'Judy is a painter who lives in London.', kind: 'entity_update' },
     { title: 'Judy goes sailing', slug: 'garden', content: 'In 2024 Judy took up sailing and crossed the Channel in a small boat.', kind: 'concept' },
-    { title: 'No more commissions', slug: 'no-commissions', content: 'Judy stopped taking commissions: she paints only what she chooses.', kind: 'decision' },
+    {
+      title: 'No more commissions', slug: 'no-commissions', content: 'Judy stopped taking commissions: she paints only what she chooses.', kind: 'decision',
+      choice: 'no commissions', alternatives: ['a waiting list'], rationale: 'she paints only what she chooses',
+    },
     ...extra,
   ];
 }
@@ -65,6 +68,10 @@ describe('split', () => {
       expect.stringMatching(/^\d{8}-judy-painter\.md$/), expect.stringMatching(/^\d{8}-garden-2\.md$/), expect.stringMatching(/^\d{8}-no-commissions\.md$/),
     ]);
     expect(r.children.map((c) => c.kind)).toEqual(['entity_update', 'concept', 'decision']);
+    expect(r.children[2].parsed.body).toContain([
+      '**Decision:** no commissions', 'Judy stopped taking commissions: she paints only what she chooses.',
+      '**Alternatives considered:**\n- a waiting list', '**Rationale:** she paints only what she chooses', 'Part of [Judy](',
+    ].join('\n\n'));
     for (const c of r.children) {
       expect(c.parsed.frontmatter.split_from).toBe(parent.uuid);
       expect(parseLinks(c.raw).map((l) => [l.target, l.uuid])).toContainEqual([parent.path, parent.uuid]);
@@ -86,6 +93,18 @@ describe('split', () => {
     const traced = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8');
     expect(traced).toMatch(/"event":"split".*"action":"split"/);
     expect(llm.calls[0].messages.at(-1)!.content).not.toContain('## Related');
+  });
+
+  it('a decision fragment without its choice is sent back once, then the split fails and changes nothing', async () => {
+    const { root } = corpus();
+    const before = snapshot(root, { skip: /^\.zk/ });
+    const bare = fragments().map((f) => ({ title: f.title, slug: f.slug, content: f.content, kind: f.kind }));
+    const llm = splitting(bare);
+    await expect(splitNote(root, 'judy', { llm })).rejects.toMatchObject({ code: 'llm_failed', message: expect.stringMatching(/fragments\/2\/choice: a decision needs the choice/) });
+    expect(llm.calls).toHaveLength(2);
+    expect(llm.calls[0].messages[0].content).toMatch(/a fragment of kind decision also gives choice/);
+    expect(snapshot(root, { skip: /^\.zk/ })).toEqual(before);
+    fs.rmSync(root, { recursive: true });
   });
 
   it('not split: nothing changes', async () => {

@@ -120,7 +120,10 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
 export interface ResolvedLink {
   label: string;
   target: string;
+  /** The uuid of the note the link resolves to; the anchor's uuid when the link does not resolve to a note with one. */
   uuid: string | null;
+  /** The uuid the link's anchor names, when it is not the resolved note's (a stale anchor). */
+  anchor_uuid?: string;
   resolved: boolean;
   title: string | null;
   line: number;
@@ -140,8 +143,10 @@ export function readNote(root: string, ref: string): ReadResult {
   const links = noteLinks(note)
     .map((l) => {
       const target = names.has(l.target) ? readNoteFile(root, l.target) : undefined;
+      const uuid = target?.uuid || l.uuid || null;
       return {
-        label: l.label, target: l.target, uuid: l.uuid ?? null,
+        label: l.label, target: l.target, uuid,
+        ...(l.uuid && l.uuid.toLowerCase() !== uuid?.toLowerCase() ? { anchor_uuid: l.uuid } : {}),
         resolved: Boolean(target), title: target?.title ?? null, line: l.line,
       };
     });

@@ -1,6 +1,6 @@
 import { trace } from '../corpus/trace.js';
-import type { ChatMessage, StructuredLLM } from '../llm/types.js';
-import { correctionMessages, PROMPT_VERSION } from './prompts.js';
+import type { ChatMessage, LlmFailureKind, StructuredLLM } from '../llm/types.js';
+import { correctionMessages, notJsonMessages, PROMPT_VERSION } from './prompts.js';
 import { fitToSchema, isPlainObject } from './repair.js';
 import { schemaErrors } from './validate.js';
 
@@ -49,12 +49,13 @@ function accept<T>(spec: JudgeSpec<T>, answer: Answer, repairs: string[]): Accep
 }
 
 /**
- * Ask the model, repair and validate its answer, and retry once with the validation errors when
- * it does not fit; then the call has failed. Every call leaves one trace line carrying the prompt
- * version and the model id.
+ * Ask the model, repair and validate its answer, and retry once when it does not fit (told the
+ * validation errors) or was not JSON at all (told so); then the call has failed. A transport
+ * failure is not retried here: the adapter has already retried what was worth it. Every call
+ * leaves one trace line carrying the prompt version and the model id.
  */
 export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messages: ChatMessage[], ctx: JudgeContext = {}): Promise<JudgeResult<T>> {
-  const record = (result: JudgeResult<T>, raw: unknown, invalid: string[]) => {
+  const record = (result: JudgeResult<T>, raw: unknown, invalid: string[], unparsed?: string) => {
     if (ctx.root) {
       trace(ctx.root, 'judge', {
         call: spec.call,
@@ -67,6 +68,7 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
           ? { repairs: result.repairs, result: spec.traceResult ? spec.traceResult(result.value) : result.value }
           : { reason: result.reason }),
         ...(invalid.length ? { invalid } : {}),
+        ...(unparsed !== undefined ? { not_json: unparsed } : {}),
         ...(!result.ok || result.repairs.length > 0 ? { answer: raw ?? null } : {}),
       });
     }
@@ -76,19 +78,30 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
   let conversation = messages;
   let invalid: string[] = [];
   let raw: unknown;
+  let unparsed: string | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
-    let reason = 'the model gave no answer';
+    const failure: { reason: string; kind: LlmFailureKind } = { reason: 'the model gave no answer', kind: 'transport' };
     let answer: Answer | null;
     try {
       answer = await llm(conversation, {
-        schema: spec.schema, name: spec.name, description: spec.description, onFailure: (r) => (reason = r),
+        schema: spec.schema, name: spec.name, description: spec.description,
+        onFailure: (reason, kind = 'transport') => Object.assign(failure, { reason, kind }),
       });
     } catch (err) {
       // An injected model that throws is treated like one that failed: the caller gets a reason.
       answer = null;
-      reason = `the model call threw: ${String((err as Error)?.message ?? err).split('\n')[0]}`;
+      Object.assign(failure, { reason: `the model call threw: ${String((err as Error)?.message ?? err).split('\n')[0]}`, kind: 'transport' });
     }
-    if (!answer) return record({ ok: false, reason, attempts: attempt }, raw, invalid);
+    if (!answer) {
+      const { reason, kind } = failure;
+      if (kind === 'unparseable' && attempt === 1) {
+        unparsed = reason;
+        conversation = [...messages, ...notJsonMessages(spec.name)];
+        continue;
+      }
+      const twice = kind === 'unparseable' && unparsed !== undefined ? `no JSON answer twice: ${reason}` : reason;
+      return record({ ok: false, reason: twice, attempts: attempt }, raw, invalid, unparsed);
+    }
     raw = answer;
     const repairs: string[] = [];
     let accepted: Accepted<T>;
@@ -97,9 +110,9 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
     } catch (err) {
       accepted = { errors: [`answer could not be read: ${(err as Error).message}`] };
     }
-    if ('value' in accepted) return record({ ok: true, value: accepted.value, repairs, attempts: attempt }, raw, invalid);
+    if ('value' in accepted) return record({ ok: true, value: accepted.value, repairs, attempts: attempt }, raw, invalid, unparsed);
     invalid = accepted.errors;
     conversation = [...messages, ...correctionMessages(answer, invalid, spec.name)];
   }
-  return record({ ok: false, reason: `invalid answer twice: ${invalid.join('; ')}`, attempts: 2 }, raw, invalid);
+  return record({ ok: false, reason: `invalid answer twice: ${invalid.join('; ')}`, attempts: 2 }, raw, invalid, unparsed);
 }

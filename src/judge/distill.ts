@@ -13,22 +13,85 @@ export interface DistillContext extends JudgeContext {
   segment?: { index: number; count: number };
 }
 
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
+/** The characters that give away a fragment of JSON syntax passed off as text. */
+const JSON_SYNTAX = /[{}[\],:\\]/g;
+
+/** Why a text is not a memory's words, or undefined when it may be. Empty text is left to validation. */
+function nonsense(text: unknown): string | undefined {
+  if (typeof text !== 'string' || !text.trim()) return undefined;
+  const words = text.match(LETTER_OR_DIGIT)?.length ?? 0;
+  if (!words) return 'has no letters or digits';
+  const syntax = text.match(JSON_SYNTAX)?.length ?? 0;
+  return syntax >= words ? 'is mostly JSON syntax' : undefined;
+}
+
+/** Why a drafted candidate cannot become a note, or undefined. */
+function nonsenseCandidate(c: Record<string, unknown>): string | undefined {
+  for (const key of ['title', 'content'] as const) {
+    const why = nonsense(c[key]);
+    if (why) return `${key} ${JSON.stringify(c[key]).slice(0, 60)} ${why}`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a candidate reads like a memory even though the model said nothing was worth keeping:
+ * some words of text, mostly letters and digits.
+ */
+function looksReal(c: unknown): boolean {
+  if (!isPlainObject(c) || typeof c.content !== 'string') return false;
+  const words = c.content.match(LETTER_OR_DIGIT)?.length ?? 0;
+  const visible = c.content.replace(/\s/g, '').length;
+  return words >= 8 && words * 2 >= visible;
+}
+
+/** Drop candidates that are not words at all (JSON debris, punctuation), each drop described. */
+function dropNonsense(candidates: unknown[], repairs: string[]): { kept: unknown[]; dropped: number } {
+  const kept: unknown[] = [];
+  candidates.forEach((c, i) => {
+    const why = isPlainObject(c) ? nonsenseCandidate(c) : undefined;
+    if (why) repairs.push(`candidates/${i}: dropped, its ${why}`);
+    else kept.push(c);
+  });
+  return { kept, dropped: candidates.length - kept.length };
+}
+
+/**
+ * A false worth_retaining beside candidates: the candidates win when they all look like real
+ * memories (nothing drafted is thrown away); when any was nonsense or they look thin, the flag is
+ * the model's last word and none is kept. Either reading is described in `repairs`.
+ */
+function reconcileFlag(answer: Record<string, unknown>, dropped: number, repairs: string[]): void {
+  const candidates = answer.candidates as unknown[];
+  if (typeof answer.worth_retaining !== 'boolean') {
+    answer.worth_retaining = candidates.length > 0;
+    repairs.push(`worth_retaining: missing; read as ${answer.worth_retaining}`);
+  } else if (!answer.worth_retaining && candidates.length) {
+    const n = `${candidates.length} candidate(s)`;
+    if (!dropped && candidates.every(looksReal)) {
+      answer.worth_retaining = true;
+      repairs.push(`worth_retaining: false beside ${n} that look like real memories; read as true, the candidates kept`);
+    } else {
+      answer.candidates = [];
+      repairs.push(`worth_retaining: false beside ${n} not all like real memories; read as false, the candidates dropped`);
+    }
+  } else if (answer.worth_retaining && !candidates.length && dropped) {
+    answer.worth_retaining = false;
+    repairs.push('worth_retaining: true, but every candidate was dropped; read as false');
+  }
+}
+
 function repairDistillation(answer: Record<string, unknown>, repairs: string[]): void {
   if (answer.candidates === undefined && answer.worth_retaining === false) {
     answer.candidates = [];
     repairs.push('candidates: missing while worth_retaining is false; read as none');
   }
   if (!Array.isArray(answer.candidates)) return;
-  const candidates: unknown[] = answer.candidates;
-  if (typeof answer.worth_retaining !== 'boolean') {
-    answer.worth_retaining = candidates.length > 0;
-    repairs.push(`worth_retaining: missing; read as ${answer.worth_retaining}`);
-  } else if (!answer.worth_retaining && candidates.length) {
-    // Drafted memories outweigh a contradicting flag: nothing drafted is thrown away.
-    answer.worth_retaining = true;
-    repairs.push(`worth_retaining: false beside ${candidates.length} candidates; read as true`);
-  }
-  candidates.forEach((c, i) => {
+  const { kept, dropped } = dropNonsense(answer.candidates, repairs);
+  answer.candidates = kept;
+  reconcileFlag(answer, dropped, repairs);
+  (answer.candidates as unknown[]).forEach((c, i) => {
     if (!isPlainObject(c)) return;
     const at = `candidates/${i}`;
     const kind = repairKind(c, at, repairs);

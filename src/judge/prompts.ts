@@ -2,7 +2,7 @@ import type { ChatMessage } from '../llm/types.js';
 import type { Candidate } from './schemas.js';
 
 /** Changes whenever a prompt or schema changes, so traces say which wording made a decision. */
-export const PROMPT_VERSION = 'zk-judge/1';
+export const PROMPT_VERSION = 'zk-judge/2';
 
 /** A note as the judge is shown it. `id` is what the judge must answer with: the uuid, else the stem. */
 export interface ShownNote {
@@ -87,6 +87,7 @@ Split only when the note clearly holds distinct thoughts that would each stand a
 When you split:
 - parent_summary: a short overview of what the note is about; it stays under the note's title and will link to the children.
 - fragments: at most {max}, each one thought with its own title, slug, kind (concept, entity_update or decision) and content. Every fact of the note must end up in the summary or in a fragment, in its original wording wherever possible. Drop nothing, invent nothing.
+- a fragment of kind decision also gives choice (what was chosen), alternatives (the options that were not chosen) and rationale (why), as the note states them; its content keeps the context.
 
 When you do not split: split false, parent_summary empty, fragments empty.`;
 
@@ -107,4 +108,12 @@ export function correctionMessages(answer: unknown, errors: string[], name: stri
       content: `That answer does not fit the schema of ${name}:\n${errors.map((e) => `- ${e}`).join('\n')}\nRecord ${name} again with the whole answer corrected.`,
     },
   ];
+}
+
+/** The follow-up after an answer that held no JSON object at all. */
+export function notJsonMessages(name: string): ChatMessage[] {
+  return [{
+    role: 'user',
+    content: `Your answer was not valid JSON. Record ${name} again: exactly one JSON object that fits the schema, with nothing before or after it.`,
+  }];
 }

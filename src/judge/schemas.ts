@@ -53,6 +53,10 @@ export interface SplitFragment {
   slug: string;
   content: string;
   kind: Kind;
+  /** Decisions only, as for a candidate. */
+  choice?: string;
+  alternatives?: string[];
+  rationale?: string;
 }
 
 export interface SplitDecision {
@@ -62,6 +66,13 @@ export interface SplitDecision {
 }
 
 type Schema = Record<string, unknown>;
+
+/** The parts of a decision beside its content, as a drafted memory or a split fragment gives them. */
+const decisionPartsSchema = {
+  choice: { type: 'string', maxLength: LIMITS.choice, description: 'decision only: what was chosen' },
+  alternatives: { type: 'array', items: { type: 'string', maxLength: LIMITS.alternative }, description: 'decision only: the options that were considered and not chosen' },
+  rationale: { type: 'string', maxLength: LIMITS.rationale, description: 'decision only: why it was chosen' },
+};
 
 const kindSchema = {
   type: 'string',
@@ -90,9 +101,7 @@ export const distillSchema: Schema = {
           title: { type: 'string', maxLength: LIMITS.title, description: 'a short title that names the thought; may be empty for an entity_update' },
           slug: { ...slugSchema, description: `${slugSchema.description}; may be empty for an entity_update` },
           content: { type: 'string', minLength: 1, description: 'the memory itself in full sentences that make sense with nothing around them' },
-          choice: { type: 'string', maxLength: LIMITS.choice, description: 'decision only: what was chosen' },
-          alternatives: { type: 'array', items: { type: 'string', maxLength: LIMITS.alternative }, description: 'decision only: the options that were considered and not chosen' },
-          rationale: { type: 'string', maxLength: LIMITS.rationale, description: 'decision only: why it was chosen' },
+          ...decisionPartsSchema,
         },
         required: ['kind', 'topic', 'title', 'slug', 'content'],
       },
@@ -133,6 +142,7 @@ export function splitSchema(maxFragments = MAX_SPLIT_FRAGMENTS): Schema {
             slug: slugSchema,
             content: { type: 'string', minLength: 1 },
             kind: kindSchema,
+            ...decisionPartsSchema,
           },
           required: ['title', 'slug', 'content', 'kind'],
         },

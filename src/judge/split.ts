@@ -3,7 +3,7 @@ import type { StructuredLLM } from '../llm/types.js';
 import { runJudge, type JudgeContext, type JudgeResult } from './call.js';
 import { splitMessages, type ShownNote } from './prompts.js';
 import { defaultText, isPlainObject, repairKind, repairSlug } from './repair.js';
-import { MAX_SPLIT_FRAGMENTS, SPLIT_CALL, splitSchema, type SplitDecision } from './schemas.js';
+import { MAX_SPLIT_FRAGMENTS, SPLIT_CALL, splitSchema, type SplitDecision, type SplitFragment } from './schemas.js';
 
 function repairSplitDecision(answer: Record<string, unknown>, repairs: string[]): void {
   defaultText(answer, ['parent_summary']);
@@ -31,7 +31,12 @@ function repairSplitDecision(answer: Record<string, unknown>, repairs: string[])
 }
 
 function checkSplitDecision(answer: Record<string, unknown>): string[] {
-  return answer.split && !answer.parent_summary ? ['parent_summary: a split needs a summary for the parent'] : [];
+  if (!answer.split) return [];
+  const errors = answer.parent_summary ? [] : ['parent_summary: a split needs a summary for the parent'];
+  (answer.fragments as SplitFragment[]).forEach((f, i) => {
+    if (f.kind === 'decision' && !f.choice) errors.push(`fragments/${i}/choice: a decision needs the choice that was made`);
+  });
+  return errors;
 }
 
 /**

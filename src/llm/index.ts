@@ -1,4 +1,4 @@
-export type { ChatMessage, StructuredCallOptions, StructuredLLM } from './types.js';
+export type { ChatMessage, LlmFailureKind, StructuredCallOptions, StructuredLLM } from './types.js';
 export { llmConfig, llmConfigured, requireLlmConfig, LLM_DEFAULTS, LLM_UNCONFIGURED, type LlmConfig } from './config.js';
 export { embedConfig, EMBED_DEFAULTS, type EmbedConfig } from './config.js';
 export { openAiEmbedder, configuredEmbedder, embeddingsUrl, type Embedder } from './embed.js';

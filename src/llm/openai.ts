@@ -1,7 +1,7 @@
 import type { EndpointConfig, LlmConfig } from './config.js';
 import { postJson, transientStatus, type PostOptions, type PostOutcome } from './http.js';
 import { parseJsonObject } from './parse.js';
-import type { ChatMessage, StructuredCallOptions, StructuredLLM } from './types.js';
+import type { ChatMessage, LlmFailureKind, StructuredCallOptions, StructuredLLM } from './types.js';
 
 /** The URL of an endpoint (`chat/completions`, `embeddings`) under a base given with or without its version segment. */
 export function openAiUrl(base: string, endpoint: string): string {
@@ -25,7 +25,7 @@ export function endpointPostOptions(config: EndpointConfig): PostOptions {
 /** How one protocol step ended. `unsupported` means: ask again in JSON mode. */
 type Step =
   | { answer: Record<string, unknown> }
-  | { failure: string }
+  | { failure: string; kind?: LlmFailureKind }
   | { unsupported: string; sticky: boolean };
 
 /** Statuses a server answers when it does not do tools (llama.cpp without templates says 500). */
@@ -151,7 +151,7 @@ export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
     if (args !== undefined && args !== null) {
       const answer = typeof args === 'string' ? parseJsonObject(args) : args;
       if (answer && typeof answer === 'object' && !Array.isArray(answer)) return { answer: answer as Record<string, unknown> };
-      return { failure: `tool call arguments are not a JSON object${truncatedHint(c, config.maxTokens)}: ${snippet(String(typeof args === 'string' ? args : JSON.stringify(args)))}` };
+      return { kind: 'unparseable', failure: `tool call arguments are not a JSON object${truncatedHint(c, config.maxTokens)}: ${snippet(String(typeof args === 'string' ? args : JSON.stringify(args)))}` };
     }
     // Some servers ignore tools but answer the object in plain content.
     const fromContent = parseJsonObject(contentText(c.message));
@@ -173,23 +173,24 @@ export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
     const text = contentText(c.message);
     const answer = parseJsonObject(text);
     if (answer) return { answer };
-    return { failure: `answer is not a JSON object${truncatedHint(c, config.maxTokens)}: ${snippet(text) || '(empty)'}` };
+    return { kind: 'unparseable', failure: `answer is not a JSON object${truncatedHint(c, config.maxTokens)}: ${snippet(text) || '(empty)'}` };
   }
 
   async function call(messages: ChatMessage[], o: StructuredCallOptions): Promise<Record<string, unknown> | null> {
-    const fail = (reason: string) => {
-      o.onFailure?.(reason);
+    const fail = (reason: string, kind: LlmFailureKind = 'transport') => {
+      o.onFailure?.(reason, kind);
       return null;
     };
     try {
       if (!toolsRefused) {
         const step = await viaTools(messages, o);
         if ('answer' in step) return step.answer;
-        if ('failure' in step) return fail(step.failure);
+        if ('failure' in step) return fail(step.failure, step.kind);
         if (step.sticky) toolsRefused = true;
       }
       const step = await viaJsonMode(messages, o);
-      return 'answer' in step ? step.answer : fail('failure' in step ? step.failure : step.unsupported);
+      if ('answer' in step) return step.answer;
+      return 'failure' in step ? fail(step.failure, step.kind) : fail(step.unsupported);
     } catch (err) {
       return fail(`LLM adapter error: ${String((err as Error)?.message ?? err).split('\n')[0]}`);
     }

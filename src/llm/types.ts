@@ -12,13 +12,24 @@ export interface StructuredCallOptions {
   name: string;
   /** What the answer records, in a sentence; shown to the model. */
   description?: string;
-  /** Told why the call failed when it resolves to null (one line, for traces and messages). */
-  onFailure?: (reason: string) => void;
+  /**
+   * Told why the call failed when it resolves to null (one line, for traces and messages), and
+   * what kind of failure it was (absent means `transport`).
+   */
+  onFailure?: (reason: string, kind?: LlmFailureKind) => void;
 }
 
 /**
+ * Why a call gave no answer. `transport`: no usable response at all (dead endpoint, timeout, an
+ * HTTP error); the adapter has already retried what was worth retrying. `unparseable`: the model
+ * answered, but with text that holds no JSON object; asking again can help.
+ */
+export type LlmFailureKind = 'transport' | 'unparseable';
+
+/**
  * The model as the library sees it: messages in, one JSON object out. A model failure (dead
- * endpoint, garbage, timeout) never throws: it resolves to null and reports why via `onFailure`.
+ * endpoint, garbage, timeout) never throws: it resolves to null and reports why, and which kind of
+ * failure it was, via `onFailure`.
  * The library owns prompts, schemas and validation; implementations only transport.
  */
 export interface StructuredLLM {

@@ -17,7 +17,7 @@ import type { StructuredLLM } from '../llm/types.js';
 import { repointInbound } from '../tend/repoint.js';
 import { decideTarget, findCandidates } from './integrate.js';
 import { splitCandidates } from './split-candidates.js';
-import { SPLIT_FROM, splitNote } from './split.js';
+import { splitNote } from './split.js';
 
 export const DEFAULT_TEND_LIMIT = 20;
 /** How much of a note's text, after its title, the gardener searches with. */
@@ -39,7 +39,7 @@ export interface GardenRow {
   children?: string[];
   /** On a dry run: the titles of the children a split would make. */
   planned?: string[];
-  /** Why a note was skipped. */
+  /** Why a note was skipped, or why the fold the judge proposed for it was refused. */
   reason?: string;
   error?: string;
 }
@@ -79,8 +79,8 @@ interface Pass {
  * The gardener: reconcile what was written since the last pass. Under the caretaker lease (not on
  * a dry run), it optionally splits the largest notes, then walks the notes newest first: a note
  * unchanged since it was last tended is skipped; a duplicate is folded into the note it repeats
- * (decisions never fold); otherwise related notes are linked both ways. One note's failure makes
- * its row `failed` and the pass goes on.
+ * (decisions never fold, nor notes of one split family into one another); otherwise related notes
+ * are linked both ways. One note's failure makes its row `failed` and the pass goes on.
  */
 export async function tendWrites(root: string, o: GardenOptions): Promise<GardenReport> {
   if (!o.dryRun) return withCaretakerLease(root, 'tend-writes', () => gardenPass(root, o));
@@ -151,14 +151,6 @@ async function sweep(pass: Pass, top: number): Promise<void> {
   }
 }
 
-/** Notes in a parent/child relation made by a split: they never fold into one another. */
-function splitRelatives(note: Note, notes: Note[]): string[] {
-  const parentOf = (n: Note) => String(n.parsed.frontmatter[SPLIT_FROM] ?? '').toLowerCase();
-  const mine = note.uuid.toLowerCase();
-  const parent = parentOf(note);
-  return notes.filter((n) => (mine && parentOf(n) === mine) || (parent && n.uuid.toLowerCase() === parent)).map((n) => n.path);
-}
-
 /** The walk over recent writes: newest first, until `limit` changed notes have been tended. */
 async function walk(pass: Pass, limit: number): Promise<void> {
   const { root, record } = pass;
@@ -181,7 +173,7 @@ async function walk(pass: Pass, limit: number): Promise<void> {
     tended++;
     pass.o.progress?.(`tending ${note.path} (${tended}/${limit})`);
     try {
-      await tendNote(pass, note, splitRelatives(note, notes));
+      await tendNote(pass, note);
     } catch (err) {
       fail(pass, note.path, 'tend', err);
     }
@@ -195,15 +187,16 @@ function asCandidate(note: Note): Candidate {
   return { kind: note.kind ?? 'concept', topic: `${note.title} ${opening}`.trim(), title: note.title, slug: '', content: text || note.title };
 }
 
-async function tendNote(pass: Pass, note: Note, relatives: string[]): Promise<void> {
+async function tendNote(pass: Pass, note: Note): Promise<void> {
   const { root, o } = pass;
   const c = asCandidate(note);
-  const found = await findCandidates(root, c, { backend: o.backend, exclude: [note.path, ...relatives] });
+  const found = await findCandidates(root, c, { backend: o.backend, exclude: [note.path] });
+  // Notes of the note's own split family may be shown and linked, but are never folded into.
   const d = await decideTarget(root, c, {
-    llm: o.llm, found, allowSupersede: false, untraced: o.dryRun, trace: { gardener: note.path },
+    llm: o.llm, found, allowSupersede: false, untraced: o.dryRun, trace: { gardener: note.path }, placing: note,
   });
   if (d.action === 'merge' && d.target) return fold(pass, note, d.target);
-  return link(pass, note, found.map(linkTarget));
+  return link(pass, note, found.map(linkTarget), d.refused);
 }
 
 /** Add `targets` to a note's Related section under the lock: what was added, and the change. */
@@ -218,18 +211,20 @@ async function addRelatedLocked(pass: Pass, name: string, targets: LinkTarget[])
   return { added, change };
 }
 
-function linkRow(note: Note, links: string[]): GardenRow {
-  return { note: note.path, action: links.length ? 'linked' : 'kept', stage: 'tend', ...(links.length ? { links } : {}) };
+function linkRow(note: Note, links: string[], refused?: string): GardenRow {
+  return {
+    note: note.path, action: links.length ? 'linked' : 'kept', stage: 'tend', ...(links.length ? { links } : {}), ...(refused ? { reason: refused } : {}),
+  };
 }
 
 /** Keep a note and link it with the related notes found for it, both ways. */
-async function link(pass: Pass, note: Note, targets: LinkTarget[]): Promise<void> {
-  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets).added.map((t) => t.path)));
+async function link(pass: Pass, note: Note, targets: LinkTarget[], refused?: string): Promise<void> {
+  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets).added.map((t) => t.path), refused));
   const { added, change } = await addRelatedLocked(pass, note.path, targets);
   // What was judged is tended; a change someone made meanwhile keeps the note due.
   pass.record.markTended(note.path, change?.before === note.raw ? change.after : note.raw);
   for (const t of added) await addRelatedLocked(pass, t.path, [linkTarget(note)]);
-  report(pass, linkRow(note, added.map((t) => t.path)));
+  report(pass, linkRow(note, added.map((t) => t.path), refused));
 }
 
 /**

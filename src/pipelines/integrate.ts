@@ -8,6 +8,7 @@ import { candidateNoteName, judgeMerge, shownNote, PROMPT_VERSION, type ShownNot
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { searchCorpus } from '../search/index.js';
+import { sharedSplit } from './split.js';
 
 /** How many existing notes the merge judge is shown. */
 export const INTEGRATE_HITS = 3;
@@ -84,6 +85,11 @@ export interface DecideOptions extends FindOptions {
   found?: Note[];
   /** Leave no trace line (a dry run writes nothing at all). */
   untraced?: boolean;
+  /**
+   * The note the candidate is, when an existing note is being placed (the gardener): it is never
+   * folded into a note of its own split family, whatever the judge proposes.
+   */
+  placing?: Note;
 }
 
 /** Where a candidate belongs, decided but not yet written. */
@@ -94,6 +100,17 @@ export interface TargetDecision {
   reason: string;
   /** The notes the judge was shown (none when no judge was needed). */
   shown: ShownNote[];
+  /** Why the judge's proposed merge was refused, when it was. */
+  refused?: string;
+}
+
+/**
+ * Why a fold of `placing` into `target` must not happen: a split said they are separate thoughts,
+ * so neither the parent and a child nor two children are ever folded into one another.
+ */
+function foldRefusal(placing: Note | undefined, target: Note): string | undefined {
+  const split = placing && sharedSplit(placing, target);
+  return split ? `refused to fold ${placing!.path} into ${target.path}: both are parts of one split (${split}), which said they are separate thoughts` : undefined;
 }
 
 /**
@@ -113,6 +130,11 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
   }
   const v = judged.value;
   const target = v.target && notes.find((n) => n.path === v.target!.path);
+  const refused = v.action === 'merge' && target ? foldRefusal(o.placing, target) : undefined;
+  if (refused) {
+    if (!o.untraced) trace(root, 'fold_refused', { ...o.trace, note: o.placing!.path, target: target!.path, reason: refused });
+    return { action: 'create', reason: refused, shown, refused };
+  }
   if (v.action !== 'create' && target) return { action: v.action, target, reason: v.reason, shown };
   return { action: 'create', reason: v.overruled ?? v.reason, shown };
 }

@@ -53,24 +53,66 @@ async function place(root: string, c: Candidate, llm: StructuredLLM, o: RetainOp
   };
 }
 
-/** Distill a text and place every candidate; throws when the distillation itself failed. */
-async function retainText(root: string, text: string, llm: StructuredLLM, o: RetainOptions, segment: { index: number; count: number } | undefined, failed: InboxItem[]): Promise<RetainResultRow[]> {
+/** What one retain run could not process, and why: passed along explicitly, one per run. */
+interface Failures {
+  items: InboxItem[];
+  /** Why each segment's distillation failed, one entry per failed segment. */
+  segments: string[];
+  /** Why each candidate could not be placed. */
+  candidates: string[];
+}
+
+function noFailures(): Failures {
+  return { items: [], segments: [], candidates: [] };
+}
+
+function errorText(err: unknown): string {
+  return String((err as Error)?.message ?? err);
+}
+
+/** The distinct reasons, in the order first seen. */
+function distinct(reasons: string[]): string {
+  return [...new Set(reasons)].join('; ');
+}
+
+/**
+ * One line on everything that failed: how many segments (of how many) and how many memories, with
+ * the distinct reasons, so a run whose every segment was refused says so rather than naming one.
+ */
+function failureMessage(f: Failures, segmentCount: number): string {
+  const parts: string[] = [];
+  if (f.segments.length) {
+    parts.push(segmentCount > 1
+      ? `${f.segments.length} of ${segmentCount} segments failed: ${distinct(f.segments)}`
+      : distinct(f.segments));
+  }
+  if (f.candidates.length) {
+    const n = f.candidates.length;
+    parts.push(`${n} ${n > 1 ? 'memories' : 'memory'} could not be placed: ${distinct(f.candidates)}`);
+  }
+  return parts.join('; ');
+}
+
+/** Distill a text and place every candidate; what fails (the distillation, a candidate) goes into `failures`. */
+async function retainText(root: string, text: string, llm: StructuredLLM, o: RetainOptions, segment: { index: number; count: number } | undefined, failures: Failures): Promise<RetainResultRow[]> {
   const inputHash = sha256(text);
   const d = await distill(llm, text, { root, segment, trace: { input_hash: inputHash } });
-  if (!d.ok) throw new Error(d.reason);
+  if (!d.ok) {
+    failures.items.push({ type: 'text', text });
+    failures.segments.push(d.reason);
+    return [];
+  }
   const rows: RetainResultRow[] = [];
   for (const c of d.value.candidates) {
     try {
       rows.push(await place(root, c, llm, o, { input_hash: inputHash, ...(segment ? { segment } : {}) }));
     } catch (err) {
-      failed.push({ type: 'candidate', candidate: c });
-      lastReason = String((err as Error).message ?? err);
+      failures.items.push({ type: 'candidate', candidate: c });
+      failures.candidates.push(errorText(err));
     }
   }
   return rows;
 }
-
-let lastReason = '';
 
 /**
  * Distill the input segment by segment and integrate every candidate. A segment (or candidate)
@@ -84,19 +126,19 @@ export async function retain(root: string, input: RetainInput, o: RetainOptions)
     return { results: [], spooled: spool(root, segments.map((text) => ({ type: 'text', text })), { source: o.source, reason }), failure: reason };
   }
   const results: RetainResultRow[] = [];
-  const failed: InboxItem[] = [];
-  lastReason = '';
+  const failures = noFailures();
   for (const [index, text] of segments.entries()) {
     const segment = segments.length > 1 ? { index, count: segments.length } : undefined;
     try {
-      results.push(...(await retainText(root, text, o.llm, o, segment, failed)));
+      results.push(...(await retainText(root, text, o.llm, o, segment, failures)));
     } catch (err) {
-      failed.push({ type: 'text', text });
-      lastReason = String((err as Error).message ?? err);
+      failures.items.push({ type: 'text', text });
+      failures.segments.push(errorText(err));
     }
   }
-  if (!failed.length) return { results, spooled: null };
-  return { results, spooled: spool(root, failed, { source: o.source, reason: lastReason }), failure: lastReason };
+  if (!failures.items.length) return { results, spooled: null };
+  const failure = failureMessage(failures, segments.length);
+  return { results, spooled: spool(root, failures.items, { source: o.source, reason: failure }), failure };
 }
 
 /** Retry the inbox with the LLM: texts are distilled and placed, candidates placed. */
@@ -108,11 +150,12 @@ export async function drain(root: string, o: RetainOptions & { llm: StructuredLL
       results.push(await place(root, item.candidate, o.llm, opts, { drained: true }));
       return;
     }
-    const failed: InboxItem[] = [];
-    const rows = await retainText(root, item.text, o.llm, opts, undefined, failed);
+    const failures = noFailures();
+    const rows = await retainText(root, item.text, o.llm, opts, undefined, failures);
     results.push(...rows);
-    // A text whose candidates could not all be placed stays whole in the inbox only if nothing landed.
-    if (failed.length) throw new Error(lastReason || 'a candidate could not be placed');
+    // The text stays whole in the inbox when its distillation or any of its candidates failed
+    // (what did land is not undone).
+    if (failures.items.length) throw new Error(failureMessage(failures, 1));
   });
   return { ...report, results };
 }

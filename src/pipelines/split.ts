@@ -3,7 +3,7 @@ import path from 'node:path';
 import { asZkError, ZkError } from '../errors.js';
 import { archiveReplaced } from '../corpus/archive.js';
 import { createFileExclusive, createNoteFile } from '../corpus/files.js';
-import { renderNote } from '../corpus/format.js';
+import { decisionBody, renderNote } from '../corpus/format.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { writeNote } from '../corpus/ops.js';
@@ -19,6 +19,22 @@ import { repointInbound } from '../tend/repoint.js';
 
 /** The frontmatter key a split child carries: the uuid of the parent it was split from. */
 export const SPLIT_FROM = 'split_from';
+
+/** The uuid of the split a note belongs to (its own as a parent, its parent's as a child), each lowercase. */
+function splitIds(note: Note): string[] {
+  const parent = String(note.parsed.frontmatter[SPLIT_FROM] ?? '').trim().toLowerCase();
+  return [note.uuid.toLowerCase(), parent].filter(Boolean);
+}
+
+/**
+ * The split both notes belong to (the parent's uuid) when they are of one split family: parent
+ * and child, or two children of one parent. Undefined otherwise.
+ */
+export function sharedSplit(a: Note, b: Note): string | undefined {
+  if (a.path === b.path) return undefined;
+  const mine = new Set(splitIds(a));
+  return splitIds(b).find((id) => mine.has(id));
+}
 
 /** `--max-fragments` as the judge can honour it: at least 2, at most the schema's cap. */
 export function fragmentCap(requested?: number): number {
@@ -88,7 +104,8 @@ export async function splitNote(root: string, ref: string, o: SplitOptions): Pro
 
 function writeChild(root: string, f: SplitFragment, parent: LinkTarget, source: string | undefined): Note {
   const { title, slug } = candidateNoteName({ kind: f.kind, topic: f.title, title: f.title, slug: f.slug, content: f.content });
-  const body = `${f.content.trim()}\n\nPart of ${markdownLink(parent)}`;
+  const text = f.kind === 'decision' ? decisionBody(f.content, f) : f.content.trim();
+  const body = `${text}\n\nPart of ${markdownLink(parent)}`;
   return writeNote(root, { slug, title, body, kind: f.kind, source, unique: true, extra: { [SPLIT_FROM]: parent.uuid } });
 }
 

@@ -4,9 +4,23 @@ import type { ChatMessage } from '../../src/llm/types.js';
 
 export type Handler = (messages: ChatMessage[]) => unknown;
 
+/** A scripted answer that is not a JSON object: sent as the function call's arguments verbatim. */
+export class RawAnswer {
+  constructor(readonly text: string) {}
+}
+
+/** A scripted refusal: the server answers with this status and body. */
+export class HttpRefusal {
+  constructor(readonly status: number, readonly body: unknown) {}
+}
+
+export const notJson = (text: string) => new RawAnswer(text);
+export const refuse = (status: number, body: unknown) => new HttpRefusal(status, body);
+
 /**
  * A small OpenAI-compatible chat-completions server on 127.0.0.1 that answers each forced
- * function call with what the handler for that function returns (null answers with a 500),
+ * function call with what the handler for that function returns (null answers with a 500, a
+ * RawAnswer as unparsed arguments, an HttpRefusal with its status and body),
  * after `delayMs` when given (a slow model).
  */
 export async function startFakeLlm(handlers: Record<string, Handler>, o: { delayMs?: number } = {}) {
@@ -20,6 +34,11 @@ export async function startFakeLlm(handlers: Record<string, Handler>, o: { delay
       const name: string = body.tool_choice?.function?.name ?? body.tools?.[0]?.function?.name ?? '';
       calls.push({ name, messages: body.messages });
       const answer = handlers[name]?.(body.messages);
+      if (answer instanceof HttpRefusal) {
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer.body));
+        return;
+      }
       if (answer === null || answer === undefined) {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'model crashed' } }));
@@ -27,7 +46,7 @@ export async function startFakeLlm(handlers: Record<string, Handler>, o: { delay
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({
-        choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(answer) } }] } }],
+        choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: answer instanceof RawAnswer ? answer.text : JSON.stringify(answer) } }] } }],
       }));
     });
   });

@@ -17,9 +17,14 @@ export interface StubCall {
   messages: ChatMessage[];
 }
 
+/** A stub answer the model gave as text that holds no JSON object. */
+export class Unparseable {
+  constructor(readonly text: string) {}
+}
+
 /**
  * A StructuredLLM whose answers come from handlers per function name; every call is recorded.
- * A handler returning null is a model failure.
+ * A handler returning null is a transport failure; an Unparseable is an answer that was not JSON.
  */
 export function stubLlm(handlers: Record<string, (messages: ChatMessage[], call: number) => unknown>): StructuredLLM & { calls: StubCall[] } {
   const calls: StubCall[] = [];
@@ -27,6 +32,10 @@ export function stubLlm(handlers: Record<string, (messages: ChatMessage[], call:
     calls.push({ name: o.name, messages });
     const h = handlers[o.name];
     const answer = h ? h(messages, calls.filter((c) => c.name === o.name).length) : null;
+    if (answer instanceof Unparseable) {
+      o.onFailure?.(`answer is not a JSON object: ${answer.text}`, 'unparseable');
+      return null;
+    }
     if (answer === null || answer === undefined) o.onFailure?.('stub: no answer');
     return (answer ?? null) as Record<string, unknown> | null;
   };
