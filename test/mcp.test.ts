@@ -70,7 +70,7 @@ describe('MCP server over stdio', () => {
     const missing = await call('search', {});
     expect(missing.isError).toBe(true);
     expect(missing.structuredContent.error.message).toBe('invalid arguments for search: "query" is required');
-    const noLlm = await call('integrate', { content: 'Judy paints.', topic: 'judy' });
+    const noLlm = await call('integrate', { content: 'Judy paints in Paris.', topic: 'Judy Paris' });
     expect(noLlm.isError).toBe(true);
     expect(noLlm.structuredContent.error.code).toBe('llm_unconfigured');
     expect(mdFiles(root)).toEqual(before);

@@ -43,16 +43,27 @@ describe('retain and integrate from the command line', () => {
     expect(r.json.error.code).toBe('llm_unconfigured');
     expect(r.json.spooled).toMatch(/^\.zk\/inbox\/.+\.json$/);
     expect(mdFiles(root)).toEqual([]);
-    const i = await zk(['--root', root, 'integrate', 'Tofu likes tuna.', '--topic', 'cat']);
-    expect(i.code).toBe(3);
-    expect(i.stderr.trim()).toMatch(/^error: no LLM configured: .* \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/);
+    // With no note like it, integrate needs no judge, so no LLM: the note is written at once.
+    const i = await zk(['--root', root, '--json', 'integrate', 'Tofu likes tuna.', '--topic', 'cat', '--backend', 'rg']);
+    expect(i.json).toMatchObject({ ok: true, action: 'created', reason: 'no existing note was found' });
+    // Now a note like it exists, so placing another fact needs the judge: kept in the inbox.
+    const j = await zk(['--root', root, 'integrate', 'Tofu sleeps a lot.', '--topic', 'Tofu', '--backend', 'rg']);
+    expect(j.code).toBe(3);
+    expect(j.stderr).toMatch(/^error: no LLM configured: .* \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/);
+    // A decision never merges, so it needs no judge either.
+    const dec = await zk(['--root', root, '--json', 'integrate', 'We feed Tofu twice a day.', '--kind', 'decision', '--title', 'Feeding twice a day', '--backend', 'rg']);
+    expect(dec.json).toMatchObject({ ok: true, action: 'created', note: { kind: 'decision' } });
     const d = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: llm.env });
     expect(d.code).toBe(0);
     expect(d.json).toMatchObject({ ok: true, drained: 2, kept: 0, files: 2 });
     expect(fs.readdirSync(path.join(root, '.zk', 'inbox'))).toEqual([]);
-    // The integrated fact found the note the drained turn had just created, and was merged into it.
-    expect(mdFiles(root)).toHaveLength(1);
-    expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toMatch(/The cat is called Tofu\.\n\n\n---\n\*[\d-]+:\* Tofu likes tuna\.\n$/);
+    // The drained turn and the parked fact both found the note integrate had written, and were merged into it.
+    expect(mdFiles(root)).toHaveLength(2);
+    const cat = i.json.note.path;
+    const text = fs.readFileSync(path.join(root, cat), 'utf8');
+    expect(text).toContain('Tofu likes tuna.');
+    expect(text).toMatch(/\n---\n\*[\d-]+:\* The cat is called Tofu\.\n/);
+    expect(text).toMatch(/\n---\n\*[\d-]+:\* Tofu sleeps a lot\.\n/);
   });
 
   it('a dead or failing LLM spools the input with exit 3 and changes no note', async () => {

@@ -5,3 +5,4 @@ export * from './search.js';
 export * from './tend.js';
 export * from './judged.js';
 export * from './ingest.js';
+export * from './corpus.js';

@@ -36,18 +36,15 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
   const candidate = toCandidate(o);
   const backend = configuredBackend(o.backend);
   const source = defaultSource(o.source);
+  // Only a real judge call needs the LLM: a decision, or a memory with no note like it, is written without one.
   const llm = o.llm ?? configuredLlm();
-  if (!llm) {
-    const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: 'no LLM configured' });
-    throw new ZkError('llm_unconfigured', `${LLM_UNCONFIGURED} (kept in ${spooled} for retain --drain)`, { spooled });
-  }
   try {
     const r = await integrateCandidate(root, candidate, { llm, backend, source });
     return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
   } catch (err) {
-    if (!(err instanceof ZkError) || err.code !== 'llm_failed') throw err;
-    const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.message });
-    throw new ZkError('llm_failed', `${err.message} (kept in ${spooled} for retain --drain)`, { spooled });
+    if (!(err instanceof ZkError) || (err.code !== 'llm_failed' && err.code !== 'llm_unconfigured')) throw err;
+    const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.code === 'llm_unconfigured' ? 'no LLM configured' : err.message });
+    throw new ZkError(err.code, `${err.message} (kept in ${spooled} for retain --drain)`, { spooled });
   }
 }
 

@@ -1,6 +1,7 @@
 import { ZkError } from '../errors.js';
 import { initCorpus, listNotes, mergeNote, readNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops.js';
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { noteByUuid } from '../corpus/refs.js';
 import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
 import type { ResolvedLink } from '../corpus/ops.js';
 
@@ -64,6 +65,8 @@ export interface ReadResult {
   note: ReadNoteJson;
   /** The notes that replaced this one, oldest first (the last is the current belief). */
   chain: NoteInfo[];
+  /** The notes this one replaced (live or archived), by title and file name. */
+  replaces: NoteInfo[];
   links: ResolvedLink[];
 }
 
@@ -74,17 +77,33 @@ export function read(root: string, ref: string, o: { links?: boolean } = {}): Re
   return {
     note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter, raw: n.raw.replace(/^\uFEFF/, '') },
     chain: r.chain,
+    replaces: n.supersedes.flatMap((uuid) => {
+      const old = noteByUuid(root, uuid);
+      return old ? [noteInfo(old)] : [];
+    }),
     links: o.links === false ? [] : r.links,
   };
 }
 
-export interface ListResult {
-  notes: NoteInfo[];
+export interface ListRequest extends ListOptions {
+  /** At most this many notes (after `offset`). */
+  limit?: number;
+  /** Skip this many notes first. */
+  offset?: number;
 }
 
-/** Notes in file-name order, or the most recently changed first. */
-export function list(root: string, o: ListOptions = {}): ListResult {
-  return { notes: listNotes(root, o).map(noteInfo) };
+export interface ListResult {
+  notes: NoteInfo[];
+  /** How many notes matched before `offset` and `limit` were applied. */
+  total: number;
+}
+
+/** Notes in file-name order, or the most recently changed first; a page of them with offset and limit. */
+export function list(root: string, o: ListRequest = {}): ListResult {
+  const { limit, offset = 0, ...filters } = o;
+  const all = listNotes(root, filters);
+  const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
+  return { notes: page.map(noteInfo), total: all.length };
 }
 
 export interface SupersedeResult {

@@ -1,10 +1,13 @@
 import { ZkError } from '../errors.js';
+import { checkKind } from '../corpus/ops.js';
 import { corpusStatus, type CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { SearchHit } from '../search/types.js';
 
 export interface SearchRequest {
   limit?: number;
+  /** Only notes of this kind. */
+  kind?: string;
   backend?: string;
   history?: boolean;
   /** An embedder to use instead of the configured endpoint. */
@@ -23,9 +26,13 @@ export interface SearchResult {
 
 /** Ranked notes for a question or some words. */
 export async function search(root: string, query: string, o: SearchRequest = {}): Promise<SearchResult> {
-  const { searchCorpus } = await import('../search/index.js');
-  const r = await searchCorpus(root, query, o);
-  return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits: r.hits };
+  const { searchCorpus, DEFAULT_LIMIT } = await import('../search/index.js');
+  const kind = checkKind(o.kind);
+  const limit = o.limit ?? DEFAULT_LIMIT;
+  // A kind filter looks deeper into the ranking, so a page of that kind is still full.
+  const r = await searchCorpus(root, query, { ...o, limit: kind ? Math.min(limit * 5, 200) : limit });
+  const hits = kind ? r.hits.filter((h) => h.kind === kind).slice(0, limit) : r.hits;
+  return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits };
 }
 
 /** How fresh the full-text index and the vectors are. */

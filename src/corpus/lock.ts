@@ -14,9 +14,9 @@ export function lockStaleMs(): number {
   return settings().lockStaleMs();
 }
 
-export function ensureSidecar(root: string): void {
-  fs.mkdirSync(sidecar(root).zk, { recursive: true });
-}
+import { ensureSidecar } from './sidecar.js';
+
+export { ensureSidecar };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

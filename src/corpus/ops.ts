@@ -10,6 +10,7 @@ import { isNoteLink, parseLinks } from './links.js';
 import { withCorpusLock } from './lock.js';
 import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
+import { ensureSidecar } from './sidecar.js';
 import { notesWithSlug, resolveRef, successors } from './refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
 import { defaultSource } from './source.js';
@@ -175,16 +176,10 @@ export function listNotes(root: string, o: ListOptions = {}): Note[] {
   return notes;
 }
 
-const GITIGNORE = ['# derived or host-local state; notes, .archive/ and trace.jsonl are versioned', 'index/', 'lock', 'lock.holder', 'lease', 'inbox/', 'tmp/', 'tended.json', ''].join('\n');
-
-/** Create a corpus (or make sure an existing one is complete). Idempotent. */
+/** Create a corpus (or make sure an existing one is complete: its .gitignore brought up to date). Idempotent. */
 export function initCorpus(dir: string): { root: string; created: boolean } {
   const root = path.resolve(dir);
-  const zk = path.join(root, '.zk');
-  const created = !fs.existsSync(zk);
-  fs.mkdirSync(zk, { recursive: true });
-  const gi = path.join(zk, '.gitignore');
-  if (!fs.existsSync(gi)) fs.writeFileSync(gi, GITIGNORE);
+  const created = ensureSidecar(root);
   if (created) trace(root, 'init', { root: '.' });
   return { root, created };
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { sidecar } from './paths.js';
+import { ensureSidecar } from './sidecar.js';
 
 /**
  * Append one event to `.zk/trace.jsonl`. Best effort: a trace that cannot be written is dropped,
@@ -8,7 +9,7 @@ import { sidecar } from './paths.js';
 export function trace(root: string, event: string, fields: Record<string, unknown> = {}): void {
   try {
     const p = sidecar(root);
-    if (!fs.existsSync(p.zk)) fs.mkdirSync(p.zk, { recursive: true });
+    ensureSidecar(root);
     const line = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
     fs.appendFileSync(p.trace, `${line}\n`);
   } catch {

@@ -6,6 +6,7 @@ import { supersede } from '../corpus/supersede.js';
 import { trace } from '../corpus/trace.js';
 import { candidateNoteName, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
+import { LLM_UNCONFIGURED } from '../llm/config.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { searchCorpus } from '../search/index.js';
 import { sharedSplit } from './split.js';
@@ -76,7 +77,8 @@ export async function findCandidates(root: string, c: Candidate, o: FindOptions)
 }
 
 export interface DecideOptions extends FindOptions {
-  llm: StructuredLLM;
+  /** The judge; without one, only what needs no judge call is done (else `llm_unconfigured`). */
+  llm?: StructuredLLM;
   /** Fields added to every trace line (the input's hash and segment, for retain). */
   trace?: Record<string, unknown>;
   /** Offer supersede to the judge (default true). */
@@ -124,6 +126,7 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
   const notes = o.found ?? (await findCandidates(root, c, o));
   if (!notes.length) return { action: 'create', reason: 'no existing note was found', shown: [] };
   const shown = notes.map(shownNote);
+  if (!o.llm) throw new ZkError('llm_unconfigured', LLM_UNCONFIGURED, { shown: shown.map((n) => n.path ?? n.id) });
   const judged = await judgeMerge(o.llm, c, shown, { root: o.untraced ? undefined : root, trace: o.trace, allowSupersede: o.allowSupersede });
   if (!judged.ok) {
     throw new ZkError('llm_failed', `the LLM could not judge where this belongs: ${judged.reason}`, { shown: shown.map((n) => n.path ?? n.id) });
@@ -145,7 +148,7 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
  */
 export async function integrate(root: string, c: Candidate, o: IntegrateOptions): Promise<IntegrateResult> {
   const source = o.source;
-  const base = { ...o.trace, candidate: { kind: c.kind, topic: c.topic, title: c.title }, model: o.llm.model ?? null, prompt_version: PROMPT_VERSION };
+  const base = { ...o.trace, candidate: { kind: c.kind, topic: c.topic, title: c.title }, model: o.llm?.model ?? null, prompt_version: PROMPT_VERSION };
   const done = (r: IntegrateResult, shown: ShownNote[]) => {
     trace(root, 'integrate', {
       ...base, shown: shown.map((n) => n.path ?? n.id), action: r.action, note: r.note.path, target: r.target?.path ?? null, reason: r.reason,

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ZkError } from '../errors.js';
+import { listNotes, retireNote } from '../corpus/ops.js';
+import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { relToRoot, sidecar } from '../corpus/paths.js';
+import { resolveRef } from '../corpus/refs.js';
+import { corpusStatus } from '../corpus/status.js';
+import { trace } from '../corpus/trace.js';
+import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
+import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
+import { configuredBackend } from '../search/index.js';
+
+// What an agent (or a person) needs to find their way around a corpus: an overview, the inbox of
+// what could not be judged, and a way to retract a note without deleting anything.
+
+export interface OverviewResult {
+  root: string;
+  notes: number;
+  by_kind: Record<string, number>;
+  superseded: number;
+  archived: number;
+  /** Items parked in the inbox, waiting for an LLM (or for someone to write them by hand). */
+  inbox: number;
+  /** The most recently changed notes, newest first. */
+  recent: NoteInfo[];
+  llm: { configured: boolean; model: string | null };
+  embeddings: { configured: boolean; model: string | null };
+  /** The search backend in force (`auto` answers with hybrid when embeddings are configured, else fts). */
+  backend: string;
+}
+
+/** Counts by kind, recent titles, the inbox, and what is configured. */
+export function overview(root: string, o: { recent?: number } = {}): OverviewResult {
+  const s = corpusStatus(root);
+  const llm = endpointConfigured('llm') ? llmConfig() : undefined;
+  const embed = endpointConfigured('embed') ? embedConfig() : undefined;
+  return {
+    root, notes: s.notes, by_kind: s.byKind, superseded: s.superseded, archived: s.archived, inbox: s.inbox,
+    recent: listNotes(root, { recent: o.recent ?? 5 }).map(noteInfo),
+    llm: { configured: Boolean(llm), model: llm?.model ?? null },
+    embeddings: { configured: Boolean(embed), model: embed?.model ?? null },
+    backend: configuredBackend(),
+  };
+}
+
+export interface ArchiveResult {
+  action: 'archived';
+  note: NoteInfo;
+  /** Where the note went, relative to the root; move it back to undo. */
+  archived: string;
+  reason: string | null;
+}
+
+/** Retract a note: it moves to `.archive/` (never deleted), and the trace says why. */
+export async function archive(root: string, ref: string, o: { reason?: string } = {}): Promise<ArchiveResult> {
+  const note = noteInfo(resolveRef(root, ref));
+  const archived = await retireNote(root, note.path);
+  const reason = o.reason?.trim() || null;
+  trace(root, 'retract', { path: note.path, archived, reason });
+  return { action: 'archived', note, archived, reason };
+}
+
+export interface InboxItemView {
+  type: 'text' | 'candidate';
+  /** The text to distill, or the candidate's content. */
+  text: string;
+  title?: string;
+  kind?: string;
+}
+
+export interface InboxFileView {
+  file: string;
+  created: string;
+  source: string | null;
+  reason: string;
+  items: InboxItemView[];
+}
+
+export interface InboxResult {
+  files: InboxFileView[];
+  items: number;
+}
+
+/** What is parked in the inbox: memories that could not be judged yet, oldest first. */
+export function inbox(root: string): InboxResult {
+  const dir = sidecar(root).inbox;
+  const files: InboxFileView[] = [];
+  for (const name of inboxFiles(root)) {
+    let entry: InboxEntry;
+    try {
+      entry = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as InboxEntry;
+    } catch {
+      continue; // claimed by a drain meanwhile, or unreadable: the drain reports it
+    }
+    const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
+      ? { type: 'text', text: it.text }
+      : { type: 'candidate', text: it.candidate.content, title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
+    files.push({ file: relToRoot(root, path.join(dir, name)), created: entry.created, source: entry.source, reason: entry.reason, items });
+  }
+  return { files, items: files.reduce((n, f) => n + f.items.length, 0) };
+}
+
+/**
+ * Set an inbox file aside once its memories were written by other means (by hand, or by an agent
+ * with `write`): it moves to `.zk/inbox/dismissed/`, never deleted.
+ */
+export function inboxDismiss(root: string, file: string): { action: 'dismissed'; file: string; to: string } {
+  const dir = sidecar(root).inbox;
+  const name = path.basename(file);
+  if (!/^[^/\\]+\.json$/.test(name) || name !== file.replace(/^\.zk\/inbox\//, '')) {
+    throw new ZkError('invalid_ref', `invalid inbox file: ${JSON.stringify(file)} (name one that inbox lists)`);
+  }
+  const from = path.join(dir, name);
+  if (!fs.existsSync(from)) throw new ZkError('not_found', `no such inbox file: ${file}`);
+  const doneDir = path.join(dir, 'dismissed');
+  fs.mkdirSync(doneDir, { recursive: true });
+  const to = path.join(doneDir, name);
+  fs.renameSync(from, to);
+  trace(root, 'inbox_dismiss', { file: relToRoot(root, from), to: relToRoot(root, to) });
+  return { action: 'dismissed', file: relToRoot(root, from), to: relToRoot(root, to) };
+}
