@@ -1,4 +1,4 @@
-/** Exit codes shared by every command (SPEC 4). */
+/** Exit codes shared by every command (docs/errors.md). */
 export const EXIT = {
   ok: 0,
   refused: 1,

@@ -162,7 +162,7 @@ export function decisionBody(content: string, parts: DecisionParts): string {
   return blocks.join('\n\n');
 }
 
-/** The exact merge fragment of SPEC 3.3. */
+/** The exact merge fragment (docs/format.md#merge-fragments). */
 export function mergeFragment(date: string, text: string, source?: string): string {
   const src = source ? ` (${source})` : '';
   return `\n\n---\n*${date}${src}:* ${text.trim()}\n`;

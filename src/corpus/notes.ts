@@ -4,7 +4,7 @@ import { firstHeading, isKind, parseNoteText, type Kind, type ParsedText } from 
 import { DATED_STEM } from './slug.js';
 import { warn } from './warn.js';
 
-/** A note as every JSON output shows it (SPEC 4). */
+/** A note as every JSON output shows it (docs/cli.md). */
 export interface NoteInfo {
   uuid: string;
   slug: string;

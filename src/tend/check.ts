@@ -11,7 +11,7 @@ export interface Fix {
   uuid?: string;
 }
 
-/** One line of a tend report (SPEC 4); `target` is the link target exactly as written. */
+/** One line of a tend report (docs/cli.md#tend); `target` is the link target exactly as written. */
 export interface Finding {
   file: string;
   line: number;

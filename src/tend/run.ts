@@ -14,7 +14,7 @@ import type { TendAction } from './actions.js';
 
 export { TEND_ACTIONS, type TendAction } from './actions.js';
 
-/** The outcome of a tend run (SPEC 4), plus what was actually changed. */
+/** The outcome of a tend run (docs/cli.md#tend), plus what was actually changed. */
 export interface TendReport {
   action: TendAction;
   write: boolean;
