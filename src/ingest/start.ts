@@ -125,7 +125,7 @@ export async function startJob(root: string, o: StartOptions): Promise<StartResu
       throw new ZkError('refused', `nothing to read under ${from}${why ? ` (${why})` : ''}`, { unsupported: converted.unsupported });
     }
     const manifest: JobManifest = {
-      version: 1, name, from, fingerprint: fingerprint(sources), created: new Date().toISOString(), windowChars, ...converted,
+      version: 2, name, from, fingerprint: fingerprint(sources), created: new Date().toISOString(), windowChars, ...converted,
     };
     const state = emptyState();
     touch(state, 'start');
