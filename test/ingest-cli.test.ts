@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startJob } from '../src/ingest/start.js';
 import { mdFiles, tempCorpus, zk } from './helpers/corpus.js';
 import { bigText, CONVERTED, GUIDE_MD, sourceTree } from './helpers/sources.js';
@@ -10,9 +10,15 @@ const env = { ZK_MEMORY_BACKEND: 'rg' };
 const cli = (root: string) => (args: string[], extraEnv: Record<string, string> = {}) =>
   zk(['--root', root, ...args], { env: { ...env, ...extraEnv } });
 
+const temps: string[] = [];
+const temp = (dir: string) => (temps.push(dir), dir);
+afterEach(() => {
+  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
 /** A source folder holding one file; returns the file's path. */
 function oneFileSource(name: string, content: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-src-'));
+  const dir = temp(fs.mkdtempSync(path.join(os.tmpdir(), 'zk-src-')));
   fs.writeFileSync(path.join(dir, name), content);
   return path.join(dir, name);
 }
@@ -21,10 +27,10 @@ const jobState = (root: string, job: string) => JSON.parse(fs.readFileSync(path.
 
 describe('ingest: a whole folder, window by window, through the CLI', () => {
   it('covers every character of every document, shows earlier and related notes, and counts what was done', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const run = cli(root);
     await run(['write', 'kafka-plan', 'Kafka cutover plan', 'The order queue moves to Kafka; consumer lag is watched during the cutover.']);
-    const started = await run(['ingest', 'start', '--from', sourceTree(), '--name', 'Team docs', '--window-chars', '20000', '--json']);
+    const started = await run(['ingest', 'start', '--from', temp(sourceTree()), '--name', 'Team docs', '--window-chars', '20000', '--json']);
     expect(started.code).toBe(0);
     expect(started.json).toMatchObject({ ok: true, action: 'created', job: 'team-docs', window_chars: 20000 });
     expect(started.json.documents.map((d: any) => [d.path, d.kind])).toEqual([
@@ -104,7 +110,7 @@ describe('ingest: a whole folder, window by window, through the CLI', () => {
   });
 
   it('cuts a 200 KB text into windows under the default cap that tile it', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const r = await startJob(root, { from: oneFileSource('big.txt', bigText()) });
     const doc = r.manifest.documents[0];
     const text = fs.readFileSync(path.join(root, '.zk', 'ingest', 'big', 'docs', 'd1.md'), 'utf8');
@@ -117,7 +123,7 @@ describe('ingest: a whole folder, window by window, through the CLI', () => {
 
 describe('ingest: crashes and concurrent readers', () => {
   it('a killed accept leaves consistent state, and repeating it does not duplicate the note', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const run = cli(root);
     await run(['ingest', 'start', '--from', oneFileSource('guide.md', GUIDE_MD), '--window-chars', '200']);
     expect((await run(['ingest', 'next', '--json'])).json.window.id).toBe('d1-w1');
@@ -158,7 +164,7 @@ describe('ingest: crashes and concurrent readers', () => {
   });
 
   it('readers started at once get different windows, and an expired claim comes back', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const run = cli(root);
     await run(['ingest', 'start', '--from', oneFileSource('guide.md', GUIDE_MD), '--window-chars', '200']);
     const ttl = { ZK_MEMORY_INGEST_CLAIM_TTL: '2' };
@@ -189,7 +195,7 @@ describe('ingest: crashes and concurrent readers', () => {
   });
 
   it('a reader without a name that calls next twice gets its own window back, not a second one', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const run = cli(root);
     await run(['ingest', 'start', '--from', oneFileSource('guide.md', GUIDE_MD), '--window-chars', '200']);
     const first = await run(['ingest', 'next', '--json']);
@@ -214,7 +220,7 @@ describe('ingest: crashes and concurrent readers', () => {
 
 describe('ingest: starting, resuming and refusing', () => {
   it('a second start on the same sources resumes; other sources under the name are refused', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const run = cli(root);
     const src = path.dirname(oneFileSource('guide.md', GUIDE_MD));
     fs.writeFileSync(path.join(src, 'broken.pdf'), '%PDF-1.4 damaged');
@@ -231,7 +237,7 @@ describe('ingest: starting, resuming and refusing', () => {
   });
 
   it('says clearly what is wrong, with the documented exit codes', async () => {
-    const root = tempCorpus();
+    const root = temp(tempCorpus());
     const run = cli(root);
     const noJob = await run(['ingest', 'next']);
     expect([noJob.code, noJob.stderr.trim()]).toEqual([1, 'error: no ingest job: start one with `ingest start --from PATH`']);

@@ -1,14 +1,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startJob } from '../src/ingest/start.js';
 import { tempCorpus } from './helpers/corpus.js';
 import { makePdf } from './helpers/documents.js';
 
+const temps: string[] = [];
+afterEach(() => {
+  // A symlink inside a source folder is removed, never followed.
+  for (const d of temps.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
 describe('ingest start: what cannot be read is listed with the reason, never dropped', () => {
   it('names empty, binary, non-UTF-8, image-only, damaged and unsupported files, and reads the rest', async () => {
     const src = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-src-'));
+    temps.push(src);
     const put = (name: string, content: string | Buffer) => fs.writeFileSync(path.join(src, name), content);
     put('a-empty.md', '');
     put('b-binary.txt', Buffer.from('abc\0def'));
@@ -24,6 +31,7 @@ describe('ingest start: what cannot be read is listed with the reason, never dro
     fs.symlinkSync(os.tmpdir(), path.join(src, 'j-link'));
 
     const root = tempCorpus();
+    temps.push(root);
     const r = await startJob(root, { from: src, name: 'mixed' });
     expect(r.manifest.documents.map((d) => d.path)).toEqual(['i-windows.md']);
     expect(fs.readFileSync(path.join(root, '.zk/ingest/mixed/docs/d1.md'), 'utf8')).toBe('# Title\n\nLine one.\nLine two.\n');
