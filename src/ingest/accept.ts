@@ -6,7 +6,7 @@ import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { mergeNote, writeNote } from '../corpus/ops.js';
 import { resolveRef } from '../corpus/refs.js';
 import { trace } from '../corpus/trace.js';
-import { claimWindow, requireOpen, targetWindow } from './claims.js';
+import { claimWindow, currentReader, requireOpen, targetWindow } from './claims.js';
 import { provenance } from './provenance.js';
 import { withJob } from './recover.js';
 import { findWindow, pickJob, recordCapture, touch, whoAmI, windowState, type CapturedNote, type Intent, type Txn } from './state.js';
@@ -77,7 +77,7 @@ function capturedBefore(t: Txn, digest: string, windowFlag?: string): Prepared |
 function prepare(t: Txn, o: AcceptOptions, digest: string): Prepared {
   const repeat = capturedBefore(t, digest, o.window);
   if (repeat) return repeat;
-  const id = targetWindow(t, o.window, o.owner ?? '');
+  const id = targetWindow(t, o.window, currentReader(o.owner));
   requireOpen(t, id);
   const { doc, window } = findWindow(t.manifest, id);
   const target = o.merge !== undefined ? resolveRef(t.root, o.merge) : undefined;
@@ -161,7 +161,7 @@ function noteInfoOf(root: string, notePath: string): Partial<NoteInfo> {
 export async function skipWindow(root: string, o: { job?: string; window?: string; owner?: string; reason?: string }) {
   const job = pickJob(root, o.job);
   const r = await withJob(root, job, (t) => {
-    const id = targetWindow(t, o.window, o.owner ?? '');
+    const id = targetWindow(t, o.window, currentReader(o.owner));
     requireOpen(t, id);
     const w = windowState(t.state, id);
     w.status = w.notes.length ? 'done' : 'skipped';

@@ -1,12 +1,40 @@
 import { ZkError } from '../errors.js';
-import { claimExpired, claimTtlMs, findWindow, isClosed, whoAmI, windowState, type Txn } from './state.js';
+import { claimExpired, claimTtlMs, findWindow, isClosed, ownerGone, whoAmI, windowState, type Claim, type Txn } from './state.js';
+
+/**
+ * Who is asking. A reader with a name (`--source`) is that name wherever it runs. A reader without
+ * one is this process, and also every earlier call without a name on this host that has ended
+ * before this one started: calls made one after the other are one reader reading in turn, while
+ * calls running at the same time stay apart.
+ */
+export interface Reader {
+  owner: string;
+  host: string;
+  pid: number;
+  /** When this process started, in ms since the epoch. */
+  startedAt: number;
+}
+
+export function currentReader(owner: string | undefined): Reader {
+  return { owner: owner ?? '', ...whoAmI(), startedAt: performance.timeOrigin };
+}
+
+/** Is this claim the reader's own (see Reader)? */
+export function isOwn(c: Claim | undefined, r: Reader): boolean {
+  if (!c) return false;
+  if (r.owner) return c.owner === r.owner;
+  if (c.owner || c.host !== r.host) return false;
+  if (c.pid === r.pid) return true;
+  return c.at !== undefined && Date.parse(c.at) < r.startedAt && ownerGone(c);
+}
 
 /** Claim a window for this reader until the claim time-to-live runs out. */
 export function claimWindow(t: Txn, id: string, owner: string): string {
-  const expires = new Date(Date.now() + claimTtlMs()).toISOString();
+  const now = Date.now();
+  const expires = new Date(now + claimTtlMs()).toISOString();
   const w = windowState(t.state, id);
   w.status = 'open';
-  w.claim = { owner, ...whoAmI(), expires };
+  w.claim = { owner, ...whoAmI(), at: new Date(now).toISOString(), expires };
   return expires;
 }
 
@@ -22,17 +50,16 @@ export function firstFreeWindow(t: Txn): string | undefined {
   return undefined;
 }
 
-/** The window a named reader already holds (live claim), to be shown again rather than a new one. */
-export function heldBy(t: Txn, owner: string): string | undefined {
-  if (!owner) return undefined;
+/** The first window (in reading order) the reader still holds, to be shown again rather than a new one. */
+export function heldBy(t: Txn, r: Reader): string | undefined {
   return claimedWindows(t).find((id) => {
     const c = t.state.windows[id]?.claim;
-    return c?.owner === owner && !claimExpired(c);
+    return isOwn(c, r) && !claimExpired(c);
   });
 }
 
 /** Ids of windows in reading order that are open under a claim. */
-function claimedWindows(t: Txn): string[] {
+export function claimedWindows(t: Txn): string[] {
   return t.manifest.documents.flatMap((d) => d.windows.map((w) => w.id)).filter((id) => {
     const s = t.state.windows[id];
     return s?.status === 'open' && s.claim;
@@ -40,15 +67,15 @@ function claimedWindows(t: Txn): string[] {
 }
 
 /**
- * The window an accept or skip is about: the one named, else the caller's only claim (by owner
- * when one is given), else the job's only claim. Several claims need `--window`.
+ * The window an accept or skip is about: the one named, else the reader's only claim, else the
+ * job's only claim. Several claims need `--window`.
  */
-export function targetWindow(t: Txn, flag: string | undefined, owner: string): string {
+export function targetWindow(t: Txn, flag: string | undefined, r: Reader): string {
   if (flag !== undefined) return findWindow(t.manifest, flag.trim()).window.id;
   let open = claimedWindows(t);
   const claim = (id: string) => t.state.windows[id]?.claim;
-  const mine = open.filter((id) => claim(id)?.owner === owner);
-  if (owner && mine.length) open = mine;
+  const mine = open.filter((id) => isOwn(claim(id), r));
+  if (mine.length) open = mine;
   const live = open.filter((id) => !claimExpired(claim(id)));
   if (open.length > 1 && live.length) open = live;
   if (open.length === 1) return open[0];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { htmlDepth } from './html-depth.js';
 
 /** The document types ingest reads, by what it takes to turn them into Markdown. */
 export type DocumentKind = 'markdown' | 'text' | 'html' | 'docx' | 'pdf';
@@ -40,8 +41,13 @@ function normalize(text: string): string {
   return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
 }
 
+/** How deep HTML may nest: turndown walks the tree recursively and slows down steeply with depth. */
+export const MAX_HTML_DEPTH = 500;
+
 /** HTML to Markdown with turndown (loaded only when needed), pipe tables included. */
-async function htmlToMarkdown(html: string): Promise<string> {
+async function htmlToMarkdown(html: string, maxDepth: number): Promise<string> {
+  const depth = htmlDepth(html, maxDepth);
+  if (depth > maxDepth) throw new Unreadable(`HTML nests more than ${maxDepth} levels deep: refused`);
   const { default: TurndownService } = await import('turndown');
   const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   td.remove(['script', 'style', 'noscript', 'template', 'title']);
@@ -63,10 +69,12 @@ function pipeTable(table: HTMLTableElement): string {
   return [line(rows[0]), line(Array(width).fill('---')), ...rows.slice(1).map(line)].join('\n');
 }
 
-async function docxToMarkdown(bytes: Buffer): Promise<string> {
+async function docxToMarkdown(bytes: Buffer, maxDepth: number): Promise<string> {
   const mammoth = (await import('mammoth')).default;
-  const { value } = await mammoth.convertToHtml({ buffer: bytes });
-  return htmlToMarkdown(value);
+  // Images would come inline as base64 data: text nobody reads, and the largest part of many files.
+  const convertImage = mammoth.images.imgElement(() => Promise.resolve({ src: '' }));
+  const { value } = await mammoth.convertToHtml({ buffer: bytes }, { convertImage });
+  return htmlToMarkdown(value, maxDepth);
 }
 
 /** PDF text page by page with unpdf; each page becomes a `# Page N` section. */
@@ -76,8 +84,13 @@ async function pdfToMarkdown(bytes: Buffer): Promise<string> {
   return text.map((page, i) => `# Page ${i + 1}\n\n${page.trim()}\n`).join('\n');
 }
 
-/** The Markdown text of a document. Throws Unreadable (or the converter's error) when there is none. */
-export async function convertDocument(kind: DocumentKind, bytes: Buffer): Promise<string> {
+/**
+ * The Markdown text of a document. Throws Unreadable (or the converter's error) when there is none.
+ * This runs the converter in the calling thread with no bound on time or memory: `ingest start`
+ * goes through BoundedConverter (convert-bounded.ts) instead.
+ */
+export async function convertDocument(kind: DocumentKind, bytes: Buffer, o: { maxHtmlDepth?: number } = {}): Promise<string> {
+  const maxDepth = o.maxHtmlDepth ?? MAX_HTML_DEPTH;
   let text: string;
   switch (kind) {
     case 'markdown':
@@ -85,10 +98,10 @@ export async function convertDocument(kind: DocumentKind, bytes: Buffer): Promis
       text = decodeText(bytes);
       break;
     case 'html':
-      text = await htmlToMarkdown(decodeText(bytes));
+      text = await htmlToMarkdown(decodeText(bytes), maxDepth);
       break;
     case 'docx':
-      text = await docxToMarkdown(bytes);
+      text = await docxToMarkdown(bytes, maxDepth);
       break;
     case 'pdf':
       text = await pdfToMarkdown(bytes);

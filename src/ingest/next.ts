@@ -1,15 +1,15 @@
 import { ZkError } from '../errors.js';
-import { queryWords } from '../search/terms.js';
-import { searchCorpus, type SearchHit } from '../search/index.js';
-import { claimWindow, firstFreeWindow, heldBy, requireOpen } from './claims.js';
+import type { SearchHit } from '../search/index.js';
+import { claimWindow, currentReader, firstFreeWindow, heldBy, isOwn, requireOpen } from './claims.js';
 import { withJob } from './recover.js';
-import { claimExpired, documentText, findWindow, isClosed, pickJob, touch, type JobManifest, type JobState } from './state.js';
+import { relatedNotes } from './related.js';
+import { claimExpired, documentText, findWindow, isClosed, pickJob, touch, type JobManifest, type JobState, type JobWindow } from './state.js';
 
 export interface NextOptions {
   job?: string;
   /** Show (and claim) this window again instead of the next free one. */
   window?: string;
-  /** Who is reading: a named reader is shown the window it still holds before a new one. */
+  /** Who is reading (see Reader in claims.ts): the reader is shown the window it still holds before a new one. */
   owner?: string;
   /** How many related notes to show. */
   related?: number;
@@ -20,7 +20,10 @@ export interface WindowView {
   document: { id: string; path: string; kind: string; index: number; count: number };
   index: number;
   count: number;
+  /** The heading path of the section the window starts in. */
   headings: string[];
+  /** Every section the window holds, where it starts in the document, with its heading path. */
+  sections: Array<{ start: number; headings: string[] }>;
   start: number;
   end: number;
   text: string;
@@ -39,8 +42,14 @@ export interface CapturedView {
 export interface NextResult {
   job: string;
   window: WindowView | null;
-  /** Notes already captured from this window's document, in reading order. */
+  /** True when the window shown was already the reader's (claimed by an earlier `next` and still open). */
+  held: boolean;
+  /** True when nothing is left to read: every window of the job is done or skipped. */
+  done: boolean;
+  /** The last notes captured from this window's document (at most CAPTURED_SHOWN), oldest first. */
   captured: CapturedView[];
+  /** How many notes were captured from this window's document in all. */
+  captured_count: number;
   related: SearchHit[];
   related_backend?: string;
   related_error?: string;
@@ -51,61 +60,57 @@ export interface NextResult {
 }
 
 const RELATED = 5;
-const KEY_TERMS = 8;
+const CAPTURED_SHOWN = 5;
 
-/** The most frequent content words of a window, for finding related notes. */
-export function keyTerms(text: string, n = KEY_TERMS): string[] {
-  const counts = new Map<string, number>();
-  for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
-    if (w.length >= 4 && /\p{L}/u.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
-  }
-  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
-  return queryWords(ranked.slice(0, n * 3).join(' ')).slice(0, n);
-}
-
-function capturedFrom(m: JobManifest, s: JobState, docId: string): CapturedView[] {
+/** Every note captured from a document, oldest first. */
+function capturedFrom(m: JobManifest, s: JobState, docId: string): Array<CapturedView & { at: string }> {
   const doc = m.documents.find((d) => d.id === docId);
-  return (doc?.windows ?? []).flatMap((w) =>
+  const all = (doc?.windows ?? []).flatMap((w) =>
     (s.windows[w.id]?.notes ?? []).map((n) => ({
-      window: w.id, headings: w.headings, action: n.action, uuid: n.uuid, path: n.path, title: n.title,
+      window: w.id, headings: w.headings, action: n.action, uuid: n.uuid, path: n.path, title: n.title, at: n.at,
     })),
   );
+  return all.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-async function relatedNotes(root: string, query: string, exclude: Set<string>, limit: number) {
-  try {
-    const r = await searchCorpus(root, query, { limit: limit + exclude.size });
-    return { hits: r.hits.filter((h) => !exclude.has(h.uuid)).slice(0, limit), backend: r.backend };
-  } catch (err) {
-    // Related notes are a help for the reader, never a reason to withhold the window.
-    return { hits: [], error: String((err as Error)?.message ?? err).split('\n')[0] };
-  }
+function sectionsOf(w: JobWindow): WindowView['sections'] {
+  return w.sections ?? [{ start: w.start, headings: w.headings }];
 }
 
-/** Claim the next window (or the one named) and show it with its context. Writes nothing but the claim. */
+/**
+ * Claim the next window (or the one named, or the one this reader still holds) and show it with its
+ * context. Writes nothing but the claim.
+ */
 export async function nextWindow(root: string, o: NextOptions = {}): Promise<NextResult> {
   const job = pickJob(root, o.job);
+  const reader = currentReader(o.owner);
   const claimed = await withJob(root, job, (t) => {
-    const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : heldBy(t, o.owner ?? '') ?? firstFreeWindow(t);
+    const held = o.window === undefined ? heldBy(t, reader) : undefined;
+    const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : held ?? firstFreeWindow(t);
     if (id !== undefined) {
       requireOpen(t, id);
       claimWindow(t, id, o.owner ?? '');
       touch(t.state, 'next', id);
     }
-    return { id, manifest: t.manifest, state: structuredClone(t.state) };
+    return { id, held: held !== undefined, manifest: t.manifest, state: structuredClone(t.state) };
   });
   const { manifest: m, state: s } = claimed;
   const open = m.documents.flatMap((d) => d.windows).filter((w) => !isClosed(s.windows[w.id]));
-  const othersHold = open.filter((w) => w.id !== claimed.id && !claimExpired(s.windows[w.id]?.claim)).length;
-  const base = { job, remaining: open.length, claimed_by_others: othersHold };
-  if (claimed.id === undefined) return { ...base, window: null, captured: [], related: [] };
+  const othersHold = open.filter((w) => {
+    const c = s.windows[w.id]?.claim;
+    return w.id !== claimed.id && !claimExpired(c) && !isOwn(c, reader);
+  }).length;
+  const base = { job, held: claimed.held, done: open.length === 0, remaining: open.length, claimed_by_others: othersHold };
+  if (claimed.id === undefined) return { ...base, window: null, captured: [], captured_count: 0, related: [] };
 
   const { doc, window, index } = findWindow(m, claimed.id);
   const text = documentText(root, job, doc).slice(window.start, window.end);
   if (text.length !== window.end - window.start) throw new ZkError('io', `the converted copy of ${doc.path} is damaged (job ${job})`);
-  const captured = capturedFrom(m, s, doc.id);
-  const own = new Set(captured.filter((c) => c.window === window.id).map((c) => c.uuid));
-  const rel = await relatedNotes(root, [...window.headings, ...keyTerms(text)].join(' '), own, o.related ?? RELATED);
+  const all = capturedFrom(m, s, doc.id);
+  const captured = all.slice(-CAPTURED_SHOWN).map(({ at: _at, ...c }) => c);
+  // Notes shown as captured (and those of this window) are not shown again as related.
+  const shown = new Set([...captured, ...all.filter((c) => c.window === window.id)].map((c) => c.uuid));
+  const rel = await relatedNotes(root, window.headings, text, shown, o.related ?? RELATED);
   return {
     ...base,
     window: {
@@ -114,12 +119,14 @@ export async function nextWindow(root: string, o: NextOptions = {}): Promise<Nex
       index: index + 1,
       count: doc.windows.length,
       headings: window.headings,
+      sections: sectionsOf(window),
       start: window.start,
       end: window.end,
       text,
       claim_expires: s.windows[window.id]?.claim?.expires ?? '',
     },
     captured,
+    captured_count: all.length,
     related: rel.hits,
     ...(rel.backend ? { related_backend: rel.backend } : {}),
     ...(rel.error ? { related_error: rel.error } : {}),

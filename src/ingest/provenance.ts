@@ -7,11 +7,34 @@ export function windowRef(job: string, windowId: string): string {
   return `${job}/${windowId}`;
 }
 
+function sharedPrefix(paths: string[][]): string[] {
+  const [first, ...rest] = paths;
+  let n = first.length;
+  for (const p of rest) {
+    let i = 0;
+    while (i < n && p[i] === first[i]) i++;
+    n = i;
+  }
+  return first.slice(0, n);
+}
+
+/**
+ * The heading path a note from this window comes from: the window's section, or for a window that
+ * holds several, the path they share, else the top-level titles it covers.
+ */
+export function windowPath(window: JobWindow): string | undefined {
+  const paths = (window.sections ?? [window]).map((s) => s.headings);
+  const shared = sharedPrefix(paths);
+  if (shared.length) return shared.join(' > ');
+  const tops = [...new Set(paths.map((p) => p[0]).filter((h): h is string => h !== undefined))];
+  return tops.length ? tops.join('; ') : undefined;
+}
+
 /** Where a captured note comes from: written after the standard frontmatter keys. */
 export function provenance(job: string, doc: JobDocument, window: JobWindow): Record<string, string | undefined> {
   return {
     source_doc: doc.path,
-    source_path: window.headings.length ? window.headings.join(' > ') : undefined,
+    source_path: windowPath(window),
     [WINDOW_KEY]: windowRef(job, window.id),
   };
 }

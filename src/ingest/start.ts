@@ -6,7 +6,8 @@ import { sha256 } from '../corpus/files.js';
 import { ensureSidecar } from '../corpus/lock.js';
 import { sidecar } from '../corpus/paths.js';
 import { trace } from '../corpus/trace.js';
-import { convertDocument, Unreadable } from './convert.js';
+import { Unreadable } from './convert.js';
+import { BoundedConverter, defaultConvertLimits, type ConvertLimits } from './convert-bounded.js';
 import { inventory, type SourceFile } from './inventory.js';
 import { emptyState, jobFiles, jobName, listJobs, loadManifest, touch, type JobDocument, type JobManifest } from './state.js';
 import { DEFAULT_WINDOW_CHARS, MIN_WINDOW_CHARS, planWindows } from './windows.js';
@@ -15,6 +16,8 @@ export interface StartOptions {
   from: string;
   name?: string;
   windowChars?: number;
+  /** Bounds on each document's conversion (time, memory, HTML depth, DOCX unpacked size). */
+  limits?: Partial<ConvertLimits>;
 }
 
 export interface StartResult {
@@ -64,7 +67,16 @@ function existingJob(root: string, name: string, from: string, sources: ReadSour
   return { action: 'exists', manifest: m };
 }
 
-async function convertAll(sources: ReadSource[], docsDir: string, windowChars: number): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
+async function convertAll(sources: ReadSource[], docsDir: string, windowChars: number, limits: ConvertLimits): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
+  const converter = new BoundedConverter(limits);
+  try {
+    return await convertEach(sources, docsDir, windowChars, converter);
+  } finally {
+    await converter.close();
+  }
+}
+
+async function convertEach(sources: ReadSource[], docsDir: string, windowChars: number, converter: BoundedConverter): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
   const documents: JobDocument[] = [];
   const unsupported: JobManifest['unsupported'] = [];
   for (const s of sources) {
@@ -74,7 +86,7 @@ async function convertAll(sources: ReadSource[], docsDir: string, windowChars: n
     }
     let text: string;
     try {
-      text = await convertDocument(s.kind, s.bytes);
+      text = await converter.convert(s.kind, s.bytes);
     } catch (err) {
       const why = String((err as Error)?.message ?? err).split('\n')[0];
       unsupported.push({ path: s.rel, reason: err instanceof Unreadable ? why : `cannot convert ${s.kind}: ${why}` });
@@ -107,13 +119,13 @@ export async function startJob(root: string, o: StartOptions): Promise<StartResu
   fs.mkdirSync(path.join(staging, 'docs'), { recursive: true });
   try {
     const windowChars = o.windowChars ?? DEFAULT_WINDOW_CHARS;
-    const converted = await convertAll(sources, path.join(staging, 'docs'), windowChars);
+    const converted = await convertAll(sources, path.join(staging, 'docs'), windowChars, { ...defaultConvertLimits(), ...o.limits });
     if (!converted.documents.length) {
       const why = converted.unsupported.map((u) => `${u.path}: ${u.reason}`).slice(0, 5).join('; ');
       throw new ZkError('refused', `nothing to read under ${from}${why ? ` (${why})` : ''}`, { unsupported: converted.unsupported });
     }
     const manifest: JobManifest = {
-      version: 1, name, from, fingerprint: fingerprint(sources), created: new Date().toISOString(), windowChars, ...converted,
+      version: 2, name, from, fingerprint: fingerprint(sources), created: new Date().toISOString(), windowChars, ...converted,
     };
     const state = emptyState();
     touch(state, 'start');

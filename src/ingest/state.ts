@@ -27,9 +27,15 @@ export interface JobDocument {
   windows: JobWindow[];
 }
 
+/**
+ * The manifest formats this version reads: 1 cut one window per section, 2 reads small neighbouring
+ * sections together (windows may list their `sections`). A job keeps the windows it was started with.
+ */
+export const MANIFEST_VERSIONS = [1, 2] as const;
+
 /** What `ingest start` found: written once, never changed. */
 export interface JobManifest {
-  version: 1;
+  version: (typeof MANIFEST_VERSIONS)[number];
   name: string;
   from: string;
   /** sha256 over the paths and bytes of every source file, readable or not. */
@@ -54,6 +60,8 @@ export interface Claim {
   owner: string;
   host: string;
   pid: number;
+  /** When the window was claimed (absent in claims made before this was recorded). */
+  at?: string;
   expires: string;
 }
 
@@ -149,7 +157,11 @@ function readJson<T>(file: string, what: string): T {
 }
 
 export function loadManifest(root: string, job: string): JobManifest {
-  return readJson<JobManifest>(jobFiles(root, job).manifest, 'ingest job');
+  const m = readJson<JobManifest>(jobFiles(root, job).manifest, 'ingest job');
+  if (!(MANIFEST_VERSIONS as readonly number[]).includes(m.version)) {
+    throw new ZkError('refused', `ingest job ${job} was started by a newer zk-memory (job format ${m.version}; this one reads ${MANIFEST_VERSIONS.join(' and ')}): update zk-memory to go on with it`);
+  }
+  return m;
 }
 
 export function loadState(root: string, job: string): JobState {

@@ -6,14 +6,24 @@
 export interface Window {
   start: number;
   end: number;
-  /** The heading path of the section the window belongs to, outermost first. */
+  /** The heading path of the section the window starts in, outermost first. */
+  headings: string[];
+  /**
+   * When the window holds more than one section (small neighbours are read together): where each
+   * starts and its heading path, in order. The first is the section of `headings`.
+   */
+  sections?: WindowSection[];
+}
+
+export interface WindowSection {
+  start: number;
   headings: string[];
 }
 
 export const DEFAULT_WINDOW_CHARS = 6000;
 export const MIN_WINDOW_CHARS = 200;
 
-type BlockKind = 'heading' | 'fence' | 'table' | 'paragraph';
+type BlockKind = 'frontmatter' | 'heading' | 'fence' | 'table' | 'paragraph';
 
 /** A run of lines that reads as one unit; its trailing blank lines belong to it. */
 interface Block {
@@ -28,6 +38,22 @@ interface Section {
   headings: string[];
   blocks: Block[];
 }
+
+/** A heading written as text underlined with `=` (level 1) or `-` (level 2). */
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
+/** A paragraph line that opens a list item or a quote: an underline below it is a rule, not a heading. */
+const CONTAINER = /^ {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|>)/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+/**
+ * Text over a `===` or `---` line is a heading when it is short: a long paragraph over a rule is
+ * still a heading by the letter of CommonMark, but nobody means a heading that long, and read as one
+ * it could not be split between windows.
+ */
+function isSetextText(lines: string): boolean {
+  return !CONTAINER.test(lines) && lines.length <= 200 && lines.split('\n').length <= 4;
+}
+
+const FRONTMATTER_END = /^(?:---|\.\.\.)[ \t]*$/;
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
@@ -49,10 +75,12 @@ function lines(text: string): Array<[number, number]> {
 /** Split a text into blocks that tile it: headings, fenced code, tables and paragraphs. */
 export function scanBlocks(text: string): Block[] {
   const blocks: Block[] = [];
-  let current: Block | undefined;
+  let current: Block | undefined = frontmatter(text);
+  if (current) blocks.push(current);
   let open = false; // a paragraph or table still taking lines (no blank line yet)
   let fence: { char: string; length: number } | undefined;
   for (const [ls, le] of lines(text)) {
+    if (ls < (blocks[0]?.kind === 'frontmatter' ? blocks[0].end : 0)) continue;
     const line = text.slice(ls, le).replace(/\n$/, '');
     if (fence && current) {
       current.end = le;
@@ -68,7 +96,17 @@ export function scanBlocks(text: string): Block[] {
     }
     const heading = ATX.exec(line);
     const opener = FENCE.exec(line);
-    if (heading) {
+    const underline = SETEXT.exec(line);
+    if (underline && open && current?.kind === 'paragraph' && isSetextText(text.slice(current.start, ls))) {
+      current.kind = 'heading';
+      current.level = underline[1][0] === '=' ? 1 : 2;
+      current.title = text.slice(current.start, ls).replace(/\s+/g, ' ').trim();
+      current.end = le;
+      open = false;
+    } else if (THEMATIC_BREAK.test(line)) {
+      blocks.push((current = { kind: 'paragraph', start: ls, end: le }));
+      open = false;
+    } else if (heading) {
       blocks.push((current = { kind: 'heading', start: ls, end: le, level: heading[1].length, title: (heading[2] ?? '').trim() }));
       open = false;
     } else if (opener && !(opener[1][0] === '`' && line.slice(line.indexOf('`') + opener[1].length).includes('`'))) {
@@ -86,6 +124,20 @@ export function scanBlocks(text: string): Block[] {
   return mergeLeadingBlank(text, blocks);
 }
 
+/** YAML frontmatter at the very start (`---` to `---` or `...`), with the blank lines after it. */
+function frontmatter(text: string): Block | undefined {
+  if (!/^---[ \t]*\n/.test(text)) return undefined;
+  const all = lines(text);
+  for (let i = 1; i < all.length; i++) {
+    const [ls, le] = all[i];
+    if (!FRONTMATTER_END.test(text.slice(ls, le).replace(/\n$/, ''))) continue;
+    let end = le;
+    for (let j = i + 1; j < all.length && !text.slice(all[j][0], all[j][1]).trim(); j++) end = all[j][1];
+    return { kind: 'frontmatter', start: 0, end };
+  }
+  return undefined;
+}
+
 /** Blank lines at the very start of a text have no block of their own: they join the first one. */
 function mergeLeadingBlank(text: string, blocks: Block[]): Block[] {
   if (blocks.length > 1 && !text.slice(blocks[0].start, blocks[0].end).trim()) {
@@ -99,6 +151,8 @@ function mergeLeadingBlank(text: string, blocks: Block[]): Block[] {
 function sections(blocks: Block[]): Section[] {
   const out: Section[] = [];
   const stack: Array<{ level: number; title: string }> = [];
+  // A source's frontmatter is read with the document's first section, never on its own.
+  const carry = blocks[0]?.kind === 'frontmatter' && blocks.length > 1 ? blocks.shift() : undefined;
   for (const b of blocks) {
     if (b.kind === 'heading') {
       while (stack.length && stack[stack.length - 1].level >= (b.level ?? 1)) stack.pop();
@@ -110,6 +164,7 @@ function sections(blocks: Block[]): Section[] {
       out.push({ headings: [], blocks: [b] });
     }
   }
+  if (carry && out.length) out[0].blocks.unshift(carry);
   return foldEmptyParents(out);
 }
 
@@ -120,7 +175,7 @@ function foldEmptyParents(list: Section[]): Section[] {
   for (let i = 0; i < list.length; i++) {
     const s = list[i];
     const next = list[i + 1];
-    const headingOnly = s.blocks.length === 1 && s.blocks[0].kind === 'heading';
+    const headingOnly = s.blocks.every((b) => b.kind === 'heading' || b.kind === 'frontmatter');
     if (headingOnly && next && next.headings.length > s.headings.length) {
       carry.push(...s.blocks);
       continue;
@@ -131,7 +186,7 @@ function foldEmptyParents(list: Section[]): Section[] {
   return out;
 }
 
-/** A unit the packer places whole; `heading` units are never left alone at a window's end. */
+/** A unit the packer places whole; `heading` units (and frontmatter) are never left alone at a window's end. */
 interface Unit {
   start: number;
   end: number;
@@ -162,41 +217,76 @@ function splitParagraph(text: string, b: Block, cap: number): Unit[] {
   return units;
 }
 
-function units(text: string, section: Section, cap: number): Unit[] {
+/** The units of a section; `before` is how much of the window the section starts in is already taken by headings. */
+function units(text: string, section: Section, cap: number, before = 0): Unit[] {
   // Pieces of a split paragraph leave room for the headings they may share a window with.
-  const headings = section.blocks.filter((b) => b.kind === 'heading').reduce((n, b) => n + b.end - b.start, 0);
-  const pieceCap = Math.max(cap - headings, Math.ceil(cap / 2));
-  return section.blocks.flatMap((b) =>
-    b.kind === 'paragraph' && b.end - b.start > cap
+  const headings = section.blocks.filter((b) => b.kind === 'heading' || b.kind === 'frontmatter').reduce((n, b) => n + b.end - b.start, 0);
+  const pieceCap = Math.max(cap - headings - before, Math.ceil(cap / 2));
+  // The first paragraph shares its window with the headings; a later one may have a window to itself.
+  const first = section.blocks.find((b) => b.kind !== 'heading' && b.kind !== 'frontmatter');
+  return section.blocks.flatMap((b) => {
+    const limit = b === first ? pieceCap : cap;
+    return b.kind === 'paragraph' && b.end - b.start > limit
       ? splitParagraph(text, b, pieceCap)
-      : [{ start: b.start, end: b.end, heading: b.kind === 'heading' }],
-  );
+      : [{ start: b.start, end: b.end, heading: b.kind === 'heading' || b.kind === 'frontmatter' }];
+  });
 }
 
-/** Greedy packing of a section's units into windows of at most `cap` characters (a lone oversized unit excepted). */
-function pack(list: Unit[], cap: number): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let start = list[0].start;
-  let end = start;
-  let onlyHeadings = true;
-  for (const u of list) {
-    if (end > start && !onlyHeadings && u.end - start > cap) {
-      out.push([start, end]);
-      start = u.start;
-      onlyHeadings = true;
+/** A window being filled. */
+interface Open {
+  start: number;
+  end: number;
+  onlyHeadings: boolean;
+  sections: WindowSection[];
+}
+
+/**
+ * Greedy packing of a document's sections into windows of at most `cap` characters (a lone oversized
+ * unit excepted). Neighbouring sections share a window while they fit; a section that fits in a
+ * window is never cut, it starts the next window instead; a section larger than a window is cut
+ * between its units, and its first part may finish the window before it.
+ */
+function pack(text: string, list: Section[], cap: number): Window[] {
+  const out: Window[] = [];
+  let w: Open | undefined;
+  const flush = () => {
+    if (!w) return;
+    const { start, end, sections } = w;
+    out.push({ start, end, headings: sections[0].headings, ...(sections.length > 1 ? { sections } : {}) });
+    w = undefined;
+  };
+  const place = (start: number, end: number, heading: boolean, headings: string[], opensSection: boolean) => {
+    if (!w) w = { start, end, onlyHeadings: heading, sections: [{ start, headings }] };
+    else if (opensSection) w.sections.push({ start, headings });
+    w.end = end;
+    w.onlyHeadings &&= heading;
+  };
+  for (const s of list) {
+    const start = s.blocks[0].start;
+    const end = s.blocks[s.blocks.length - 1].end;
+    const headingOnly = s.blocks.every((b) => b.kind === 'heading' || b.kind === 'frontmatter');
+    if (end - start <= cap && (!w || end - w.start <= cap || !w.onlyHeadings)) {
+      if (w && end - w.start > cap) flush();
+      place(start, end, headingOnly, s.headings, true);
+      continue;
     }
-    end = u.end;
-    onlyHeadings &&= u.heading;
+    const parts = units(text, s, cap, w?.onlyHeadings ? start - w.start : 0);
+    // The section's headings go where its first words go.
+    const lead = parts.find((u) => !u.heading) ?? parts[parts.length - 1];
+    if (w && !w.onlyHeadings && lead.end - w.start > cap) flush();
+    parts.forEach((u, i) => {
+      if (w && !w.onlyHeadings && u.end - w.start > cap) flush();
+      place(u.start, u.end, u.heading, s.headings, i === 0);
+    });
   }
-  out.push([start, end]);
+  flush();
   return out;
 }
 
-/** The windows of a text: one per section, long sections split between paragraphs. */
+/**
+ * The windows of a text. Sections follow the headings (ATX and setext); small neighbouring sections
+ * are read together up to the cap, long ones are split between paragraphs.
+ */
 export function planWindows(text: string, cap = DEFAULT_WINDOW_CHARS): Window[] {
-  const windows: Window[] = [];
-  for (const s of sections(scanBlocks(text))) {
-    for (const [start, end] of pack(units(text, s, cap), cap)) windows.push({ start, end, headings: s.headings });
-  }
-  return windows;
+  return pack(text, sections(scanBlocks(text)), cap);
 }

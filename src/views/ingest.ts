@@ -13,19 +13,21 @@ function ago(seconds: number): string {
 export function nextText(r: NextResult): string {
   const w = r.window;
   if (!w) {
-    return r.remaining
-      ? `nothing free in job ${r.job}: the ${r.remaining} remaining window(s) are claimed by other readers`
-      : `nothing left in job ${r.job}: every window is done or skipped`;
+    return r.done
+      ? `done: every window of job ${r.job} is done or skipped; nothing is left to read`
+      : `nothing free in job ${r.job}: the ${r.remaining} remaining window(s) are claimed by other readers; try again when they are closed or their claims run out`;
   }
   const rule = '-'.repeat(72);
+  const path = (headings: string[]) => headings.join(' > ') || '(no heading)';
   const lines = [
     `job ${r.job} · document ${w.document.index} of ${w.document.count}: ${w.document.path} (${w.document.kind})`,
-    `window ${w.id} · ${w.index} of ${w.count} · ${w.headings.join(' > ') || '(no heading)'}`,
-    rule,
-    w.text.replace(/\s+$/, ''),
-    rule,
+    `window ${w.id} · ${w.index} of ${w.count} · ${path(w.headings)}`,
   ];
-  lines.push(r.captured.length ? 'captured from this document:' : 'captured from this document: none yet');
+  if (w.sections.length > 1) lines.push(`sections: ${w.sections.map((s) => path(s.headings)).join(' | ')}`);
+  if (r.held) lines.push('you still hold this window from an earlier `next`: accept or skip it to move on');
+  lines.push(rule, w.text.replace(/\s+$/, ''), rule);
+  const earlier = r.captured_count > r.captured.length ? ` (the last ${r.captured.length} of ${r.captured_count})` : '';
+  lines.push(r.captured_count ? `captured from this document${earlier}:` : 'captured from this document: none yet');
   for (const c of r.captured) lines.push(`  ${c.path}  ${c.title}  [${c.window}${c.action === 'merged' ? ', merged' : ''}]`);
   lines.push(r.related.length ? 'related notes:' : `related notes: none${r.related_error ? ` (${r.related_error})` : ''}`);
   for (const h of r.related) lines.push(`  ${h.path}  ${h.title}`);

@@ -14,36 +14,51 @@ function crc32(buf: Buffer): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
+/** An entry already deflated, with the size it unpacks to and the size the archive declares. */
+export interface PackedEntry {
+  packed: Buffer;
+  size: number;
+  crc: number;
+  /** What the headers claim it unpacks to (default: the true size). */
+  declared?: number;
+}
+
 /** A zip archive of deflated entries. */
-export function zip(entries: Record<string, string>): Buffer {
+export function zip(entries: Record<string, string | PackedEntry>): Buffer {
   const locals: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
   for (const [name, content] of Object.entries(entries)) {
-    const data = Buffer.from(content, 'utf8');
-    const packed = zlib.deflateRawSync(data);
+    let entry: PackedEntry;
+    if (typeof content === 'string') {
+      const data = Buffer.from(content, 'utf8');
+      entry = { packed: zlib.deflateRawSync(data), size: data.length, crc: crc32(data) };
+    } else {
+      entry = content;
+    }
+    const { packed, crc } = entry;
+    const size = entry.declared ?? entry.size;
     const fileName = Buffer.from(name, 'utf8');
-    const crc = crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4); // version needed
     local.writeUInt16LE(8, 8); // deflate
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(size, 22);
     local.writeUInt16LE(fileName.length, 26);
-    const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(20, 4); // version made by
-    entry.writeUInt16LE(20, 6); // version needed
-    entry.writeUInt16LE(8, 10); // deflate
-    entry.writeUInt32LE(crc, 16);
-    entry.writeUInt32LE(packed.length, 20);
-    entry.writeUInt32LE(data.length, 24);
-    entry.writeUInt16LE(fileName.length, 28);
-    entry.writeUInt32LE(offset, 42);
+    const head = Buffer.alloc(46);
+    head.writeUInt32LE(0x02014b50, 0);
+    head.writeUInt16LE(20, 4); // version made by
+    head.writeUInt16LE(20, 6); // version needed
+    head.writeUInt16LE(8, 10); // deflate
+    head.writeUInt32LE(crc, 16);
+    head.writeUInt32LE(packed.length, 20);
+    head.writeUInt32LE(size, 24);
+    head.writeUInt16LE(fileName.length, 28);
+    head.writeUInt32LE(offset, 42);
     locals.push(local, fileName, packed);
-    central.push(entry, fileName);
+    central.push(head, fileName);
     offset += local.length + fileName.length + packed.length;
   }
   const directory = Buffer.concat(central);
@@ -54,6 +69,24 @@ export function zip(entries: Record<string, string>): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
+}
+
+/**
+ * `mib` MiB of zeros, deflated without ever holding them: one fully flushed block of 1 MiB of zeros
+ * compresses the same way every time, so repeating it makes a valid stream of any length (about
+ * 1 KB per MiB).
+ */
+export function deflatedZeros(mib: number): PackedEntry {
+  const mebibyte = Buffer.alloc(1 << 20);
+  const block = zlib.deflateRawSync(mebibyte, { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
+  let crc = 0;
+  for (let i = 0; i < mib; i++) crc = zlib.crc32(mebibyte, crc);
+  return { packed: Buffer.concat([...Array(mib).fill(block), zlib.deflateRawSync(Buffer.alloc(0))]), size: mib << 20, crc };
+}
+
+/** A DOCX whose document part is `mib` MiB of zeros; `declared` makes its headers lie about that size. */
+export function zipBombDocx(mib: number, declared?: number): Buffer {
+  return zip({ '[Content_Types].xml': '<?xml version="1.0"?><Types/>', 'word/document.xml': { ...deflatedZeros(mib), declared } });
 }
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
