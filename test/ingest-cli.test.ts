@@ -162,7 +162,8 @@ describe('ingest: crashes and concurrent readers', () => {
     const run = cli(root);
     await run(['ingest', 'start', '--from', oneFileSource('guide.md', GUIDE_MD), '--window-chars', '200']);
     const ttl = { ZK_MEMORY_INGEST_CLAIM_TTL: '2' };
-    const got = await Promise.all([1, 2, 3].map(() => run(['ingest', 'next', '--json'], ttl)));
+    // Three reader processes with no names: each is a reader of its own.
+    const got = await Promise.all([1, 2, 3].map(() => zkProcess(['--root', root, 'ingest', 'next', '--json'], { env: { ...env, ...ttl } })));
     expect(got.map((g) => g.code)).toEqual([0, 0, 0]);
     expect(got.map((g) => g.json.window.id).sort()).toEqual(['d1-w1', 'd1-w2', 'd1-w3']);
     const b = { ZK_MEMORY_SOURCE: 'reader-b' };

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa, type Options } from 'execa';
 import { afterAll } from 'vitest';
+import { ensureSidecar } from '../../src/corpus/sidecar.js';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -26,7 +27,7 @@ export function tempDir(prefix = 'zk-test-'): string {
 /** A fresh, initialized corpus in a temp folder. */
 export function tempCorpus(init = true): string {
   const dir = tempDir('zk-test-');
-  if (init) fs.mkdirSync(path.join(dir, '.zk'));
+  if (init) ensureSidecar(dir);
   return dir;
 }
 
