@@ -25,6 +25,7 @@ function vectorReportLine(v: VectorReport): string {
 export async function indexReport(root: string): Promise<{ json: Record<string, unknown>; text: string }> {
   const { scanIndex } = await import('../search/fts.js');
   const { vectorStatus } = await import('../search/vector.js');
+  const location = (await import('../search/location.js')).indexLocation(root);
   const { freshness: s, hashes } = scanIndex(root);
   const v = vectorStatus(root, hashes);
   const text = !s.exists
@@ -32,7 +33,8 @@ export async function indexReport(root: string): Promise<{ json: Record<string, 
     : s.fresh
       ? `index: up to date, ${s.notes} notes (refreshed ${s.refreshedAt})`
       : `index: stale, ${s.pending} of ${s.notes} notes changed since ${s.refreshedAt}`;
-  return { json: { ...s, vectors: v }, text: `${text}\n${vectorStatusLine(v)}` };
+  const where = `index location: ${location.dir} (${location.why})`;
+  return { json: { ...s, location, vectors: v }, text: `${text}\n${where}\n${vectorStatusLine(v)}` };
 }
 
 export function register(program: Command): void {
@@ -60,8 +62,8 @@ export function register(program: Command): void {
       if (rebuild) await vectors.dropVectors(root);
       return sync.report;
     };
-    const { withCaretakerLease } = await import('../corpus/lease.js');
-    const r = rebuild ? await withCaretakerLease(root, 'index rebuild', refresh) : await refresh();
+    // The index lock alone serializes index builds: the index is per-host state, not corpus upkeep.
+    const r = await refresh();
     const text = r.rebuilt
       ? `index rebuilt: ${r.notes} notes`
       : `index refreshed: ${r.added} added, ${r.changed} changed, ${r.removed} removed (${r.notes} notes)`;
