@@ -83,6 +83,11 @@ export class Settings {
     return this.text('ZK_MEMORY_RG');
   }
 
+  /** Where this corpus's search index lives, whatever the file system (else decided per file system). */
+  indexDir(): string | undefined {
+    return this.text('ZK_MEMORY_INDEX_DIR');
+  }
+
   lockTimeoutMs(): number {
     return this.number('ZK_MEMORY_LOCK_TIMEOUT', 30) * 1000;
   }

@@ -113,19 +113,35 @@ describe('fts index freshness', () => {
 
   it('auto falls back to rg (exit 0) when the index cannot be refreshed; fts alone fails with exit 4', async () => {
     const root = unrelatedCorpus();
-    fs.mkdirSync(path.join(root, '.zk', 'lock')); // a live writer holds the corpus lock
+    fs.mkdirSync(path.join(root, '.zk', 'index', '.lock'), { recursive: true }); // a live index build holds the index lock
     const env = { ZK_MEMORY_LOCK_TIMEOUT: '1', ZK_MEMORY_LOCK_STALE: '60' };
     const auto = await zk(['--root', root, '--json', 'search', 'caroline'], { env });
     expect(auto.code).toBe(0);
     expect(auto.json.backend).toBe('rg');
-    expect(auto.json.fallback).toMatch(/^fts failed: corpus busy/);
+    expect(auto.json.fallback).toMatch(/^fts failed: \.lock lock held/);
     expect(auto.json.hits[0].path).toBe('20261105-caroline.md');
     const fts = await zk(['--root', root, 'search', 'caroline', '--backend', 'fts'], { env });
     expect(fts.code).toBe(4);
     const rg = await zk(['--root', root, '--json', 'search', 'caroline'], { env: { ...env, ZK_MEMORY_BACKEND: 'rg' } });
     expect(rg.json).toMatchObject({ backend: 'rg', hits: [{ path: '20261105-caroline.md' }] });
     expect(rg.json.fallback).toBeUndefined();
-    expect(fs.existsSync(path.join(root, '.zk', 'index'))).toBe(false);
+    expect(fs.existsSync(path.join(root, '.zk', 'index', 'manifest.json'))).toBe(false);
+  });
+
+  it('index building never takes the corpus lock: a held corpus lock does not stop a build, a search or a vector-less rebuild', async () => {
+    const root = unrelatedCorpus();
+    fs.mkdirSync(path.join(root, '.zk', 'lock')); // a live writer holds the corpus lock
+    const env = { ZK_MEMORY_LOCK_TIMEOUT: '1', ZK_MEMORY_LOCK_STALE: '60' };
+    const fts = await zk(['--root', root, '--json', 'search', 'caroline', '--backend', 'fts'], { env });
+    expect(fts.code).toBe(0);
+    expect(fts.json.hits[0].path).toBe('20261105-caroline.md');
+    write(root, '20261201-later.md', '# Later\n\nCaroline came back from the lake.\n');
+    const again = await zk(['--root', root, '--json', 'search', 'lake', '--backend', 'fts'], { env });
+    expect(again.json.hits.map((h: { path: string }) => h.path)).toContain('20261201-later.md');
+    const rebuilt = await zk(['--root', root, '--json', 'index', '--rebuild'], { env });
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.json).toMatchObject({ action: 'rebuilt', notes: 21 });
+    expect(fs.existsSync(path.join(root, '.zk', 'lock'))).toBe(true);
   });
 
   it('leaves superseded notes out unless --history', async () => {

@@ -39,8 +39,10 @@ export async function search(root: string, query: string, o: SearchRequest = {})
 export async function indexStatus(root: string) {
   const { scanIndex } = await import('../search/fts.js');
   const { vectorStatus } = await import('../search/vector.js');
+  const { indexLocation } = await import('../search/location.js');
+  const location = indexLocation(root);
   const { freshness, hashes } = scanIndex(root);
-  return { ...freshness, vectors: vectorStatus(root, hashes) };
+  return { ...freshness, location, vectors: vectorStatus(root, hashes) };
 }
 
 export type IndexStatus = Awaited<ReturnType<typeof indexStatus>>;
@@ -64,8 +66,8 @@ export async function index(root: string, o: IndexRequest = {}) {
     if (rebuild) await vectors.dropVectors(root);
     return { ...sync.report };
   };
-  const { withCaretakerLease } = await import('../corpus/lease.js');
-  const r = rebuild ? await withCaretakerLease(root, 'index rebuild', refresh) : await refresh();
+  // The index lock alone serializes index builds: the index is per-host state, not corpus upkeep.
+  const r = await refresh();
   return { action: r.rebuilt ? ('rebuilt' as const) : ('refreshed' as const), ...r };
 }
 

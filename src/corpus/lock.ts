@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sidecar } from './paths.js';
@@ -23,10 +24,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Run `fn` holding the corpus lock (`.zk/lock`). Waits with jittered retries up to the lock timeout,
  * then fails with exit 4; a lock whose holder died is taken over once it is stale.
+ *
+ * `lockPath` names another lock of the same kind (its holder record beside it, `<lockPath>.holder`),
+ * for derived state that must not make writers wait on the corpus lock.
  */
-export async function withCorpusLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
+export async function withCorpusLock<T>(root: string, fn: () => Promise<T> | T, lockPath?: string): Promise<T> {
   ensureSidecar(root);
-  const paths = sidecar(root);
+  const paths = lockPath
+    ? { zk: path.dirname(lockPath), lock: lockPath, lockHolder: `${lockPath}.holder` }
+    : sidecar(root);
+  if (lockPath) fs.mkdirSync(paths.zk, { recursive: true });
   const stale = lockStaleMs();
   const deadline = Date.now() + lockTimeoutMs();
   // Loaded here, not at start-up: most commands never lock.
@@ -48,15 +55,16 @@ export async function withCorpusLock<T>(root: string, fn: () => Promise<T> | T):
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ELOCKED') throw err;
       if (Date.now() >= deadline) {
-        const holder = readLockHolder(root);
+        const holder = readHolder(paths.lock, paths.lockHolder);
         const who = holder ? ` by ${holder.host} pid ${holder.pid}` : '';
-        throw new ZkError('busy', `corpus busy: lock held${who}; gave up after ${Math.round(lockTimeoutMs() / 1000)} s`);
+        const what = lockPath ? `${path.basename(lockPath)} lock` : 'corpus busy: lock';
+        throw new ZkError('busy', `${what} held${who}; gave up after ${Math.round(lockTimeoutMs() / 1000)} s`);
       }
       await sleep(Math.min(200, 5 + attempt * 5) * (0.5 + Math.random()));
     }
   }
   try {
-    writeLockHolder(root);
+    writeLockHolder(paths.lockHolder);
     return await fn();
   } finally {
     try {
@@ -74,10 +82,10 @@ export interface Holder {
   since: string;
 }
 
-function writeLockHolder(root: string): void {
+function writeLockHolder(file: string): void {
   try {
     const h: Holder = { host: os.hostname(), pid: process.pid, since: new Date().toISOString() };
-    fs.writeFileSync(sidecar(root).lockHolder, JSON.stringify(h));
+    fs.writeFileSync(file, JSON.stringify(h));
   } catch {
     // informational file only
   }
@@ -86,9 +94,13 @@ function writeLockHolder(root: string): void {
 /** Who holds the corpus lock, when it is held and says so. */
 export function readLockHolder(root: string): Holder | undefined {
   const p = sidecar(root);
-  if (!fs.existsSync(p.lock)) return undefined;
+  return readHolder(p.lock, p.lockHolder);
+}
+
+function readHolder(lock: string, holder: string): Holder | undefined {
+  if (!fs.existsSync(lock)) return undefined;
   try {
-    return JSON.parse(fs.readFileSync(p.lockHolder, 'utf8')) as Holder;
+    return JSON.parse(fs.readFileSync(holder, 'utf8')) as Holder;
   } catch {
     return undefined;
   }

@@ -2,11 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files.js';
-import { withCorpusLock } from '../corpus/lock.js';
 import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/notes.js';
-import { sidecar } from '../corpus/paths.js';
 import { round } from './hits.js';
-import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, lance, openTable, removeTableFiles, writeIndexJson, type Table } from './lance.js';
+import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import { snippet } from './snippet.js';
 import { queryWords, searchTerms } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
@@ -64,7 +62,7 @@ export interface IndexDelta {
 }
 
 function manifestPath(root: string): string {
-  return path.join(sidecar(root).index, 'manifest.json');
+  return path.join(indexDir(root), 'manifest.json');
 }
 
 function readManifest(root: string): Manifest | undefined {
@@ -140,7 +138,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   const ldb = await lance();
   fs.rmSync(manifestPath(root), { force: true });
   removeTableFiles(root, TABLE);
-  fs.mkdirSync(sidecar(root).index, { recursive: true });
+  fs.mkdirSync(indexDir(root), { recursive: true });
   const delta = computeDelta(root, undefined);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   const db = await connectIndex(root);
@@ -164,10 +162,10 @@ function writeManifest(root: string, m: Manifest): void {
     version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
     files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash]),
   };
-  writeIndexJson(root, manifestPath(root), out);
+  writeIndexJson(manifestPath(root), out);
 }
 
-/** Apply a delta to the table and the manifest (under the corpus lock). */
+/** Apply a delta to the table and the manifest (under the index lock). */
 async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<void> {
   const gone = [...delta.upsert.keys(), ...delta.removed];
   await deletePaths(table, gone);
@@ -211,7 +209,9 @@ async function rebuilt(root: string): Promise<IndexSync> {
 
 /**
  * Bring the full-text index and its manifest up to date with the files: nothing is written when
- * nothing changed; otherwise only the changed notes are touched, under the corpus lock. A missing or
+ * nothing changed; otherwise only the changed notes are touched, under the index lock (never the
+ * corpus lock: writers do not wait on an index build). The change scan starts after the call does,
+ * so every change finished before it is in the index it leaves. A missing or
  * unreadable index is rebuilt from scratch. The manifest it leaves is the one change scan other
  * derived tables (the note vectors) are brought up to date from.
  */
@@ -222,7 +222,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}):
   if (seen && seenDelta && deltaIsEmpty(seenDelta)) {
     return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seenDelta.files }, files: seen.files };
   }
-  return withCorpusLock(root, async () => {
+  return withIndexLock(root, async () => {
     const manifest = opts.rebuild ? undefined : readManifest(root);
     let table: Table | undefined;
     try {

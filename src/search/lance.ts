@@ -1,22 +1,68 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { replaceFile } from '../corpus/files.js';
-import { sidecar } from '../corpus/paths.js';
+import { withCorpusLock } from '../corpus/lock.js';
+import { indexLocation } from './location.js';
 
 export type LanceDb = typeof import('@lancedb/lancedb');
 export type Table = import('@lancedb/lancedb').Table;
 
+/** Fewest threads lance's CPU pool may have for a full-text index build to always finish. */
+export const MIN_LANCE_CPU_THREADS = 4;
+
+/**
+ * The LanceDB runtime settings this process needs, beyond what the user set.
+ *
+ * Lance builds a full-text index with posting-list producers running on its CPU pool, each handing
+ * batches through a one-slot channel to a writer that itself needs a pool thread to encode them.
+ * When the producers hold every pool thread, producer and writer wait on each other forever: 0%
+ * CPU, an empty file under `_indices/`, no error (lancedb/lancedb#3568, lance-format/lance#7423;
+ * facebookexperimental/semcode#61 for the multi-worker case). Lance sizes the pool
+ * `max(1, cpus - LANCE_IO_CORE_RESERVATION)` with a reservation of 2 and runs about
+ * `(pool + 2) / 2` build workers, so a host with 2 or 3 CPUs gets one thread for one producer, and
+ * a 4-CPU host two threads for two producers. With `LANCE_CPU_THREADS` = 4 there are 3 workers
+ * and always a thread to spare, at the cost of a little oversubscription on small hosts. Larger
+ * hosts (6 CPUs and up) already have a spare thread and are left alone, as is a value the user set.
+ */
+export function lanceRuntimeEnv(env: NodeJS.ProcessEnv, cpus: number): Record<string, string> {
+  if (env.LANCE_CPU_THREADS?.trim()) return {};
+  const pool = cpus - 2;
+  return pool >= MIN_LANCE_CPU_THREADS ? {} : { LANCE_CPU_THREADS: String(MIN_LANCE_CPU_THREADS) };
+}
+
 let lancePromise: Promise<LanceDb> | undefined;
 
-/** LanceDB is loaded on first use, so commands that never touch the index never pay for it. */
+/**
+ * LanceDB is loaded on first use, so commands that never touch the index never pay for it. Its
+ * native runtime reads its thread settings once, when it starts: they are set here, before.
+ */
 export function lance(): Promise<LanceDb> {
-  lancePromise ??= import('@lancedb/lancedb');
+  if (!lancePromise) {
+    Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()));
+    lancePromise = import('@lancedb/lancedb');
+  }
   return lancePromise;
 }
 
-/** The index database under `.zk/index/`. */
+/** The folder the index database lives in (see `indexLocation`). */
+export function indexDir(root: string): string {
+  return indexLocation(root).dir;
+}
+
+/**
+ * Run `fn` holding the index lock. Index writers (refresh, rebuild, embedding steps) serialize on
+ * it and never on the corpus lock, so a long index build never makes a writer wait.
+ */
+export function withIndexLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
+  const { dir, lock } = indexLocation(root);
+  fs.mkdirSync(dir, { recursive: true });
+  return withCorpusLock(root, fn, lock);
+}
+
+/** The index database. */
 export async function connectIndex(root: string): Promise<import('@lancedb/lancedb').Connection> {
-  return (await lance()).connect(sidecar(root).index);
+  return (await lance()).connect(indexDir(root));
 }
 
 /** One table of the index database, undefined when it does not exist yet. */
@@ -30,7 +76,7 @@ export async function openTable(root: string, name: string): Promise<Table | und
  * corrupt one, which LanceDB may fail to drop) leaves the other tables alone.
  */
 export function removeTableFiles(root: string, name: string): void {
-  fs.rmSync(path.join(sidecar(root).index, `${name}.lance`), { recursive: true, force: true });
+  fs.rmSync(path.join(indexDir(root), `${name}.lance`), { recursive: true, force: true });
 }
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -50,7 +96,17 @@ export async function compact(table: Table): Promise<void> {
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-/** Replace a JSON file of the index atomically. */
-export function writeIndexJson(root: string, file: string, value: unknown): void {
-  replaceFile(root, file, JSON.stringify(value));
+/**
+ * Replace a JSON file of the index atomically. The temporary file is made beside it, in the index
+ * folder, which may be on another file system than the corpus (a per-host cache).
+ */
+export function writeIndexJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${crypto.randomUUID()}.tmp`);
+  try {
+    fs.writeFileSync(tmp, JSON.stringify(value), { flag: 'wx' });
+    fs.renameSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
 }

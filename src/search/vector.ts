@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
-import { withCorpusLock } from '../corpus/lock.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
-import { sidecar } from '../corpus/paths.js';
 import type { Embedder } from '../llm/embed.js';
 import { contentHash, type FileState } from './fts.js';
-import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, openTable, removeTableFiles, writeIndexJson, type Table } from './lance.js';
+import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import type { Ranked } from './hits.js';
 
 const TABLE = 'vectors';
@@ -35,7 +33,7 @@ interface VectorStateFile {
 type Row = { path: string; hash: string; current: boolean; vector: number[] };
 
 function statePath(root: string): string {
-  return path.join(sidecar(root).index, 'vectors.json');
+  return path.join(indexDir(root), 'vectors.json');
 }
 
 export function readVectorState(root: string): VectorState | undefined {
@@ -52,7 +50,7 @@ function writeVectorState(root: string, s: VectorState): void {
   const out: VectorStateFile = {
     version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
   };
-  writeIndexJson(root, statePath(root), out);
+  writeIndexJson(statePath(root), out);
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';
@@ -97,14 +95,14 @@ function readEmbeddable(root: string, names: string[]): Embeddable[] {
 }
 
 /**
- * Write one step of embeddings (and remove notes that are gone) under the corpus lock. `fresh`
+ * Write one step of embeddings (and remove notes that are gone) under the index lock. `fresh`
  * starts the table over, pinned to this model. Rows another process wrote meanwhile are not
  * written twice.
  */
 async function applyStep(
   root: string, model: string, items: Embeddable[], vectors: number[][], remove: string[], fresh: boolean,
 ): Promise<{ written: number; state?: VectorState }> {
-  return withCorpusLock(root, async () => {
+  return withIndexLock(root, async () => {
     let state = fresh ? undefined : readVectorState(root);
     let table = state ? await openTable(root, TABLE) : undefined;
     if (state && !table) state = undefined;
@@ -157,7 +155,7 @@ export interface SyncOptions {
 /**
  * Bring the note vectors up to date with the full-text index's view of the files (`files`, from
  * `syncIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
- * gone leave it. Embedding happens outside the corpus lock, writing under it. A model other than
+ * gone leave it. Embedding happens outside any lock, writing under the index lock. A model other than
  * the pinned one is refused unless `rebuild`, which starts the table over with this model.
  */
 export async function syncVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions = {}): Promise<VectorReport> {
@@ -203,9 +201,9 @@ async function syncSteps(
   return { report, state: after };
 }
 
-/** Remove the note vectors and their pin (under the corpus lock): the next vector search embeds every note anew. */
+/** Remove the note vectors and their pin (under the index lock): the next vector search embeds every note anew. */
 export async function dropVectors(root: string): Promise<void> {
-  await withCorpusLock(root, () => {
+  await withIndexLock(root, () => {
     fs.rmSync(statePath(root), { force: true });
     removeTableFiles(root, TABLE);
   });

@@ -23,7 +23,7 @@ export function indexStatusText(s: IndexStatus): string {
     : s.fresh
       ? `index: up to date, ${s.notes} notes (refreshed ${s.refreshedAt})`
       : `index: stale, ${s.pending} of ${s.notes} notes changed since ${s.refreshedAt}`;
-  return `${text}\n${vectorStatusLine(s.vectors)}`;
+  return `${text}\nindex location: ${s.location.dir} (${s.location.why})\n${vectorStatusLine(s.vectors)}`;
 }
 
 export function indexText(r: IndexResult): string {

@@ -1,0 +1,138 @@
+// One corpus on a network share, written and searched from two hosts at once: two sshfs mounts of
+// one folder with default caching (see helpers/nas.ts). Skipped where sshd, sshfs or FUSE are
+// missing, or mounting fails.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, REPO, zk } from './helpers/corpus.js';
+import { nasUnavailable, startNas, type Nas, type NasHost } from './helpers/nas.js';
+
+let nas: Nas | undefined;
+let skipped = nasUnavailable();
+if (!skipped) {
+  try {
+    nas = await startNas();
+  } catch (err) {
+    skipped = `mounting failed: ${(err as Error).message}`;
+  }
+}
+if (skipped) console.warn(`NAS tests skipped: ${skipped}`);
+afterAll(() => nas?.stop());
+
+const LOOP = path.join(REPO, 'test', 'workers', 'loop.mjs');
+const COUNTER = path.join(REPO, 'test', 'workers', 'counter.mjs');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A fresh corpus folder on the share: its path on the server and as each host mounts it. */
+function shared(name: string): { server: string; a: string; b: string } {
+  const server = path.join(nas!.server, name);
+  fs.mkdirSync(path.join(server, '.zk'), { recursive: true });
+  return { server, a: path.join(nas!.a.mount, name), b: path.join(nas!.b.mount, name) };
+}
+
+const on = (host: NasHost, root: string, args: string[], extra: Record<string, string> = {}, input?: string) =>
+  zk(['--root', root, ...args], { env: { ...host.env, ...extra }, input });
+
+const NOTE = '# Judy\n\nJudy paints lake sunrises.\n';
+
+describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () => {
+  it('merges from both hosts at once lose nothing', async () => {
+    const c = shared('merges');
+    fs.writeFileSync(path.join(c.server, '20261201-judy.md'), NOTE);
+    const workers = ['a1', 'a2', 'b1', 'b2'].map((tag) =>
+      execa('node', [LOOP, tag.startsWith('a') ? c.a : c.b, 'merge', '20261201-judy', '5', tag], { reject: false, env: nas![tag.startsWith('a') ? 'a' : 'b'].env }));
+    const results = await Promise.all(workers);
+    for (const r of results) expect(r.exitCode, r.stderr).toBe(0);
+    const text = fs.readFileSync(path.join(c.server, '20261201-judy.md'), 'utf8');
+    expect(text.startsWith(NOTE)).toBe(true);
+    for (const tag of ['a1', 'a2', 'b1', 'b2']) {
+      for (let i = 0; i < 5; i++) expect(text.split(`END-${tag}-${i}\n`).length - 1, `END-${tag}-${i}`).toBe(1);
+    }
+  });
+
+  it('a read-modify-write loop under the corpus lock from both hosts loses no update', async () => {
+    const c = shared('counter');
+    fs.writeFileSync(path.join(c.server, 'counter.txt'), '0\n');
+    const runs = [c.a, c.a, c.b, c.b].map((root, i) => execa('node', [COUNTER, root, '10'], { reject: false, env: (i < 2 ? nas!.a : nas!.b).env }));
+    for (const r of await Promise.all(runs)) expect(r.exitCode, r.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(c.server, 'counter.txt'), 'utf8').trim()).toBe('40');
+  });
+
+  it('a merge killed mid-write leaves the note as it was: the next lock holder finds nothing of it', async () => {
+    const c = shared('killed');
+    const file = path.join(c.server, '20261201-judy.md');
+    fs.writeFileSync(file, NOTE);
+    const before = fs.readFileSync(file);
+    const env = { ...process.env, ...nas!.a.env, ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '40' };
+    const child = spawn('node', [BIN, '--root', c.a, 'merge', '20261201-judy', '-'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+    const exited = new Promise((r) => child.once('exit', r));
+    child.stdin.end(`${'Q'.repeat(4_000_000)}\n`);
+    // Killed 50 ms after it takes the lock: a 4 MB append over the network is many writes.
+    const lock = path.join(c.server, '.zk', 'lock');
+    for (let i = 0; i < 400 && !fs.existsSync(lock) && child.exitCode === null; i++) await sleep(5);
+    await sleep(50);
+    child.kill('SIGKILL');
+    await exited;
+    const next = await on(nas!.b, c.b, ['merge', '20261201-judy', 'after the crash'], { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '40' });
+    expect(next.code, next.stderr).toBe(0);
+    const after = fs.readFileSync(file);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.includes('Q')).toBe(false);
+    expect(after.subarray(before.length).toString('utf8')).toMatch(/^\n\n---\n\*\d{4}-\d{2}-\d{2} \(host-b\):\* after the crash\n$/);
+  });
+
+  it('a note written on A can be merged into from B by its slug at once', async () => {
+    const c = shared('visible');
+    fs.writeFileSync(path.join(c.server, '20261201-judy.md'), NOTE);
+    expect((await on(nas!.b, c.b, ['list'])).code).toBe(0); // B has listed the folder: its listing is cached
+    const written = await on(nas!.a, c.a, ['--json', 'write', 'paris', 'Paris', 'Judy moved to Paris.']);
+    expect(written.code, written.stderr).toBe(0);
+    const merged = await on(nas!.b, c.b, ['--json', 'merge', 'paris', 'In October.']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(c.server, written.json.note.path), 'utf8')).toContain('In October.');
+  });
+
+  it('fts and auto search from both hosts never exit 4 and never wait on the other host\'s index', async () => {
+    const c = shared('search');
+    for (let i = 0; i < 30; i++) {
+      fs.writeFileSync(path.join(c.server, `20261101-trip-${i}.md`), `# Trip ${i}\n\nA kayak trip to the glacier lake, day ${i}.\n`);
+    }
+    const searcher = async (host: NasHost, root: string) => {
+      const out = [];
+      for (const backend of ['fts', 'auto', 'fts', 'auto']) out.push(await on(host, root, ['--json', 'search', 'glacier kayak', '--backend', backend]));
+      return out;
+    };
+    const writer = async () => {
+      for (let i = 0; i < 4; i++) await on(nas!.a, c.a, ['write', `more-${i}`, `More ${i}`, 'Another glacier kayak day.']);
+    };
+    const [searches] = await Promise.all([
+      Promise.all([searcher(nas!.a, c.a), searcher(nas!.a, c.a), searcher(nas!.b, c.b), searcher(nas!.b, c.b)]),
+      writer(),
+    ]);
+    for (const r of searches.flat()) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json.backend).toBe('fts');
+      expect(r.json.fallback).toBeUndefined();
+      expect(r.json.hits.length).toBeGreaterThan(0);
+    }
+    // Each host keeps its index on its own disk, none on the share.
+    const where = async (host: NasHost, root: string) => (await on(host, root, ['--json', 'index', 'status'])).json.index.location;
+    const [la, lb] = [await where(nas!.a, c.a), await where(nas!.b, c.b)];
+    expect(la).toMatchObject({ placement: 'network', fileSystem: 'fuse' });
+    expect(lb).toMatchObject({ placement: 'network', fileSystem: 'fuse' });
+    expect(la.dir.startsWith(nas!.a.env.XDG_CACHE_HOME + path.sep)).toBe(true);
+    expect(lb.dir.startsWith(nas!.b.env.XDG_CACHE_HOME + path.sep)).toBe(true);
+    expect(fs.existsSync(path.join(c.server, '.zk', 'index'))).toBe(false);
+    // While a build on A holds A's index lock, B searches with its own index at once.
+    fs.mkdirSync(la.lock);
+    try {
+      const b = await on(nas!.b, c.b, ['--json', 'search', 'glacier', '--backend', 'fts'], { ZK_MEMORY_LOCK_TIMEOUT: '1', ZK_MEMORY_LOCK_STALE: '60' });
+      expect(b.code, b.stderr).toBe(0);
+      expect(b.json.hits.length).toBeGreaterThan(0);
+    } finally {
+      fs.rmdirSync(la.lock);
+    }
+  });
+});
