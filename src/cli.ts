@@ -21,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
   supersede: () => import('./commands/supersede.js'),
+  archive: () => import('./commands/archive.js'),
+  inbox: () => import('./commands/inbox.js'),
   tend: () => import('./commands/tend.js'),
   integrate: () => import('./commands/integrate.js'),
   retain: () => import('./commands/retain.js'),

@@ -8,7 +8,9 @@ export function register(program: Command, cli: Invocation): void {
     .option('--kind <kind>', 'only notes of this kind')
     .option('--recent <n>', 'only the N most recently modified, newest first', intOption('--recent'))
     .option('--history', 'include superseded notes')
-    .action(cli.action(async (flags: { kind?: string; recent?: number; history?: boolean }) => {
+    .option('--limit <n>', 'at most N notes', intOption('--limit'))
+    .option('--offset <n>', 'skip the first N notes', intOption('--offset', 0))
+    .action(cli.action(async (flags: { kind?: string; recent?: number; history?: boolean; limit?: number; offset?: number }) => {
       const { list } = await import('../api/notes.js');
       const { listText } = await import('../views/notes.js');
       const r = list(cli.root(), flags);

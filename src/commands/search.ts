@@ -5,6 +5,7 @@ import { addEmbedOptions, intOption, textArg, type Invocation } from '../cli/con
 
 interface SearchFlags {
   limit?: number;
+  kind?: string;
   backend?: string;
   history?: boolean;
 }
@@ -15,7 +16,8 @@ export function register(program: Command, cli: Invocation): void {
     .description('ranked notes for a question or some words (plain words: no character is syntax); "-" reads the query from stdin')
     .option('--limit <n>', 'how many hits at most (8)', intOption('--limit'))
     .option('--backend <name>', 'auto | rg | fts | vector | hybrid (default: ZK_MEMORY_BACKEND, else auto)')
-    .option('--history', 'include superseded notes');
+    .option('--history', 'include superseded notes')
+    .option('--kind <kind>', 'only notes of this kind');
   addEmbedOptions(cmd).action(cli.action(async (words: string[], flags: SearchFlags) => {
     const { search } = await import('../api/search.js');
     const { searchText } = await import('../views/search.js');

@@ -3,6 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { withContext, type RunContext } from '../context.js';
+import { llmConfigured } from '../llm/config.js';
 import { asZkError, errorJson } from '../errors.js';
 import { INSTRUCTIONS } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
@@ -57,8 +58,10 @@ export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both carry the protocol.
   const callCtx: RunContext = { ...ctx, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
   const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  // Tools that need an LLM are offered only when one is configured: an agent never calls a tool that can only park its input.
+  const offered = withContext(ctx, () => llmConfigured()) ? TOOLS : TOOLS.filter((t) => !t.needsLlm);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map((t) => ({
+    tools: offered.map((t) => ({
       name: t.name, description: t.description, inputSchema: t.inputSchema,
       annotations: { readOnlyHint: Boolean(t.readOnly) },
     })),

@@ -5,6 +5,7 @@ import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
 import { tendText } from '../views/tend.js';
 import * as judgedView from '../views/judged.js';
+import { ingestTools } from './ingest-tools.js';
 
 type Args = Record<string, any>;
 
@@ -23,6 +24,8 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
   /** Reads only: the protocol's read-only hint. */
   readOnly?: boolean;
+  /** Only offered when an LLM is configured. */
+  needsLlm?: boolean;
   run(root: string, args: Args): Promise<ToolAnswer>;
 }
 
@@ -51,13 +54,14 @@ export const TOOLS: ToolSpec[] = [
     inputSchema: schema({
       query: str('a question or keywords'),
       limit: int('how many notes at most (default 8)'),
+      kind,
       history: bool('include notes whose content was superseded by newer ones'),
       backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine (default: the configured one)' },
     }, ['query']),
     readOnly: true,
     async run(root, a) {
-      const r = await api.search(root, a.query, { limit: a.limit, history: a.history, backend: a.backend });
-      return answer(r, searchView.searchText(r) || `no notes match ${JSON.stringify(a.query)}`);
+      const r = await api.search(root, a.query, { limit: a.limit, kind: a.kind, history: a.history, backend: a.backend });
+      return answer(r, searchView.searchText(r));
     },
   },
   {
@@ -72,17 +76,20 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'list',
-    description: 'List notes (file-name order), optionally only one kind or the most recently changed.',
-    inputSchema: schema({ kind, recent: int('only the N most recently modified, newest first'), history: bool('include superseded notes') }),
+    description: 'List notes (file-name order, or the most recently changed first with recent), a page at a time (limit, offset; total says how many there are).',
+    inputSchema: schema({
+      kind, recent: int('only the N most recently modified, newest first'), history: bool('include superseded notes'),
+      limit: int('at most this many notes (default 50)'), offset: { type: 'integer', minimum: 0, description: 'skip this many notes first' },
+    }),
     readOnly: true,
     async run(root, a) {
-      const r = api.list(root, { kind: a.kind, recent: a.recent, history: a.history });
-      return answer(r, notesView.listText(r) || 'no notes');
+      const r = api.list(root, { kind: a.kind, recent: a.recent, history: a.history, limit: a.limit ?? 50, offset: a.offset });
+      return answer(r, notesView.listText(r));
     },
   },
   {
     name: 'write',
-    description: 'Create a new note with one thought. Refused if a note of that name exists today (set unique to take the next free name). Prefer integrate when the memory may belong in an existing note and an LLM is configured.',
+    description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note.',
     inputSchema: schema({
       slug: str('a few words for the file name, e.g. "judy"'),
       title: str('the note title'),
@@ -112,6 +119,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'integrate',
+    needsLlm: true,
     description: 'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
     inputSchema: schema({
       content: str('the memory, self-contained, in a sentence or a short paragraph'),
@@ -132,6 +140,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'retain',
+    needsLlm: true,
     description: 'Distill a conversation into notes with the configured LLM: pass one exchange (user and assistant), chat messages, or a transcript. Only what the user and assistant said counts; nothing worth keeping is a valid outcome. If the LLM fails the input is kept for a later retry.',
     inputSchema: schema({
       user: str('what the user said (with assistant)'),
@@ -156,6 +165,44 @@ export const TOOLS: ToolSpec[] = [
       return answer(r, notesView.supersedeText(r));
     },
   },
+  {
+    name: 'overview',
+    description: 'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend. Call it first in a session.',
+    inputSchema: schema({ recent: int('how many recently changed notes to show (default 5)') }),
+    readOnly: true,
+    async run(root, a) {
+      const r = api.overview(root, { recent: a.recent });
+      return answer(r, notesView.overviewText(r));
+    },
+  },
+  {
+    name: 'archive',
+    description: 'Retract a note written by mistake: it moves to .archive/ with the reason traced (never deleted; a person can move it back). For a fact that changed, supersede instead.',
+    inputSchema: schema({ ref: str('the note to retract'), reason: str('why it is retracted') }, ['ref']),
+    async run(root, a) {
+      const r = await api.archive(root, a.ref, { reason: a.reason });
+      return answer(r, notesView.archiveText(r));
+    },
+  },
+  {
+    name: 'inbox',
+    description: 'Memories that could not be judged yet (no LLM, or it failed). action list (default) shows them; drain retries them with the LLM; dismiss sets one file aside after you wrote its memories yourself with write or merge.',
+    inputSchema: schema({ action: { type: 'string', enum: ['list', 'drain', 'dismiss'], description: 'list (default), drain or dismiss' }, file: str('for dismiss: the file as list shows it') }),
+    async run(root, a) {
+      if (a.action === 'drain') {
+        const r = await api.retainDrain(root);
+        return { json: { ...r }, text: judgedView.drainText(r), failed: r.kept > 0 };
+      }
+      if (a.action === 'dismiss') {
+        if (!a.file) throw new ZkError('usage', 'dismiss needs the file that list shows');
+        const r = api.inboxDismiss(root, a.file);
+        return answer(r, `set ${r.file} aside in ${r.to}`);
+      }
+      const r = api.inbox(root);
+      return answer(r, notesView.inboxText(r));
+    },
+  },
+  ...ingestTools,
   {
     name: 'tend_check',
     description: 'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Reports file and line for each problem.',

@@ -5,7 +5,7 @@ import { sha256 } from '../corpus/files.js';
 import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/notes.js';
 import { round } from './hits.js';
 import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
-import { snippet } from './snippet.js';
+import { lastUpdated, snippet } from './snippet.js';
 import { queryWords, searchTerms } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
@@ -306,7 +306,7 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
     hits.push({
       uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,
       kind: (r.kind || null) as SearchHit['kind'], author: r.author || null, superseded_by: r.superseded_by || null,
-      score: round(r._score ?? 0), snippet: snippet(r.body, terms),
+      score: round(r._score ?? 0), snippet: snippet(r.body, terms), updated: lastUpdated(r.body, r.date),
     });
   }
   return hits;

@@ -1,5 +1,5 @@
 import { noteInfo, readNoteFile } from '../corpus/notes.js';
-import { snippet } from './snippet.js';
+import { lastUpdated, snippet } from './snippet.js';
 import type { SearchHit, SearchOptions } from './types.js';
 
 /** A ranked file: its name, its score, and how much each query term weighs (for the snippet). */
@@ -19,7 +19,7 @@ export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[],
     if (hits.length >= opts.limit) break;
     const note = readNoteFile(root, r.name);
     if (!note || (note.superseded_by && !opts.history)) continue;
-    hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, r.weight) });
+    hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, r.weight), updated: lastUpdated(note.parsed.body, note.date) });
   }
   return hits;
 }

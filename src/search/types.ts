@@ -7,6 +7,8 @@ export type BackendName = (typeof BACKENDS)[number];
 export interface SearchHit extends NoteInfo {
   score: number;
   snippet: string;
+  /** When the note last changed in substance: its last merge fragment's date, else its own date. */
+  updated: string;
 }
 
 export interface SearchOptions {

@@ -29,6 +29,7 @@ export function splitText(r: SplitResult): string {
 }
 
 export function splitCandidatesText(r: SplitCandidatesResult): string {
+  if (!r.candidates.length) return 'no notes to split: the corpus has no notes yet';
   return r.candidates.map((n) => `${String(n.size).padStart(8)}  ${noteLine(n)}`).join('\n');
 }
 

@@ -1,4 +1,5 @@
 import type { NoteInfo } from '../corpus/notes.js';
+import type { ArchiveResult, InboxResult, OverviewResult } from '../api/corpus.js';
 import type { InitResult, ListResult, MergeResult, ReadResult, SupersedeResult, WriteResult } from '../api/notes.js';
 
 // How results read for people: the CLI prints these, and the MCP server sends them as its text.
@@ -30,6 +31,7 @@ export function mergeText(r: MergeResult): string {
 export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
   const n = r.note;
   const lines = [n.raw.replace(/\s+$/, '')];
+  if (r.replaces.length) lines.unshift(`note: supersedes ${r.replaces.map((o) => `${o.path} (${o.title})`).join(', ')}`, '');
   if (n.superseded_by) {
     const [next] = r.chain;
     const current = r.chain[r.chain.length - 1];
@@ -45,9 +47,42 @@ export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
 }
 
 export function listText(r: ListResult): string {
-  return r.notes.map(noteLine).join('\n');
+  if (!r.total) return 'no notes here yet (write one: zk-memory write SLUG TITLE BODY)';
+  if (!r.notes.length) return `no notes on this page (${r.total} in all)`;
+  const more = r.notes.length < r.total ? `\n(${r.notes.length} of ${r.total}; --offset and --limit page through them)` : '';
+  return r.notes.map(noteLine).join('\n') + more;
 }
 
 export function supersedeText(r: SupersedeResult): string {
   return r.action === 'noop' ? `${r.old.path} was already superseded by ${r.new.path}` : `${r.old.path} is superseded by ${r.new.path}`;
+}
+
+export function archiveText(r: ArchiveResult): string {
+  return `archived ${r.note.path} to ${r.archived}${r.reason ? ` (${r.reason})` : ''}; move it back to undo`;
+}
+
+export function overviewText(r: OverviewResult): string {
+  const kinds = Object.entries(r.by_kind).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ');
+  const lines = [
+    `${r.notes} notes${kinds ? ` (${kinds})` : ''}, ${r.superseded} superseded, ${r.archived} archived`,
+    `inbox: ${r.inbox ? `${r.inbox} file(s) waiting` : 'empty'}`,
+    `LLM: ${r.llm.configured ? r.llm.model : 'not configured (integrate and retain park their input in the inbox)'}`,
+    `embeddings: ${r.embeddings.configured ? r.embeddings.model : 'not configured (search is lexical)'}`,
+    `search backend: ${r.backend}`,
+  ];
+  if (r.recent.length) lines.push('recently changed:', ...r.recent.map((n) => `  ${noteLine(n)}`));
+  return lines.join('\n');
+}
+
+export function inboxText(r: InboxResult): string {
+  if (!r.files.length) return 'the inbox is empty';
+  const lines = [`${r.items} item(s) in ${r.files.length} file(s):`];
+  for (const f of r.files) {
+    lines.push(`${f.file}  (${f.created}${f.source ? `, from ${f.source}` : ''}: ${f.reason})`);
+    for (const it of f.items) {
+      const text = it.text.replace(/\s+/g, ' ').trim();
+      lines.push(`  - ${it.type === 'candidate' ? `[${it.kind}] ${it.title}: ` : ''}${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
+    }
+  }
+  return lines.join('\n');
 }

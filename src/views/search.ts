@@ -3,7 +3,11 @@ import type { VectorReport, VectorStatus } from '../search/vector.js';
 import { countsText } from './notes.js';
 
 export function searchText(r: SearchResult): string {
-  return r.hits.map((h) => `${h.path}  ${h.title}${h.superseded_by ? ' (superseded)' : ''}\n    ${h.snippet}`).join('\n');
+  if (!r.hits.length) {
+    const other = r.backend === 'rg' ? 'fts' : 'rg';
+    return `no notes match ${JSON.stringify(r.query)} (try fewer or other words, or --backend ${other})`;
+  }
+  return r.hits.map((h) => `${h.path}  ${h.title}${h.superseded_by ? ' (superseded)' : ''}  (updated ${h.updated})\n    ${h.snippet}`).join('\n');
 }
 
 function vectorStatusLine(v: VectorStatus | null): string {
