@@ -261,6 +261,6 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   if (!archived) throw changed();
   record.forget(dup.path);
   const current = readNoteFile(root, target.path) ?? target;
-  for (const c of await repointInbound(root, { path: dup.path, uuid: dup.uuid }, current)) record.ownEdit(c);
+  for (const c of await repointInbound(root, { path: dup.path, uuid: dup.uuid, title: dup.title }, current)) record.ownEdit(c);
   report(pass, { note: dup.path, action: 'merged', stage: 'tend', target: target.path });
 }

@@ -139,7 +139,7 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
   const parent = readNoteFile(root, placed.parentPath);
   if (!parent) throw new ZkError('io', `the parent note ${placed.parentPath} vanished right after it was written`);
   const changes = note.uuid
-    ? await repointInbound(root, { path: note.path, uuid: note.uuid }, parent, { skip: [parent.path, ...placed.children.map((c) => c.path)] })
+    ? await repointInbound(root, { path: note.path, uuid: note.uuid, title: note.title }, parent, { skip: [parent.path, ...placed.children.map((c) => c.path)] })
     : [];
   trace(root, 'split', {
     path: note.path, action: 'split', archived: placed.archived, parent: parent.path, parent_uuid: parent.uuid,
