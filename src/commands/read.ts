@@ -22,13 +22,18 @@ export function register(program: Command): void {
       }
       if (flags.links && r.links.length) {
         lines.push('', 'Links:');
-        for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : '(missing)'}`);
+        for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : l.ambiguous ? `(ambiguous: ${l.ambiguous.join(', ')})` : '(missing)'}`);
+      }
+      if (flags.links && r.backlinks.length) {
+        lines.push('', 'Linked from:');
+        for (const b of r.backlinks) lines.push(`  ${b.path}:${b.line}  ${b.title}`);
       }
       return {
         json: {
           note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter },
           chain: r.chain,
           links: flags.links ? r.links : [],
+          backlinks: flags.links ? r.backlinks : [],
         },
         text: lines.join('\n'),
       };

@@ -5,7 +5,7 @@ import { addLlmOptions } from '../llm/options.js';
 import type { LlmFlags } from '../llm/config.js';
 import type { GardenOptions, GardenReport, GardenRow } from '../pipelines/gardener.js';
 
-type TendWritesFlags = LlmFlags & Pick<GardenOptions, 'limit' | 'splitSweep' | 'maxFragments' | 'dryRun' | 'source' | 'backend'>;
+type TendWritesFlags = LlmFlags & Pick<GardenOptions, 'limit' | 'splitSweep' | 'maxFragments' | 'dryRun' | 'source' | 'backend'> & { linkStyle?: string };
 
 function rowLine(r: GardenRow, dry: boolean): string | undefined {
   const would = (done: string, planned: string) => (dry ? `would ${planned}` : done);
@@ -49,7 +49,8 @@ export function register(program: Command): void {
     .option('--max-fragments <n>', 'children at most per split (default 4)', intOption('--max-fragments', 2))
     .option('--dry-run', 'print the plan; write nothing at all')
     .option('--source <name>', 'who the gardener writes as (default: ZK_MEMORY_SOURCE)')
-    .option('--backend <name>', 'search backend used to find duplicates and related notes');
+    .option('--backend <name>', 'search backend used to find duplicates and related notes')
+    .option('--link-style <style>', 'how new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
   addLlmOptions(cmd).action(action(async (flags: TendWritesFlags) => {
     const root = corpusRoot();
     const { configuredBackend } = await import('../search/index.js');
@@ -57,10 +58,11 @@ export function register(program: Command): void {
     const { requireLlm } = await import('../llm/require.js');
     const llm = requireLlm(flags);
     const { defaultSource } = await import('../corpus/ops.js');
+    const linkStyle = (await import('../corpus/related.js')).requireLinkStyle(flags.linkStyle);
     const { tendWrites } = await import('../pipelines/gardener.js');
     const report = await tendWrites(root, {
       llm, backend, limit: flags.limit, splitSweep: flags.splitSweep, maxFragments: flags.maxFragments,
-      dryRun: Boolean(flags.dryRun), source: defaultSource(flags.source),
+      dryRun: Boolean(flags.dryRun), source: defaultSource(flags.source), linkStyle,
       progress: (line) => process.stderr.write(`tend-writes: ${line}\n`),
     });
     return result(report);

@@ -5,9 +5,9 @@ import { ZkError } from '../errors.js';
 import { archiveNote } from './archive.js';
 import { appendOnce, createNoteFile } from './files.js';
 import { decisionBody, isKind, KINDS, mergeFragment, renderNote, type DecisionParts, type Kind } from './format.js';
-import { isNoteLink, parseLinks } from './links.js';
+import { linkGraph, noteLinks, type Backlink, type ResolvedLink } from './link-graph.js';
 import { withCorpusLock } from './lock.js';
-import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
+import { loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
 import { resolveRef, successors } from './refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
@@ -91,41 +91,23 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
   });
 }
 
-export interface ResolvedLink {
-  label: string;
-  target: string;
-  uuid: string | null;
-  resolved: boolean;
-  title: string | null;
-  line: number;
-}
+export { noteLinks, type Backlink, type ResolvedLink };
 
 export interface ReadResult {
   note: Note;
   links: ResolvedLink[];
+  /** The notes that link to this one (by any form of link), one entry per note. */
+  backlinks: Backlink[];
   /** The notes that replaced this one, oldest first (the last is the current belief). */
   chain: NoteInfo[];
 }
 
-/** A note with its links resolved to the titles of their targets. */
+/** A note with its links resolved to the titles of their targets, and the notes linking to it. */
 export function readNote(root: string, ref: string): ReadResult {
   const note = resolveRef(root, ref);
-  const names = new Set(listNoteFiles(root));
-  const links = noteLinks(note)
-    .map((l) => {
-      const target = names.has(l.target) ? readNoteFile(root, l.target) : undefined;
-      return {
-        label: l.label, target: l.target, uuid: l.uuid ?? null,
-        resolved: Boolean(target), title: target?.title ?? null, line: l.line,
-      };
-    });
+  const { links, backlinks } = linkGraph(root, note);
   const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
-  return { note, links, chain };
-}
-
-/** The links of a note's body (not its frontmatter), with line numbers of the file. */
-export function noteLinks(note: Note) {
-  return parseLinks(note.raw).filter((l) => l.start >= note.parsed.bodyOffset && isNoteLink(l));
+  return { note, links, backlinks, chain };
 }
 
 export interface ListOptions {

@@ -7,7 +7,7 @@ import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { listNoteFiles, loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
 import { defaultSource, mergeNote } from '../corpus/ops.js';
-import { addRelated, linkTarget, ownText, relatedTargets, type LinkTarget } from '../corpus/related.js';
+import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import { isoDate } from '../corpus/slug.js';
 import { TendingRecord } from '../corpus/tending.js';
@@ -63,6 +63,8 @@ export interface GardenOptions {
   dryRun?: boolean;
   source?: string;
   backend?: string;
+  /** How the links the gardener adds are written (default Markdown links). */
+  linkStyle?: LinkStyle;
   /** Told about each note before it is worked on. */
   progress?: (line: string) => void;
 }
@@ -132,7 +134,7 @@ async function sweep(pass: Pass, top: number): Promise<void> {
     }
     o.progress?.(`judging whether to split ${note.path}`);
     try {
-      const r = await splitNote(root, note.path, { llm: o.llm, maxFragments: o.maxFragments, source: o.source, dryRun: o.dryRun });
+      const r = await splitNote(root, note.path, { llm: o.llm, maxFragments: o.maxFragments, source: o.source, dryRun: o.dryRun, linkStyle: o.linkStyle });
       if (r.action === 'not_split') {
         record.markSplitJudged(note.path, r.note.raw);
         report(pass, { note: note.path, action: 'kept', stage: 'split' });
@@ -210,7 +212,7 @@ async function tendNote(pass: Pass, note: Note, relatives: string[]): Promise<vo
 async function addRelatedLocked(pass: Pass, name: string, targets: LinkTarget[]) {
   let added: LinkTarget[] = [];
   const change = await rewriteNoteLocked(pass.root, name, (n) => {
-    const r = addRelated(n, targets);
+    const r = addRelated(n, targets, pass.o.linkStyle);
     added = r.added;
     return r.text;
   });
@@ -224,7 +226,7 @@ function linkRow(note: Note, links: string[]): GardenRow {
 
 /** Keep a note and link it with the related notes found for it, both ways. */
 async function link(pass: Pass, note: Note, targets: LinkTarget[]): Promise<void> {
-  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets).added.map((t) => t.path)));
+  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets, pass.o.linkStyle).added.map((t) => t.path)));
   const { added, change } = await addRelatedLocked(pass, note.path, targets);
   // What was judged is tended; a change someone made meanwhile keeps the note due.
   pass.record.markTended(note.path, change?.before === note.raw ? change.after : note.raw);
