@@ -18,7 +18,8 @@ const MAX_SUCCESSION = 16;
 export class CorpusMap {
   private readonly byName = new Map<string, Note>();
   private readonly byUuid = new Map<string, Note[]>();
-  private readonly names: NoteNames;
+  private readonly notes: Note[];
+  private names?: NoteNames;
   private readonly docs = new WeakMap<Note, MarkdownDoc>();
   private readonly heads = new WeakMap<Note, NoteHeadings>();
   private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames };
@@ -32,7 +33,7 @@ export class CorpusMap {
       if (holders) holders.push(n);
       else this.byUuid.set(uuid, [n]);
     }
-    this.names = new NoteNames(notes);
+    this.notes = notes;
   }
 
   /** A note's body, parsed once (a note re-read under the lock is a new object, parsed anew). */
@@ -52,12 +53,17 @@ export class CorpusMap {
 
   /** What a wikilink target names among the live notes. */
   resolveWiki(target: string): WikiResolution {
-    return this.names.resolve(target);
+    return this.wikiNames().resolve(target);
   }
 
   /** How a wikilink to `to` is written in the style of the target it had. */
   wikiName(to: Note, written: string): string {
-    return this.names.nameFor(to, written);
+    return this.wikiNames().nameFor(to, written);
+  }
+
+  /** Built on the first wikilink: a corpus without any pays nothing for it. */
+  private wikiNames(): NoteNames {
+    return (this.names ??= new NoteNames(this.notes));
   }
 
   note(name: string): Note | undefined {
