@@ -1,4 +1,4 @@
-import { encodeTarget, isNoteLink, type Link } from '../corpus/links.js';
+import { encodeTarget, isNoteLink, type Link, type LinkForm } from '../corpus/links.js';
 import { wikiNameByStyle } from '../corpus/note-names.js';
 import type { Note } from '../corpus/notes.js';
 import type { CorpusMap } from './corpus-map.js';
@@ -18,6 +18,8 @@ export interface Finding {
   line: number;
   label: string;
   target: string;
+  /** How the link is written (link findings only). */
+  form?: LinkForm;
   uuid: string | null;
   verdict: string;
   reason?: string;
@@ -79,7 +81,7 @@ function named(link: Link, map: CorpusMap): { note?: Note; ambiguous?: Note[] } 
 
 function classify(note: Note, link: Link, map: CorpusMap): Finding {
   const written = note.raw.slice(link.targetStart, link.targetEnd);
-  const base = { file: note.path, line: link.line, label: link.label, target: written, uuid: link.uuid ?? null };
+  const base = { file: note.path, line: link.line, label: link.label, target: written, form: link.form, uuid: link.uuid ?? null };
   const ok = (): Finding => ({ ...base, verdict: 'ok' });
   const broken = (reason: string): Finding => ({ ...base, verdict: 'broken', reason });
   const unknownHeading = (target: Note) =>
