@@ -113,6 +113,16 @@ export class Settings {
     return this.number('ZK_MEMORY_INGEST_MAX_FILE', 64 * 1024 * 1024, { integer: true });
   }
 
+  /** How long one document's conversion may take before it is refused. */
+  ingestConvertSeconds(): number {
+    return this.number('ZK_MEMORY_INGEST_CONVERT_SECONDS', 60);
+  }
+
+  /** How the tool writes new links: `markdown` or `wikilink` (checked by src/corpus/related.ts). */
+  linkStyle(): string | undefined {
+    return this.text('ZK_MEMORY_LINK_STYLE');
+  }
+
   segmentChars(): number {
     return this.number('ZK_MEMORY_SEGMENT_CHARS', 24_000, { integer: true });
   }

@@ -63,9 +63,11 @@ describe('write, read, merge, list', () => {
     const r = await zk(['--root', root, '--json', 'read', a.json.note.uuid.slice(0, 8)]);
     expect(r.json.links).toEqual([
       // A resolved link reports the uuid of the note it leads to, anchored or not.
-      { label: 'Judy', target: x, uuid: judy.json.note.uuid, resolved: true, title: 'Judy', line: 11 },
-      { label: 'gone', target: 'nope.md', uuid: null, resolved: false, title: null, line: 11 },
+      { label: 'Judy', target: x, uuid: judy.json.note.uuid, resolved: true, title: 'Judy', line: 11, form: 'inline', path: x },
+      { label: 'gone', target: 'nope.md', uuid: null, resolved: false, title: null, line: 11, form: 'inline', path: null },
     ]);
+    const back = await zk(['--root', root, '--json', 'read', x]);
+    expect(back.json.backlinks).toEqual([{ path: a.json.note.path, title: 'Paris: the move', line: 11 }]);
     const t = await zk(['--root', root, 'read', a.json.note.slug]);
     expect(t.stdout).toContain('nope.md  (missing)');
     // A uuid ref is found through ripgrep, or by reading every note when ripgrep cannot run.

@@ -39,7 +39,7 @@ function mixedCorpus(): string {
 }
 
 const finding = (line: number, label: string, target: string, uuid: string | null, verdict: string, extra: object = {}) => ({
-  file: 'a.md', line, label, target, uuid, verdict, ...extra,
+  file: 'a.md', line, label, target, form: 'inline', uuid, verdict, ...extra,
 });
 
 describe('tend check', () => {

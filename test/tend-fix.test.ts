@@ -25,7 +25,7 @@ describe('dry runs', () => {
     expect(repair.code).toBe(0);
     expect(repair.json).toMatchObject({ ok: true, write: false, changed: 0, files: [], counts: { stale: 1, broken: 0 } });
     expect(repair.json.findings).toEqual([
-      { file: 'a.md', line: 8, label: 'B', target: 'old-b.md', uuid: UUID.b, verdict: 'stale', reason: 'uuid now lives in b.md', fix: { target: 'b.md' } },
+      { file: 'a.md', line: 8, label: 'B', target: 'old-b.md', form: 'inline', uuid: UUID.b, verdict: 'stale', reason: 'uuid now lives in b.md', fix: { target: 'b.md' } },
     ]);
     const robustify = await zk(['tend', 'robustify', '--root', root]);
     expect(robustify.code).toBe(1); // bare.md has no uuid yet

@@ -10,6 +10,7 @@ import { spool } from '../pipelines/inbox.js';
 import { integrate as integrateCandidate, toCandidate, type IntegrateInput } from '../pipelines/integrate.js';
 import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
 import { configuredBackend } from '../search/index.js';
+import { requireLinkStyle } from '../corpus/related.js';
 
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
 // answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.
@@ -97,6 +98,8 @@ export async function retainDrain(root: string, o: Judged = {}): Promise<DrainRe
 
 export interface SplitRequest extends Pick<Judged, 'llm' | 'source'> {
   maxFragments?: number;
+  /** How the parent and children link: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown). */
+  linkStyle?: string;
 }
 
 export interface SplitResult {
@@ -112,9 +115,10 @@ export interface SplitResult {
 export async function split(root: string, ref: string, o: SplitRequest = {}): Promise<SplitResult> {
   const { resolveRef } = await import('../corpus/refs.js');
   resolveRef(root, ref); // a bad ref is a refusal whether or not an LLM is configured
+  const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? requireLlm();
   const { splitNote } = await import('../pipelines/split.js');
-  const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source) });
+  const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source), linkStyle });
   if (r.action === 'not_split') return { action: r.action, note: noteInfo(r.note), children: [], failed: [] };
   return { action: r.action, note: noteInfo(r.note), parent: noteInfo(r.parent!), children: r.children.map(noteInfo), archived: r.archived, failed: r.failed };
 }
@@ -134,6 +138,8 @@ export interface TendWritesRequest extends Judged {
   splitSweep?: number;
   maxFragments?: number;
   dryRun?: boolean;
+  /** How new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown). */
+  linkStyle?: string;
   progress?: (line: string) => void;
 }
 
@@ -148,11 +154,12 @@ export interface TendWritesResult {
 /** The gardener: fold duplicates, link related notes, and (with a split sweep) split the largest notes. */
 export async function tendWrites(root: string, o: TendWritesRequest = {}): Promise<TendWritesResult> {
   const backend = configuredBackend(o.backend);
+  const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? requireLlm();
   const { tendWrites: garden } = await import('../pipelines/gardener.js');
   const r: GardenReport = await garden(root, {
     llm, backend, limit: o.limit, splitSweep: o.splitSweep, maxFragments: o.maxFragments,
-    dryRun: Boolean(o.dryRun), source: defaultSource(o.source), progress: o.progress,
+    dryRun: Boolean(o.dryRun), source: defaultSource(o.source), linkStyle, progress: o.progress,
   });
   const result: TendWritesResult = { dry_run: r.dryRun, rows: r.rows, summary: r.summary };
   if (!r.errors.length) return result;

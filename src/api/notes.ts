@@ -3,7 +3,7 @@ import { initCorpus, listNotes, mergeNote, readNote, writeNote, type ListOptions
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { noteByUuid } from '../corpus/refs.js';
 import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
-import type { ResolvedLink } from '../corpus/ops.js';
+import type { Backlink, ResolvedLink } from '../corpus/ops.js';
 
 // The library's note operations: typed options in, the objects `--json` prints out (without `ok`).
 // The CLI and the MCP server both call these; neither builds a command line for the other.
@@ -68,6 +68,8 @@ export interface ReadResult {
   /** The notes this one replaced (live or archived), by title and file name. */
   replaces: NoteInfo[];
   links: ResolvedLink[];
+  /** The notes that link to this one, by any form of link. */
+  backlinks: Backlink[];
 }
 
 /** A note with its links resolved. */
@@ -82,6 +84,7 @@ export function read(root: string, ref: string, o: { links?: boolean } = {}): Re
       return old ? [noteInfo(old)] : [];
     }),
     links: o.links === false ? [] : r.links,
+    backlinks: o.links === false ? [] : r.backlinks,
   };
 }
 

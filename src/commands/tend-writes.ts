@@ -12,13 +12,14 @@ export function register(program: Command, cli: Invocation): void {
     .option('--max-fragments <n>', 'children at most per split (default 4)', intOption('--max-fragments', 2))
     .option('--dry-run', 'print the plan; write nothing at all')
     .option('--source <name>', 'who the gardener writes as (default: ZK_MEMORY_SOURCE)')
-    .option('--backend <name>', 'search backend used to find duplicates and related notes');
+    .option('--backend <name>', 'search backend used to find duplicates and related notes')
+    .option('--link-style <style>', 'how new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
   addLlmOptions(cmd).action(cli.action(async (flags: TendWritesRequest) => {
     const { tendWrites } = await import('../api/judged.js');
     const { tendWritesText } = await import('../views/judged.js');
-    const { limit, splitSweep, maxFragments, dryRun, source, backend } = flags;
+    const { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle } = flags;
     const progress = (line: string) => current().io.stderr(`tend-writes: ${line}\n`);
-    const r = await tendWrites(cli.root(), { limit, splitSweep, maxFragments, dryRun, source, backend, progress });
+    const r = await tendWrites(cli.root(), { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle, progress });
     if (!r.error) return { json: { ...r }, text: tendWritesText(r) };
     const { exit, ...error } = r.error;
     return { ok: false, exitCode: exit, json: { ...r, error }, text: tendWritesText(r), error: error.message };

@@ -1,7 +1,16 @@
-/** A markdown link found in a note, outside code, to something that is not an external URL. */
+import { parseMarkdown, type LinkForm, type MarkdownDoc, type RawLink } from './markdown.js';
+import { scanPlain } from './plain-scan.js';
+
+export type { LinkForm, MarkdownDoc };
+
+/** A link found in a note, outside code and HTML, to something that is not an external URL. */
 export interface Link {
+  /** How it is written: `[l](t)`, `[l][ref]` (target in a definition), `[[t]]`, or `<scheme:…>`. */
+  form: LinkForm;
+  /** An image (`![…](…)`) or an embed (`![[…]]`). */
+  image: boolean;
   label: string;
-  /** The link target as written (path part, without `#fragment`). */
+  /** The link target (path part, without `#fragment`), decoded; a wikilink's target as written. */
   target: string;
   /** The `#fragment`, without '#', when the link has one. */
   fragment?: string;
@@ -14,15 +23,118 @@ export interface Link {
   end: number;
   /** Where the link itself ends: `end` without the anchor. */
   linkEnd: number;
-  /** Offsets of the target text inside the parentheses. */
+  /**
+   * Offsets of the target as written: a destination's characters (inside `<…>` when it has them;
+   * in the definition for a reference link), or a wikilink's `target#heading`. A rewrite changes
+   * these characters and nothing else.
+   */
   targetStart: number;
   targetEnd: number;
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const LINK = /(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?([^()\s<>]*)>?(?:\s+"[^"\n]*")?\s*\)/g;
 const ANCHOR = /^[ \t]*<!--\s*uuid:\s*([0-9a-fA-F-]{8,})\s*-->/;
 const EXTERNAL = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|\/\/)/;
+/** What a link needs: `[` for every bracketed form, `<` for an autolink. Text without either holds no link. */
+const MAY_LINK = /[[<]/;
+const MAY_HEAD = /^[ \t>]*#|^[ \t]*(?:=+|-+)[ \t]*\r?$/m;
+
+export interface ParseLinksOptions {
+  /** Where to start (a note's body offset): the text before it is not parsed. */
+  from?: number;
+  /** Also return links to external URLs (autolinks, `https:`…). */
+  external?: boolean;
+  /** Also return Markdown images (`![alt](pic.png)`); embeds `![[note]]` are always returned. */
+  images?: boolean;
+  /** A parse of `text.slice(from)` already made. */
+  doc?: MarkdownDoc;
+}
+
+/**
+ * The links and headings of `text` from `from` on (a note's body: its frontmatter is not Markdown).
+ * A text in the plain subset of Markdown is scanned, anything else parsed; `exact` always parses
+ * (the scan does not look for literal URLs).
+ */
+export function parseBody(text: string, from = 0, o: { exact?: boolean } = {}): MarkdownDoc {
+  const body = from ? text.slice(from) : text;
+  if (!MAY_LINK.test(body) && !MAY_HEAD.test(body)) return { links: [], headings: [], anchors: [], blockIds: [] };
+  return (!o.exact && scanPlain(body)) || parseMarkdown(body);
+}
+
+/** Links to files (not external URLs unless asked, not in code), with their line numbers and anchors. */
+export function parseLinks(text: string, o: ParseLinksOptions | number = {}): Link[] {
+  const opts = typeof o === 'number' ? { from: o } : o;
+  const from = opts.from ?? 0;
+  const doc = opts.doc ?? parseBody(text, from, { exact: opts.external });
+  if (!doc.links.length) return [];
+  const lineBase = from ? countLines(text, from) : 0;
+  const links: Link[] = [];
+  for (const r of doc.links) {
+    if (r.image && r.form !== 'wiki' && !opts.images) continue;
+    const link = toLink(text, r, from, lineBase);
+    if (link && (opts.external || !EXTERNAL.test(link.form === 'wiki' ? '' : r.url))) links.push(link);
+  }
+  return links;
+}
+
+function countLines(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function toLink(text: string, r: RawLink, from: number, lineBase: number): Link | undefined {
+  const wiki = r.form === 'wiki';
+  if (!r.url && !wiki) return undefined;
+  const hash = r.url.indexOf('#');
+  const path = hash >= 0 ? r.url.slice(0, hash) : r.url;
+  const fragment = hash >= 0 ? r.url.slice(hash + 1) : undefined;
+  const linkEnd = r.end + from;
+  let end = linkEnd;
+  const anchor = ANCHOR.exec(text.slice(end, end + 200));
+  if (anchor) end += anchor[0].length;
+  return {
+    form: r.form,
+    image: r.image,
+    label: r.label,
+    // `./x.md` names the same note as `x.md`; a wikilink names a note, never a path
+    target: wiki ? path.trim() : decodeTarget(path).replace(/^(?:\.\/)+/, ''),
+    fragment: fragment || undefined,
+    uuid: anchor ? anchor[1].toLowerCase() : undefined,
+    line: r.line + lineBase,
+    start: r.start + from,
+    end,
+    linkEnd,
+    targetStart: r.destStart + from,
+    targetEnd: r.destEnd + from,
+  };
+}
+
+function decodeTarget(t: string): string {
+  try {
+    return decodeURIComponent(t);
+  } catch {
+    return t;
+  }
+}
+
+/** A file name as a bare Markdown link target: characters a target cannot hold as they are, %-encoded. */
+export function encodeTarget(name: string): string {
+  return name.replace(/[\s()<>%#?]/gu, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
+}
+
+/** Files a wikilink embeds rather than names: `![[diagram.png]]` is an attachment, not a note. */
+const ATTACHMENT = /\.(?:png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|wav|ogg|m4a|flac|mp4|webm|mov|mkv|canvas|base|excalidraw)$/i;
+
+/**
+ * A link to a note of the same folder: `name.md` with no directory part, or a wikilink (which
+ * names a note by stem, file name, title or undated slug) that is not to an attachment.
+ */
+export function isNoteLink(link: Link): boolean {
+  if (link.form === 'wiki') return link.target !== '' && !ATTACHMENT.test(link.target);
+  return /^[^/\\]+\.md$/i.test(link.target);
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /** Blank out fenced code blocks and inline code spans, keeping every offset and newline in place. */
 export function maskCode(text: string): string {
@@ -41,75 +153,7 @@ export function maskCode(text: string): string {
       out.push(' '.repeat(line.length));
       continue;
     }
-    out.push(maskInlineCode(line));
+    out.push(line.replace(/(`+)[^`]*?\1/g, (c) => ' '.repeat(c.length)));
   }
   return out.join('\n');
-}
-
-function maskInlineCode(line: string): string {
-  return line.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length));
-}
-
-/** Links to files (not external URLs, not images, not in code) with their line numbers and anchors. */
-export function parseLinks(text: string): Link[] {
-  const masked = maskCode(text);
-  const lineStarts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineStarts.push(i + 1);
-  const lineOf = (offset: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  };
-  const links: Link[] = [];
-  for (const m of masked.matchAll(LINK)) {
-    if (m[1] === '!') continue;
-    const raw = m[3];
-    if (!raw || EXTERNAL.test(raw)) continue;
-    const start = m.index!;
-    const hash = raw.indexOf('#');
-    const target = hash >= 0 ? raw.slice(0, hash) : raw;
-    const fragment = hash >= 0 ? raw.slice(hash + 1) : undefined;
-    const targetStart = start + m[0].indexOf(raw, m[2].length + 3);
-    const linkEnd = start + m[0].length;
-    let end = linkEnd;
-    const anchor = ANCHOR.exec(text.slice(end, end + 200));
-    const uuid = anchor ? anchor[1].toLowerCase() : undefined;
-    if (anchor) end += anchor[0].length;
-    links.push({
-      label: text.slice(start + 1 + m[1].length, start + 1 + m[1].length + m[2].length),
-      target: decodeTarget(target).replace(/^(?:\.\/)+/, ''), // `./x.md` names the same note as `x.md`
-      fragment: fragment || undefined,
-      uuid,
-      line: lineOf(start),
-      start,
-      end,
-      linkEnd,
-      targetStart,
-      targetEnd: targetStart + raw.length,
-    });
-  }
-  return links;
-}
-
-function decodeTarget(t: string): string {
-  try {
-    return decodeURIComponent(t);
-  } catch {
-    return t;
-  }
-}
-
-/** A file name as a bare Markdown link target: characters a target cannot hold as they are, %-encoded. */
-export function encodeTarget(name: string): string {
-  return name.replace(/[\s()<>%#?]/gu, (c) => [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''));
-}
-
-/** A link to a note of the same folder: `name.md` with no directory part. */
-export function isNoteLink(link: Link): boolean {
-  return /^[^/\\]+\.md$/i.test(link.target);
 }

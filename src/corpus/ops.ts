@@ -6,9 +6,9 @@ import { ZkError } from '../errors.js';
 import { archiveNote } from './archive.js';
 import { appendOnce, createNoteFile } from './files.js';
 import { decisionBody, isKind, KINDS, mergeFragment, renderNote, type DecisionParts, type Kind } from './format.js';
-import { isNoteLink, parseLinks } from './links.js';
+import { linkGraph, noteLinks, type Backlink, type ResolvedLink } from './link-graph.js';
 import { withCorpusLock } from './lock.js';
-import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
+import { loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
 import { notesWithSlug, resolveRef, successors } from './refs.js';
@@ -118,46 +118,23 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
   });
 }
 
-export interface ResolvedLink {
-  label: string;
-  target: string;
-  /** The uuid of the note the link resolves to; the anchor's uuid when the link does not resolve to a note with one. */
-  uuid: string | null;
-  /** The uuid the link's anchor names, when it is not the resolved note's (a stale anchor). */
-  anchor_uuid?: string;
-  resolved: boolean;
-  title: string | null;
-  line: number;
-}
+export { noteLinks, type Backlink, type ResolvedLink };
 
 export interface ReadResult {
   note: Note;
   links: ResolvedLink[];
+  /** The notes that link to this one (by any form of link), one entry per note. */
+  backlinks: Backlink[];
   /** The notes that replaced this one, oldest first (the last is the current belief). */
   chain: NoteInfo[];
 }
 
-/** A note with its links resolved to the titles of their targets. */
+/** A note with its links resolved to the titles of their targets, and the notes linking to it. */
 export function readNote(root: string, ref: string): ReadResult {
   const note = resolveRef(root, ref);
-  const names = new Set(listNoteFiles(root));
-  const links = noteLinks(note)
-    .map((l) => {
-      const target = names.has(l.target) ? readNoteFile(root, l.target) : undefined;
-      const uuid = target?.uuid || l.uuid || null;
-      return {
-        label: l.label, target: l.target, uuid,
-        ...(l.uuid && l.uuid.toLowerCase() !== uuid?.toLowerCase() ? { anchor_uuid: l.uuid } : {}),
-        resolved: Boolean(target), title: target?.title ?? null, line: l.line,
-      };
-    });
+  const { links, backlinks } = linkGraph(root, note);
   const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
-  return { note, links, chain };
-}
-
-/** The links of a note's body (not its frontmatter), with line numbers of the file. */
-export function noteLinks(note: Note) {
-  return parseLinks(note.raw).filter((l) => l.start >= note.parsed.bodyOffset && isNoteLink(l));
+  return { note, links, backlinks, chain };
 }
 
 export interface ListOptions {

@@ -1,4 +1,6 @@
-import { encodeTarget, isNoteLink, maskCode, parseLinks } from './links.js';
+import { settings } from '../context.js';
+import { ZkError } from '../errors.js';
+import { encodeTarget, isNoteLink, maskCode, parseLinks, type Link } from './links.js';
 import type { Note } from './notes.js';
 
 // The one `## Related` section the tool keeps per note: found, extended in place, never doubled.
@@ -14,11 +16,40 @@ export function linkTarget(n: LinkTarget): LinkTarget {
   return { title: n.title, path: n.path, uuid: n.uuid };
 }
 
+/** How the tool writes the links it adds: `[Title](file.md)` or, for Obsidian and zk users, `[[stem|Title]]`. */
+export const LINK_STYLES = ['markdown', 'wikilink'] as const;
+export type LinkStyle = (typeof LINK_STYLES)[number];
+
+const anchor = (t: LinkTarget) => (t.uuid ? ` <!-- uuid: ${t.uuid.toLowerCase()} -->` : '');
+
 /** `[Title](file.md) <!-- uuid: U -->` (the anchor only when the note has a uuid). */
 export function markdownLink(t: LinkTarget): string {
   // Brackets in a label would end the link early.
   const label = t.title.replace(/\s+/g, ' ').replace(/\[/g, '(').replace(/\]/g, ')').trim() || t.path;
-  return `[${label}](${encodeTarget(t.path)})${t.uuid ? ` <!-- uuid: ${t.uuid.toLowerCase()} -->` : ''}`;
+  return `[${label}](${encodeTarget(t.path)})${anchor(t)}`;
+}
+
+/**
+ * `[[stem|Title]] <!-- uuid: U -->`: named by stem, which no other note has and a title edit does
+ * not change; the title as the label (left out when it is the stem).
+ */
+export function wikiLink(t: LinkTarget): string {
+  const stem = t.path.replace(/\.md$/i, '');
+  // `]]` would end the link, `|` start the label, `[[` is not allowed inside
+  const label = t.title.replace(/\s+/g, ' ').replace(/\[/g, '(').replace(/\]/g, ')').replace(/\|/g, '-').trim();
+  return `[[${stem}${label && label !== stem ? `|${label}` : ''}]]${anchor(t)}`;
+}
+
+/** A link to `t` in the given style. */
+export function formatLink(t: LinkTarget, style: LinkStyle = 'markdown'): string {
+  return style === 'wikilink' ? wikiLink(t) : markdownLink(t);
+}
+
+/** The file a link names when it names one: a Markdown link's file, a wikilink by file name or stem. */
+function linkedFile(l: Link): string | undefined {
+  if (l.form !== 'wiki') return l.target;
+  if (/\.md$/i.test(l.target)) return l.target;
+  return /^\d{8}-/.test(l.target) ? `${l.target}.md` : undefined;
 }
 
 const RELATED_HEADING = /^##[ \t]+Related[ \t#]*$/i;
@@ -62,17 +93,17 @@ export function findRelated(text: string, from = 0): RelatedSection | undefined 
 export function relatedTargets(note: Note): LinkTarget[] {
   const s = findRelated(note.raw, note.parsed.bodyOffset);
   if (!s) return [];
-  return parseLinks(note.raw)
-    .filter((l) => l.start >= s.start && l.start < s.end && isNoteLink(l))
-    .map((l) => ({ title: l.label, path: l.target, uuid: l.uuid ?? '' }));
+  return parseLinks(note.raw, note.parsed.bodyOffset)
+    .filter((l) => l.start >= s.start && l.start < s.end && isNoteLink(l) && linkedFile(l))
+    .map((l) => ({ title: l.label, path: linkedFile(l)!, uuid: l.uuid ?? '' }));
 }
 
 /** The file names and uuids (lowercase) a note's body links to. */
 function linkedKeys(note: Note): Set<string> {
   const keys = new Set<string>();
-  for (const l of parseLinks(note.raw)) {
-    if (l.start < note.parsed.bodyOffset || !isNoteLink(l)) continue;
-    keys.add(l.target.toLowerCase());
+  for (const l of parseLinks(note.raw, note.parsed.bodyOffset)) {
+    if (!isNoteLink(l)) continue;
+    keys.add((linkedFile(l) ?? l.target).toLowerCase());
     if (l.uuid) keys.add(l.uuid);
   }
   return keys;
@@ -82,7 +113,7 @@ function linkedKeys(note: Note): Set<string> {
  * A note's text with `targets` added to its Related section: the section is extended in place (or
  * added at the end), and a note the body already links to, or the note itself, is not added again.
  */
-export function addRelated(note: Note, targets: LinkTarget[]): { text: string; added: LinkTarget[] } {
+export function addRelated(note: Note, targets: LinkTarget[], style: LinkStyle = 'markdown'): { text: string; added: LinkTarget[] } {
   const linked = linkedKeys(note);
   linked.add(note.path.toLowerCase());
   if (note.uuid) linked.add(note.uuid.toLowerCase());
@@ -95,7 +126,7 @@ export function addRelated(note: Note, targets: LinkTarget[]): { text: string; a
   }
   if (!added.length) return { text: note.raw, added };
   const eol = note.parsed.eol;
-  const lines = added.map((t) => `- ${markdownLink(t)}${eol}`).join('');
+  const lines = added.map((t) => `- ${formatLink(t, style)}${eol}`).join('');
   const raw = note.raw;
   const s = findRelated(raw, note.parsed.bodyOffset);
   if (s) {
@@ -104,6 +135,19 @@ export function addRelated(note: Note, targets: LinkTarget[]): { text: string; a
   }
   const base = raw === '' || raw.endsWith('\n') ? raw : raw + eol;
   return { text: `${base}${eol}## Related${eol}${eol}${lines}`, added };
+}
+
+/** The link style named by a flag, else by ZK_MEMORY_LINK_STYLE, else Markdown; undefined for an unknown name. */
+export function configuredLinkStyle(flag?: string, env = settings().linkStyle()): LinkStyle | undefined {
+  const name = (flag ?? env ?? 'markdown').trim().toLowerCase();
+  return (LINK_STYLES as readonly string[]).includes(name) ? (name as LinkStyle) : undefined;
+}
+
+/** The configured link style; an unknown name is a usage error. */
+export function requireLinkStyle(flag?: string, env = settings().linkStyle()): LinkStyle {
+  const style = configuredLinkStyle(flag, env);
+  if (!style) throw new ZkError('usage', `unknown link style: ${JSON.stringify(flag ?? env)} (one of ${LINK_STYLES.join(', ')})`);
+  return style;
 }
 
 /** A note's own text: its body without the `# Title` line it starts with and without its Related section. */

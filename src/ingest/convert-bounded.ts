@@ -4,6 +4,7 @@
  * worker thread under a deadline and a heap limit. A document that passes a bound is Unreadable,
  * with the bound named, and the rest of the sources are still read.
  */
+import { settings } from '../context.js';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -26,9 +27,8 @@ export interface ConvertLimits {
 
 /** The bounds of `ingest start`; the deadline can be raised with ZK_MEMORY_INGEST_CONVERT_SECONDS. */
 export function defaultConvertLimits(): ConvertLimits {
-  const v = Number(process.env.ZK_MEMORY_INGEST_CONVERT_SECONDS);
   return {
-    seconds: Number.isFinite(v) && v > 0 ? v : 60,
+    seconds: settings().ingestConvertSeconds(),
     memoryMb: 1024,
     htmlDepth: MAX_HTML_DEPTH,
     unpackedBytes: 256 * 1024 * 1024,
@@ -54,7 +54,7 @@ export class BoundedConverter {
     if (kind === 'markdown' || kind === 'text') return convertDocument(kind, bytes);
     if (kind === 'docx') await checkUnpackedSize(bytes, { unpackedBytes: this.limits.unpackedBytes, entries: this.limits.zipEntries });
     if (this.inThread) return convertDocument(kind, bytes, { maxHtmlDepth: this.limits.htmlDepth });
-    return this.inWorker({ kind, bytes, maxHtmlDepth: this.limits.htmlDepth });
+    return this.inWorker({ kind, bytes, maxHtmlDepth: this.limits.htmlDepth, fault: settings().fault() });
   }
 
   async close(): Promise<void> {

@@ -9,13 +9,15 @@ export interface ConvertRequest {
   kind: DocumentKind;
   bytes: Uint8Array;
   maxHtmlDepth: number;
+  /** A fault to simulate (see Settings.fault). */
+  fault?: string;
 }
 
 export type ConvertReply = { text: string } | { error: string; unreadable: boolean };
 
 parentPort?.on('message', async (r: ConvertRequest) => {
   // Simulated runaway converter, to show that the deadline holds (ZK_MEMORY_FAULT=convert-hang).
-  if (process.env.ZK_MEMORY_FAULT === 'convert-hang') for (;;);
+  if (r.fault === 'convert-hang') for (;;);
   let reply: ConvertReply;
   try {
     reply = { text: await convertDocument(r.kind, Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength), { maxHtmlDepth: r.maxHtmlDepth }) };

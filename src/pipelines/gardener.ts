@@ -7,7 +7,7 @@ import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { listNoteFiles, loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
 import { defaultSource, mergeNote } from '../corpus/ops.js';
-import { addRelated, linkTarget, ownText, relatedTargets, type LinkTarget } from '../corpus/related.js';
+import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import { isoDate } from '../corpus/slug.js';
 import { TendingRecord } from '../corpus/tending.js';
@@ -63,6 +63,8 @@ export interface GardenOptions {
   dryRun?: boolean;
   source?: string;
   backend?: string;
+  /** How the links the gardener adds are written (default Markdown links). */
+  linkStyle?: LinkStyle;
   /** Told about each note before it is worked on. */
   progress?: (line: string) => void;
 }
@@ -132,7 +134,7 @@ async function sweep(pass: Pass, top: number): Promise<void> {
     }
     o.progress?.(`judging whether to split ${note.path}`);
     try {
-      const r = await splitNote(root, note.path, { llm: o.llm, maxFragments: o.maxFragments, source: o.source, dryRun: o.dryRun });
+      const r = await splitNote(root, note.path, { llm: o.llm, maxFragments: o.maxFragments, source: o.source, dryRun: o.dryRun, linkStyle: o.linkStyle });
       if (r.action === 'not_split') {
         record.markSplitJudged(note.path, r.note.raw);
         report(pass, { note: note.path, action: 'kept', stage: 'split' });
@@ -203,7 +205,7 @@ async function tendNote(pass: Pass, note: Note): Promise<void> {
 async function addRelatedLocked(pass: Pass, name: string, targets: LinkTarget[]) {
   let added: LinkTarget[] = [];
   const change = await rewriteNoteLocked(pass.root, name, (n) => {
-    const r = addRelated(n, targets);
+    const r = addRelated(n, targets, pass.o.linkStyle);
     added = r.added;
     return r.text;
   });
@@ -219,7 +221,7 @@ function linkRow(note: Note, links: string[], refused?: string): GardenRow {
 
 /** Keep a note and link it with the related notes found for it, both ways. */
 async function link(pass: Pass, note: Note, targets: LinkTarget[], refused?: string): Promise<void> {
-  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets).added.map((t) => t.path), refused));
+  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets, pass.o.linkStyle).added.map((t) => t.path), refused));
   const { added, change } = await addRelatedLocked(pass, note.path, targets);
   // What was judged is tended; a change someone made meanwhile keeps the note due.
   pass.record.markTended(note.path, change?.before === note.raw ? change.after : note.raw);
@@ -256,6 +258,6 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   if (!archived) throw changed();
   record.forget(dup.path);
   const current = readNoteFile(root, target.path) ?? target;
-  for (const c of await repointInbound(root, { path: dup.path, uuid: dup.uuid }, current)) record.ownEdit(c);
+  for (const c of await repointInbound(root, { path: dup.path, uuid: dup.uuid, title: dup.title }, current)) record.ownEdit(c);
   report(pass, { note: dup.path, action: 'merged', stage: 'tend', target: target.path });
 }

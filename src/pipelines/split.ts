@@ -8,7 +8,7 @@ import { withCorpusLock } from '../corpus/lock.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { writeNote } from '../corpus/ops.js';
 import { resolveRef } from '../corpus/refs.js';
-import { findRelated, markdownLink, ownText, type LinkTarget } from '../corpus/related.js';
+import { findRelated, formatLink, ownText, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import type { FileChange } from '../corpus/rewrite.js';
 import { isoDate } from '../corpus/slug.js';
 import { trace } from '../corpus/trace.js';
@@ -54,6 +54,8 @@ export interface SplitOptions {
   source?: string;
   /** Ask the judge, change nothing and leave no trace. */
   dryRun?: boolean;
+  /** How the parent and children link to each other (default Markdown links). */
+  linkStyle?: LinkStyle;
 }
 
 export interface SplitResult {
@@ -99,21 +101,21 @@ export async function splitNote(root: string, ref: string, o: SplitOptions): Pro
   const d = judged.value;
   if (!d.split) return keep('the judge kept the note whole');
   if (o.dryRun) return { action: 'split', note, children: [], failed: [], planned: d.fragments, changes: [] };
-  return applySplit(root, note, d, o.source);
+  return applySplit(root, note, d, o.source, o.linkStyle);
 }
 
-function writeChild(root: string, f: SplitFragment, parent: LinkTarget, source: string | undefined): Note {
+function writeChild(root: string, f: SplitFragment, parent: LinkTarget, source: string | undefined, style?: LinkStyle): Note {
   const { title, slug } = candidateNoteName({ kind: f.kind, topic: f.title, title: f.title, slug: f.slug, content: f.content });
   const text = f.kind === 'decision' ? decisionBody(f.content, f) : f.content.trim();
-  const body = `${text}\n\nPart of ${markdownLink(parent)}`;
+  const body = `${text}\n\nPart of ${formatLink(parent, style)}`;
   return writeNote(root, { slug, title, body, kind: f.kind, source, unique: true, extra: { [SPLIT_FROM]: parent.uuid } });
 }
 
 /** The parent's body: the summary, any fragment that could not be written, links to the children, the original's Related section. */
-function parentBody(note: Note, summary: string, children: Note[], keptBack: SplitFragment[]): string {
+function parentBody(note: Note, summary: string, children: Note[], keptBack: SplitFragment[], style?: LinkStyle): string {
   const blocks = [summary.trim()];
   for (const f of keptBack) blocks.push(`## ${f.title.replace(/\s+/g, ' ').trim()}\n\n${f.content.trim()}`);
-  if (children.length) blocks.push(`## Parts\n\n${children.map((c) => `- ${markdownLink(c)}`).join('\n')}`);
+  if (children.length) blocks.push(`## Parts\n\n${children.map((c) => `- ${formatLink(c, style)}`).join('\n')}`);
   const related = findRelated(note.raw, note.parsed.bodyOffset);
   if (related) blocks.push(note.raw.slice(related.start, related.end).replace(/\r\n/g, '\n').trim());
   return blocks.join('\n\n');
@@ -126,7 +128,7 @@ function createParent(root: string, note: Note, text: string): string {
   return createNoteFile(root, note.slug, text, true);
 }
 
-async function applySplit(root: string, note: Note, d: SplitDecision, source: string | undefined): Promise<SplitResult> {
+async function applySplit(root: string, note: Note, d: SplitDecision, source: string | undefined, style?: LinkStyle): Promise<SplitResult> {
   const parentUuid = crypto.randomUUID();
   const parentLink = { title: note.title, path: note.path, uuid: parentUuid };
   const placed = await withCorpusLock(root, () => {
@@ -139,7 +141,7 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     const failed: { title: string; error: string }[] = [];
     for (const f of d.fragments) {
       try {
-        children.push(writeChild(root, f, parentLink, source ?? note.author ?? undefined));
+        children.push(writeChild(root, f, parentLink, source ?? note.author ?? undefined, style));
       } catch (err) {
         keptBack.push(f);
         failed.push({ title: f.title, error: asZkError(err).message });
@@ -150,13 +152,13 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     const text = renderNote({
       uuid: parentUuid, title: note.title, date: note.date || isoDate(new Date()), author: note.author ?? undefined,
       kind: note.kind ?? undefined, supersedes: note.uuid ? [note.uuid] : undefined,
-    }, parentBody(note, d.parent_summary, children, keptBack));
+    }, parentBody(note, d.parent_summary, children, keptBack, style));
     return { children, failed, archived, parentPath: createParent(root, note, text) };
   });
   const parent = readNoteFile(root, placed.parentPath);
   if (!parent) throw new ZkError('io', `the parent note ${placed.parentPath} vanished right after it was written`);
   const changes = note.uuid
-    ? await repointInbound(root, { path: note.path, uuid: note.uuid }, parent, { skip: [parent.path, ...placed.children.map((c) => c.path)] })
+    ? await repointInbound(root, { path: note.path, uuid: note.uuid, title: note.title }, parent, { skip: [parent.path, ...placed.children.map((c) => c.path)] })
     : [];
   trace(root, 'split', {
     path: note.path, action: 'split', archived: placed.archived, parent: parent.path, parent_uuid: parent.uuid,

@@ -1,7 +1,8 @@
-import { encodeTarget, isNoteLink, parseLinks, type Link } from '../corpus/links.js';
+import { encodeTarget, isNoteLink, type Link, type LinkForm } from '../corpus/links.js';
+import { wikiNameByStyle } from '../corpus/note-names.js';
 import type { Note } from '../corpus/notes.js';
 import type { CorpusMap } from './corpus-map.js';
-import { hasFragment } from './headings.js';
+import { linkFragmentFound } from './headings.js';
 
 export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored';
 
@@ -17,6 +18,8 @@ export interface Finding {
   line: number;
   label: string;
   target: string;
+  /** How the link is written (link findings only). */
+  form?: LinkForm;
   uuid: string | null;
   verdict: string;
   reason?: string;
@@ -27,65 +30,96 @@ export interface Finding {
 export interface LinkFinding {
   link: Link;
   finding: Finding;
+  /** The target is written in a definition that an earlier reference link already rewrites. */
+  targetShared?: boolean;
 }
 
-/** The links `tend` looks after: to notes of the root (`name.md`, maybe `#heading`) and to own headings (`#heading`). */
-export function tendedLinks(note: Note): Link[] {
-  return parseLinks(note.raw).filter(
-    (l) => l.start >= note.parsed.bodyOffset && (isNoteLink(l) || (l.target === '' && l.fragment !== undefined)),
-  );
+/**
+ * The links `tend` looks after: to notes of the root (`name.md` or a wikilink, maybe `#heading`)
+ * and to own headings (`#heading`, `[[#heading]]`).
+ */
+export function tendedLinks(note: Note, map: CorpusMap): Link[] {
+  return map.links(note).filter((l) => isNoteLink(l) || (l.target === '' && l.fragment !== undefined));
 }
 
-/** The target text as written, with its file part replaced (the fragment kept only when `keepFragment`). */
-export function retarget(written: string, name: string, keepFragment: boolean): string {
+/** How a wikilink names a note: by default in the style of the target it had. */
+export type WikiNamer = (to: Note, written: string) => string;
+
+/**
+ * The target text as written, with its note part replaced by `to` (the fragment kept only when
+ * `keepFragment`): a file name for a Markdown link, a name in the same style for a wikilink.
+ */
+export function retarget(link: Link, written: string, to: Note, keepFragment: boolean, wikiName: WikiNamer = wikiNameByStyle): string {
   const hash = written.indexOf('#');
-  return encodeTarget(name) + (keepFragment && hash >= 0 ? written.slice(hash) : '');
+  const fragment = keepFragment && hash >= 0 ? written.slice(hash) : '';
+  if (link.form !== 'wiki') return encodeTarget(to.path) + fragment;
+  return wikiName(to, (hash >= 0 ? written.slice(0, hash) : written).trim()) + fragment;
 }
 
 /** Classify every tended link of a note. */
 export function checkNote(note: Note, map: CorpusMap): LinkFinding[] {
-  return tendedLinks(note).map((link) => ({ link, finding: classify(note, link, map) }));
+  const found: LinkFinding[] = tendedLinks(note, map).map((link) => ({ link, finding: classify(note, link, map) }));
+  // reference links share their definition's target: it is rewritten once, for the first of them
+  const rewritten = new Set<number>();
+  for (const f of found) {
+    if (f.finding.fix?.target === undefined) continue;
+    if (rewritten.has(f.link.targetStart)) f.targetShared = true;
+    rewritten.add(f.link.targetStart);
+  }
+  return found;
+}
+
+/** The note a link names by its target, or why it names none. */
+function named(link: Link, map: CorpusMap): { note?: Note; ambiguous?: Note[] } {
+  if (link.form !== 'wiki') return { note: map.note(link.target) };
+  const r = map.resolveWiki(link.target);
+  if (r.note || !r.ambiguous) return r;
+  // an anchor settles which of several same-named notes is meant
+  const held = link.uuid ? r.ambiguous.find((n) => n.uuid.toLowerCase() === link.uuid) : undefined;
+  return held ? { note: held } : r;
 }
 
 function classify(note: Note, link: Link, map: CorpusMap): Finding {
   const written = note.raw.slice(link.targetStart, link.targetEnd);
-  const base = { file: note.path, line: link.line, label: link.label, target: written, uuid: link.uuid ?? null };
+  const base = { file: note.path, line: link.line, label: link.label, target: written, form: link.form, uuid: link.uuid ?? null };
   const ok = (): Finding => ({ ...base, verdict: 'ok' });
   const broken = (reason: string): Finding => ({ ...base, verdict: 'broken', reason });
   const unknownHeading = (target: Note) =>
-    link.fragment !== undefined && !hasFragment(map.headings(target), link.fragment)
-      ? broken(`no heading #${link.fragment} in ${target.path}`)
-      : undefined;
+    !linkFragmentFound(map.headings(target), link) ? broken(`no heading #${link.fragment} in ${target.path}`) : undefined;
+  const wikiName = (to: Note, w: string) => map.wikiName(to, w);
 
   if (link.target === '') return unknownHeading(note) ?? ok();
 
-  const named = map.note(link.target);
+  const target = named(link, map);
+  if (target.ambiguous && !link.uuid) return broken(`ambiguous: ${link.target} names ${target.ambiguous.map((n) => n.path).join(', ')}`);
+  const found = target.note;
   if (link.uuid) {
     const holders = map.holders(link.uuid);
-    if (named && holders.includes(named)) return unknownHeading(named) ?? ok();
+    if (found && holders.includes(found)) return unknownHeading(found) ?? ok();
     if (holders.length === 1) {
       const moved = holders[0];
-      return { ...base, verdict: 'stale', reason: `uuid now lives in ${moved.path}`, fix: { target: retarget(written, moved.path, true) } };
+      return { ...base, verdict: 'stale', reason: `uuid now lives in ${moved.path}`, fix: { target: retarget(link, written, moved, true, wikiName) } };
     }
     if (holders.length > 1) return broken(`uuid held by several notes: ${holders.map((n) => n.path).join(', ')}`);
-  } else if (named) {
-    const bad = unknownHeading(named);
+  } else if (found) {
+    const bad = unknownHeading(found);
     if (bad) return bad;
-    const fix = named.uuid ? { fix: { uuid: named.uuid.toLowerCase() } } : { reason: `${named.path} has no uuid; tend mint gives it one` };
+    const fix = found.uuid ? { fix: { uuid: found.uuid.toLowerCase() } } : { reason: `${found.path} has no uuid; tend mint gives it one` };
     return { ...base, verdict: 'unanchored', ...fix };
   }
 
-  const archived = map.archived(link.target, link.uuid);
+  const archived = map.archived(link);
   if (archived) {
     const next = map.successor(archived);
     if (!next) return broken(`target archived as .archive/${archived.path} with no live successor`);
-    const keep = link.fragment !== undefined && hasFragment(map.headings(next), link.fragment);
+    const keep = link.fragment !== undefined && linkFragmentFound(map.headings(next), link);
     return {
       ...base, verdict: 'stale', reason: `target archived; superseded by ${next.path}`,
-      fix: { target: retarget(written, next.path, keep), uuid: next.uuid.toLowerCase() },
+      fix: { target: retarget(link, written, next, keep, wikiName), uuid: next.uuid.toLowerCase() },
     };
   }
-  if (named) return broken(`uuid mismatch: ${named.path} has uuid ${named.uuid || '(none)'}`);
+  if (found) return broken(`uuid mismatch: ${found.path} has uuid ${found.uuid || '(none)'}`);
+  if (target.ambiguous) return broken(`ambiguous: ${link.target} names ${target.ambiguous.map((n) => n.path).join(', ')}`);
   return broken('target missing');
 }
 

@@ -1,22 +1,28 @@
 import fs from 'node:fs';
+import { parseBody, parseLinks, type Link, type MarkdownDoc } from '../corpus/links.js';
+import { NoteNames, type WikiResolution } from '../corpus/note-names.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
-import { headingSlugs } from './headings.js';
+import { noteHeadings, type NoteHeadings } from './headings.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
 const MAX_SUCCESSION = 16;
 
 /**
  * Everything link checking needs to know about a corpus, built in one pass over its notes so that
- * resolving a link is a map lookup, never a scan: notes by file name and by uuid, each note's
- * heading slugs (computed on first use, once per note), and the archive (read only when a link
- * points at a note that is no longer in the root).
+ * resolving a link is a map lookup, never a scan: notes by file name, by uuid and by every name a
+ * wikilink may give them, each note's parse (made on first use, once per note: the links of a
+ * note and the headings its inbound links name come from one parse), and the archive (read only
+ * when a link points at a note that is no longer in the root).
  */
 export class CorpusMap {
   private readonly byName = new Map<string, Note>();
   private readonly byUuid = new Map<string, Note[]>();
-  private readonly slugs = new Map<string, Set<string>>();
-  private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note> };
+  private readonly notes: Note[];
+  private names?: NoteNames;
+  private readonly docs = new WeakMap<Note, MarkdownDoc>();
+  private readonly heads = new WeakMap<Note, NoteHeadings>();
+  private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames };
 
   constructor(private readonly root: string, notes: Note[]) {
     for (const n of notes) {
@@ -27,6 +33,37 @@ export class CorpusMap {
       if (holders) holders.push(n);
       else this.byUuid.set(uuid, [n]);
     }
+    this.notes = notes;
+  }
+
+  /** A note's body, parsed once (a note re-read under the lock is a new object, parsed anew). */
+  doc(note: Note): MarkdownDoc {
+    let d = this.docs.get(note);
+    if (!d) {
+      d = parseBody(note.raw, note.parsed.bodyOffset);
+      this.docs.set(note, d);
+    }
+    return d;
+  }
+
+  /** The links of a note's body. */
+  links(note: Note): Link[] {
+    return parseLinks(note.raw, { from: note.parsed.bodyOffset, doc: this.doc(note) });
+  }
+
+  /** What a wikilink target names among the live notes. */
+  resolveWiki(target: string): WikiResolution {
+    return this.wikiNames().resolve(target);
+  }
+
+  /** How a wikilink to `to` is written in the style of the target it had. */
+  wikiName(to: Note, written: string): string {
+    return this.wikiNames().nameFor(to, written);
+  }
+
+  /** Built on the first wikilink: a corpus without any pays nothing for it. */
+  private wikiNames(): NoteNames {
+    return (this.names ??= new NoteNames(this.notes));
   }
 
   note(name: string): Note | undefined {
@@ -43,19 +80,20 @@ export class CorpusMap {
     return [...this.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
   }
 
-  headings(note: Note): Set<string> {
-    let s = this.slugs.get(note.path);
-    if (!s) {
-      s = headingSlugs(note.parsed.body);
-      this.slugs.set(note.path, s);
+  headings(note: Note): NoteHeadings {
+    let h = this.heads.get(note);
+    if (!h) {
+      h = noteHeadings(this.doc(note));
+      this.heads.set(note, h);
     }
-    return s;
+    return h;
   }
 
-  /** The archived note a dead link meant: by its anchor uuid when it has one, else by file name. */
-  archived(name: string, uuid?: string): Note | undefined {
+  /** The archived note a dead link meant: by its anchor uuid when it has one, else by its name. */
+  archived(link: Pick<Link, 'form' | 'target' | 'uuid'>): Note | undefined {
     const a = this.loadArchive();
-    return uuid ? a.byUuid.get(uuid.toLowerCase()) : a.byName.get(name);
+    if (link.uuid) return a.byUuid.get(link.uuid.toLowerCase());
+    return link.form === 'wiki' ? a.names.resolve(link.target).note : a.byName.get(link.target);
   }
 
   /** The live note that replaced an archived one, following `superseded_by` through the archive. */
@@ -90,7 +128,7 @@ export class CorpusMap {
       // a note archived twice keeps the copy that knows its successor
       if (uuid && (!byUuid.has(uuid) || n.superseded_by)) byUuid.set(uuid, n);
     }
-    this.archive = { byName, byUuid };
+    this.archive = { byName, byUuid, names: new NoteNames(byName.values()) };
     return this.archive;
   }
 }

@@ -5,8 +5,11 @@ import type { Fix, LinkFinding } from './check.js';
 const ANCHOR_UUID = /(uuid:\s*)([0-9a-fA-F-]{8,})/;
 
 /** The edits that carry out a link finding's fix: a new target, a new or changed uuid anchor. */
-export function linkEdits(raw: string, { link, finding }: LinkFinding): TextEdit[] {
-  return finding.fix ? fixEdits(raw, link, finding.fix) : [];
+export function linkEdits(raw: string, { link, finding, targetShared }: LinkFinding): TextEdit[] {
+  if (!finding.fix) return [];
+  // a definition shared by several reference links is rewritten once
+  const { target, ...rest } = finding.fix;
+  return fixEdits(raw, link, targetShared ? rest : { target, ...rest });
 }
 
 /** The edits that give one link a new target and/or a new or changed uuid anchor. */

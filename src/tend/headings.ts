@@ -1,38 +1,35 @@
-import { maskCode } from '../corpus/links.js';
+import GithubSlugger, { slug as slugOf } from 'github-slugger';
+import { parseBody, type Link, type MarkdownDoc } from '../corpus/links.js';
+import { nameKey } from '../corpus/note-names.js';
 
-const ATX = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
-const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
-const HTML_ANCHOR = /<a\s[^>]*\b(?:name|id)\s*=\s*["']([^"']+)["']/gi;
-
-/** The text a heading renders to: link labels instead of links, no code ticks, no HTML tags. */
-function headingText(source: string): string {
-  return source
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/`+/g, '')
-    .replace(/<[^>]*>/g, '')
-    .trim();
+/** Everything a link's `#fragment` may name in a note. */
+export interface NoteHeadings {
+  /** GitHub's slugs of the headings, and explicit `<a name|id="…">` anchors: what a Markdown link names. */
+  slugs: Set<string>;
+  /** The headings' text as wikilinks compare it (Obsidian matches the text, not a slug). */
+  texts: Set<string>;
+  /** Obsidian block ids (`^id` at the end of a line), named by `[[note#^id]]`. */
+  blocks: Set<string>;
 }
 
 /** GitHub's slug of one heading text: lowercase, punctuation other than - and _ dropped, spaces to -. */
 export function githubSlug(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '').replace(/ /g, '-');
+  return slugOf(text);
 }
 
-/** Hands out GitHub slugs for a document's headings in order: repeats get -1, -2, … */
-class Slugger {
-  private readonly seen = new Map<string, number>();
+/** Characters a wikilink cannot hold; Obsidian writes a space for each when it links to a heading. */
+const NOT_IN_WIKILINK = /[#|^:%[\]\\]/g;
 
-  slug(text: string): string {
-    const base = githubSlug(text);
-    let result = base;
-    while (this.seen.has(result)) {
-      const n = this.seen.get(base)! + 1;
-      this.seen.set(base, n);
-      result = `${base}-${n}`;
-    }
-    this.seen.set(result, 0);
-    return result;
-  }
+function wikiHeadingKey(text: string): string {
+  return nameKey(text.replace(NOT_IN_WIKILINK, ' '));
+}
+
+/** The headings of a parsed body: GitHub slugs in order (repeats get -1, -2, …), texts, anchors, block ids. */
+export function noteHeadings(doc: MarkdownDoc): NoteHeadings {
+  const slugger = new GithubSlugger();
+  const slugs = new Set(doc.headings.map((h) => slugger.slug(h.text)));
+  for (const a of doc.anchors) slugs.add(a);
+  return { slugs, texts: new Set(doc.headings.map((h) => wikiHeadingKey(h.text))), blocks: new Set(doc.blockIds) };
 }
 
 /**
@@ -40,29 +37,7 @@ class Slugger {
  * (those inside code do not count) and explicit `<a name|id="…">` anchors.
  */
 export function headingSlugs(body: string): Set<string> {
-  const lines = body.split(/\r?\n/);
-  const masked = maskCode(body).split(/\r?\n/);
-  const slugger = new Slugger();
-  const slugs = new Set<string>();
-  for (let i = 0; i < lines.length; i++) {
-    const atx = ATX.exec(masked[i]) ? ATX.exec(lines[i]) : null;
-    if (atx) {
-      slugs.add(slugger.slug(headingText(atx[2].replace(/(?:^|[ \t]+)#+[ \t]*$/, ''))));
-      continue;
-    }
-    const next = masked[i + 1];
-    if (next !== undefined && SETEXT_UNDERLINE.test(next) && masked[i].trim() && !isBlockStart(masked[i])) {
-      slugs.add(slugger.slug(headingText(lines[i])));
-      i++;
-    }
-  }
-  for (const m of body.matchAll(HTML_ANCHOR)) slugs.add(m[1]);
-  return slugs;
-}
-
-/** Lines that cannot be the text of a setext heading (lists, quotes, rules, tables, HTML). */
-function isBlockStart(line: string): boolean {
-  return /^\s*(?:[-*+>|<]|\d+[.)]\s|(?:[-=_*]\s*){3,}$)/.test(line);
+  return noteHeadings(parseBody(body)).slugs;
 }
 
 /** Whether a link's `#fragment` (as written, maybe percent-encoded) names one of these slugs. */
@@ -74,4 +49,17 @@ export function hasFragment(slugs: Set<string>, fragment: string): boolean {
     // keep it as written
   }
   return slugs.has(decoded) || slugs.has(decoded.toLowerCase());
+}
+
+/** Whether a wikilink's `#heading` (or `#^block`, or `#outer#inner`) names a heading or block of the note. */
+export function hasWikiFragment(h: NoteHeadings, fragment: string): boolean {
+  const last = fragment.split('#').pop()!.trim();
+  if (last.startsWith('^')) return h.blocks.has(last.slice(1));
+  return h.texts.has(wikiHeadingKey(last));
+}
+
+/** Whether a link's fragment names something in a note with these headings, by the rules of its form. */
+export function linkFragmentFound(h: NoteHeadings, link: Link): boolean {
+  if (link.fragment === undefined) return true;
+  return link.form === 'wiki' ? hasWikiFragment(h, link.fragment) : hasFragment(h.slugs, link.fragment);
 }

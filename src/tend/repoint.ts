@@ -1,22 +1,35 @@
 import type { TextEdit } from '../corpus/frontmatter.js';
 import { applyEdits } from '../corpus/frontmatter.js';
-import { encodeTarget, isNoteLink, parseLinks, type Link } from '../corpus/links.js';
+import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link } from '../corpus/links.js';
 import { candidateFiles } from '../corpus/grep.js';
+import { nameKey, undatedSlug } from '../corpus/note-names.js';
 import type { Note } from '../corpus/notes.js';
 import { findRelated } from '../corpus/related.js';
 import { rewriteNoteLocked, type FileChange } from '../corpus/rewrite.js';
 import { retarget, type Fix } from './check.js';
 import { fixEdits } from './edits.js';
-import { hasFragment, headingSlugs } from './headings.js';
+import { linkFragmentFound, noteHeadings } from './headings.js';
 
 /** A note that is going away (archived), named as links name it. */
 export interface Departed {
   path: string;
   uuid: string;
+  /** Its title, which wikilinks may name it by. */
+  title?: string;
+}
+
+/** Every name a wikilink may give a note, as wikilinks compare them. */
+function wikiNames(n: { path: string; title?: string }): Set<string> {
+  const names = [n.path, n.path.replace(/\.md$/i, ''), undatedSlug(n.path), n.title];
+  return new Set(names.filter((x): x is string => Boolean(x)).map(nameKey));
+}
+
+function names(l: Link, n: { path: string; title?: string }): boolean {
+  return l.form === 'wiki' ? wikiNames(n).has(nameKey(l.target)) : l.target === n.path;
 }
 
 function pointsAt(l: Link, from: Departed): boolean {
-  return l.target === from.path || Boolean(from.uuid && l.uuid === from.uuid.toLowerCase());
+  return names(l, from) || Boolean(from.uuid && l.uuid === from.uuid.toLowerCase());
 }
 
 /** The whole line a link stands on, with its line ending. */
@@ -32,14 +45,15 @@ function lineOf(raw: string, l: Link): TextEdit {
  * then name the note itself or a note the body already links to is dropped instead.
  */
 export function repointEdits(note: Note, from: Departed, to: Note): TextEdit[] {
-  const links = parseLinks(note.raw).filter((l) => l.start >= note.parsed.bodyOffset && isNoteLink(l));
+  const links = parseLinks(note.raw, note.parsed.bodyOffset).filter(isNoteLink);
   const moving = links.filter((l) => pointsAt(l, from));
   if (!moving.length) return [];
   const toUuid = to.uuid.toLowerCase();
-  const alreadyLinked = note.path === to.path || links.some((l) => !pointsAt(l, from) && (l.target === to.path || (toUuid && l.uuid === toUuid)));
+  const alreadyLinked = note.path === to.path || links.some((l) => !pointsAt(l, from) && (names(l, to) || (toUuid && l.uuid === toUuid)));
   const related = findRelated(note.raw, note.parsed.bodyOffset);
-  const slugs = headingSlugs(to.parsed.body);
+  const headings = noteHeadings(parseBody(to.raw, to.parsed.bodyOffset));
   const dropped = new Map<number, TextEdit>();
+  const retargeted = new Set<number>();
   const edits = moving.flatMap((l) => {
     if (alreadyLinked && related && l.start >= related.start && l.start < related.end) {
       const line = lineOf(note.raw, l);
@@ -47,9 +61,11 @@ export function repointEdits(note: Note, from: Departed, to: Note): TextEdit[] {
       return [];
     }
     const fix: Fix = {};
-    if (l.target !== to.path) {
+    // reference links sharing a definition: its target is rewritten once
+    if (!names(l, to) && !retargeted.has(l.targetStart)) {
       const written = note.raw.slice(l.targetStart, l.targetEnd);
-      fix.target = retarget(written, to.path, l.fragment !== undefined && hasFragment(slugs, l.fragment));
+      fix.target = retarget(l, written, to, l.fragment !== undefined && linkFragmentFound(headings, l));
+      retargeted.add(l.targetStart);
     }
     if (toUuid && l.uuid !== toUuid && (l.uuid || fix.target !== undefined)) fix.uuid = toUuid;
     return fixEdits(note.raw, l, fix);
@@ -64,7 +80,8 @@ export function repointEdits(note: Note, from: Departed, to: Note): TextEdit[] {
  */
 export async function repointInbound(root: string, from: Departed, to: Note, o: { skip?: string[] } = {}): Promise<FileChange[]> {
   const skip = new Set(o.skip ?? []);
-  const needles = [from.path, encodeTarget(from.path), from.uuid].filter(Boolean);
+  // the stem is in every way a link may name the file (file name, %-encoded name, wikilink by stem)
+  const needles = [from.path.replace(/\.md$/i, ''), encodeTarget(from.path), from.uuid, from.title].filter((n): n is string => Boolean(n));
   const changes: FileChange[] = [];
   // Only the files that mention the departed note are read, so repointing does not read the whole corpus.
   for (const name of candidateFiles(root, [...new Set(needles)], { fixed: true })) {

@@ -41,7 +41,11 @@ export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
   }
   if (o.links !== false && r.links.length) {
     lines.push('', 'Links:');
-    for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : '(missing)'}`);
+    for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : l.ambiguous ? `(ambiguous: ${l.ambiguous.join(', ')})` : '(missing)'}`);
+  }
+  if (o.links !== false && r.backlinks.length) {
+    lines.push('', 'Linked from:');
+    for (const b of r.backlinks) lines.push(`  ${b.path}:${b.line}  ${b.title}`);
   }
   return lines.join('\n');
 }

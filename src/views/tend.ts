@@ -3,7 +3,7 @@ import type { TendAction } from '../tend/actions.js';
 import type { Finding } from '../tend/check.js';
 
 function findingLine(act: TendAction, f: Finding): string {
-  const what = act === 'mint' ? 'note without uuid' : `[${f.label}](${f.target})`;
+  const what = act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;
   const fix = f.fix ? ` -> ${[f.fix.target, f.fix.uuid && `uuid ${f.fix.uuid}`].filter(Boolean).join(', ')}` : '';
   const why = f.reason ? ` (${f.reason})` : '';
   return `${f.file}:${f.line}: ${f.verdict}: ${what}${fix}${why}`;

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { encodeTarget, isNoteLink, parseLinks, type Link, type LinkForm } from './links.js';
+import { nameKey, NoteNames, undatedSlug } from './note-names.js';
+import { listNoteFiles, readNoteFile, type Note } from './notes.js';
+
+// Where a note's links lead and which notes link to it, found without reading every note in full:
+// one pass over the raw files keeps those that mention a name the links use (or one of the note's
+// own names), and only those are parsed.
+
+export interface ResolvedLink {
+  label: string;
+  /** The target as the link names it: a file name, or a wikilink's name. */
+  target: string;
+  /** The uuid of the note the link resolves to; the anchor's uuid when it resolves to no note with one. */
+  uuid: string | null;
+  /** The uuid the link's anchor names, when it is not the resolved note's (a stale anchor). */
+  anchor_uuid?: string;
+  resolved: boolean;
+  title: string | null;
+  line: number;
+  form: LinkForm;
+  /** The note file the link leads to, when it leads to one. */
+  path: string | null;
+  /** The notes a wikilink's name fits, when it fits several. */
+  ambiguous?: string[];
+}
+
+export interface Backlink {
+  path: string;
+  title: string;
+  /** The line of the first link to the note. */
+  line: number;
+}
+
+/** The links of a note's body (not its frontmatter), with line numbers of the file. */
+export function noteLinks(note: Note): Link[] {
+  return parseLinks(note.raw, note.parsed.bodyOffset).filter(isNoteLink);
+}
+
+/** Every name a link may give a note, as names compare. */
+function namesOf(n: Note): string[] {
+  return [n.path, n.path.replace(/\.md$/i, ''), undatedSlug(n.path), n.title].filter((x): x is string => Boolean(x)).map(nameKey);
+}
+
+/** The note files whose text mentions any of `needles` (lowercase), read once each. */
+function mentioning(root: string, files: string[], needles: string[]): Set<string> {
+  const found = new Set<string>();
+  if (!needles.length) return found;
+  for (const name of files) {
+    let raw: string;
+    try {
+      raw = fs.readFileSync(path.join(root, name), 'utf8').toLowerCase();
+    } catch {
+      continue;
+    }
+    if (needles.some((n) => raw.includes(n))) found.add(name);
+  }
+  return found;
+}
+
+/** A note's links resolved to the notes they lead to, and the notes that link to it. */
+export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; backlinks: Backlink[] } {
+  const files = listNoteFiles(root);
+  const fileSet = new Set(files);
+  const links = noteLinks(note);
+  const wikiTargets = links.filter((l) => l.form === 'wiki').map((l) => nameKey(l.target));
+  const own = namesOf(note);
+  const undated = new Set([...wikiTargets, ...own]);
+
+  // Every note a wikilink name could fit is a candidate: by file name, or because its text holds
+  // the name (a title is written in its note); so is every note that may link here.
+  const needles = [...new Set([...wikiTargets, ...own, encodeTarget(note.path).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
+  const candidates = mentioning(root, files, needles);
+  for (const f of files) {
+    const stem = f.replace(/\.md$/i, '');
+    if (undated.has(nameKey(f)) || undated.has(nameKey(stem)) || undated.has(nameKey(undatedSlug(f) ?? ''))) candidates.add(f);
+  }
+  candidates.delete(note.path);
+  const notes = [note, ...[...candidates].sort().flatMap((f) => readNoteFile(root, f) ?? [])];
+  const names = new NoteNames(notes);
+
+  const resolved = links.map((l): ResolvedLink => {
+    const base = { label: l.label, target: l.target, line: l.line, form: l.form };
+    let to: Note | undefined;
+    let ambiguous: string[] | undefined;
+    if (l.form === 'wiki') {
+      const r = names.resolve(l.target);
+      to = r.note ?? (l.uuid ? r.ambiguous?.find((n) => n.uuid.toLowerCase() === l.uuid) : undefined);
+      if (!to && r.ambiguous) ambiguous = r.ambiguous.map((n) => n.path);
+    } else if (fileSet.has(l.target)) {
+      to = notes.find((n) => n.path === l.target) ?? readNoteFile(root, l.target);
+    }
+    const uuid = to?.uuid || l.uuid || null;
+    const anchor = l.uuid && l.uuid.toLowerCase() !== uuid?.toLowerCase() ? { anchor_uuid: l.uuid } : {};
+    return { ...base, uuid, ...anchor, resolved: Boolean(to), title: to?.title ?? null, path: to?.path ?? null, ...(ambiguous ? { ambiguous } : {}) };
+  });
+
+  const uuid = note.uuid.toLowerCase();
+  const backlinks: Backlink[] = [];
+  for (const other of notes) {
+    if (other === note) continue;
+    const first = noteLinks(other).find((l) =>
+      (uuid && l.uuid === uuid) || (l.form === 'wiki' ? names.resolve(l.target).note === note : l.target === note.path));
+    if (first) backlinks.push({ path: other.path, title: other.title, line: first.line });
+  }
+  return { links: resolved, backlinks };
+}

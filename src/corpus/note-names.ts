@@ -1,0 +1,89 @@
+import type { Note } from './notes.js';
+
+// How a wikilink names a note. Obsidian, zk and Foam write `[[target]]` with a file name, a stem,
+// or a title; this corpus also knows the undated slug (`judy` for `20261130-judy.md`). Names are
+// compared without regard to case, as those tools do.
+
+/** What a wikilink target names: one note, several (ambiguous), or none. */
+export interface WikiResolution {
+  note?: Note;
+  ambiguous?: Note[];
+}
+
+const UNDATED = /^\d{8}-(.+)$/;
+
+/** A title or name as wikilinks compare it: case and runs of spaces do not matter. */
+export function nameKey(s: string): string {
+  return s.normalize('NFC').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** The stem without its date: `judy` for `20261130-judy.md`. */
+export function undatedSlug(path: string): string | undefined {
+  return UNDATED.exec(path.replace(/\.md$/i, ''))?.[1];
+}
+
+function add(map: Map<string, Note[]>, key: string | undefined, n: Note): void {
+  if (!key) return;
+  const k = nameKey(key);
+  const list = map.get(k);
+  if (list) list.push(n);
+  else map.set(k, [n]);
+}
+
+/** Several notes share a name: the current one (not superseded) when it is the only one. */
+function pick(notes: Note[] | undefined): WikiResolution | undefined {
+  if (!notes?.length) return undefined;
+  if (notes.length === 1) return { note: notes[0] };
+  const current = notes.filter((n) => !n.superseded_by);
+  return current.length === 1 ? { note: current[0] } : { ambiguous: notes };
+}
+
+/**
+ * How a wikilink to `to` is written in the style of `written` without knowing the other notes: a
+ * file name stays a file name; anything else becomes the stem, which names `to` alone.
+ */
+export function wikiNameByStyle(to: Note, written: string): string {
+  return /\.md$/i.test(written) ? to.path : to.path.replace(/\.md$/i, '');
+}
+
+/** The notes of a folder by every name a wikilink may give them. */
+export class NoteNames {
+  private readonly byFile = new Map<string, Note[]>();
+  private readonly byTitle = new Map<string, Note[]>();
+  private readonly byUndated = new Map<string, Note[]>();
+
+  constructor(notes: Iterable<Note>) {
+    for (const n of notes) {
+      add(this.byFile, n.path, n);
+      add(this.byFile, n.path.replace(/\.md$/i, ''), n);
+      add(this.byTitle, n.title, n);
+      add(this.byUndated, undatedSlug(n.path), n);
+    }
+  }
+
+  /** File name or stem first, then title, then undated slug; the first kind of name that matches decides. */
+  resolve(target: string): WikiResolution {
+    const k = nameKey(target);
+    if (!k) return {};
+    return pick(this.byFile.get(k)) ?? pick(this.byTitle.get(k)) ?? pick(this.byUndated.get(k)) ?? {};
+  }
+
+  /**
+   * How a wikilink to `to` is best written in the style of `written` (the target it had): a file
+   * name stays a file name, a stem a stem; a title or slug becomes `to`'s title or slug when that
+   * names `to` alone, else its stem.
+   */
+  nameFor(to: Note, written: string): string {
+    const stem = to.path.replace(/\.md$/i, '');
+    if (/\.md$/i.test(written)) return to.path;
+    if (UNDATED.test(written)) return stem;
+    const title = to.title.replace(/\s+/g, ' ').trim();
+    const slug = undatedSlug(to.path);
+    const names = (name: string | undefined) => Boolean(name) && !/[[\]|#^]/.test(name!) && this.resolve(name!).note === to;
+    const titleLike = /[A-Z\s]/.test(written);
+    if (titleLike && names(title)) return title;
+    if (names(slug)) return slug!;
+    if (names(title)) return title;
+    return stem;
+  }
+}
