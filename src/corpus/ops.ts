@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
 import { archiveNote } from './archive.js';
-import { appendOnce, createNoteFile } from './files.js';
+import { appendFragment } from './append.js';
+import { createFileExclusive, createNoteFile } from './files.js';
 import { decisionBody, isKind, KINDS, mergeFragment, renderNote, type DecisionParts, type Kind } from './format.js';
 import { isNoteLink, parseLinks } from './links.js';
-import { withCorpusLock } from './lock.js';
+import { withCorpusLock, type HeldLock } from './lock.js';
 import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
 import { resolveRef, successors } from './refs.js';
@@ -49,8 +50,11 @@ export interface WriteOptions extends DecisionParts {
   extra?: Record<string, unknown>;
 }
 
-/** Create a note: exclusive, atomic, refused when the name exists unless `unique`. */
-export function writeNote(root: string, o: WriteOptions): Note {
+/**
+ * Create a note: exclusive, atomic, refused when the name exists unless `unique`. With `lock` (the
+ * caller holds the corpus lock), the lock is checked to be still ours just before the note appears.
+ */
+export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note {
   const title = (o.title ?? '').replace(/\s+/g, ' ').trim();
   if (!title) throw new ZkError('usage', 'empty title: a note needs a title');
   const kind = checkKind(o.kind);
@@ -64,7 +68,7 @@ export function writeNote(root: string, o: WriteOptions): Note {
   const author = defaultSource(o.source);
   const uuid = crypto.randomUUID();
   const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, extra: o.extra }, body);
-  const name = createNoteFile(root, stemFor(date, slug), text, Boolean(o.unique));
+  const name = createNoteFile(root, stemFor(date, slug), text, Boolean(o.unique), lock);
   trace(root, 'write', { path: name, uuid, kind: kind ?? null, source: author ?? null });
   const note = readNoteFile(root, name);
   if (!note) throw new ZkError('io', `note ${name} vanished right after it was written`);
@@ -76,16 +80,16 @@ export interface MergeOptions {
   date?: string;
 }
 
-/** Append a dated fragment to a note: one O_APPEND write under the corpus lock. */
+/** Append a dated fragment to a note under the corpus lock: all of it or nothing (see appendFragment). */
 export async function mergeNote(root: string, ref: string, fragment: string, o: MergeOptions = {}): Promise<Note> {
   const text = (fragment ?? '').trim();
   if (!text) throw new ZkError('usage', 'empty fragment: nothing to merge');
   checkSize('fragment', text);
   const date = o.date ? parseDateOption(o.date) : isoDate(new Date());
   const source = defaultSource(o.source);
-  return withCorpusLock(root, () => {
+  return withCorpusLock(root, (lock) => {
     const note = resolveRef(root, ref);
-    appendOnce(note.file, mergeFragment(date, text, source));
+    appendFragment(root, lock, note.path, mergeFragment(date, text, source));
     trace(root, 'merge', { path: note.path, uuid: note.uuid, source: source ?? null, bytes: Buffer.byteLength(text) });
     return readNoteFile(root, note.path) ?? note;
   });
@@ -144,25 +148,49 @@ export function listNotes(root: string, o: ListOptions = {}): Note[] {
   return notes;
 }
 
-const GITIGNORE = ['# derived or host-local state; notes, .archive/ and trace.jsonl are versioned', 'index/', 'lock', 'lock.holder', 'lease', 'inbox/', 'tmp/', 'tended.json', ''].join('\n');
+const GITIGNORE = ['# derived or host-local state; notes, .archive/ and trace.jsonl are versioned', 'index/', 'lock', 'lock.*', 'lease', 'inbox/', 'intents/', 'tmp/', 'tended.json', ''].join('\n');
+
+/**
+ * Make `dir` and its missing parents one level at a time, so a target that cannot be a folder
+ * (under /proc, below a file) fails at once with a sentence saying why.
+ */
+function makeFolder(dir: string): void {
+  const st = fs.statSync(dir, { throwIfNoEntry: false });
+  if (st) {
+    if (!st.isDirectory()) throw new ZkError('io', `cannot create a corpus at ${dir}: ${dir} is a file, not a folder`);
+    return;
+  }
+  const parent = path.dirname(dir);
+  if (parent !== dir) makeFolder(parent);
+  try {
+    fs.mkdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+    const why = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'permission denied' : code === 'ENOENT' ? 'the parent folder does not accept new folders' : code ?? 'error';
+    throw new ZkError('io', `cannot create the folder ${dir}: ${why}`);
+  }
+}
 
 /** Create a corpus (or make sure an existing one is complete). Idempotent. */
 export function initCorpus(dir: string): { root: string; created: boolean } {
   const root = path.resolve(dir);
   const zk = path.join(root, '.zk');
+  makeFolder(root);
   const created = !fs.existsSync(zk);
-  fs.mkdirSync(zk, { recursive: true });
+  makeFolder(zk);
   const gi = path.join(zk, '.gitignore');
-  if (!fs.existsSync(gi)) fs.writeFileSync(gi, GITIGNORE);
+  // Exclusive and without following a planted symlink: an existing file or link is left alone.
+  if (!fs.lstatSync(gi, { throwIfNoEntry: false })) createFileExclusive(root, gi, GITIGNORE);
   if (created) trace(root, 'init', { root: '.' });
   return { root, created };
 }
 
 /** Retire a note to `.archive/` under the lock (see archiveNote). */
 export async function retireNote(root: string, ref: string): Promise<string> {
-  return withCorpusLock(root, () => {
+  return withCorpusLock(root, (lock) => {
     const note = resolveRef(root, ref);
-    const dest = archiveNote(root, note.path);
+    const dest = archiveNote(root, note.path, undefined, lock);
     trace(root, 'archive', { path: note.path, archived: dest });
     return dest;
   });

@@ -1,8 +1,7 @@
 import { applyEdits, type TextEdit } from '../corpus/frontmatter.js';
 import { withCaretakerLease } from '../corpus/lease.js';
-import { withCorpusLock } from '../corpus/lock.js';
-import { replaceFile } from '../corpus/files.js';
-import { loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
+import { loadNotes, type Note } from '../corpus/notes.js';
+import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import { trace } from '../corpus/trace.js';
 import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
@@ -78,7 +77,9 @@ function fixLinks(root: string, action: TendAction, verdicts: readonly string[],
 
 /**
  * Plan every note and, with `write`, rewrite the ones with edits: the whole run under the caretaker
- * lease, each file re-read and re-planned under the corpus lock so a concurrent merge is never lost.
+ * lease. Planning happens outside the corpus lock; each file is swapped in only if it still holds
+ * the bytes it was planned from, else planned again (see rewriteNoteLocked), so a concurrent merge
+ * is never lost and the lock is held only for the swap.
  */
 async function rewriteCorpus(
   root: string, action: TendAction, verdicts: readonly string[], write: boolean,
@@ -93,8 +94,15 @@ async function rewriteCorpus(
     for (const note of notes) {
       let p = plan(note);
       if (write && p.edits.length) {
-        p = await withCorpusLock(root, () => rewriteNote(root, note.path, plan));
-        if (p.edits.length) {
+        let plannedFrom = note.raw;
+        const change = await rewriteNoteLocked(root, note.path, (fresh) => {
+          if (fresh.raw !== plannedFrom) {
+            p = plan(fresh);
+            plannedFrom = fresh.raw;
+          }
+          return p.edits.length ? applyEdits(fresh.raw, p.edits) : undefined;
+        });
+        if (change) {
           files.push(note.path);
           changed += p.findings.filter((f) => f.fix).length;
         }
@@ -105,12 +113,4 @@ async function rewriteCorpus(
     return { action, write, findings, counts: countVerdicts(findings, verdicts), changed, files };
   };
   return write ? withCaretakerLease(root, `tend ${action}`, run) : run();
-}
-
-function rewriteNote(root: string, name: string, plan: (note: Note) => Plan): Plan {
-  const fresh = readNoteFile(root, name);
-  if (!fresh) return { findings: [], edits: [] };
-  const p = plan(fresh);
-  if (p.edits.length) replaceFile(root, fresh.file, applyEdits(fresh.raw, p.edits));
-  return p;
 }
