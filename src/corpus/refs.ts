@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ZkError } from '../errors.js';
 import { NOTE_FILES, rgPath } from '../search/rg.js';
 import { isNoteFile, listNoteFiles, loadNotes, readNoteFile, type Note } from './notes.js';
+import { isoDate, stemFor } from './slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
@@ -31,13 +32,28 @@ export function resolveRef(root: string, ref: string): Note {
     }
   }
   // Convenience: an undated slug (`judy`) names the one note whose stem is `YYYYMMDD-judy`.
-  const undated = listNoteFiles(root).filter((n) => n.length === r.length + 12 && n.endsWith(`-${r}.md`) && /^\d{8}-/.test(n));
+  const undated = undatedMatches(root, r);
   if (undated.length === 1) {
     const n = readNoteFile(root, undated[0]);
     if (n) return n;
   }
   if (undated.length > 1) throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${undated.join(', ')}`);
   throw new ZkError('not_found', `unknown ref: ${r}`);
+}
+
+/**
+ * The notes named `YYYYMMDD-<slug>.md`. A folder listing may be stale on a network mount that
+ * caches it (a note just written on another host is missing), so the names a recent note would
+ * have (yesterday, today and tomorrow, for hosts in other time zones) are also checked one by one.
+ */
+function undatedMatches(root: string, slug: string): string[] {
+  if (Buffer.byteLength(slug, 'utf8') > 240) return [];
+  const names = new Set(listNoteFiles(root).filter((n) => n.length === slug.length + 12 && n.endsWith(`-${slug}.md`) && /^\d{8}-/.test(n)));
+  for (const days of [-1, 0, 1]) {
+    const name = `${stemFor(isoDate(new Date(Date.now() + days * 86_400_000)), slug)}.md`;
+    if (!names.has(name) && isNoteFile(root, name)) names.add(name);
+  }
+  return [...names].sort();
 }
 
 /**
@@ -48,11 +64,11 @@ export function resolveRef(root: string, ref: string): Note {
 export function notesWithUuidPrefix(root: string, prefix: string): Note[] {
   const want = prefix.toLowerCase();
   const hex = want.replace(/[^0-9a-f-]/g, '');
-  const rg = spawnSync(rgPath(), ['--files-with-matches', '--ignore-case', '-e', `^uuid:[ \\t]*['"]?${hex}`, ...NOTE_FILES], {
+  const rg = spawnSync(rgPath(), ['--files-with-matches', '--null', '--ignore-case', '-e', `^uuid:[ \\t]*['"]?${hex}`, ...NOTE_FILES], {
     cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
   });
   const candidates = rg.status === 0 || rg.status === 1
-    ? rg.stdout.split('\n').filter(Boolean).map((l) => path.basename(l)).flatMap((name) => readNoteFile(root, name) ?? [])
+    ? rg.stdout.split('\0').filter(Boolean).map((l) => path.basename(l)).filter((name) => isNoteFile(root, name)).flatMap((name) => readNoteFile(root, name) ?? [])
     : loadNotes(root);
   return candidates.filter((n) => n.uuid && n.uuid.toLowerCase().startsWith(want));
 }

@@ -245,7 +245,8 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   const text = ownText(dup.parsed.body);
   if (text) {
     const date = isoDate(new Date());
-    const source = o.source ?? dup.author ?? undefined;
+    // A hand-written author may hold what a fragment header cannot (parentheses, `*`): those go.
+    const source = o.source ?? (dup.author?.replace(/[\p{Cc}()*]+/gu, ' ').trim() || undefined);
     const merged = await mergeNote(root, target.path, text, { source, date });
     const piece = mergeFragment(date, text, defaultSource(source));
     if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });
