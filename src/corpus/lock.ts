@@ -25,11 +25,12 @@ export function lockStaleMs(): number {
 }
 
 /**
- * How long to wait for the corpus lock before giving up (ZK_MEMORY_LOCK_TIMEOUT, seconds; 30).
- * Never shorter than the stale window plus 5 s, so a dead lock is taken over before anyone gives up.
+ * How long to wait for the corpus lock before giving up (ZK_MEMORY_LOCK_TIMEOUT, seconds). The
+ * default, 30 s or the stale window plus 10 s if that is longer, lets a waiter outlast the stale
+ * window, so a dead lock is taken over before anyone gives up.
  */
 export function lockTimeoutMs(): number {
-  return Math.max(seconds('ZK_MEMORY_LOCK_TIMEOUT', 30) * 1000, lockStaleMs() + 5000);
+  return seconds('ZK_MEMORY_LOCK_TIMEOUT', Math.max(30, lockStaleMs() / 1000 + 10)) * 1000;
 }
 
 /** The longest a holder keeps its lock fresh (ZK_MEMORY_LOCK_MAX_HOLD, seconds; 300). */

@@ -7,7 +7,7 @@ import { appendFragment } from './append.js';
 import { createFileExclusive, createNoteFile } from './files.js';
 import { decisionBody, isKind, KINDS, mergeFragment, renderNote, type DecisionParts, type Kind } from './format.js';
 import { isNoteLink, parseLinks } from './links.js';
-import { withCorpusLock, type HeldLock } from './lock.js';
+import { ensureSidecar, withCorpusLock, type HeldLock } from './lock.js';
 import { listNoteFiles, loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
 import { resolveRef, successors } from './refs.js';
@@ -66,6 +66,8 @@ export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note 
   checkSize('body', content);
   const body = kind === 'decision' && (o.choice || o.rationale || o.alternatives?.length) ? decisionBody(content, o) : content;
   const author = defaultSource(o.source);
+  // A `.zk` that cannot hold the tool's files (a plain file there) fails the write before it starts.
+  ensureSidecar(root);
   const uuid = crypto.randomUUID();
   const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, extra: o.extra }, body);
   const name = createNoteFile(root, stemFor(date, slug), text, Boolean(o.unique), lock);
