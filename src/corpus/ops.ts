@@ -156,14 +156,19 @@ const GITIGNORE = ['# derived or host-local state; notes, .archive/ and trace.js
  * Make `dir` and its missing parents one level at a time, so a target that cannot be a folder
  * (under /proc, below a file) fails at once with a sentence saying why.
  */
-function makeFolder(dir: string): void {
-  const st = fs.statSync(dir, { throwIfNoEntry: false });
+function makeFolder(dir: string, target = dir): void {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    st = undefined; // missing, or below something that is not a folder: the parent says which
+  }
   if (st) {
-    if (!st.isDirectory()) throw new ZkError('io', `cannot create a corpus at ${dir}: ${dir} is a file, not a folder`);
+    if (!st.isDirectory()) throw new ZkError('io', `cannot create a corpus at ${target}: ${dir} is a file, not a folder`);
     return;
   }
   const parent = path.dirname(dir);
-  if (parent !== dir) makeFolder(parent);
+  if (parent !== dir) makeFolder(parent, target);
   try {
     fs.mkdirSync(dir);
   } catch (err) {
@@ -180,7 +185,7 @@ export function initCorpus(dir: string): { root: string; created: boolean } {
   const zk = path.join(root, '.zk');
   makeFolder(root);
   const created = !fs.existsSync(zk);
-  makeFolder(zk);
+  makeFolder(zk, root);
   const gi = path.join(zk, '.gitignore');
   // Exclusive and without following a planted symlink: an existing file or link is left alone.
   if (!fs.lstatSync(gi, { throwIfNoEntry: false })) createFileExclusive(root, gi, GITIGNORE);
