@@ -152,3 +152,20 @@ describe('odd input', () => {
     expect(proc.stderr.trim()).toMatch(/^error: cannot create the folder \/proc\/nope: /);
   });
 });
+
+describe('refs do not trust a folder listing', () => {
+  it('an undated slug finds a note dated today even when the listing does not show it (a cached mount)', async () => {
+    const { vi } = await import('vitest');
+    const { resolveRef } = await import('../src/corpus/refs.js');
+    const { isoDate } = await import('../src/corpus/slug.js');
+    const root = corpus();
+    const name = `${isoDate(new Date()).replace(/-/g, '')}-fresh.md`;
+    fs.writeFileSync(path.join(root, name), '---\ntitle: Fresh\n---\n\n# Fresh\n');
+    const spy = vi.spyOn(fs, 'readdirSync').mockReturnValue([]);
+    try {
+      expect(resolveRef(root, 'fresh').path).toBe(name);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
