@@ -59,6 +59,17 @@ describe('the corpus lock', () => {
     expect(fs.readFileSync(file, 'utf8')).toContain('recovered');
   });
 
+  it('a lock folder with an unreadable record is reported and taken over once it stays unchanged', async () => {
+    const root = corpus();
+    const file = await noteWithText(root);
+    fs.mkdirSync(path.join(root, '.zk', 'lock'));
+    fs.writeFileSync(path.join(root, '.zk', 'lock', 'holder'), 'garbage');
+    const busy = await zk(['--root', root, 'merge', 'judy', 'blocked'], { env: { ZK_MEMORY_LOCK_TIMEOUT: '1', ZK_MEMORY_LOCK_STALE: '30' } });
+    expect(busy.stderr.trim()).toBe('error: corpus busy: lock held by a lock folder with an unreadable holder record; gave up after 1 s');
+    expect((await zk(['--root', root, 'merge', 'judy', 'recovered'], { env: { ZK_MEMORY_LOCK_STALE: '2' } })).code).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toContain('recovered');
+  });
+
   it('a live holder that keeps the lock past the stale window is never taken over: no update is lost', async () => {
     const root = corpus();
     fs.writeFileSync(path.join(root, 'counter'), '0');

@@ -118,19 +118,25 @@ interface Observation {
   describe: string;
 }
 
+function dirKey(record: Buffer | undefined): string {
+  return record ? `dir:${record.toString('hex')}` : 'dir:none';
+}
+
 function observe(root: string): Observation | undefined {
   const lockPath = sidecar(root).lock;
   const st = fs.lstatSync(lockPath, { throwIfNoEntry: false });
   if (!st) return undefined;
+  // No inode in the key: a FUSE mount may number a file anew on each lookup, which would look like
+  // a change forever. The record's bytes (token and beat) are what tell one lock state from another.
   if (!st.isDirectory()) {
     const kind = st.isSymbolicLink() ? 'a symlink' : st.isFile() ? 'a plain file' : 'something unexpected';
-    return { key: `other:${st.ino}:${st.size}:${st.mtimeMs}:${st.mode}`, describe: `${kind} at .zk/lock (not a lock folder)` };
+    return { key: `other:${st.size}:${st.mtimeMs}:${st.mode}`, describe: `${kind} at .zk/lock (not a lock folder)` };
   }
   const bytes = readRecordBytes(root);
   const holder = parseRecord(bytes);
-  if (!bytes) return { key: `dir:${st.ino}:none`, describe: 'a lock folder without a holder record' };
-  if (!holder) return { key: `dir:${st.ino}:${bytes.toString('hex')}`, describe: 'a lock folder with an unreadable holder record' };
-  return { key: `dir:${st.ino}:${bytes.toString('hex')}`, token: holder.token, describe: `${holder.host} pid ${holder.pid}` };
+  if (!bytes) return { key: dirKey(bytes), describe: 'a lock folder without a holder record' };
+  if (!holder) return { key: dirKey(bytes), describe: 'a lock folder with an unreadable holder record' };
+  return { key: dirKey(bytes), token: holder.token, describe: `${holder.host} pid ${holder.pid}` };
 }
 
 /**
@@ -160,9 +166,14 @@ function breakLock(root: string, seen: Observation, unchangedMs: number): void {
     } catch {
       return;
     }
-    const movedBytes = fs.lstatSync(dead).isDirectory() ? readRecordBytesAt(dead) : undefined;
-    const moved = parseRecord(movedBytes);
-    if (seen.token && moved?.token !== seen.token) {
+    // What was moved must still be what was judged dead: a record with the same token, else the
+    // same thing byte for byte (a folder that has meanwhile got a record is a fresh lock).
+    const isDir = fs.lstatSync(dead).isDirectory();
+    const movedBytes = isDir ? readRecordBytesAt(dead) : undefined;
+    const fresh = seen.token
+      ? parseRecord(movedBytes)?.token !== seen.token
+      : seen.key.startsWith('dir:') ? !isDir || dirKey(movedBytes) !== seen.key : isDir;
+    if (fresh) {
       // A fresh lock was taken between the check and the rename: give it back.
       try {
         fs.renameSync(dead, lockPath);
@@ -234,6 +245,9 @@ class Lock implements HeldLock {
     try {
       writeRecord(this.root, this.holder, true);
     } catch (err) {
+      // Broken in the instant before its record was written (taken for a record-less dead lock):
+      // not ours after all, so try again.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       fs.rmSync(sidecar(this.root).lock, { recursive: true, force: true });
       throw err;
     }
