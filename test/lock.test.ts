@@ -83,6 +83,22 @@ describe('the corpus lock', () => {
     expect(fs.readFileSync(path.join(root, 'counter'), 'utf8')).toBe(String(3 + 3 * 25));
   }, 120_000);
 
+  it('a holder past its maximum hold stops keeping the lock fresh, so it is taken over and its late write refused', async () => {
+    const root = corpus();
+    const file = await noteWithText(root);
+    fs.writeFileSync(path.join(root, 'counter'), '0');
+    const env = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_MAX_HOLD: '1', ZK_MEMORY_LOCK_TIMEOUT: '30' };
+    const holder = execa('node', [LOCKER, root, 'count', '1', '8000'], { env, reject: false });
+    await new Promise((r) => setTimeout(r, 1500));
+    const merged = await zk(['--root', root, 'merge', 'judy', 'taken over'], { env });
+    expect(merged.code).toBe(0);
+    const h = await holder;
+    expect(h.exitCode).not.toBe(0);
+    expect(h.stderr).toContain('its lock was taken over; nothing was written');
+    expect(fs.readFileSync(path.join(root, 'counter'), 'utf8')).toBe('0');
+    expect(fs.readFileSync(file, 'utf8')).toContain('taken over');
+  }, 60_000);
+
   it('a holder stuck past the stale window loses its lock and writes nothing; the others go on', async () => {
     const root = corpus();
     const file = await noteWithText(root);

@@ -222,7 +222,7 @@ function writeRecord(root: string, h: Holder, create: boolean): void {
 class Lock implements HeldLock {
   private readonly holder: Holder;
   private timer: NodeJS.Timeout | undefined;
-  private readonly startedAt = performance.now();
+  private heldSince = 0;
 
   constructor(private readonly root: string) {
     const now = new Date().toISOString();
@@ -242,6 +242,8 @@ class Lock implements HeldLock {
       }
       throw err;
     }
+    this.heldSince = performance.now();
+    this.holder.since = this.holder.time = new Date().toISOString();
     try {
       writeRecord(this.root, this.holder, true);
     } catch (err) {
@@ -260,7 +262,7 @@ class Lock implements HeldLock {
     const maxHold = lockMaxHoldMs();
     this.timer = setInterval(() => {
       // A holder stuck past its maximum stops beating, so the others take the lock over.
-      if (performance.now() - this.startedAt > maxHold || !this.isOurs()) return this.stopBeating();
+      if (performance.now() - this.heldSince > maxHold || !this.isOurs()) return this.stopBeating();
       this.holder.beat++;
       this.holder.time = new Date().toISOString();
       try {
