@@ -88,8 +88,17 @@ export class Settings {
     return this.text('ZK_MEMORY_INDEX_DIR');
   }
 
+  /**
+   * The default, 30 s or the stale window plus 10 s if that is longer, lets a waiter outlast the
+   * stale window, so a dead lock is taken over before anyone gives up.
+   */
   lockTimeoutMs(): number {
-    return this.number('ZK_MEMORY_LOCK_TIMEOUT', 30) * 1000;
+    return this.number('ZK_MEMORY_LOCK_TIMEOUT', Math.max(30, this.lockStaleMs() / 1000 + 10)) * 1000;
+  }
+
+  /** The longest a holder keeps its lock fresh, so a stuck holder cannot keep it forever. */
+  lockMaxHoldMs(): number {
+    return this.number('ZK_MEMORY_LOCK_MAX_HOLD', 300) * 1000;
   }
 
   /** Never below 2 s: a shorter window would take over locks of live holders between two heartbeats. */

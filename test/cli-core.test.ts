@@ -214,7 +214,7 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
     const before = snapshot(root);
     const busy = await zk(['--root', root, 'merge', 'judy', 'blocked'], { env: { ZK_MEMORY_LOCK_TIMEOUT: '1', ZK_MEMORY_LOCK_STALE: '30' } });
     expect(busy.code).toBe(4);
-    expect(busy.stderr.trim()).toBe('error: corpus busy: lock held; gave up after 1 s');
+    expect(busy.stderr.trim()).toBe('error: corpus busy: lock held by a lock folder without a holder record; gave up after 1 s');
     expect(snapshot(root)).toEqual(before);
   });
 });

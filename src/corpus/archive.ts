@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createFileExclusive } from './files.js';
 import { applyEdits, setKeyEdit } from './frontmatter.js';
+import type { HeldLock } from './held-lock.js';
 import type { Note } from './notes.js';
 import { relToRoot, sidecar } from './paths.js';
 
@@ -9,7 +10,7 @@ import { relToRoot, sidecar } from './paths.js';
  * Move a note into `.archive/` under a name nothing else has (`x.md`, `x-2.md`, …); an archived
  * note is never overwritten. Call under the corpus lock. Returns the archive path relative to root.
  */
-export function archiveNote(root: string, name: string, content?: string): string {
+export function archiveNote(root: string, name: string, content?: string, lock?: HeldLock): string {
   const dir = sidecar(root).archive;
   fs.mkdirSync(dir, { recursive: true });
   const src = path.join(root, name);
@@ -17,7 +18,7 @@ export function archiveNote(root: string, name: string, content?: string): strin
   const stem = name.replace(/\.md$/, '');
   for (let n = 1; ; n++) {
     const dest = path.join(dir, n === 1 ? name : `${stem}-${n}.md`);
-    if (createFileExclusive(root, dest, text)) {
+    if (createFileExclusive(root, dest, text, lock)) {
       fs.rmSync(src, { force: true });
       return relToRoot(root, dest);
     }
@@ -29,7 +30,7 @@ export function archiveNote(root: string, name: string, content?: string): strin
  * to its successor; a note whose frontmatter cannot be edited is archived as it is. Call under the
  * corpus lock.
  */
-export function archiveReplaced(root: string, note: Note, successorUuid: string): string {
+export function archiveReplaced(root: string, note: Note, successorUuid: string, lock?: HeldLock): string {
   const edit = successorUuid ? setKeyEdit(note, 'superseded_by', successorUuid) : undefined;
-  return archiveNote(root, note.path, edit ? applyEdits(note.raw, [edit]) : note.raw);
+  return archiveNote(root, note.path, edit ? applyEdits(note.raw, [edit]) : note.raw, lock);
 }

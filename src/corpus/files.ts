@@ -2,8 +2,45 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
-import { ensureSidecar } from './lock.js';
-import { sidecar } from './paths.js';
+import type { HeldLock } from './held-lock.js';
+
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+
+/**
+ * Write all of `buf` (at `position`, or at the end for an O_APPEND descriptor). A short write is
+ * retried for the rest; one that writes nothing is a full disk.
+ */
+export function writeAll(fd: number, buf: Buffer, position?: number): void {
+  for (let n = 0; n < buf.length; ) {
+    const w = fs.writeSync(fd, buf, n, buf.length - n, position === undefined ? null : position + n);
+    if (w <= 0) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    n += w;
+  }
+}
+
+/**
+ * A temp name beside `dest`: on the destination's own file system (so the final rename or link
+ * never crosses devices), hidden and without `.md`, so no listing, search or tend sees it.
+ */
+export function tempBeside(dest: string): string {
+  return path.join(path.dirname(dest), `.zk-tmp-${process.pid}-${crypto.randomUUID()}`);
+}
+
+/** Write `content` fully and durably to a new temp file beside `dest`; nothing is left on failure. */
+export function writeTemp(dest: string, content: string | Buffer, mode = 0o644): string {
+  const tmp = tempBeside(dest);
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, mode);
+  try {
+    writeAll(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    fs.fsyncSync(fd);
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
+  return tmp;
+}
 
 /** Hard links are how a finished file appears under its name in one step without overwriting. */
 function publishExclusive(tmp: string, dest: string): void {
@@ -14,24 +51,24 @@ function publishExclusive(tmp: string, dest: string): void {
     if (code === 'EEXIST') throw err;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
     // File systems without hard links: exclusive copy (COPYFILE_EXCL refuses an existing name).
-    fs.copyFileSync(tmp, dest, fs.constants.COPYFILE_EXCL);
+    try {
+      fs.copyFileSync(tmp, dest, fs.constants.COPYFILE_EXCL);
+    } catch (copyErr) {
+      // A copy cut short (a full disk) must not leave a partial file under the name.
+      if ((copyErr as NodeJS.ErrnoException).code !== 'EEXIST') fs.rmSync(dest, { force: true });
+      throw copyErr;
+    }
   }
 }
 
-/** Write a file fully under `.zk/tmp/`, then publish it under `dest` only if that name is free. */
-export function createFileExclusive(root: string, dest: string, content: string): boolean {
-  ensureSidecar(root);
-  const tmpDir = sidecar(root).tmp;
-  fs.mkdirSync(tmpDir, { recursive: true });
-  const tmp = path.join(tmpDir, `${process.pid}-${crypto.randomUUID()}.tmp`);
-  const fd = fs.openSync(tmp, 'wx');
+/**
+ * Write a file fully beside `dest`, then publish it under `dest` only if that name is free (a
+ * symlink planted there counts as taken). With `lock`, the lock is checked to be still ours first.
+ */
+export function createFileExclusive(_root: string, dest: string, content: string, lock?: HeldLock): boolean {
+  const tmp = writeTemp(dest, content);
   try {
-    fs.writeSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    lock?.assertHeld();
     publishExclusive(tmp, dest);
     return true;
   } catch (err) {
@@ -46,43 +83,108 @@ export function createFileExclusive(root: string, dest: string, content: string)
  * Create a note file atomically under `<stem>.md`; with `unique`, take the first free name among
  * `<stem>-2.md`, `<stem>-3.md`, … Returns the file name used.
  */
-export function createNoteFile(root: string, stem: string, content: string, unique: boolean): string {
+export function createNoteFile(root: string, stem: string, content: string, unique: boolean, lock?: HeldLock): string {
   for (let n = 1; ; n++) {
     const name = n === 1 ? `${stem}.md` : `${stem}-${n}.md`;
-    if (createFileExclusive(root, path.join(root, name), content)) return name;
+    if (createFileExclusive(root, path.join(root, name), content, lock)) return name;
     if (!unique) throw new ZkError('exists', `note already exists: ${name}`);
-  }
-}
-
-/** Append text to a file in one O_APPEND write. */
-export function appendOnce(file: string, text: string): void {
-  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND);
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    const written = fs.writeSync(fd, buf, 0, buf.length);
-    if (written !== buf.length) throw new ZkError('io', `short write to ${path.basename(file)}`);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
 /**
  * Replace (or create) a file's content atomically: temp file + rename, so a reader sees the old
- * content or the new, never a half-written file. An existing file keeps its mode.
+ * content or the new, never a half-written file. An existing file keeps its mode. A symlink at
+ * `file` is replaced, never written through.
  */
-export function replaceFile(root: string, file: string, content: string): void {
-  ensureSidecar(root);
-  const tmpDir = sidecar(root).tmp;
-  fs.mkdirSync(tmpDir, { recursive: true });
-  const tmp = path.join(tmpDir, `${process.pid}-${crypto.randomUUID()}.tmp`);
+export function replaceFile(_root: string, file: string, content: string, lock?: HeldLock): void {
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  const tmp = writeTemp(file, content, st?.isFile() ? st.mode & 0o7777 : 0o644);
   try {
-    fs.writeFileSync(tmp, content, { flag: 'wx' });
-    const st = fs.statSync(file, { throwIfNoEntry: false });
-    if (st) fs.chmodSync(tmp, st.mode & 0o7777);
+    lock?.assertHeld();
     fs.renameSync(tmp, file);
   } finally {
     fs.rmSync(tmp, { force: true });
   }
+}
+
+/** What a rewrite was planned from: a file's size, mtime and content hash when it was read. */
+export interface ReadState {
+  file: string;
+  size: number;
+  mtimeMs: number;
+  hash: string;
+}
+
+/** The read state of a note as it was loaded (its text is its bytes: UTF-8 round-trips exactly). */
+export function readStateOf(n: { file: string; size: number; mtimeMs: number; raw: string }): ReadState {
+  return { file: n.file, size: n.size, mtimeMs: n.mtimeMs, hash: sha256(Buffer.from(n.raw, 'utf8')) };
+}
+
+/** Whether a file still holds exactly the bytes it was planned from. */
+export function stillAsRead(r: ReadState): boolean {
+  try {
+    const st = fs.statSync(r.file);
+    if (st.size !== r.size || st.mtimeMs !== r.mtimeMs) return false;
+    return sha256(fs.readFileSync(r.file)) === r.hash;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Compare-and-swap under the corpus lock: put `tmp` (a finished temp file beside the note) in
+ * place only if the note still holds the bytes the new content was planned from. False when it
+ * changed; the caller plans again from what is there now.
+ */
+export function swapIfUnchanged(lock: HeldLock, expected: ReadState, tmp: string): boolean {
+  if (!stillAsRead(expected)) return false;
+  lock.assertHeld();
+  fs.renameSync(tmp, expected.file);
+  return true;
+}
+
+/** The same, writing the temp file itself (for small files changed under the lock). */
+export function replaceIfUnchanged(lock: HeldLock, expected: ReadState, content: string): boolean {
+  const st = fs.lstatSync(expected.file, { throwIfNoEntry: false });
+  const tmp = writeTemp(expected.file, content, st?.isFile() ? st.mode & 0o7777 : 0o644);
+  try {
+    return swapIfUnchanged(lock, expected, tmp);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Open a file under `.zk/` for appending without following a planted symlink: a symlink there
+ * would make the tool write into a file outside the corpus.
+ */
+export function openSidecarForAppend(file: string): number {
+  try {
+    return fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW, 0o644);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw refusedSymlink(file);
+    throw err;
+  }
+}
+
+/** A folder under `.zk/` the tool writes into: made when missing, refused when it is a symlink. */
+export function sidecarDir(dir: string): string {
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (!st) {
+    try {
+      fs.mkdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    return sidecarDir(dir);
+  }
+  if (st.isSymbolicLink()) throw refusedSymlink(dir);
+  if (!st.isDirectory()) throw new ZkError('io', `${path.basename(dir)} under .zk is not a folder: remove it and run again`);
+  return dir;
+}
+
+export function refusedSymlink(p: string): ZkError {
+  return new ZkError('io', `refusing to write through a symlink planted at ${p}: remove it and run again`);
 }
 
 /** sha256 of some text, hex. */

@@ -1,5 +1,5 @@
 import { current } from '../context.js';
-import { listNoteFiles } from './notes.js';
+import { isNoteFile, listNoteFiles } from './notes.js';
 
 export type { NoteGrep } from './ports.js';
 
@@ -8,5 +8,7 @@ export type { NoteGrep } from './ports.js';
  * policy for a missing or failing grep: callers read the candidates and check them anyway.
  */
 export function candidateFiles(root: string, patterns: string[], o: { fixed: boolean }): string[] {
-  return current().grep?.filesMatching(root, patterns, o) ?? listNoteFiles(root);
+  const found = current().grep?.filesMatching(root, patterns, o);
+  // What the port found is checked as a listing would be (odd names, symlinks leading out are skipped).
+  return found ? found.filter((name) => isNoteFile(root, name)) : listNoteFiles(root);
 }

@@ -63,12 +63,12 @@ function isOurs(lease: Lease | undefined): boolean {
 export async function withCaretakerLease<T>(root: string, purpose: string, fn: () => Promise<T> | T): Promise<T> {
   const file = sidecar(root).lease;
   const since = new Date().toISOString();
-  const acquired = await withCorpusLock(root, () => {
-    if (createFileExclusive(root, file, render(purpose, since))) return true;
+  const acquired = await withCorpusLock(root, (lock) => {
+    if (createFileExclusive(root, file, render(purpose, since), lock)) return true;
     const current = readLease(root);
     if (!isDead(current)) return false;
     fs.rmSync(file, { force: true });
-    return createFileExclusive(root, file, render(purpose, since));
+    return createFileExclusive(root, file, render(purpose, since), lock);
   });
   if (!acquired) {
     const h = readLease(root);

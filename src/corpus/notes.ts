@@ -29,6 +29,11 @@ export interface Note extends NoteInfo {
 // The BOM is kept in the text, so a rewrite made from it puts back exactly the bytes it found.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A file name with a newline or another control character: never taken for a note. */
+export function hasControlChar(name: string): boolean {
+  return /\p{Cc}/u.test(name);
+}
+
 /** Decode a note file; undefined (with a warning) for binary or non-UTF-8 content. */
 export function decodeNote(buf: Buffer, name: string): string | undefined {
   if (buf.includes(0)) {
@@ -94,6 +99,11 @@ export function noteInfo(n: NoteInfo): NoteInfo {
  */
 function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRoot: () => string): boolean {
   if (!name.endsWith('.md') || name.startsWith('.')) return false;
+  if (hasControlChar(name)) {
+    // ripgrep, terminals and line-based tools cannot carry such a name: it is skipped everywhere alike.
+    warn(`skipping ${JSON.stringify(name)}: the file name holds a control character`);
+    return false;
+  }
   if (d.isFile()) return true;
   if (!d.isSymbolicLink()) return false;
   if (symlinkStaysInside(realRoot(), path.join(root, name))) return true;
@@ -117,6 +127,8 @@ export function listNoteFiles(root: string): string[] {
 
 /** Whether `name` is a note file of the root, without listing the whole folder. */
 export function isNoteFile(root: string, name: string): boolean {
+  // A name longer than a file system allows is simply not there.
+  if (Buffer.byteLength(name, 'utf8') > 255) return false;
   const st = fs.lstatSync(path.join(root, name), { throwIfNoEntry: false });
   return Boolean(st && isNoteEntry(root, st, name, realRootOf(root)));
 }

@@ -4,10 +4,11 @@ import path from 'node:path';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { archiveNote } from './archive.js';
-import { appendOnce, createNoteFile } from './files.js';
+import { appendFragment } from './append.js';
+import { createFileExclusive, createNoteFile } from './files.js';
 import { decisionBody, isKind, KINDS, mergeFragment, renderNote, type DecisionParts, type Kind } from './format.js';
 import { linkGraph, noteLinks, type Backlink, type ResolvedLink } from './link-graph.js';
-import { withCorpusLock } from './lock.js';
+import { withCorpusLock, type HeldLock } from './lock.js';
 import { loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
@@ -68,8 +69,12 @@ function freeSlug(root: string, slug: string, o: WriteOptions): string {
   for (let n = 2; ; n++) if (!taken(`${slug}-${n}`).length) return `${slug}-${n}`;
 }
 
-/** Create a note: exclusive, atomic, refused when the name (or its undated slug) is taken unless `unique`. */
-export function writeNote(root: string, o: WriteOptions): Note {
+/**
+ * Create a note: exclusive, atomic, refused when the name (or its undated slug) is taken unless
+ * `unique`. With `lock` (the caller holds the corpus lock), the lock is checked to be still ours
+ * just before the note appears.
+ */
+export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note {
   const title = (o.title ?? '').replace(/\s+/g, ' ').trim();
   if (!title) throw new ZkError('usage', 'empty title: a note needs a title');
   const kind = checkKind(o.kind);
@@ -81,12 +86,14 @@ export function writeNote(root: string, o: WriteOptions): Note {
   checkSize('body', content);
   const body = kind === 'decision' && (o.choice || o.rationale || o.alternatives?.length) ? decisionBody(content, o) : content;
   const author = defaultSource(o.source);
+  // A `.zk` that cannot hold the tool's files (a plain file there) fails the write before it starts.
+  ensureSidecar(root);
   const uuid = crypto.randomUUID();
   const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, extra: o.extra }, body);
   const free = freeSlug(root, slug, o);
   let name: string;
   try {
-    name = createNoteFile(root, stemFor(date, free), text, Boolean(o.unique));
+    name = createNoteFile(root, stemFor(date, free), text, Boolean(o.unique), lock);
   } catch (err) {
     // Another writer took the name between the check and the create: the same refusal.
     if (err instanceof ZkError && err.code === 'exists') throw slugTaken(free, [`${stemFor(date, free)}.md`]);
@@ -103,16 +110,16 @@ export interface MergeOptions {
   date?: string;
 }
 
-/** Append a dated fragment to a note: one O_APPEND write under the corpus lock. */
+/** Append a dated fragment to a note under the corpus lock: all of it or nothing (see appendFragment). */
 export async function mergeNote(root: string, ref: string, fragment: string, o: MergeOptions = {}): Promise<Note> {
   const text = (fragment ?? '').trim();
   if (!text) throw new ZkError('usage', 'empty fragment: nothing to merge');
   checkSize('fragment', text);
   const date = o.date ? parseDateOption(o.date) : isoDate(new Date());
   const source = defaultSource(o.source);
-  return withCorpusLock(root, () => {
+  return withCorpusLock(root, (lock) => {
     const note = resolveRef(root, ref);
-    appendOnce(note.file, mergeFragment(date, text, source));
+    appendFragment(root, lock, note.path, mergeFragment(date, text, source));
     trace(root, 'merge', { path: note.path, uuid: note.uuid, source: source ?? null, bytes: Buffer.byteLength(text) });
     return readNoteFile(root, note.path) ?? note;
   });
@@ -153,9 +160,37 @@ export function listNotes(root: string, o: ListOptions = {}): Note[] {
   return notes;
 }
 
+/**
+ * Make `dir` and its missing parents one level at a time, so a target that cannot be a folder
+ * (under /proc, below a file) fails at once with a sentence saying why.
+ */
+function makeFolder(dir: string, target = dir): void {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    st = undefined; // missing, or below something that is not a folder: the parent says which
+  }
+  if (st) {
+    if (!st.isDirectory()) throw new ZkError('io', `cannot create a corpus at ${target}: ${dir} is a file, not a folder`);
+    return;
+  }
+  const parent = path.dirname(dir);
+  if (parent !== dir) makeFolder(parent, target);
+  try {
+    fs.mkdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
+    const why = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'permission denied' : code === 'ENOENT' ? 'the parent folder does not accept new folders' : code ?? 'error';
+    throw new ZkError('io', `cannot create the folder ${dir}: ${why}`);
+  }
+}
+
 /** Create a corpus (or make sure an existing one is complete: its .gitignore brought up to date). Idempotent. */
 export function initCorpus(dir: string): { root: string; created: boolean } {
   const root = path.resolve(dir);
+  makeFolder(root);
   const created = ensureSidecar(root);
   if (created) trace(root, 'init', { root: '.' });
   return { root, created };
@@ -163,9 +198,9 @@ export function initCorpus(dir: string): { root: string; created: boolean } {
 
 /** Retire a note to `.archive/` under the lock (see archiveNote). */
 export async function retireNote(root: string, ref: string): Promise<string> {
-  return withCorpusLock(root, () => {
+  return withCorpusLock(root, (lock) => {
     const note = resolveRef(root, ref);
-    const dest = archiveNote(root, note.path);
+    const dest = archiveNote(root, note.path, undefined, lock);
     trace(root, 'archive', { path: note.path, archived: dest });
     return dest;
   });

@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
 import { candidateFiles } from './grep.js';
 import { isNoteFile, listNoteFiles, readNoteFile, type Note } from './notes.js';
-import { slugify } from './slug.js';
+import { isoDate, slugify, stemFor } from './slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
@@ -32,10 +32,20 @@ export function resolveRef(root: string, ref: string): Note {
   throw new ZkError('not_found', `unknown ref: ${r}`);
 }
 
-/** The dated notes whose undated slug is `slug` (`judy` for `20261130-judy.md`), in name order. */
+/**
+ * The dated notes whose undated slug is `slug` (`judy` for `20261130-judy.md`), in name order. A
+ * folder listing may be stale on a network mount that caches it (a note just written on another
+ * host is missing), so the names a recent note would have (yesterday, today and tomorrow, for
+ * hosts in other time zones) are also checked one by one.
+ */
 export function notesWithSlug(root: string, slug: string): string[] {
-  if (!slug) return [];
-  return listNoteFiles(root).filter((n) => n.length === slug.length + 12 && n.endsWith(`-${slug}.md`) && /^\d{8}-/.test(n));
+  if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];
+  const names = new Set(listNoteFiles(root).filter((n) => n.length === slug.length + 12 && n.endsWith(`-${slug}.md`) && /^\d{8}-/.test(n)));
+  for (const days of [-1, 0, 1]) {
+    const name = `${stemFor(isoDate(new Date(Date.now() + days * 86_400_000)), slug)}.md`;
+    if (!names.has(name) && isNoteFile(root, name)) names.add(name);
+  }
+  return [...names].sort();
 }
 
 /**

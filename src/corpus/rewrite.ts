@@ -1,4 +1,6 @@
-import { replaceFile } from './files.js';
+import fs from 'node:fs';
+import { ZkError } from '../errors.js';
+import { readStateOf, swapIfUnchanged, writeTemp } from './files.js';
 import { withCorpusLock } from './lock.js';
 import { readNoteFile, type Note } from './notes.js';
 
@@ -9,17 +11,29 @@ export interface FileChange {
   after: string;
 }
 
+/** How many times a rewrite is planned again when the note keeps changing under it. */
+const ATTEMPTS = 8;
+
 /**
- * Re-read a note under the corpus lock and replace it atomically with what `edit` makes of it, so a
- * merge made meanwhile is never lost. `edit` returns undefined (or the same text) to leave it alone.
+ * Rewrite a note with what `edit` makes of it, as a compare-and-swap: the new text is planned and
+ * written to a temp file outside the lock; under the lock the temp file replaces the note only if
+ * the note still holds exactly the bytes it was planned from. If it changed (a merge meanwhile),
+ * `edit` runs again on the new text, so nothing written meanwhile is ever lost. `edit` returns
+ * undefined (or the same text) to leave the note alone.
  */
 export async function rewriteNoteLocked(root: string, name: string, edit: (note: Note) => string | undefined): Promise<FileChange | undefined> {
-  return withCorpusLock(root, () => {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const note = readNoteFile(root, name);
     if (!note) return undefined;
     const after = edit(note);
     if (after === undefined || after === note.raw) return undefined;
-    replaceFile(root, note.file, after);
-    return { path: name, before: note.raw, after };
-  });
+    const tmp = writeTemp(note.file, after, fs.statSync(note.file).mode & 0o7777);
+    try {
+      const expected = readStateOf(note);
+      if (await withCorpusLock(root, (lock) => swapIfUnchanged(lock, expected, tmp))) return { path: name, before: note.raw, after };
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  }
+  throw new ZkError('busy', `corpus busy: ${name} kept changing while it was being rewritten; it was left as it is (run again)`);
 }

@@ -1,6 +1,11 @@
 import { ZkError } from '../errors.js';
 
 export const MAX_SLUG = 80;
+/**
+ * File names are limited to 255 bytes: the slug keeps room for the date prefix (9 bytes), a
+ * uniqueness suffix such as `-12` and `.md`.
+ */
+export const MAX_SLUG_BYTES = 200;
 
 // Latin letters whose diacritic-free form is not reachable through Unicode decomposition.
 const LATIN_SPECIAL: Record<string, string> = {
@@ -34,7 +39,19 @@ export function slugify(text: string): string {
   const lowered = stripLatinDiacritics(text.toLowerCase()).toLowerCase();
   let slug = lowered.replace(/[^\p{L}\p{N}\p{M}]+/gu, '-').replace(/^-+|-+$/g, '');
   if ([...slug].length > MAX_SLUG) slug = cutAtBoundary(slug, MAX_SLUG);
+  if (Buffer.byteLength(slug, 'utf8') > MAX_SLUG_BYTES) slug = cutToBytes(slug, MAX_SLUG_BYTES);
   return slug;
+}
+
+/** The longest head of a slug within `max` UTF-8 bytes, cut between characters (at a `-` if one is near). */
+function cutToBytes(slug: string, max: number): string {
+  const chars = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(slug)].map((s) => s.segment);
+  let n = 0;
+  let bytes = 0;
+  while (n < chars.length && bytes + Buffer.byteLength(chars[n], 'utf8') <= max) bytes += Buffer.byteLength(chars[n++], 'utf8');
+  const head = chars.slice(0, n).join('');
+  const dash = chars[n] === '-' ? -1 : head.lastIndexOf('-');
+  return (dash > 0 ? head.slice(0, dash) : head).replace(/-+$/, '');
 }
 
 function cutAtBoundary(slug: string, max: number): string {

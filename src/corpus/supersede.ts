@@ -1,32 +1,46 @@
 import crypto from 'node:crypto';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { replaceFile } from './files.js';
+import { readStateOf, replaceIfUnchanged } from './files.js';
 import { applyEdits, setKeyEdit } from './frontmatter.js';
-import { withCorpusLock } from './lock.js';
+import { withCorpusLock, type HeldLock } from './lock.js';
 import { noteFromText, readNoteFile, type Note } from './notes.js';
 import { resolveRef, successors } from './refs.js';
 import { writeNote, type WriteOptions } from './ops.js';
 import { trace } from './trace.js';
 
-/** Rewrite a note's frontmatter keys (call under the lock), keeping every other byte. */
-function rewriteKeys(root: string, note: Note, values: Record<string, unknown>, o: { first?: boolean } = {}): Note {
-  let current = note;
-  // Each key is edited on the text as it stands after the previous one, so offsets stay true.
-  for (const [key, value] of Object.entries(values)) {
-    const edit = setKeyEdit(current, key, value, o);
-    if (!edit) throw new ZkError('refused', `cannot rewrite the frontmatter of ${note.path}: it is not valid YAML`);
-    current = noteFromText(root, note.file, applyEdits(current.raw, [edit]), 0, 0);
+/**
+ * Rewrite a note's frontmatter keys under the lock, keeping every other byte; the file is replaced
+ * only if it still holds the bytes the edit was made from.
+ */
+function rewriteKeys(root: string, lock: HeldLock, note: Note, values: Record<string, unknown>, o: { first?: boolean } = {}): Note {
+  for (let attempt = 0, base = note; attempt < 5; attempt++) {
+    let current = base;
+    // Each key is edited on the text as it stands after the previous one, so offsets stay true.
+    for (const [key, value] of Object.entries(values)) {
+      const edit = setKeyEdit(current, key, value, o);
+      if (!edit) throw new ZkError('refused', `cannot rewrite the frontmatter of ${note.path}: it is not valid YAML`);
+      current = noteFromText(root, note.file, applyEdits(current.raw, [edit]), 0, 0);
+    }
+    if (replaceIfUnchanged(lock, readStateOf(base), current.raw)) return readNoteFile(root, note.path) ?? current;
+    const fresh = readNoteFile(root, note.path);
+    if (!fresh) throw new ZkError('refused', `${note.path} vanished while its frontmatter was being rewritten`);
+    base = fresh;
   }
-  replaceFile(root, note.file, current.raw);
-  return readNoteFile(root, note.path) ?? current;
+  throw new ZkError('busy', `corpus busy: ${note.path} kept changing while its frontmatter was being rewritten`);
 }
 
 /** A note's uuid, minting one into its frontmatter when it has none. */
-function ensureUuid(root: string, note: Note): Note {
+function ensureUuid(root: string, lock: HeldLock, note: Note): Note {
   if (note.uuid) return note;
-  const minted = rewriteKeys(root, note, { uuid: crypto.randomUUID() }, { first: true });
+  const minted = rewriteKeys(root, lock, note, { uuid: crypto.randomUUID() }, { first: true });
   trace(root, 'mint', { path: note.path, uuid: minted.uuid });
   return minted;
+}
+
+/** Test seam: `supersede-after-create` dies between creating the new note and marking the old one. */
+function crashAfterCreate(): void {
+  if (settings().fault() === 'supersede-after-create') process.kill(process.pid, 'SIGKILL');
 }
 
 export interface SupersedeResult {
@@ -40,31 +54,46 @@ export interface SupersedeResult {
  * under `supersedes`; both stay. Self-supersession, cycles and re-pointing are refused.
  */
 export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeResult> {
-  return withCorpusLock(root, () => {
+  return withCorpusLock(root, (lock) => {
     let oldNote = resolveRef(root, oldRef);
     let newNote = resolveRef(root, newRef);
     if (oldNote.path === newNote.path) throw new ZkError('refused', `a note cannot supersede itself: ${oldNote.path}`);
-    oldNote = ensureUuid(root, oldNote);
-    newNote = ensureUuid(root, newNote);
+    oldNote = ensureUuid(root, lock, oldNote);
+    newNote = ensureUuid(root, lock, newNote);
     if (oldNote.superseded_by) {
       if (oldNote.superseded_by.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
-      throw new ZkError('refused', `${oldNote.path} is already superseded by ${oldNote.superseded_by}`);
+      throw alreadySuperseded(oldNote);
     }
     if (successors(root, newNote).some((n) => n.uuid === oldNote.uuid)) {
       throw new ZkError('refused', `superseding ${oldNote.path} by ${newNote.path} would make a cycle`);
     }
     const supersedes = [...new Set([...newNote.supersedes, oldNote.uuid])];
-    newNote = rewriteKeys(root, newNote, { supersedes });
-    oldNote = rewriteKeys(root, oldNote, { superseded_by: newNote.uuid });
+    newNote = rewriteKeys(root, lock, newNote, { supersedes });
+    oldNote = rewriteKeys(root, lock, oldNote, { superseded_by: newNote.uuid });
     trace(root, 'supersede', { old: oldNote.path, old_uuid: oldNote.uuid, new: newNote.path, new_uuid: newNote.uuid });
     return { action: 'superseded', old: oldNote, new: newNote };
   });
 }
 
-/** Create a note that supersedes an existing one; the old note is checked before anything is written. */
+function alreadySuperseded(note: Note): ZkError {
+  return new ZkError('refused', `${note.path} is already superseded by ${note.superseded_by}`);
+}
+
+/**
+ * Create a note that supersedes an existing one, in one locked step: of writers racing to
+ * supersede one note, exactly one creates its note; the others are refused and create nothing.
+ * A crash between the two writes leaves a new note whose `supersedes` the old note does not
+ * answer: `tend check` reports it and `tend repair --write` completes it.
+ */
 export async function writeSuperseding(root: string, o: WriteOptions, oldRef: string): Promise<SupersedeResult> {
-  const old = resolveRef(root, oldRef);
-  if (old.superseded_by) throw new ZkError('refused', `${old.path} is already superseded by ${old.superseded_by}`);
-  const created = writeNote(root, { ...o, supersedes: old.uuid ? [old.uuid] : undefined });
-  return supersede(root, old.path, created.path);
+  return withCorpusLock(root, (lock) => {
+    let old = resolveRef(root, oldRef);
+    if (old.superseded_by) throw alreadySuperseded(old);
+    old = ensureUuid(root, lock, old);
+    const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
+    crashAfterCreate();
+    old = rewriteKeys(root, lock, old, { superseded_by: created.uuid });
+    trace(root, 'supersede', { old: old.path, old_uuid: old.uuid, new: created.path, new_uuid: created.uuid });
+    return { action: 'superseded', old, new: created };
+  });
 }

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
+import { openSidecarForAppend, writeAll } from './files.js';
 import { sidecar } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
+import { warn } from './warn.js';
+import { ZkError } from '../errors.js';
 
 /**
  * Append one event to `.zk/trace.jsonl`. Best effort: a trace that cannot be written is dropped,
@@ -11,8 +14,15 @@ export function trace(root: string, event: string, fields: Record<string, unknow
     const p = sidecar(root);
     ensureSidecar(root);
     const line = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
-    fs.appendFileSync(p.trace, `${line}\n`);
-  } catch {
-    // diagnostics never break the work
+    // Never through a symlink planted at the trace's name (it would append to a file elsewhere).
+    const fd = openSidecarForAppend(p.trace);
+    try {
+      writeAll(fd, Buffer.from(`${line}\n`, 'utf8'));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    // diagnostics never break the work; a planted symlink is worth saying, though
+    if (err instanceof ZkError) warn(err.message);
   }
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
-import { sha256 } from '../corpus/files.js';
+import { sha256, sidecarDir } from '../corpus/files.js';
 import { ensureSidecar } from '../corpus/lock.js';
 import { sidecar } from '../corpus/paths.js';
 import { trace } from '../corpus/trace.js';
@@ -115,7 +115,8 @@ export async function startJob(root: string, o: StartOptions): Promise<StartResu
   if (listJobs(root).includes(name)) return existingJob(root, name, from, sources, o.windowChars);
 
   ensureSidecar(root);
-  const staging = path.join(sidecar(root).tmp, `ingest-${crypto.randomUUID()}`);
+  // Staged beside the jobs (a hidden name listJobs skips), so the final rename stays on one file system.
+  const staging = path.join(sidecarDir(sidecar(root).ingest), `.staging-${crypto.randomUUID()}`);
   fs.mkdirSync(path.join(staging, 'docs'), { recursive: true });
   try {
     const windowChars = o.windowChars ?? DEFAULT_WINDOW_CHARS;
@@ -131,7 +132,6 @@ export async function startJob(root: string, o: StartOptions): Promise<StartResu
     touch(state, 'start');
     fs.writeFileSync(path.join(staging, 'job.json'), `${JSON.stringify(manifest, null, 1)}\n`);
     fs.writeFileSync(path.join(staging, 'state.json'), `${JSON.stringify(state, null, 1)}\n`);
-    fs.mkdirSync(sidecar(root).ingest, { recursive: true });
     try {
       fs.renameSync(staging, jobFiles(root, name).dir);
     } catch (err) {

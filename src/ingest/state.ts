@@ -214,12 +214,12 @@ export interface Txn {
  * transaction (crash repair); the state is rewritten atomically only when it changed.
  */
 export async function transact<T>(root: string, job: string, fn: (t: Txn) => T, prepare?: (t: Txn) => void): Promise<T> {
-  return withCorpusLock(root, () => {
+  return withCorpusLock(root, (lock) => {
     const t: Txn = { root, job, manifest: loadManifest(root, job), state: loadState(root, job) };
     let saved = JSON.stringify(t.state);
     const saveIfChanged = () => {
       const now = JSON.stringify(t.state);
-      if (now !== saved) replaceFile(root, jobFiles(root, job).state, `${JSON.stringify(t.state, null, 1)}\n`);
+      if (now !== saved) replaceFile(root, jobFiles(root, job).state, `${JSON.stringify(t.state, null, 1)}\n`, lock);
       saved = now;
     };
     // The repair is kept even when the step after it refuses.

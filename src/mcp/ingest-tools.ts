@@ -1,6 +1,6 @@
 import * as api from '../api/ingest.js';
 import * as view from '../views/ingest.js';
-import type { ToolSpec } from './tools.js';
+import type { ToolSpec } from './tool.js';
 
 const str = (description: string) => ({ type: 'string', description });
 const job = str('the ingest job (default: the only one)');

@@ -6,28 +6,12 @@ import * as searchView from '../views/search.js';
 import { tendText } from '../views/tend.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
+import type { ToolAnswer, ToolSpec } from './tool.js';
+
+export type { ToolAnswer, ToolSpec } from './tool.js';
 
 type Args = Record<string, any>;
 
-/** What a tool answers: the result object (as `--json` prints it) and its text for people. */
-export interface ToolAnswer {
-  json: Record<string, unknown>;
-  text: string;
-  /** The call could not do what was asked, though it answered (a partial retain). */
-  failed?: boolean;
-}
-
-/** An MCP tool: what an agent is told, what it may pass, and the library call it makes. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  /** Reads only: the protocol's read-only hint. */
-  readOnly?: boolean;
-  /** Only offered when an LLM is configured. */
-  needsLlm?: boolean;
-  run(root: string, args: Args): Promise<ToolAnswer>;
-}
 
 const str = (description: string) => ({ type: 'string', description });
 const bool = (description: string) => ({ type: 'boolean', description });

@@ -242,16 +242,17 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   const text = ownText(dup.parsed.body);
   if (text) {
     const date = isoDate(new Date());
-    const source = o.source ?? dup.author ?? undefined;
+    // A hand-written author may hold what a fragment header cannot (parentheses, `*`): those go.
+    const source = o.source ?? (dup.author?.replace(/[\p{Cc}()*]+/gu, ' ').trim() || undefined);
     const merged = await mergeNote(root, target.path, text, { source, date });
     const piece = mergeFragment(date, text, defaultSource(source));
     if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });
   }
   await addRelatedLocked(pass, target.path, relatedTargets(dup).filter((t) => t.path !== dup.path));
-  const archived = await withCorpusLock(root, () => {
+  const archived = await withCorpusLock(root, (lock) => {
     const fresh = readNoteFile(root, dup.path);
     if (!fresh || fresh.raw !== dup.raw) return undefined;
-    const dest = archiveReplaced(root, dup, target.uuid);
+    const dest = archiveReplaced(root, dup, target.uuid, lock);
     trace(root, 'archive', { path: dup.path, archived: dest, superseded_by: target.uuid || null });
     return dest;
   });

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createFileExclusive, replaceFile } from '../corpus/files.js';
+import { createFileExclusive, replaceFile, sidecarDir } from '../corpus/files.js';
 import { ensureSidecar } from '../corpus/lock.js';
 import { relToRoot, sidecar } from '../corpus/paths.js';
 import { trace } from '../corpus/trace.js';
@@ -27,7 +27,7 @@ const CLAIM_STALE_MS = 30 * 60 * 1000;
 export function spool(root: string, items: InboxItem[], o: { source?: string; reason: string }): string {
   ensureSidecar(root);
   const dir = sidecar(root).inbox;
-  fs.mkdirSync(dir, { recursive: true });
+  sidecarDir(dir);
   const entry: InboxEntry = { version: 1, created: new Date().toISOString(), source: o.source ?? null, reason: o.reason, items };
   // Milliseconds in the name, so files spooled within one second still drain oldest first.
   const stamp = entry.created.replace(/[-:.]/g, '');

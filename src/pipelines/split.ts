@@ -4,7 +4,7 @@ import { asZkError, ZkError } from '../errors.js';
 import { archiveReplaced } from '../corpus/archive.js';
 import { createFileExclusive, createNoteFile } from '../corpus/files.js';
 import { decisionBody, renderNote } from '../corpus/format.js';
-import { withCorpusLock } from '../corpus/lock.js';
+import { withCorpusLock, type HeldLock } from '../corpus/lock.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { writeNote } from '../corpus/ops.js';
 import { resolveRef } from '../corpus/refs.js';
@@ -104,11 +104,11 @@ export async function splitNote(root: string, ref: string, o: SplitOptions): Pro
   return applySplit(root, note, d, o.source, o.linkStyle);
 }
 
-function writeChild(root: string, f: SplitFragment, parent: LinkTarget, source: string | undefined, style?: LinkStyle): Note {
+function writeChild(root: string, f: SplitFragment, parent: LinkTarget, source: string | undefined, lock: HeldLock, style?: LinkStyle): Note {
   const { title, slug } = candidateNoteName({ kind: f.kind, topic: f.title, title: f.title, slug: f.slug, content: f.content });
   const text = f.kind === 'decision' ? decisionBody(f.content, f) : f.content.trim();
   const body = `${text}\n\nPart of ${formatLink(parent, style)}`;
-  return writeNote(root, { slug, title, body, kind: f.kind, source, unique: true, extra: { [SPLIT_FROM]: parent.uuid } });
+  return writeNote(root, { slug, title, body, kind: f.kind, source, unique: true, extra: { [SPLIT_FROM]: parent.uuid } }, lock);
 }
 
 /** The parent's body: the summary, any fragment that could not be written, links to the children, the original's Related section. */
@@ -122,16 +122,16 @@ function parentBody(note: Note, summary: string, children: Note[], keptBack: Spl
 }
 
 /** Put the parent under the original's exact file name (freed a moment ago, under the lock). */
-function createParent(root: string, note: Note, text: string): string {
-  if (createFileExclusive(root, path.join(root, note.path), text)) return note.path;
+function createParent(root: string, note: Note, text: string, lock: HeldLock): string {
+  if (createFileExclusive(root, path.join(root, note.path), text, lock)) return note.path;
   // Someone took the name in that instant: keep the parent under a free name; anchors still find it.
-  return createNoteFile(root, note.slug, text, true);
+  return createNoteFile(root, note.slug, text, true, lock);
 }
 
 async function applySplit(root: string, note: Note, d: SplitDecision, source: string | undefined, style?: LinkStyle): Promise<SplitResult> {
   const parentUuid = crypto.randomUUID();
   const parentLink = { title: note.title, path: note.path, uuid: parentUuid };
-  const placed = await withCorpusLock(root, () => {
+  const placed = await withCorpusLock(root, (lock) => {
     const fresh = readNoteFile(root, note.path);
     if (!fresh || fresh.raw !== note.raw) {
       throw new ZkError('busy', `${note.path} changed while the split was being judged; nothing was changed (run split again)`);
@@ -141,19 +141,20 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     const failed: { title: string; error: string }[] = [];
     for (const f of d.fragments) {
       try {
-        children.push(writeChild(root, f, parentLink, source ?? note.author ?? undefined, style));
+        children.push(writeChild(root, f, parentLink, source ?? note.author ?? undefined, lock, style));
       } catch (err) {
+        if (err instanceof ZkError && err.code === 'busy') throw err;
         keptBack.push(f);
         failed.push({ title: f.title, error: asZkError(err).message });
       }
     }
     if (!children.length) throw new ZkError('io', `no part of ${note.path} could be written (${failed[0]?.error}); nothing was changed`);
-    const archived = archiveReplaced(root, note, parentUuid);
+    const archived = archiveReplaced(root, note, parentUuid, lock);
     const text = renderNote({
       uuid: parentUuid, title: note.title, date: note.date || isoDate(new Date()), author: note.author ?? undefined,
       kind: note.kind ?? undefined, supersedes: note.uuid ? [note.uuid] : undefined,
     }, parentBody(note, d.parent_summary, children, keptBack, style));
-    return { children, failed, archived, parentPath: createParent(root, note, text) };
+    return { children, failed, archived, parentPath: createParent(root, note, text, lock) };
   });
   const parent = readNoteFile(root, placed.parentPath);
   if (!parent) throw new ZkError('io', `the parent note ${placed.parentPath} vanished right after it was written`);

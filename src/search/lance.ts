@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withCorpusLock } from '../corpus/lock.js';
+import { withLock } from '../corpus/lock.js';
 import { indexLocation } from './location.js';
 
 export type LanceDb = typeof import('@lancedb/lancedb');
@@ -56,8 +56,7 @@ export function indexDir(root: string): string {
  */
 export function withIndexLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
   const { dir, lock } = indexLocation(root);
-  fs.mkdirSync(dir, { recursive: true });
-  return withCorpusLock(root, fn, lock);
+  return withLock({ path: lock, what: 'index', prepare: () => fs.mkdirSync(dir, { recursive: true }) }, () => fn());
 }
 
 /** The index database. */

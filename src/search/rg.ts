@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NOTE_FILES, rgPath } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
-import { listNoteFiles } from '../corpus/notes.js';
+import { hasControlChar, listNoteFiles } from '../corpus/notes.js';
+import { warn } from '../corpus/warn.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { searchTerms } from './terms.js';
 import type { SearchHit, SearchProvider } from './types.js';
@@ -33,25 +34,40 @@ export function countTerms(root: string, terms: string[]): Promise<Map<string, M
     const counts = new Map<string, Map<string, number>>();
     let rest = '';
     let stderr = '';
-    const take = (line: string) => {
-      const nul = line.indexOf('\0');
-      if (nul < 0) return;
-      const name = path.basename(line.slice(0, nul));
-      const term = line.slice(nul + 1).toLowerCase();
-      let per = counts.get(name);
-      if (!per) counts.set(name, (per = new Map()));
-      per.set(term, (per.get(term) ?? 0) + 1);
+    const skipped = new Set<string>();
+    const take = (name: string, term: string) => {
+      if (hasControlChar(name)) {
+        if (!skipped.has(name)) warn(`skipping ${JSON.stringify(path.basename(name))}: the file name holds a control character`);
+        skipped.add(name);
+        return;
+      }
+      const base = path.basename(name);
+      let per = counts.get(base);
+      if (!per) counts.set(base, (per = new Map()));
+      per.set(term.toLowerCase(), (per.get(term.toLowerCase()) ?? 0) + 1);
+    };
+    // Each match is `name NUL term LF`; a name may itself hold a newline, so the NUL comes first.
+    const drain = () => {
+      for (;;) {
+        const nul = rest.indexOf('\0');
+        const nl = nul < 0 ? -1 : rest.indexOf('\n', nul);
+        if (nl < 0) return;
+        take(rest.slice(0, nul), rest.slice(nul + 1, nl));
+        rest = rest.slice(nl + 1);
+      }
     };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop() ?? '';
-      for (const l of lines) take(l);
+      rest += chunk;
+      drain();
     });
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', (err) => reject(new ZkError('io', `cannot run ripgrep (${rgPath()}): ${err.message}`)));
     child.on('close', (code) => {
-      if (rest) take(rest);
+      if (rest) {
+        rest += '\n';
+        drain();
+      }
       // 1 means "no match"; 2 with output means some file could not be read, which is not fatal.
       if (code === 0 || code === 1 || (code === 2 && counts.size > 0)) resolve(counts);
       else reject(new ZkError('io', `ripgrep failed: ${stderr.split('\n')[0] || `exit ${code}`}`));

@@ -1,14 +1,14 @@
 import { applyEdits, type TextEdit } from '../corpus/frontmatter.js';
 import { withCaretakerLease } from '../corpus/lease.js';
-import { withCorpusLock } from '../corpus/lock.js';
-import { replaceFile } from '../corpus/files.js';
-import { loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
+import { loadNotes, type Note } from '../corpus/notes.js';
+import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import { trace } from '../corpus/trace.js';
 import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap } from './corpus-map.js';
 import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
+import { completeSupersession, unansweredSupersessions } from './supersession.js';
 
 import type { TendAction } from './actions.js';
 
@@ -45,12 +45,21 @@ export function tendCheck(root: string): TendReport {
   const notes = loadNotes(root);
   const map = corpusMap(root, notes);
   const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
+  findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding));
   return { action: 'check', write: false, findings, counts: countVerdicts(findings, LINK_VERDICTS), changed: 0, files: [] };
 }
 
 /** Point stale links at the note that now holds their uuid (or the successor of an archived one). */
 export function tendRepair(root: string, o: { write?: boolean } = {}): Promise<TendReport> {
-  return fixLinks(root, 'repair', ['stale', 'broken'], Boolean(o.write));
+  return fixLinks(root, 'repair', ['stale', 'broken'], Boolean(o.write), completeSupersessions);
+}
+
+/** Complete supersessions a crash left half done (the old note gets its `superseded_by`). */
+async function completeSupersessions(root: string, notes: Note[], write: boolean): Promise<Partial<TendReport>> {
+  const found = unansweredSupersessions(notes, corpusMap(root, notes));
+  const files: string[] = [];
+  for (const u of found) if (write && (await completeSupersession(root, u)) && u.old) files.push(u.old.path);
+  return { findings: found.map((u) => u.finding), files, changed: files.length };
 }
 
 /** Give plain links to notes with a uuid the hidden `<!-- uuid: U -->` anchor. */
@@ -60,14 +69,16 @@ export function tendRobustify(root: string, o: { write?: boolean } = {}): Promis
 
 /** Give every note without a uuid a fresh one. */
 export function tendMint(root: string, o: { write?: boolean } = {}): Promise<TendReport> {
-  return rewriteCorpus(root, 'mint', ['no_uuid', 'broken'], Boolean(o.write), () => (note) => {
+  return rewriteCorpus(root, 'mint', ['no_uuid', 'broken'], Boolean(o.write), undefined, () => (note) => {
     const m = mintNote(note);
     return m ? { findings: [m.finding], edits: m.edits } : { findings: [], edits: [] };
   });
 }
 
-function fixLinks(root: string, action: TendAction, verdicts: readonly string[], write: boolean): Promise<TendReport> {
-  return rewriteCorpus(root, action, verdicts, write, (notes) => {
+type Extra = (root: string, notes: Note[], write: boolean) => Promise<Partial<TendReport>>;
+
+function fixLinks(root: string, action: TendAction, verdicts: readonly string[], write: boolean, extra?: Extra): Promise<TendReport> {
+  return rewriteCorpus(root, action, verdicts, write, extra, (notes) => {
     const map = corpusMap(root, notes);
     return (note) => {
       const relevant = checkNote(note, map).filter((f) => verdicts.includes(f.finding.verdict));
@@ -78,10 +89,12 @@ function fixLinks(root: string, action: TendAction, verdicts: readonly string[],
 
 /**
  * Plan every note and, with `write`, rewrite the ones with edits: the whole run under the caretaker
- * lease, each file re-read and re-planned under the corpus lock so a concurrent merge is never lost.
+ * lease. Planning happens outside the corpus lock; each file is swapped in only if it still holds
+ * the bytes it was planned from, else planned again (see rewriteNoteLocked), so a concurrent merge
+ * is never lost and the lock is held only for the swap.
  */
 async function rewriteCorpus(
-  root: string, action: TendAction, verdicts: readonly string[], write: boolean,
+  root: string, action: TendAction, verdicts: readonly string[], write: boolean, extra: Extra | undefined,
   planner: (notes: Note[]) => (note: Note) => Plan,
 ): Promise<TendReport> {
   const run = async (): Promise<TendReport> => {
@@ -93,24 +106,29 @@ async function rewriteCorpus(
     for (const note of notes) {
       let p = plan(note);
       if (write && p.edits.length) {
-        p = await withCorpusLock(root, () => rewriteNote(root, note.path, plan));
-        if (p.edits.length) {
+        let plannedFrom = note.raw;
+        const change = await rewriteNoteLocked(root, note.path, (fresh) => {
+          if (fresh.raw !== plannedFrom) {
+            p = plan(fresh);
+            plannedFrom = fresh.raw;
+          }
+          return p.edits.length ? applyEdits(fresh.raw, p.edits) : undefined;
+        });
+        if (change) {
           files.push(note.path);
           changed += p.findings.filter((f) => f.fix).length;
         }
       }
       findings.push(...p.findings);
     }
+    if (extra) {
+      const more = await extra(root, notes, write);
+      findings.push(...(more.findings ?? []));
+      files.push(...(more.files ?? []).filter((f) => !files.includes(f)));
+      changed += more.changed ?? 0;
+    }
     if (files.length) trace(root, 'tend', { action, files, changed });
     return { action, write, findings, counts: countVerdicts(findings, verdicts), changed, files };
   };
   return write ? withCaretakerLease(root, `tend ${action}`, run) : run();
-}
-
-function rewriteNote(root: string, name: string, plan: (note: Note) => Plan): Plan {
-  const fresh = readNoteFile(root, name);
-  if (!fresh) return { findings: [], edits: [] };
-  const p = plan(fresh);
-  if (p.edits.length) replaceFile(root, fresh.file, applyEdits(fresh.raw, p.edits));
-  return p;
 }
