@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, mdFiles, snapshot, tempCorpus, zk } from './helpers/corpus.js';
+import { BIN, mdFiles, snapshot, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
 
 const dirs: string[] = [];
 const corpus = () => {
@@ -24,7 +24,7 @@ describe('write --supersedes is atomic', () => {
     const root = corpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
     const runs = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      zk(['--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'])));
+      zkProcess(['--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'])));
     expect(runs.map((r) => r.code).sort()).toEqual([0, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
     for (const r of runs.filter((x) => x.code === 1)) expect(r.stderr.trim()).toMatch(/^error: \d{8}-old\.md is already superseded by /);
     expect(mdFiles(root)).toHaveLength(2);
@@ -34,7 +34,7 @@ describe('write --supersedes is atomic', () => {
   it('a supersede killed between its two writes is reported by tend check and completed by tend repair', async () => {
     const root = corpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
-    const killed = await zk(['--root', root, 'write', 'new', 'New', 'After.', '--supersedes', 'old'], { env: { ZK_MEMORY_FAULT: 'supersede-after-create' } });
+    const killed = await zkProcess(['--root', root, 'write', 'new', 'New', 'After.', '--supersedes', 'old'], { env: { ZK_MEMORY_FAULT: 'supersede-after-create' } });
     expect(killed.code).not.toBe(0);
     const [newName] = supersedersOf(root, old.json.note.uuid);
     const env = { ZK_MEMORY_LOCK_STALE: '2' };
@@ -147,7 +147,7 @@ describe('odd input', () => {
     const below = await zk(['init', path.join(file, 'sub')]);
     expect(below.code).toBe(4);
     expect(below.stderr.trim()).toBe(`error: cannot create a corpus at ${path.join(file, 'sub')}: ${file} is a file, not a folder`);
-    const proc = await zk(['init', '/proc/nope'], { timeout: 20_000 });
+    const proc = await zkProcess(['init', '/proc/nope'], { timeout: 20_000 });
     expect(proc.code).toBe(4);
     expect(proc.stderr.trim()).toMatch(/^error: cannot create the folder \/proc\/nope: /);
   });

@@ -118,7 +118,7 @@ describe('fts index freshness', () => {
     const auto = await zk(['--root', root, '--json', 'search', 'caroline'], { env });
     expect(auto.code).toBe(0);
     expect(auto.json.backend).toBe('rg');
-    expect(auto.json.fallback).toMatch(/^fts failed: \.lock lock held/);
+    expect(auto.json.fallback).toMatch(/^fts failed: index busy: lock held/);
     expect(auto.json.hits[0].path).toBe('20261105-caroline.md');
     const fts = await zk(['--root', root, 'search', 'caroline', '--backend', 'fts'], { env });
     expect(fts.code).toBe(4);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mdFiles, tempCorpus, zk } from './helpers/corpus.js';
+import { mdFiles, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -46,7 +46,7 @@ describe('appends are all or nothing', () => {
     const w = await zk(['--root', root, '--json', 'write', 'judy', 'Judy', 'Start.']);
     const file = path.join(root, w.json.note.path);
     const before = fs.readFileSync(file);
-    const killed = await zk(['--root', root, 'merge', 'judy', `torn ${'x'.repeat(4000)}`], { env: { ZK_MEMORY_FAULT: 'append-partial' } });
+    const killed = await zkProcess(['--root', root, 'merge', 'judy', `torn ${'x'.repeat(4000)}`], { env: { ZK_MEMORY_FAULT: 'append-partial' } });
     expect(killed.code).not.toBe(0);
     const torn = fs.readFileSync(file);
     expect(torn.length).toBeGreaterThan(before.length + 1000);
