@@ -88,6 +88,17 @@ async function buildProgram(rest: string[], cli: Invocation, io: Io): Promise<Co
   return program;
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Piped text as UTF-8; bytes that are not would turn into U+FFFD unseen, so they are refused. */
+function utf8(bytes: Buffer): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ZkError('usage', 'stdin is not valid UTF-8: convert it first (for example with iconv)');
+  }
+}
+
 /** Standard input for a command line: read once, and only when it is a pipe or a file. */
 function processStdin(): () => string | undefined {
   let read: { text: string | undefined } | undefined;
@@ -96,8 +107,9 @@ function processStdin(): () => string | undefined {
     read = { text: undefined };
     try {
       const st = fs.fstatSync(0);
-      if (st.isFIFO() || st.isFile() || st.isSocket()) read.text = fs.readFileSync(0, 'utf8');
+      if (st.isFIFO() || st.isFile() || st.isSocket()) read.text = utf8(fs.readFileSync(0));
     } catch (err) {
+      if (err instanceof ZkError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EAGAIN' || code === 'EOF') read.text = '';
     }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
+import { ZkError } from '../errors.js';
 import { addEmbedOptions, type Invocation } from '../cli/context.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -7,7 +8,7 @@ export function register(program: Command, cli: Invocation): void {
     .command('index [what]')
     .description('bring the search index (and, with an embedding endpoint, the note vectors) up to date; normally automatic; "index status" tells how fresh it is')
     .option('--rebuild', 'start over from the files; re-embeds every note with the configured embedding model');
-  addEmbedOptions(cmd).action(cli.action(async (what: string | undefined, flags: { rebuild?: boolean }) => {
+  addEmbedOptions(cmd).action(cli.action(async (what: string | undefined, flags: { rebuild?: boolean; embedModel?: string; embedBase?: string }) => {
     const api = await import('../api/search.js');
     const views = await import('../views/search.js');
     const root = cli.root();
@@ -16,8 +17,12 @@ export function register(program: Command, cli: Invocation): void {
       return { json: { index: s }, text: views.indexStatusText(s) };
     }
     const { configuredEmbedder } = await import('../llm/embed.js');
+    const embedder = configuredEmbedder();
+    if (!embedder && (flags.embedModel || flags.embedBase)) {
+      throw new ZkError('usage', `${flags.embedModel ? '--embed-model' : '--embed-base'} needs a whole embedding endpoint: pass --embed-base and --embed-model (or set ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL)`);
+    }
     const progress = (line: string) => current().io.stderr(`index: ${line}\n`);
-    const r = await api.index(root, { rebuild: flags.rebuild, embedder: configuredEmbedder(), progress });
+    const r = await api.index(root, { rebuild: flags.rebuild, embedder, progress });
     return { json: { ...r }, text: views.indexText(r) };
   }));
 }

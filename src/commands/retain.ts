@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, ZkError } from '../errors.js';
-import { addLlmOptions, fileArg, type Invocation } from '../cli/context.js';
+import { addLlmOptions, fileArg, textArg, type Invocation } from '../cli/context.js';
 import type { RetainRequestInput } from '../api/judged.js';
 
 interface RetainFlags {
@@ -27,6 +27,11 @@ function parseMessages(text: string, file: string): RetainRequestInput {
 }
 
 function retainInput(user: string | undefined, assistant: string | undefined, flags: RetainFlags): RetainRequestInput {
+  // Nothing named but a conversation piped in: it is a transcript.
+  if (user === undefined && flags.messages === undefined && flags.transcript === undefined) {
+    const piped = textArg(undefined);
+    if (piped !== undefined) return { transcript: piped };
+  }
   const given = [user !== undefined, flags.messages !== undefined, flags.transcript !== undefined].filter(Boolean).length;
   if (given !== 1) throw new ZkError('usage', 'retain takes one input: USER ASSISTANT, --messages FILE or --transcript FILE');
   if (flags.messages !== undefined) return parseMessages(fileArg(flags.messages), flags.messages);
@@ -38,7 +43,7 @@ function retainInput(user: string | undefined, assistant: string | undefined, fl
 export function register(program: Command, cli: Invocation): void {
   const cmd = program
     .command('retain [user] [assistant]')
-    .description('distill a conversation into notes: a turn (USER ASSISTANT), --messages or --transcript; --drain retries the inbox')
+    .description('distill a conversation into notes: a turn (USER ASSISTANT), --messages, --transcript or a transcript piped in; --drain retries the inbox')
     .option('--messages <file>', 'chat messages as JSON ([{role, content}], "-" for stdin); only user and assistant turns count')
     .option('--transcript <file>', 'a plain-text transcript ("-" for stdin)')
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')

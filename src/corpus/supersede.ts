@@ -5,7 +5,7 @@ import { readStateOf, replaceIfUnchanged } from './files.js';
 import { applyEdits, setKeyEdit } from './frontmatter.js';
 import { withCorpusLock, type HeldLock } from './lock.js';
 import { noteFromText, readNoteFile, type Note } from './notes.js';
-import { resolveRef, successors } from './refs.js';
+import { noteByUuid, resolveRef, successors } from './refs.js';
 import { writeNote, type WriteOptions } from './ops.js';
 import { trace } from './trace.js';
 
@@ -62,7 +62,7 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
     newNote = ensureUuid(root, lock, newNote);
     if (oldNote.superseded_by) {
       if (oldNote.superseded_by.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
-      throw alreadySuperseded(oldNote);
+      throw alreadySuperseded(root, oldNote);
     }
     if (successors(root, newNote).some((n) => n.uuid === oldNote.uuid)) {
       throw new ZkError('refused', `superseding ${oldNote.path} by ${newNote.path} would make a cycle`);
@@ -75,8 +75,10 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
   });
 }
 
-function alreadySuperseded(note: Note): ZkError {
-  return new ZkError('refused', `${note.path} is already superseded by ${note.superseded_by}`);
+/** The refusal names the successor by file name when it can be found (a bare uuid says little). */
+function alreadySuperseded(root: string, note: Note): ZkError {
+  const next = note.superseded_by ? noteByUuid(root, note.superseded_by) : undefined;
+  return new ZkError('refused', `${note.path} is already superseded by ${next ? `${next.path} (${next.title})` : note.superseded_by}`);
 }
 
 /**
@@ -88,7 +90,7 @@ function alreadySuperseded(note: Note): ZkError {
 export async function writeSuperseding(root: string, o: WriteOptions, oldRef: string): Promise<SupersedeResult> {
   return withCorpusLock(root, (lock) => {
     let old = resolveRef(root, oldRef);
-    if (old.superseded_by) throw alreadySuperseded(old);
+    if (old.superseded_by) throw alreadySuperseded(root, old);
     old = ensureUuid(root, lock, old);
     const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
     crashAfterCreate();

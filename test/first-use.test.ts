@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mdFiles, tempCorpus, tempDir, zk, zkProcess } from './helpers/corpus.js';
+
+// What a new user meets in the first minutes: words instead of silence, a corpus made whole on
+// first write, and input read the way the help says.
+
+describe('never silence', () => {
+  it('a search with no hits says so, with a hint; --json stays {ok: true, hits: []} with exit 1', async () => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.']);
+    const r = await zk(['--root', root, 'search', 'zebra', '--backend', 'rg']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('no notes match "zebra" (try fewer or other words, or --backend fts)');
+    const j = await zk(['--root', root, '--json', 'search', 'zebra', '--backend', 'rg']);
+    expect(j.code).toBe(1);
+    expect(j.json).toMatchObject({ ok: true, hits: [] });
+  });
+
+  it('an empty corpus says so for list and split-candidates', async () => {
+    const root = tempCorpus();
+    const l = await zk(['--root', root, 'list']);
+    expect([l.code, l.stdout]).toEqual([0, 'no notes here yet (write one: zk-memory write SLUG TITLE BODY)']);
+    const s = await zk(['--root', root, 'split-candidates']);
+    expect([s.code, s.stdout]).toEqual([1, 'no notes to split: the corpus has no notes yet']);
+  });
+});
+
+describe('a corpus is whole from its first write', () => {
+  it('a write into a folder without .zk/ makes .zk/ with a .gitignore that covers ingest state too', async () => {
+    const root = tempDir();
+    expect((await zk(['--root', root, 'write', 'judy', 'Judy', 'Paints.'])).code).toBe(0);
+    const gi = fs.readFileSync(path.join(root, '.zk', '.gitignore'), 'utf8').split('\n');
+    for (const entry of ['index/', 'lock', 'inbox/', 'ingest/', 'intents/', 'tended.json']) expect(gi, entry).toContain(entry);
+    expect(fs.existsSync(path.join(root, '.zk', 'tmp'))).toBe(false);
+  });
+
+  it('init of an existing corpus brings an old .gitignore up to date and keeps what the user added', async () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, '.zk', '.gitignore'), 'index/\nmy-own-entry\n');
+    const r = await zk(['init', root, '--json']);
+    expect(r.json).toMatchObject({ ok: true, action: 'exists' });
+    const gi = fs.readFileSync(path.join(root, '.zk', '.gitignore'), 'utf8').split('\n');
+    expect(gi).toContain('my-own-entry');
+    expect(gi).toContain('ingest/');
+    expect(gi.filter((l) => l === 'index/')).toHaveLength(1);
+  });
+});
+
+describe('input as the help says', () => {
+  it('search - reads the query from stdin', async () => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.']);
+    const r = await zk(['--root', root, '--json', 'search', '-', '--backend', 'rg'], { input: 'lake sunrise\n' });
+    expect(r.json).toMatchObject({ query: 'lake sunrise', hits: [{ title: 'Judy' }] });
+  });
+
+  it('retain with a piped conversation reads it as a transcript (no LLM: kept in the inbox, exit 3)', async () => {
+    const root = tempCorpus();
+    const r = await zk(['--root', root, '--json', 'retain'], { input: 'user: my cat is called Tofu\nassistant: nice' });
+    expect(r.code).toBe(3);
+    expect(r.json).toMatchObject({ ok: false, error: { code: 'llm_unconfigured' }, spooled: expect.stringMatching(/^\.zk\/inbox\//) });
+  });
+
+  it('bytes that are not UTF-8 piped into merge are refused, the note unchanged', async () => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'judy', 'Judy', 'Paints.']);
+    const before = fs.readFileSync(path.join(root, mdFiles(root)[0]));
+    const r = await zkProcess(['--root', root, 'merge', 'judy', '-'], { input: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) as unknown as string });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: stdin is not valid UTF-8: convert it first (for example with iconv)');
+    expect(fs.readFileSync(path.join(root, mdFiles(root)[0]))).toEqual(before);
+  });
+
+  it('--version --json prints JSON', async () => {
+    const r = await zk(['--version', '--json']);
+    expect(r.json).toMatchObject({ ok: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+  });
+
+  it('index --embed-model without an endpoint is a usage error, not silently ignored', async () => {
+    const root = tempCorpus();
+    const r = await zk(['--root', root, 'index', '--rebuild', '--embed-model', 'x'], { env: { ZK_MEMORY_EMBED_BASE: '', ZK_MEMORY_EMBED_MODEL: '' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --embed-model needs a whole embedding endpoint/);
+  });
+
+  it('a refused supersede names the successor by file name and title', async () => {
+    const root = tempCorpus();
+    const a = await zk(['--root', root, '--json', 'write', 'a', 'A', 'x']);
+    const b = await zk(['--root', root, '--json', 'write', 'b', 'B', 'y']);
+    await zk(['--root', root, '--json', 'write', 'c', 'C', 'z']);
+    await zk(['--root', root, 'supersede', 'a', '--by', 'b']);
+    const r = await zk(['--root', root, 'supersede', 'a', '--by', 'c']);
+    expect(r.stderr).toBe(`error: ${a.json.note.path} is already superseded by ${b.json.note.path} (B)`);
+  });
+});
