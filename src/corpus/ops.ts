@@ -91,9 +91,11 @@ export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note 
   const uuid = crypto.randomUUID();
   const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, extra: o.extra }, body);
   const free = freeSlug(root, slug, o);
+  // A note replacing the one that holds its slug takes the next free name on the same date (`-2`).
+  const replacing = Boolean(o.supersedes?.length) && notesWithSlug(root, free).length > 0;
   let name: string;
   try {
-    name = createNoteFile(root, stemFor(date, free), text, Boolean(o.unique), lock);
+    name = createNoteFile(root, stemFor(date, free), text, Boolean(o.unique) || replacing, lock);
   } catch (err) {
     // Another writer took the name between the check and the create: the same refusal.
     if (err instanceof ZkError && err.code === 'exists') throw slugTaken(free, [`${stemFor(date, free)}.md`]);

@@ -64,10 +64,11 @@ function notesNamedBy(root: string, name: string): Note | undefined {
   const undated = notesWithSlug(root, name);
   if (!undated.length) return undefined;
   const notes = undated.flatMap((f) => readNoteFile(root, f) ?? []);
-  // History stays reachable by full name; the bare slug names the current belief.
+  // History stays reachable by full name; the bare slug names the current belief: the one note
+  // bearing it that is not superseded, else the latest successor of the one that is.
   const current = notes.filter((n) => !n.superseded_by);
   if (current.length === 1) return current[0];
-  if (notes.length === 1) return notes[0];
+  if (notes.length === 1) return successors(root, notes[0]).at(-1) ?? notes[0];
   throw new ZkError('ambiguous_ref', `ambiguous ref: ${name} matches ${undated.join(', ')} (name one by its file name)`);
 }
 
