@@ -65,11 +65,19 @@ function notesNamedBy(root: string, name: string): Note | undefined {
   if (!undated.length) return undefined;
   const notes = undated.flatMap((f) => readNoteFile(root, f) ?? []);
   // History stays reachable by full name; the bare slug names the current belief: the one note
-  // bearing it that is not superseded, else the latest successor of the one that is.
+  // bearing it that is not superseded, else the successor that took the slug with a number when
+  // it replaced the holder on the same day (`judy-2` replacing `judy`).
   const current = notes.filter((n) => !n.superseded_by);
   if (current.length === 1) return current[0];
-  if (notes.length === 1) return successors(root, notes[0]).at(-1) ?? notes[0];
+  if (notes.length === 1) return sameSubjectSuccessor(root, notes[0], name) ?? notes[0];
   throw new ZkError('ambiguous_ref', `ambiguous ref: ${name} matches ${undated.join(', ')} (name one by its file name)`);
+}
+
+/** The latest successor of a superseded note when it carries the same slug with a number (`judy-2`). */
+function sameSubjectSuccessor(root: string, note: Note, slug: string): Note | undefined {
+  const next = successors(root, note).at(-1);
+  const stem = next?.slug.replace(/^\d{8}-/, '');
+  return next && stem && new RegExp(`^${slug.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+$`).test(stem) ? next : undefined;
 }
 
 /**
