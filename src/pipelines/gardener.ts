@@ -86,8 +86,9 @@ interface Pass {
  */
 export async function tendWrites(root: string, o: GardenOptions): Promise<GardenReport> {
   if (!o.dryRun) return withCaretakerLease(root, 'tend-writes', () => gardenPass(root, o));
-  // Refreshing a search index writes under .zk/, so a dry run searches with the stateless rg.
-  return gardenPass(root, { ...o, backend: 'rg' });
+  // A dry run searches with the backend the real pass would use, so its plan is the pass's plan;
+  // it may bring the search index up to date (derived state), but writes nothing of the corpus.
+  return gardenPass(root, o);
 }
 
 function summarize(rows: GardenRow[]): Record<string, number> {
