@@ -95,3 +95,16 @@ describe('input as the help says', () => {
     expect(r.stderr).toBe(`error: ${a.json.note.path} is already superseded by ${b.json.note.path} (B)`);
   });
 });
+
+describe('read and tend check agree', () => {
+  it('a link to a heading its note lacks is unresolved in read, as tend check calls it broken; the #fragment stays in the target', async () => {
+    const root = tempCorpus();
+    const t = await zk(['--root', root, '--json', 'write', 'target', 'Target', '## Real heading']);
+    const p = t.json.note.path;
+    await zk(['--root', root, 'write', 'src', 'Src', `See [x](${p}#nope) and [y](${p}#real-heading).`]);
+    const r = await zk(['--root', root, '--json', 'read', 'src']);
+    expect(r.json.links.map((l: any) => [l.target, l.resolved])).toEqual([[`${p}#nope`, false], [`${p}#real-heading`, true]]);
+    const check = await zk(['--root', root, '--json', 'tend', 'check']);
+    expect(check.json.findings.filter((f: any) => f.verdict === 'broken').map((f: any) => f.target)).toEqual([`${p}#nope`]);
+  });
+});

@@ -5,7 +5,7 @@ import { NoteNames } from '../src/corpus/note-names.js';
 import type { Note } from '../src/corpus/notes.js';
 import { scanPlain } from '../src/corpus/plain-scan.js';
 import { formatLink, requireLinkStyle } from '../src/corpus/related.js';
-import { hasWikiFragment, headingSlugs, noteHeadings } from '../src/tend/headings.js';
+import { hasWikiFragment, headingSlugs, noteHeadings } from '../src/corpus/headings.js';
 
 const SAMPLE = [
   'Ref style: [the target][t] and wiki: [[20261201-target]] and [[Target]] and broken wiki [[nope-note]] and parens [p](20261201-target(1).md).',

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { encodeTarget, isNoteLink, parseLinks, type Link, type LinkForm } from './links.js';
+import { linkFragmentFound, noteHeadings } from './headings.js';
+import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from './links.js';
 import { nameKey, NoteNames, undatedSlug } from './note-names.js';
 import { listNoteFiles, readNoteFile, type Note } from './notes.js';
 
@@ -81,7 +82,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const names = new NoteNames(notes);
 
   const resolved = links.map((l): ResolvedLink => {
-    const base = { label: l.label, target: l.target, line: l.line, form: l.form };
+    const base = { label: l.label, target: l.fragment !== undefined ? `${l.target}#${l.fragment}` : l.target, line: l.line, form: l.form };
     let to: Note | undefined;
     let ambiguous: string[] | undefined;
     if (l.form === 'wiki') {
@@ -91,6 +92,8 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
     } else if (fileSet.has(l.target)) {
       to = notes.find((n) => n.path === l.target) ?? readNoteFile(root, l.target);
     }
+    // A link to a heading its note does not have is not resolved, as `tend check` calls it broken.
+    if (to && !linkFragmentFound(noteHeadings(parseBody(to.raw, to.parsed.bodyOffset)), l)) to = undefined;
     const uuid = to?.uuid || l.uuid || null;
     const anchor = l.uuid && l.uuid.toLowerCase() !== uuid?.toLowerCase() ? { anchor_uuid: l.uuid } : {};
     return { ...base, uuid, ...anchor, resolved: Boolean(to), title: to?.title ?? null, path: to?.path ?? null, ...(ambiguous ? { ambiguous } : {}) };

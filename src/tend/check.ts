@@ -2,7 +2,7 @@ import { encodeTarget, isNoteLink, type Link, type LinkForm } from '../corpus/li
 import { wikiNameByStyle } from '../corpus/note-names.js';
 import type { Note } from '../corpus/notes.js';
 import type { CorpusMap } from './corpus-map.js';
-import { linkFragmentFound } from './headings.js';
+import { linkFragmentFound } from '../corpus/headings.js';
 
 export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored';
 

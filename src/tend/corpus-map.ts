@@ -3,7 +3,7 @@ import { parseBody, parseLinks, type Link, type MarkdownDoc } from '../corpus/li
 import { NoteNames, type WikiResolution } from '../corpus/note-names.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
-import { noteHeadings, type NoteHeadings } from './headings.js';
+import { noteHeadings, type NoteHeadings } from '../corpus/headings.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
 const MAX_SUCCESSION = 16;

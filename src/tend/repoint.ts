@@ -8,7 +8,7 @@ import { findRelated } from '../corpus/related.js';
 import { rewriteNoteLocked, type FileChange } from '../corpus/rewrite.js';
 import { retarget, type Fix } from './check.js';
 import { fixEdits } from './edits.js';
-import { linkFragmentFound, noteHeadings } from './headings.js';
+import { linkFragmentFound, noteHeadings } from '../corpus/headings.js';
 
 /** A note that is going away (archived), named as links name it. */
 export interface Departed {

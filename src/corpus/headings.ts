@@ -1,6 +1,6 @@
 import GithubSlugger, { slug as slugOf } from 'github-slugger';
-import { parseBody, type Link, type MarkdownDoc } from '../corpus/links.js';
-import { nameKey } from '../corpus/note-names.js';
+import { parseBody, type Link, type MarkdownDoc } from './links.js';
+import { nameKey } from './note-names.js';
 
 /** Everything a link's `#fragment` may name in a note. */
 export interface NoteHeadings {
