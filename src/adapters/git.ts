@@ -18,9 +18,10 @@ interface Run {
 // Paths are file names, never patterns; no prompt, no pager, no editor may wait for a person.
 const GIT_ENV = { GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: 'true', LC_ALL: 'C' };
 
-async function git(cwd: string, args: string[], input?: string): Promise<Run> {
+async function git(cwd: string, args: string[], input?: string, o: { patterns?: boolean } = {}): Promise<Run> {
+  const env = o.patterns ? { ...GIT_ENV, GIT_LITERAL_PATHSPECS: '0' } : GIT_ENV;
   try {
-    const r = await execa('git', args, { cwd, reject: false, env: GIT_ENV, input: input ?? '', stripFinalNewline: false });
+    const r = await execa('git', args, { cwd, reject: false, env, input: input ?? '', stripFinalNewline: false });
     return { code: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
   } catch (err) {
     return { code: -1, stdout: '', stderr: (err as Error).message, missing: true };
@@ -121,4 +122,55 @@ export async function commitPaths(dir: string, paths: string[], message: string)
   const short = /^\[[^\]]*?([0-9a-f]{7,})\]/m.exec(commit.stdout)?.[1];
   const sha = await git(dir, ['rev-parse', '--verify', '--quiet', `${short ?? 'HEAD'}^{commit}`]);
   return { sha: sha.stdout.trim(), message };
+}
+
+/** The files of a corpus the tool versions: top-level notes, the archive, the trace. */
+const TOOL_FILES = [':(glob)*.md', ':(glob).archive/**', '.zk/trace.jsonl'];
+
+export type GitState = { work_tree: true; uncommitted: number } | { work_tree: false; reason: string };
+
+/** Whether the corpus is in a git work tree, and how many of the files the tool writes are not committed. */
+export async function gitState(dir: string): Promise<GitState> {
+  const tree = await workTree(dir);
+  if ('skipped' in tree) return { work_tree: false, reason: tree.skipped };
+  const r = await git(dir, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...TOOL_FILES], undefined, { patterns: true });
+  const records = r.stdout.split('\0').filter(Boolean);
+  let n = 0;
+  // A rename's record is followed by its old name, which is not a change of its own.
+  for (let i = 0; i < records.length; i++, n++) if (/^[RC]|^.[RC]/.test(records[i])) i++;
+  return { work_tree: true, uncommitted: n };
+}
+
+export interface LogEntry {
+  sha: string;
+  date: string;
+  author: string;
+  subject: string;
+  /** The file's name in that commit (following renames and moves into the archive). */
+  path?: string;
+}
+
+/**
+ * The commits that touched `file` (following its renames and its move into `.archive/`), or the
+ * whole corpus folder, newest first; undefined with the reason when there is no history to read.
+ */
+export async function gitLog(dir: string, o: { file?: string; limit?: number } = {}): Promise<LogEntry[] | { skipped: string }> {
+  const tree = await workTree(dir);
+  if ('skipped' in tree) return tree;
+  const format = '--format=%x1e%H%x1f%aI%x1f%an%x1f%s';
+  const args = ['log', format, ...(o.limit ? [`--max-count=${o.limit}`] : [])];
+  const r = o.file
+    ? await git(dir, [...args, '--follow', '--name-only', '--', o.file])
+    : await git(dir, [...args, '--', '.']);
+  if (r.code !== 0) {
+    // A branch with no commits yet has no history.
+    if (/does not have any commits|bad default revision|unknown revision/i.test(r.stderr)) return [];
+    return { skipped: `git log failed: ${firstLine(r.stderr) || `exit ${r.code}`}` };
+  }
+  return r.stdout.split('\x1e').filter((c) => c.trim()).map((c) => {
+    const [head, ...rest] = c.split('\n');
+    const [sha, date, author, subject] = head.split('\x1f');
+    const name = rest.map((l) => l.trim()).find(Boolean);
+    return { sha, date, author, subject, ...(o.file && name ? { path: path.relative(fs.realpathSync(dir), path.join(tree.top, name)).split(path.sep).join('/') } : {}) };
+  });
 }
