@@ -22,6 +22,8 @@ async function git(cwd: string, args: string[], input?: string, o: { patterns?: 
   const env = o.patterns ? { ...GIT_ENV, GIT_LITERAL_PATHSPECS: '0' } : GIT_ENV;
   try {
     const r = await execa('git', args, { cwd, reject: false, env, input: input ?? '', stripFinalNewline: false });
+    // No exit code at all: git could not be started.
+    if (r.exitCode === undefined) return { code: -1, stdout: '', stderr: String(r.stderr ?? ''), missing: true };
     return { code: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
   } catch (err) {
     return { code: -1, stdout: '', stderr: (err as Error).message, missing: true };
