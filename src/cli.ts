@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   search: () => import('./commands/search.js'),
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
+  log: () => import('./commands/log.js'),
   supersede: () => import('./commands/supersede.js'),
   archive: () => import('./commands/archive.js'),
   inbox: () => import('./commands/inbox.js'),

@@ -12,12 +12,28 @@ export interface Io {
   cwd(): string;
 }
 
+/** What a write did to one file: the corpus reports these; it never knows who listens. */
+export interface WrittenFile {
+  /** Absolute path of the file. */
+  path: string;
+  what: 'created' | 'changed' | 'appended' | 'archived';
+  /** For `archived`: where the file went (absolute). */
+  to?: string;
+}
+
+/** Collects the files one call wrote (so a commit can name exactly those). */
+export interface ChangeRecorder {
+  record(change: WrittenFile): void;
+}
+
 /** What one call of the library runs with: its settings and its input and output. */
 export interface RunContext {
   settings: Settings;
   io: Io;
   /** Finds note files by their text; without it the domain reads every note (see src/corpus/grep.ts). */
   grep?: NoteGrep;
+  /** Told of every file the call's writes touch; absent when nobody needs to know. */
+  changes?: ChangeRecorder;
 }
 
 const store = new AsyncLocalStorage<RunContext>();
@@ -52,4 +68,9 @@ export function current(): RunContext {
 /** The settings in force for the current call. */
 export function settings(): Settings {
   return current().settings;
+}
+
+/** Report a file the current call wrote (a no-op unless the call collects its changes). */
+export function recordChange(change: WrittenFile): void {
+  store.getStore()?.changes?.record(change);
 }

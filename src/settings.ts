@@ -132,6 +132,11 @@ export class Settings {
     return this.text('ZK_MEMORY_LINK_STYLE');
   }
 
+  /** Commit each write's own files to git when the corpus is in a git work tree (`--commit`). */
+  gitCommit(): boolean {
+    return this.flag('ZK_MEMORY_GIT_COMMIT');
+  }
+
   segmentChars(): number {
     return this.number('ZK_MEMORY_SEGMENT_CHARS', 24_000, { integer: true });
   }

@@ -10,6 +10,8 @@ import { trace } from '../corpus/trace.js';
 import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
 import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
 import { configuredBackend } from '../search/index.js';
+import { archiveCommit } from '../views/commit.js';
+import { committing, type CommitOutcome } from './commit.js';
 
 // What an agent (or a person) needs to find their way around a corpus: an overview, the inbox of
 // what could not be judged, and a way to retract a note without deleting anything.
@@ -50,15 +52,18 @@ export interface ArchiveResult {
   /** Where the note went, relative to the root; move it back to undo. */
   archived: string;
   reason: string | null;
+  commit?: CommitOutcome;
 }
 
 /** Retract a note: it moves to `.archive/` (never deleted), and the trace says why. */
 export async function archive(root: string, ref: string, o: { reason?: string } = {}): Promise<ArchiveResult> {
-  const note = noteInfo(resolveRef(root, ref));
-  const archived = await retireNote(root, note.path);
-  const reason = o.reason?.trim() || null;
-  trace(root, 'retract', { path: note.path, archived, reason });
-  return { action: 'archived', note, archived, reason };
+  return committing(root, async () => {
+    const note = noteInfo(resolveRef(root, ref));
+    const archived = await retireNote(root, note.path);
+    const reason = o.reason?.trim() || null;
+    trace(root, 'retract', { path: note.path, archived, reason });
+    return { action: 'archived' as const, note, archived, reason };
+  }, archiveCommit);
 }
 
 export interface InboxItemView {

@@ -6,3 +6,4 @@ export * from './tend.js';
 export * from './judged.js';
 export * from './ingest.js';
 export * from './corpus.js';
+export * from './history.js';

@@ -2,6 +2,8 @@ import { defaultSource } from '../corpus/source.js';
 import type { AcceptResult } from '../ingest/accept.js';
 import type { NextResult } from '../ingest/next.js';
 import type { JobStatus } from '../ingest/status.js';
+import { acceptCommit } from '../views/commit.js';
+import { committing, type CommitOutcome } from './commit.js';
 
 // Study of source documents: the tool keeps the place and shows context; the reader writes every note.
 
@@ -49,9 +51,9 @@ export interface IngestAcceptRequest extends IngestReader {
 }
 
 /** Write the note for the open window: a new note, or a fragment merged into an existing one. */
-export async function ingestAccept(root: string, o: IngestAcceptRequest): Promise<AcceptResult> {
+export async function ingestAccept(root: string, o: IngestAcceptRequest): Promise<AcceptResult & { commit?: CommitOutcome }> {
   const { acceptWindow } = await ingest();
-  return acceptWindow(root, { ...o, owner: owner(o.source) });
+  return committing(root, () => acceptWindow(root, { ...o, owner: owner(o.source) }), acceptCommit);
 }
 
 /** Close the open window without a note. */

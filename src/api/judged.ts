@@ -11,6 +11,8 @@ import { integrate as integrateCandidate, toCandidate, type IntegrateInput } fro
 import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
 import { configuredBackend } from '../search/index.js';
 import { requireLinkStyle } from '../corpus/related.js';
+import { drainCommit, integrateCommit, retainCommit, splitCommit, tendWritesCommit } from '../views/commit.js';
+import { committing, type CommitOutcome } from './commit.js';
 
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
 // answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.
@@ -30,6 +32,7 @@ export interface IntegrateResult {
   note: NoteInfo;
   target?: NoteInfo;
   reason: string;
+  commit?: CommitOutcome;
 }
 
 /** Careful write: merge into the note it belongs to, supersede one, or create (the LLM judges). */
@@ -40,8 +43,10 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
   // Only a real judge call needs the LLM: a decision, or a memory with no note like it, is written without one.
   const llm = o.llm ?? configuredLlm();
   try {
-    const r = await integrateCandidate(root, candidate, { llm, backend, source });
-    return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
+    return await committing(root, async (): Promise<IntegrateResult> => {
+      const r = await integrateCandidate(root, candidate, { llm, backend, source });
+      return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
+    }, integrateCommit);
   } catch (err) {
     if (!(err instanceof ZkError) || (err.code !== 'llm_failed' && err.code !== 'llm_unconfigured')) throw err;
     const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.code === 'llm_unconfigured' ? 'no LLM configured' : err.message });
@@ -64,6 +69,7 @@ export interface RetainResult {
   spooled: string | null;
   /** Why something was kept in the inbox (the run failed part-way). */
   error?: { code: 'llm_unconfigured' | 'llm_failed'; message: string };
+  commit?: CommitOutcome;
 }
 
 function asRetainInput(i: RetainRequestInput): RetainInput {
@@ -74,6 +80,10 @@ function asRetainInput(i: RetainRequestInput): RetainInput {
 
 /** Distill a conversation into notes; what the LLM could not do is kept in the inbox. */
 export async function retain(root: string, o: RetainRequest): Promise<RetainResult> {
+  return committing(root, () => retainUncommitted(root, o), retainCommit);
+}
+
+async function retainUncommitted(root: string, o: RetainRequest): Promise<RetainResult> {
   const backend = configuredBackend(o.backend);
   const source = defaultSource(o.source);
   const llm = o.llm ?? configuredLlm();
@@ -88,12 +98,16 @@ export interface DrainResult {
   drained: number;
   kept: number;
   files: number;
+  commit?: CommitOutcome;
 }
 
 /** Retry what earlier runs left in the inbox. */
 export async function retainDrain(root: string, o: Judged = {}): Promise<DrainResult> {
-  const d = await drain(root, { llm: o.llm ?? requireLlm(), backend: configuredBackend(o.backend), source: defaultSource(o.source) });
-  return { results: d.results, drained: d.done, kept: d.kept, files: d.files };
+  const llm = o.llm ?? requireLlm();
+  return committing(root, async () => {
+    const d = await drain(root, { llm, backend: configuredBackend(o.backend), source: defaultSource(o.source) });
+    return { results: d.results, drained: d.done, kept: d.kept, files: d.files };
+  }, drainCommit);
 }
 
 export interface SplitRequest extends Pick<Judged, 'llm' | 'source'> {
@@ -109,6 +123,7 @@ export interface SplitResult {
   children: NoteInfo[];
   archived?: string;
   failed: { title: string; error: string }[];
+  commit?: CommitOutcome;
 }
 
 /** De-merge an overgrown note into a summary parent and children (the LLM judges). */
@@ -118,9 +133,11 @@ export async function split(root: string, ref: string, o: SplitRequest = {}): Pr
   const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? requireLlm();
   const { splitNote } = await import('../pipelines/split.js');
-  const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source), linkStyle });
-  if (r.action === 'not_split') return { action: r.action, note: noteInfo(r.note), children: [], failed: [] };
-  return { action: r.action, note: noteInfo(r.note), parent: noteInfo(r.parent!), children: r.children.map(noteInfo), archived: r.archived, failed: r.failed };
+  return committing(root, async (): Promise<SplitResult> => {
+    const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source), linkStyle });
+    if (r.action === 'not_split') return { action: r.action, note: noteInfo(r.note), children: [], failed: [] };
+    return { action: r.action, note: noteInfo(r.note), parent: noteInfo(r.parent!), children: r.children.map(noteInfo), archived: r.archived, failed: r.failed };
+  }, splitCommit);
 }
 
 export interface SplitCandidatesResult {
@@ -149,6 +166,7 @@ export interface TendWritesResult {
   summary: Record<string, number>;
   /** When some notes could not be tended: the first failure's code and a summary; they are tried again next pass. */
   error?: { code: string; message: string; exit: number };
+  commit?: CommitOutcome;
 }
 
 /** The gardener: fold duplicates, link related notes, and (with a split sweep) split the largest notes. */
@@ -157,10 +175,16 @@ export async function tendWrites(root: string, o: TendWritesRequest = {}): Promi
   const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? requireLlm();
   const { tendWrites: garden } = await import('../pipelines/gardener.js');
-  const r: GardenReport = await garden(root, {
-    llm, backend, limit: o.limit, splitSweep: o.splitSweep, maxFragments: o.maxFragments,
-    dryRun: Boolean(o.dryRun), source: defaultSource(o.source), linkStyle, progress: o.progress,
-  });
+  return committing(root, async () => {
+    const r: GardenReport = await garden(root, {
+      llm, backend, limit: o.limit, splitSweep: o.splitSweep, maxFragments: o.maxFragments,
+      dryRun: Boolean(o.dryRun), source: defaultSource(o.source), linkStyle, progress: o.progress,
+    });
+    return gardenResult(r);
+  }, tendWritesCommit);
+}
+
+function gardenResult(r: GardenReport): TendWritesResult {
   const result: TendWritesResult = { dry_run: r.dryRun, rows: r.rows, summary: r.summary };
   if (!r.errors.length) return result;
   // An LLM failure names the pass's outcome; otherwise the first failure does.

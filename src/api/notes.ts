@@ -4,6 +4,8 @@ import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { noteByUuid } from '../corpus/refs.js';
 import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
 import type { Backlink, ResolvedLink } from '../corpus/ops.js';
+import { mergeCommit, supersedeCommit, writeCommit } from '../views/commit.js';
+import { committing, type CommitOutcome } from './commit.js';
 
 // The library's note operations: typed options in, the objects `--json` prints out (without `ok`).
 // The CLI and the MCP server both call these; neither builds a command line for the other.
@@ -29,10 +31,16 @@ export interface WriteResult {
   note: NoteInfo;
   /** The note that was superseded. */
   target?: NoteInfo;
+  /** With commits asked for: the commit made, or why none was. */
+  commit?: CommitOutcome;
 }
 
 /** Create a note; with `supersedes`, the new note replaces an existing one. */
 export async function write(root: string, o: WriteRequest): Promise<WriteResult> {
+  return committing(root, () => writeUncommitted(root, o), writeCommit);
+}
+
+async function writeUncommitted(root: string, o: WriteRequest): Promise<WriteResult> {
   const { supersedes, ...options } = o;
   if (supersedes !== undefined) {
     const r = await writeSuperseding(root, options, supersedes);
@@ -45,12 +53,15 @@ export interface MergeResult {
   action: 'merged';
   note: NoteInfo;
   target: NoteInfo;
+  commit?: CommitOutcome;
 }
 
 /** Append a dated fragment to a note. */
 export async function merge(root: string, ref: string, fragment: string, o: { source?: string; date?: string } = {}): Promise<MergeResult> {
-  const note = noteInfo(await mergeNote(root, ref, fragment, o));
-  return { action: 'merged', note, target: note };
+  return committing(root, async () => {
+    const note = noteInfo(await mergeNote(root, ref, fragment, o));
+    return { action: 'merged' as const, note, target: note };
+  }, mergeCommit);
 }
 
 export interface ReadNoteJson extends NoteInfo {
@@ -113,11 +124,14 @@ export interface SupersedeResult {
   action: 'superseded' | 'noop';
   old: NoteInfo;
   new: NoteInfo;
+  commit?: CommitOutcome;
 }
 
 /** Mark `oldRef` as replaced by `newRef`; both notes stay. */
 export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeResult> {
   if (!newRef?.trim()) throw new ZkError('usage', 'supersede needs the note that replaces the old one');
-  const r = await supersedeNotes(root, oldRef, newRef);
-  return { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) };
+  return committing(root, async () => {
+    const r = await supersedeNotes(root, oldRef, newRef);
+    return { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) };
+  }, supersedeCommit);
 }

@@ -3,6 +3,7 @@ import { checkKind } from '../corpus/ops.js';
 import { corpusStatus, type CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { SearchHit } from '../search/types.js';
+import { gitState, type GitState } from '../adapters/git.js';
 
 export interface SearchRequest {
   limit?: number;
@@ -76,11 +77,13 @@ export type IndexResult = Awaited<ReturnType<typeof index>>;
 export interface StatusResult extends CorpusStatus {
   root: string;
   index: IndexStatus;
+  /** Whether the corpus is in a git work tree, and how many of the tool's files are uncommitted. */
+  git: GitState;
 }
 
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
-  return { root, ...corpusStatus(root), index: await indexStatus(root) };
+  return { root, ...corpusStatus(root), index: await indexStatus(root), git: await gitState(root) };
 }
 
 /** An index action named on the command line: none (refresh), or `status`. */

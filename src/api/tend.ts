@@ -1,6 +1,8 @@
 import { ZkError } from '../errors.js';
 import { TEND_ACTIONS, type TendAction } from '../tend/actions.js';
 import type { TendReport } from '../tend/run.js';
+import { tendCommit } from '../views/commit.js';
+import { committing, type CommitOutcome } from './commit.js';
 
 export interface TendRequest {
   /** mint, repair, robustify: change the files (default: a dry run). */
@@ -9,7 +11,7 @@ export interface TendRequest {
   strict?: boolean;
 }
 
-export type TendResult = Omit<TendReport, 'action'> & { action: TendAction; strict: boolean };
+export type TendResult = Omit<TendReport, 'action'> & { action: TendAction; strict: boolean; commit?: CommitOutcome };
 
 /** The tend action named, checked against its options. */
 export function checkTendAction(value: string, o: TendRequest): TendAction {
@@ -27,8 +29,10 @@ export async function tend(root: string, action: string, o: TendRequest = {}): P
   const act = checkTendAction(action, o);
   const { tendCheck, tendMint, tendRepair, tendRobustify } = await import('../tend/run.js');
   const write = Boolean(o.write);
-  const r = act === 'check' ? tendCheck(root) : act === 'mint' ? await tendMint(root, { write }) : act === 'repair' ? await tendRepair(root, { write }) : await tendRobustify(root, { write });
-  return { ...r, strict: Boolean(o.strict) };
+  if (act === 'check') return { ...tendCheck(root), strict: Boolean(o.strict) };
+  const fix = act === 'mint' ? tendMint : act === 'repair' ? tendRepair : tendRobustify;
+  const run = async (): Promise<TendResult> => ({ ...(await fix(root, { write })), strict: false });
+  return write ? committing(root, run, tendCommit) : run();
 }
 
 /** Whether a tend result is a failure: problems found by check, or something a fix could not mend. */

@@ -39,6 +39,7 @@ export const FLAG_SETTINGS: Record<string, [string, string]> = {
   embedTimeout: ['ZK_MEMORY_EMBED_TIMEOUT', '--embed-timeout'],
   embedBatch: ['ZK_MEMORY_EMBED_BATCH', '--embed-batch'],
   embedRetries: ['ZK_MEMORY_EMBED_RETRIES', '--embed-retries'],
+  commit: ['ZK_MEMORY_GIT_COMMIT', '--commit'],
 };
 
 /** The setting overrides a command's parsed flags carry. */
@@ -46,6 +47,7 @@ export function flagOverrides(flags: Record<string, unknown>): Record<string, Ov
   const out: Record<string, Override> = {};
   for (const [key, [name, flag]] of Object.entries(FLAG_SETTINGS)) {
     if (typeof flags[key] === 'string') out[name] = { value: flags[key] as string, flag };
+    else if (flags[key] === true) out[name] = { value: '1', flag };
   }
   return out;
 }
@@ -59,6 +61,13 @@ export function addLlmOptions(cmd: Command): Command {
     .option('--llm-timeout <seconds>', 'per-request timeout (else ZK_MEMORY_LLM_TIMEOUT; default 180)')
     .option('--llm-max-tokens <n>', 'room for the answer (else ZK_MEMORY_LLM_MAX_TOKENS; default 8192)')
     .option('--llm-retries <n>', 'retries on 429, 5xx and network errors (else ZK_MEMORY_LLM_RETRIES; default 3)');
+}
+
+export const COMMIT_HELP = 'commit the files this command changed to git, and nothing else (else ZK_MEMORY_GIT_COMMIT)';
+
+/** Add `--commit` to a command that writes. */
+export function addCommitOption(cmd: Command): Command {
+  return cmd.option('--commit', COMMIT_HELP);
 }
 
 /** Add the embedding flags every command that searches or indexes vectors takes. */
@@ -120,12 +129,20 @@ export class Invocation {
       const scoped = { ...ctx, settings: ctx.settings.with(flagOverrides(flags ?? {})) };
       try {
         const result = await withContext(scoped, () => fn(...args));
-        this.exitCode = this.print(result);
+        this.exitCode = this.print(withCommitLine(result));
       } catch (err) {
         this.exitCode = this.printError(err);
       }
     };
   }
+}
+
+/** The text of a result that made a commit ends with the commit's name and subject. */
+function withCommitLine(r: CommandResult): CommandResult {
+  const commit = r.json.commit as { sha?: string; message?: string } | undefined;
+  if (!commit?.sha || r.text === undefined) return r;
+  const line = `committed ${commit.sha.slice(0, 12)}: ${commit.message?.split('\n')[0] ?? ''}`;
+  return { ...r, text: r.text ? `${r.text.replace(/\n$/, '')}\n${line}` : line };
 }
 
 /** Text from an argument, or from stdin when the argument is `-` or missing and stdin is piped. */

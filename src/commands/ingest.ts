@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, ZkError } from '../errors.js';
-import { intOption, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, intOption, textArg, type Invocation } from '../cli/context.js';
 
 const api = () => import('../api/ingest.js');
 const views = () => import('../views/ingest.js');
@@ -51,8 +51,9 @@ export function register(program: Command, cli: Invocation): void {
     .option('--job <name>', 'the job (default: the only one)')
     .option('--source <name>', 'who writes (default: ZK_MEMORY_SOURCE); stored as author')
     .option('--date <YYYY-MM-DD>', 'date of the note (default: today)')
-    .action(cli.action(async (body: string | undefined, flags: { title?: string; slug?: string; kind?: string; merge?: string; keep?: boolean; window?: string; job?: string; source?: string; date?: string }) => {
-      const r = await (await api()).ingestAccept(cli.root(), { ...flags, body: textArg(body) ?? '' });
+    .option('--commit', COMMIT_HELP)
+    .action(cli.action(async (body: string | undefined, flags: { title?: string; slug?: string; kind?: string; merge?: string; keep?: boolean; window?: string; job?: string; source?: string; date?: string; commit?: boolean }) => {
+      const r = await (await api()).ingestAccept(cli.root(), { ...withoutCommit(flags), body: textArg(body) ?? '' });
       return { json: { ...r }, text: (await views()).acceptText(r) };
     }));
 
@@ -76,4 +77,10 @@ export function register(program: Command, cli: Invocation): void {
       const s = await (await api()).ingestStatus(cli.root(), flags);
       return { json: { ...s }, text: (await views()).jobStatusText(s) };
     }));
+}
+
+/** The flags a call takes, without `--commit` (a setting of the call, not an option of the write). */
+function withoutCommit<T extends { commit?: boolean }>(flags: T): Omit<T, 'commit'> {
+  const { commit: _commit, ...rest } = flags;
+  return rest;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addLlmOptions, collect, textArg, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, collect, textArg, type Invocation } from '../cli/context.js';
 import type { IntegrateRequest } from '../api/judged.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -15,7 +15,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--rationale <text>', 'for a decision: why')
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find candidates');
-  addLlmOptions(cmd).action(cli.action(async (content: string | undefined, flags: Omit<IntegrateRequest, 'content'>) => {
+  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (content: string | undefined, flags: Omit<IntegrateRequest, 'content'>) => {
     const { integrate } = await import('../api/judged.js');
     const { integrateText } = await import('../views/judged.js');
     const { topic, kind, title, slug, choice, alternatives, rationale, source, backend } = flags;

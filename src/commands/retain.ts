@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, ZkError } from '../errors.js';
-import { addLlmOptions, fileArg, textArg, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, fileArg, textArg, type Invocation } from '../cli/context.js';
 import type { RetainRequestInput } from '../api/judged.js';
 
 interface RetainFlags {
@@ -49,7 +49,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find where memories belong')
     .option('--drain', 'retry what earlier runs left in the inbox');
-  addLlmOptions(cmd).action(cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
+  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
     const api = await import('../api/judged.js');
     const views = await import('../views/judged.js');
     const root = cli.root();

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/context.js';
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program
@@ -8,7 +8,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--max-fragments <n>', 'children at most (default 4, also the most the judge allows)', intOption('--max-fragments', 2))
     .option('--source <name>', "author of the children (default: ZK_MEMORY_SOURCE, else the note's author)")
     .option('--link-style <style>', 'how the parent and children link: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
-  addLlmOptions(cmd).action(cli.action(async (ref: string, flags: { maxFragments?: number; source?: string; linkStyle?: string }) => {
+  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (ref: string, flags: { maxFragments?: number; source?: string; linkStyle?: string }) => {
     const { split } = await import('../api/judged.js');
     const { splitText } = await import('../views/judged.js');
     const r = await split(cli.root(), ref, { maxFragments: flags.maxFragments, source: flags.source, linkStyle: flags.linkStyle });

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/context.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
     .command('supersede <old>')
     .description('mark OLD as superseded by NEW: both notes stay, searches show only the current one')
     .option('--by <new>', 'the note that replaces OLD (required)')
+    .option('--commit', COMMIT_HELP)
     .action(cli.action(async (oldRef: string, flags: { by?: string }) => {
       if (!flags.by) throw new ZkError('usage', 'supersede needs --by NEW: the note that replaces OLD');
       const { supersede } = await import('../api/notes.js');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
-import { addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/context.js';
 import type { TendWritesRequest } from '../api/judged.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -14,7 +14,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--source <name>', 'who the gardener writes as (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find duplicates and related notes')
     .option('--link-style <style>', 'how new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
-  addLlmOptions(cmd).action(cli.action(async (flags: TendWritesRequest) => {
+  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (flags: TendWritesRequest) => {
     const { tendWrites } = await import('../api/judged.js');
     const { tendWritesText } = await import('../views/judged.js');
     const { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle } = flags;

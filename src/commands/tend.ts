@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/context.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -8,6 +8,7 @@ export function register(program: Command, cli: Invocation): void {
     .description('link integrity: check | mint | repair | robustify (mint, repair and robustify change files only with --write)')
     .option('--write', 'mint, repair, robustify: change the files (default: dry run, report only)')
     .option('--strict', 'check: unanchored links fail too')
+    .option('--commit', COMMIT_HELP)
     .action(cli.action(async (action: string, flags: { write?: boolean; strict?: boolean }) => {
       const { tend, tendFailed } = await import('../api/tend.js');
       const { tendText } = await import('../views/tend.js');

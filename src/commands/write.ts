@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { collect, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, collect, textArg, type Invocation } from '../cli/context.js';
 
 interface WriteFlags {
   kind?: string;
@@ -10,6 +10,7 @@ interface WriteFlags {
   alternatives?: string[];
   rationale?: string;
   supersedes?: string;
+  commit?: boolean;
 }
 
 export function register(program: Command, cli: Invocation): void {
@@ -24,10 +25,12 @@ export function register(program: Command, cli: Invocation): void {
     .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
     .option('--rationale <text>', 'for a decision: why')
     .option('--supersedes <ref>', 'the new note replaces this one (which is kept, marked superseded)')
+    .option('--commit', COMMIT_HELP)
     .action(cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
       const { write } = await import('../api/notes.js');
       const { writeText } = await import('../views/notes.js');
-      const r = await write(cli.root(), { slug, title, body: textArg(body), ...flags });
+      const { commit: _commit, ...options } = flags;
+      const r = await write(cli.root(), { slug, title, body: textArg(body), ...options });
       return { json: { ...r }, text: writeText(r) };
     }));
 }

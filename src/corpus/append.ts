@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings } from '../context.js';
+import { recordChange, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sidecarDir, writeAll } from './files.js';
 import type { HeldLock } from './held-lock.js';
@@ -66,6 +66,7 @@ export function appendFragment(root: string, lock: HeldLock, name: string, text:
       crashMidAppend(fd, buf);
       writeAll(fd, buf);
       fs.fsyncSync(fd);
+      recordChange({ path: file, what: 'appended' });
     } catch (err) {
       if (err instanceof ZkError) {
         fs.rmSync(intent, { force: true });
@@ -116,6 +117,7 @@ function undo(root: string, intent: Intent): void {
     }
     fs.ftruncateSync(fd, intent.offset);
     fs.fsyncSync(fd);
+    recordChange({ path: file, what: 'changed' });
     warn(`undid an unfinished append to ${intent.note} (${tail.length} of ${fragment.length} bytes)`);
   } finally {
     fs.closeSync(fd);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { recordChange } from '../context.js';
 import { createFileExclusive } from './files.js';
 import { applyEdits, setKeyEdit } from './frontmatter.js';
 import type { HeldLock } from './held-lock.js';
@@ -20,6 +21,7 @@ export function archiveNote(root: string, name: string, content?: string, lock?:
     const dest = path.join(dir, n === 1 ? name : `${stem}-${n}.md`);
     if (createFileExclusive(root, dest, text, lock)) {
       fs.rmSync(src, { force: true });
+      recordChange({ path: src, what: 'archived', to: dest });
       return relToRoot(root, dest);
     }
   }

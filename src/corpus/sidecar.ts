@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { recordChange } from '../context.js';
 import { sidecar } from './paths.js';
 
 /** What `.zk/.gitignore` keeps out of git: derived or host-local state. */
@@ -19,6 +20,7 @@ export function ensureSidecar(root: string): boolean {
   if (!st) {
     try {
       fs.writeFileSync(p.gitignore, [HEADER, ...IGNORED, ''].join('\n'), { flag: 'wx' });
+      recordChange({ path: p.gitignore, what: 'created' });
     } catch {
       // another writer made it first
     }
@@ -32,6 +34,7 @@ export function ensureSidecar(root: string): boolean {
     const fd = fs.openSync(p.gitignore, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
     try {
       fs.writeSync(fd, `${current.endsWith('\n') || !current ? '' : '\n'}${missing.join('\n')}\n`);
+      recordChange({ path: p.gitignore, what: 'appended' });
     } finally {
       fs.closeSync(fd);
     }

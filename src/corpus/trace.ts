@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { recordChange } from '../context.js';
 import { openSidecarForAppend, writeAll } from './files.js';
 import { sidecar } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
@@ -18,6 +19,7 @@ export function trace(root: string, event: string, fields: Record<string, unknow
     const fd = openSidecarForAppend(p.trace);
     try {
       writeAll(fd, Buffer.from(`${line}\n`, 'utf8'));
+      recordChange({ path: p.trace, what: 'appended' });
     } finally {
       fs.closeSync(fd);
     }

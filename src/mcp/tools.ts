@@ -4,6 +4,7 @@ import type { InputMessage } from '../judge/transcript.js';
 import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
 import { tendText } from '../views/tend.js';
+import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
 import type { ToolAnswer, ToolSpec } from './tool.js';
@@ -184,6 +185,16 @@ export const TOOLS: ToolSpec[] = [
       }
       const r = api.inbox(root);
       return answer(r, notesView.inboxText(r));
+    },
+  },
+  {
+    name: 'log',
+    description: 'What happened to the memory, from git: the commits of the whole corpus, or of one note (following renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
+    inputSchema: schema({ ref: str('a note (uuid, uuid prefix, stem, file name or undated slug); omit for the whole corpus'), limit: int('at most this many commits, newest first') }),
+    readOnly: true,
+    async run(root, a) {
+      const r = await api.log(root, a.ref, { limit: a.limit });
+      return answer(r, logText(r));
     },
   },
   ...ingestTools,

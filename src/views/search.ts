@@ -49,5 +49,6 @@ export function statusText(s: StatusResult): string {
     `lock: ${s.lock.held ? `held${s.lock.holder ? ` by ${s.lock.holder.host} pid ${s.lock.holder.pid}` : ''}` : 'free'}`,
     `lease: ${s.lease ? `${s.lease.host} pid ${s.lease.pid} (${s.lease.purpose}) until ${s.lease.expires}` : 'free'}`,
     `gardener: ${s.gardener ? `last pass finished ${s.gardener.finished} on ${s.gardener.host} (${countsText(s.gardener.summary, 'nothing to do')})` : 'never run'}`,
+    `git: ${s.git.work_tree ? `${s.git.uncommitted ? `${s.git.uncommitted} uncommitted change(s) to notes, .archive/ or the trace` : 'all notes committed'}` : `not versioned (${s.git.reason})`}`,
   ].join('\n');
 }

@@ -1,0 +1,82 @@
+import { gitLog, type LogEntry } from '../adapters/git.js';
+import { ZkError } from '../errors.js';
+import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/notes.js';
+import { noteByUuid, resolveRef, successors } from '../corpus/refs.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readNoteFile } from '../corpus/notes.js';
+import { sidecar } from '../corpus/paths.js';
+
+// A corpus's history as git holds it: what was committed, by whom, and why (the tool's commits
+// say what they did in their messages). For one note, its place among its versions too.
+
+/** The key a split child carries: its parent's uuid (written by src/pipelines/split.ts). */
+const SPLIT_FROM = 'split_from';
+
+export interface LogRequest {
+  /** At most this many commits, newest first. */
+  limit?: number;
+}
+
+export interface LogResult {
+  /** The note whose history this is; absent for the whole corpus. */
+  note?: NoteInfo;
+  commits: LogEntry[];
+  /** For a note: the notes that replaced it, oldest first (the last is the current belief). */
+  chain?: NoteInfo[];
+  /** For a note: the notes it replaced. */
+  replaces?: NoteInfo[];
+  /** For a note: the note it was split from, and the notes split from it. */
+  split?: { parent: NoteInfo | null; children: NoteInfo[] };
+}
+
+function splitFrom(n: Note): string {
+  return String(n.parsed.frontmatter[SPLIT_FROM] ?? '').trim().toLowerCase();
+}
+
+function family(root: string, note: Note): LogResult['split'] {
+  const parentId = splitFrom(note);
+  const parent = parentId ? noteByUuid(root, parentId) : undefined;
+  const own = note.uuid.toLowerCase();
+  const children = own ? loadNotes(root).filter((n) => splitFrom(n) === own) : [];
+  return { parent: parent ? noteInfo(parent) : null, children: children.map(noteInfo) };
+}
+
+/** The note a ref names: a live one, else an archived one named by uuid (or 8+ of its digits), stem or file name. */
+function findNote(root: string, ref: string): { note: Note; file: string } {
+  try {
+    const note = resolveRef(root, ref);
+    return { note, file: note.path };
+  } catch (err) {
+    if (!(err instanceof ZkError) || err.code !== 'not_found') throw err;
+    const dir = sidecar(root).archive;
+    const want = ref.replace(/^\.archive\//, '').toLowerCase();
+    const names = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.md')).sort() : [];
+    for (const name of names) {
+      const n = readNoteFile(dir, name);
+      const uuid = n?.uuid.toLowerCase() ?? '';
+      const stem = name.toLowerCase().replace(/\.md$/, '');
+      const named = stem === want.replace(/\.md$/, '') || stem.replace(/^\d{8}-/, '') === want || uuid === want || (want.length >= 8 && /^[0-9a-f-]+$/.test(want) && uuid.startsWith(want));
+      if (n && named) return { note: n, file: path.posix.join('.archive', name) };
+    }
+    throw err;
+  }
+}
+
+/** The commits of the corpus, or of one note (following its renames and its move to the archive). */
+export async function log(root: string, ref?: string, o: LogRequest = {}): Promise<LogResult> {
+  if (ref === undefined) {
+    const commits = await gitLog(root, { limit: o.limit });
+    if ('skipped' in commits) throw new ZkError('refused', `no history: ${commits.skipped}`);
+    return { commits };
+  }
+  const { note, file } = findNote(root, ref);
+  const commits = await gitLog(root, { file, limit: o.limit });
+  if ('skipped' in commits) throw new ZkError('refused', `no history: ${commits.skipped}`);
+  const replaces = note.supersedes.flatMap((uuid) => {
+    const old = noteByUuid(root, uuid);
+    return old ? [noteInfo(old)] : [];
+  });
+  const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
+  return { note: { ...noteInfo(note), path: file }, commits, chain, replaces, split: family(root, note) };
+}
