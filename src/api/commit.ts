@@ -3,7 +3,7 @@ import { commitPaths, type CommitOutcome } from '../adapters/git.js';
 import { current, settings, withContext, type WrittenFile } from '../context.js';
 import { readNoteFile } from '../corpus/notes.js';
 import { warn } from '../corpus/warn.js';
-import type { TitleOf } from '../views/commit.js';
+import type { TitleOf } from './commit-message.js';
 
 export type { CommitOutcome } from '../adapters/git.js';
 

@@ -10,7 +10,7 @@ import { trace } from '../corpus/trace.js';
 import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
 import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
 import { configuredBackend } from '../search/index.js';
-import { archiveCommit } from '../views/commit.js';
+import { archiveCommit } from './commit-message.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // What an agent (or a person) needs to find their way around a corpus: an overview, the inbox of

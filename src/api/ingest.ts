@@ -2,7 +2,7 @@ import { defaultSource } from '../corpus/source.js';
 import type { AcceptResult } from '../ingest/accept.js';
 import type { NextResult } from '../ingest/next.js';
 import type { JobStatus } from '../ingest/status.js';
-import { acceptCommit } from '../views/commit.js';
+import { acceptCommit } from './commit-message.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // Study of source documents: the tool keeps the place and shows context; the reader writes every note.

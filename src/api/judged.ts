@@ -11,7 +11,7 @@ import { integrate as integrateCandidate, toCandidate, type IntegrateInput } fro
 import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
 import { configuredBackend } from '../search/index.js';
 import { requireLinkStyle } from '../corpus/related.js';
-import { drainCommit, integrateCommit, retainCommit, splitCommit, tendWritesCommit } from '../views/commit.js';
+import { drainCommit, integrateCommit, retainCommit, splitCommit, tendWritesCommit } from './commit-message.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and

@@ -4,7 +4,7 @@ import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { noteByUuid } from '../corpus/refs.js';
 import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
 import type { Backlink, ResolvedLink } from '../corpus/ops.js';
-import { mergeCommit, supersedeCommit, writeCommit } from '../views/commit.js';
+import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // The library's note operations: typed options in, the objects `--json` prints out (without `ok`).

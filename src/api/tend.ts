@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
 import { TEND_ACTIONS, type TendAction } from '../tend/actions.js';
 import type { TendReport } from '../tend/run.js';
-import { tendCommit } from '../views/commit.js';
+import { tendCommit } from './commit-message.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 export interface TendRequest {

@@ -11,10 +11,7 @@ export function noteLine(n: NoteInfo): string {
   return `${n.slug}${kind}  ${n.title}${old}`;
 }
 
-/** Counts for people: `3 kept, 1 merged`, or `none` when there are none. */
-export function countsText(counts: Record<string, number>, none = 'none'): string {
-  return Object.entries(counts).map(([what, n]) => `${n} ${what}`).join(', ') || none;
-}
+export { countsText } from './counts.js';
 
 export function initText(r: InitResult): string {
   return r.action === 'created' ? `initialized corpus at ${r.root}` : `corpus already initialized at ${r.root}`;

@@ -1,13 +1,13 @@
-import type { ArchiveResult } from '../api/corpus.js';
-import type { CommitMessage } from '../api/commit.js';
+import type { ArchiveResult } from './corpus.js';
+import type { CommitMessage } from './commit.js';
 import type { AcceptResult } from '../ingest/accept.js';
-import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from '../api/judged.js';
-import type { MergeResult, SupersedeResult, WriteResult } from '../api/notes.js';
-import type { TendResult } from '../api/tend.js';
+import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './judged.js';
+import type { MergeResult, SupersedeResult, WriteResult } from './notes.js';
+import type { TendResult } from './tend.js';
 import type { NoteInfo } from '../corpus/notes.js';
 import type { GardenRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
-import { countsText } from './notes.js';
+import { countsText } from '../views/counts.js';
 
 // The messages of the commits the tool makes: what happened in one line, then each decision with
 // the notes' titles, so `git log` reads as a record of what the tool did and why.
