@@ -8,7 +8,7 @@ import { sidecar } from '../corpus/paths.js';
 import { round } from './hits.js';
 import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, lance, openTable, removeTableFiles, writeIndexJson, type Table } from './lance.js';
 import { snippet } from './snippet.js';
-import { queryWords, searchTerms } from './terms.js';
+import { queryWords, snippetTerms } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
@@ -298,7 +298,7 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
     await refreshIndex(root, { rebuild: true });
     rows = await query(root, text, opts.limit + 5, history);
   }
-  const terms = searchTerms(q);
+  const terms = snippetTerms(q);
   const hits: SearchHit[] = [];
   for (const r of rows) {
     if (hits.length >= opts.limit) break;

@@ -1,7 +1,7 @@
 import type { Embedder } from '../llm/embed.js';
 import { ftsHits, syncIndex, type FileState } from './fts.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
-import { queryWords, searchTerms } from './terms.js';
+import { queryWords, snippetTerms } from './terms.js';
 import type { SearchHit, SearchOptions } from './types.js';
 import { vectorRanking, type Progress } from './vector.js';
 
@@ -43,7 +43,7 @@ export async function fuseWithVectors(root: string, query: string, o: Options, l
   if (!queryWords(query).length) return [];
   const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolSize(o.limit), history: o.history, retries, progress: o.progress });
   const fused = fuseRankings([lexical.hits.map((h) => h.path), semantic.map((r) => r.name)]);
-  return hitsFromRanking(root, fused, searchTerms(query), o);
+  return hitsFromRanking(root, fused, snippetTerms(query), o);
 }
 
 /** Vector hits alone: the notes nearest in meaning, scored by cosine similarity. */
@@ -51,5 +51,5 @@ export async function vectorHits(root: string, query: string, o: Options, embedd
   if (!queryWords(query).length) return [];
   const { files } = await syncIndex(root);
   const ranked = await vectorRanking(root, embedder, query, files, { limit: poolSize(o.limit), history: o.history, progress: o.progress });
-  return hitsFromRanking(root, ranked, searchTerms(query), o);
+  return hitsFromRanking(root, ranked, snippetTerms(query), o);
 }

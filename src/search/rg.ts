@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { ZkError } from '../errors.js';
 import { listNoteFiles } from '../corpus/notes.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
-import { searchTerms } from './terms.js';
+import { queryTerms, stem, type QueryTerm } from './terms.js';
 import type { SearchHit, SearchProvider } from './types.js';
 
 /** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep. */
@@ -24,21 +24,49 @@ export const NOTE_FILES = ['--no-config', '--max-depth', '1', '--no-ignore', '--
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * The pattern for one term, always literal: short terms must be whole words (so `c` from "C++"
- * does not match every "c"), longer ones match inside words too (a stem finds its inflections).
+ * The rest of a word after a term's prefix: ASCII letters and digits, and any non-ASCII character
+ * (cut to letters, digits and marks afterwards). A negated ASCII class keeps ripgrep on its fast
+ * path, where a Unicode letter class with case folding is several times slower.
  */
-function termPattern(term: string): string {
-  return [...term].length < 3 ? `\\b${escapeRegex(term)}\\b` : escapeRegex(term);
+const WORD_TAIL = '[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]*';
+/** Cuts a matched word at the first character that would split a query into words. */
+const NOT_WORD = /[^\p{L}\p{N}\p{M}]/u;
+
+/**
+ * The pattern for one term, always literal. A term of one or two letters must be the whole word
+ * (so `c` from "C++" does not match every c-word); a longer one matches every word that starts
+ * with its prefix, and the word's stem is checked afterwards. A term in a script without ASCII
+ * word boundaries (most non-Latin text) matches as a substring.
+ */
+function termPattern(term: QueryTerm): string {
+  const literal = escapeRegex(term.prefix);
+  if (term.whole) return `\\b${literal}\\b`;
+  return /^[a-z0-9]/.test(term.prefix) ? `(?-u:\\b)${literal}${WORD_TAIL}` : literal;
+}
+
+/** Drop the patterns another one already covers (a word starting with "paint" starts with "pain"). */
+function coveringTerms(terms: QueryTerm[]): QueryTerm[] {
+  return terms.filter((t, i) => !terms.some((o, j) => j !== i && !o.whole && t.prefix.startsWith(o.prefix) && (o.prefix !== t.prefix || j < i)));
 }
 
 /**
  * Count, in one ripgrep run over the top-level `*.md` files, how often each term occurs in each
- * file (case-insensitive, literal). Returns file name → term → count.
+ * file: every word that starts with a term's prefix (case-insensitive, literal) is stemmed, and
+ * counted for the term whose stem it has. Returns file name → stem → count.
  */
-export function countTerms(root: string, terms: string[]): Promise<Map<string, Map<string, number>>> {
+export function countTerms(root: string, terms: QueryTerm[]): Promise<Map<string, Map<string, number>>> {
+  const wanted = new Set(terms.map((t) => t.stem));
+  const literal = new Map(terms.filter((t) => t.whole || !/^[a-z0-9]/.test(t.prefix)).map((t) => [t.prefix, t.stem]));
+  // A literal term counts as itself; a word is counted for its stem.
+  const termOf = (match: string) => {
+    const lower = match.toLowerCase().normalize('NFC');
+    const word = lower.split(NOT_WORD, 1)[0];
+    return literal.get(lower) ?? stem(word);
+  };
+  const stemOf = new Map<string, string>();
   const args = [
     '--only-matching', '--ignore-case', '--with-filename', '--null', '--no-heading', '--no-line-number',
-    ...terms.flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
+    ...coveringTerms(terms).flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,8 +76,11 @@ export function countTerms(root: string, terms: string[]): Promise<Map<string, M
     const take = (line: string) => {
       const nul = line.indexOf('\0');
       if (nul < 0) return;
+      const match = line.slice(nul + 1);
+      let term = stemOf.get(match);
+      if (term === undefined) stemOf.set(match, (term = termOf(match)));
+      if (!wanted.has(term)) return;
       const name = path.basename(line.slice(0, nul));
-      const term = line.slice(nul + 1).toLowerCase();
       let per = counts.get(name);
       if (!per) counts.set(name, (per = new Map()));
       per.set(term, (per.get(term) ?? 0) + 1);
@@ -117,11 +148,15 @@ export function bm25(root: string, counts: Map<string, Map<string, number>>, ter
 export const rgProvider: SearchProvider = {
   name: 'rg',
   async search(root, query, opts): Promise<SearchHit[]> {
-    const terms = searchTerms(query);
+    const terms = queryTerms(query);
     if (!terms.length) return [];
     const counts = await countTerms(root, terms);
     if (!counts.size) return [];
-    const ranked = bm25(root, counts, terms, listNoteFiles(root).length);
-    return hitsFromRanking(root, ranked, terms, opts);
+    const ranked = bm25(root, counts, terms.map((t) => t.stem), listNoteFiles(root).length);
+    // The snippet looks for each term's literal start, weighted by the rarity of its stem.
+    const stemOf = new Map(terms.map((t) => [t.prefix, t.stem]));
+    const idf = ranked[0]?.weight;
+    const weight = (prefix: string) => idf?.(stemOf.get(prefix) ?? prefix) ?? 1;
+    return hitsFromRanking(root, ranked.map((r) => ({ ...r, weight })), [...stemOf.keys()], opts);
   },
 };

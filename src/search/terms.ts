@@ -1,3 +1,5 @@
+import porter2 from 'wink-porter2-stemmer';
+
 /** Words too common to say anything about which note a question is about. */
 const STOPWORDS = new Set(
   (
@@ -25,23 +27,54 @@ export function queryWords(query: string): string[] {
 }
 
 /**
- * A light English stem used as a substring to search for, so "painted" also finds "paint" and
- * "painting". Only suffixes are cut, and never below four letters.
+ * The Porter2 (Snowball English) stem of a lowercase word: "painted", "painting" and "paints" are
+ * all "paint". The full-text index stems with the same algorithm, so both lexical backends agree
+ * on which words are one term.
  */
 export function stem(word: string): string {
-  const cut = (suffix: string, keep = '') =>
-    word.endsWith(suffix) && word.length - suffix.length + keep.length >= 4 ? word.slice(0, word.length - suffix.length) + keep : undefined;
-  return (
-    cut('ies', 'y') ??
-    cut('ing') ??
-    cut('ed') ??
-    (word.endsWith('ed') ? cut('d') : undefined) ??
-    (word.endsWith('ss') ? undefined : cut('s')) ??
-    word
-  );
+  return /^\p{Script=Latin}+$/u.test(word) ? porter2(word) : word;
 }
 
-/** The literal terms a lexical search looks for: stems of the query's content words. */
+/** One term of a query: the stem it stands for and the literal start every word of that stem shares. */
+export interface QueryTerm {
+  stem: string;
+  /**
+   * What a word must start with to possibly have this stem: the longest common start of the
+   * query word and its stem ("happ" for "happy", whose stem is "happi"), or the word itself when
+   * that start is under three letters ("dying", stem "die").
+   */
+  prefix: string;
+  /** A word of one or two letters: only that very word matches ("c" from "C++" is not every c-word). */
+  whole: boolean;
+}
+
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+
+/** The terms a lexical search looks for: the query's content words by stem, without duplicates. */
+export function queryTerms(query: string): QueryTerm[] {
+  const byStem = new Map<string, QueryTerm>();
+  for (const word of queryWords(query)) {
+    const s = stem(word);
+    const whole = [...word].length < 3;
+    const common = commonPrefix(word, s);
+    const prefix = whole || [...common].length < 3 ? word : common;
+    const known = byStem.get(s);
+    if (!known) byStem.set(s, { stem: s, prefix, whole });
+    else if (!known.whole && prefix.length < known.prefix.length && known.prefix.startsWith(prefix)) known.prefix = prefix;
+  }
+  return [...byStem.values()];
+}
+
+/** The stems of the query's content words: what a note must contain to match. */
 export function searchTerms(query: string): string[] {
-  return [...new Set(queryWords(query).map(stem))];
+  return queryTerms(query).map((t) => t.stem);
+}
+
+/** Where a snippet looks for the query: the literal start of each term's words. */
+export function snippetTerms(query: string): string[] {
+  return queryTerms(query).map((t) => t.prefix);
 }
