@@ -103,9 +103,17 @@ export function countTerms(root: string, terms: QueryTerm[]): Promise<Map<string
 }
 
 const K1 = 1.2;
-const B = 0.75;
+/** Mild length normalisation: a note is short, and a longer one is rarely longer for padding. */
+const B = 0.4;
 /** How many of the best provisional matches get their length looked up for the final ranking. */
 const LENGTH_CANDIDATES = 2000;
+
+/**
+ * How much of the query a note covers (the share of the query's weight among the terms it
+ * contains) scales its score: many repetitions of one query word do not outrank a note that
+ * has them all.
+ */
+export const coverage = (share: number) => share;
 
 /**
  * Rank files by BM25 over term counts: frequency in the file, rarity across the corpus, and file
@@ -119,14 +127,18 @@ export function bm25(root: string, counts: Map<string, Map<string, number>>, ter
     const n = df.get(t) ?? 0;
     return Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5));
   };
+  const total = terms.reduce((sum, t) => sum + idf(t), 0) || 1;
   const score = (per: Map<string, number>, lengthRatio: number) => {
     const norm = K1 * (1 - B + B * lengthRatio);
     let sum = 0;
+    let covered = 0;
     for (const t of terms) {
       const tf = per.get(t) ?? 0;
-      if (tf) sum += idf(t) * ((tf * (K1 + 1)) / (tf + norm));
+      if (!tf) continue;
+      sum += idf(t) * ((tf * (K1 + 1)) / (tf + norm));
+      covered += idf(t);
     }
-    return sum;
+    return sum * coverage(covered / total);
   };
   // Ties by file name in code-unit order (as listNoteFiles sorts): cheap, and the same everywhere.
   const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

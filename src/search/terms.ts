@@ -8,7 +8,11 @@ const STOPWORDS = new Set(
     'himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other ' +
     'our ours ourselves out over own same she should so some such than that the their theirs them themselves then there ' +
     'these they this those through to too under until up very was we were what when where which while who whom why will ' +
-    'with would you your yours yourself yourselves tell know anything something does did ever'
+    'with would you your yours yourself yourselves tell know anything something does did ever ' +
+    // The scaffolding of a question ("what kind of", "how many", "what did she say about"): it
+    // tells what shape the answer has, not which note holds it.
+    'say said says told kind kinds type types sort often many much like also really describe described mention mentioned ' +
+    'think thing things way ways'
   ).split(' '),
 );
 
