@@ -18,14 +18,18 @@ const STOPWORDS = new Set(
 
 const MAX_TERMS = 32;
 
+/** The words of a text, lowercased, in order: runs of letters, digits and marks. */
+export function wordsOf(text: string): string[] {
+  return text.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+}
+
 /**
  * The words of a query, lowercased, in order, without duplicates. Every character that is not a
  * letter, digit or mark separates words, so no character of a query is ever syntax. Stopwords are
  * dropped unless nothing else is left.
  */
 export function queryWords(query: string): string[] {
-  const words = query.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
-  const unique = [...new Set(words)];
+  const unique = [...new Set(wordsOf(query))];
   const content = unique.filter((w) => !STOPWORDS.has(w) && (w.length > 1 || /\p{N}|[^\p{Script=Latin}]/u.test(w)));
   return (content.length ? content : unique).slice(0, MAX_TERMS);
 }
