@@ -87,6 +87,8 @@ interface BackendResult {
   /** Rank of the first evidence note per question id (0: not in the top 10), for comparing runs. */
   ranks: Record<string, number>;
   unrelated?: { facts: number; searches_with_hits: number };
+  /** Questions whose candidate search (as integrate makes it) shows the judge an evidence note. */
+  related?: { questions: number; evidence_shown: number };
 }
 
 function summary(t: Tally): Record<string, number> {
@@ -134,6 +136,16 @@ async function unrelatedJudgeCalls(backend: string, roots: Map<string, string>):
   return { facts: searches, searches_with_hits: withHits };
 }
 
+/** The same candidate search for the questions: how often the judge would be shown a note that answers. */
+async function relatedCandidates(backend: string, questions: Question[], roots: Map<string, string>): Promise<{ questions: number; evidence_shown: number }> {
+  let shown = 0;
+  for (const q of questions) {
+    const found = await findCandidates(roots.get(q.corpus)!, toCandidate({ content: q.question }), { backend });
+    if (found.some((n) => q.evidence.includes(n.path))) shown += 1;
+  }
+  return { questions: questions.length, evidence_shown: shown };
+}
+
 function printTable(results: BackendResult[]): void {
   const rows = ['| backend | slice | n | R@1 | R@5 | R@10 | MRR@10 |', '|---|---|---:|---:|---:|---:|---:|'];
   for (const r of results) {
@@ -142,8 +154,12 @@ function printTable(results: BackendResult[]): void {
     line('overall', r.overall);
     for (const [c, s] of Object.entries(r.categories)) line(c, s);
   }
-  rows.push('', '| backend | median query ms | unrelated facts with ≥1 candidate (judge calls) |', '|---|---:|---:|');
-  for (const r of results) rows.push(`| ${r.backend} | ${r.median_ms} | ${r.unrelated ? `${r.unrelated.searches_with_hits} / ${r.unrelated.facts}` : '-'} |`);
+  rows.push('', '| backend | median query ms | unrelated facts with ≥1 candidate (judge calls) | questions whose candidates include evidence |', '|---|---:|---:|---:|');
+  for (const r of results) {
+    const unrelated = r.unrelated ? `${r.unrelated.searches_with_hits} / ${r.unrelated.facts}` : '-';
+    const related = r.related ? `${r.related.evidence_shown} / ${r.related.questions}` : '-';
+    rows.push(`| ${r.backend} | ${r.median_ms} | ${unrelated} | ${related} |`);
+  }
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 
@@ -165,7 +181,10 @@ try {
   for (const backend of wanted) {
     process.stderr.write(`${backend}: ${questions.length} questions\n`);
     const r = await runBackend(backend, questions, roots, embedder);
-    if (!process.argv.includes('--no-unrelated')) r.unrelated = await unrelatedJudgeCalls(backend, roots);
+    if (!process.argv.includes('--no-unrelated')) {
+      r.unrelated = await unrelatedJudgeCalls(backend, roots);
+      r.related = await relatedCandidates(backend, questions, roots);
+    }
     results.push(r);
   }
   printTable(results);

@@ -290,12 +290,12 @@ const RERANK_DEPTH = 40;
  * The index's BM25 scores scaled by the share of the query's terms each note contains, as the rg
  * backend scores (see `coverage`): one word repeated does not outrank a note that has them all.
  */
-function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[]): R[] {
+function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], minShare = 0): R[] {
   if (terms.length < 2) return rows;
-  const scored = rows.map((r) => {
+  const scored = rows.flatMap((r) => {
     const words = new Set(wordsOf(`${r.title} ${r.body}`).map(stem));
     const share = terms.filter((t) => words.has(t)).length / terms.length;
-    return { r, score: (r._score ?? 0) * coverage(share) };
+    return share < minShare ? [] : [{ r, score: (r._score ?? 0) * coverage(share) }];
   });
   return scored.sort((a, b) => b.score - a.score).map(({ r, score }) => ({ ...r, _score: score }));
 }
@@ -317,7 +317,7 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
     await refreshIndex(root, { rebuild: true });
     rows = await query(root, text, depth, history);
   }
-  rows = byCoverage(rows, searchTerms(q));
+  rows = byCoverage(rows, searchTerms(q), opts.minShare);
   const terms = snippetTerms(q);
   const hits: SearchHit[] = [];
   for (const r of rows) {

@@ -120,7 +120,7 @@ export const coverage = (share: number) => share;
  * length relative to the average. Lengths cost a stat each, so every file is first scored as if
  * of average length, and only the best few thousand are then scored with their real length.
  */
-export function bm25(root: string, counts: Map<string, Map<string, number>>, terms: string[], corpusSize: number): Ranked[] {
+export function bm25(root: string, counts: Map<string, Map<string, number>>, terms: string[], corpusSize: number, minShare = 0): Ranked[] {
   const df = new Map<string, number>();
   for (const per of counts.values()) for (const t of per.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   const idf = (t: string) => {
@@ -128,6 +128,12 @@ export function bm25(root: string, counts: Map<string, Map<string, number>>, ter
     return Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5));
   };
   const total = terms.reduce((sum, t) => sum + idf(t), 0) || 1;
+  if (minShare > 0) {
+    for (const [name, per] of counts) {
+      const covered = terms.reduce((sum, t) => sum + (per.get(t) ? idf(t) : 0), 0);
+      if (covered / total < minShare) counts.delete(name);
+    }
+  }
   const score = (per: Map<string, number>, lengthRatio: number) => {
     const norm = K1 * (1 - B + B * lengthRatio);
     let sum = 0;
@@ -164,7 +170,7 @@ export const rgProvider: SearchProvider = {
     if (!terms.length) return [];
     const counts = await countTerms(root, terms);
     if (!counts.size) return [];
-    const ranked = bm25(root, counts, terms.map((t) => t.stem), listNoteFiles(root).length);
+    const ranked = bm25(root, counts, terms.map((t) => t.stem), listNoteFiles(root).length, opts.minShare);
     // The snippet looks for each term's literal start, weighted by the rarity of its stem.
     const stemOf = new Map(terms.map((t) => [t.prefix, t.stem]));
     const idf = ranked[0]?.weight;

@@ -14,6 +14,12 @@ export interface SearchOptions {
   limit?: number;
   /** Include superseded notes. */
   history?: boolean;
+  /**
+   * A lexical relevance floor: the least share of the query a hit must cover (0..1; by the weight
+   * of its terms in rg, by their number in fts). Candidate searches use it so a note that shares
+   * one incidental word is not taken for a note about the same thing.
+   */
+  minShare?: number;
 }
 
 /** What `searchCorpus` answers: which backend answered, why it fell back (if it did), the hits. */
