@@ -129,10 +129,7 @@ export function bm25(root: string, counts: Map<string, Map<string, number>>, ter
   };
   const total = terms.reduce((sum, t) => sum + idf(t), 0) || 1;
   if (minShare > 0) {
-    for (const [name, per] of counts) {
-      const covered = terms.reduce((sum, t) => sum + (per.get(t) ? idf(t) : 0), 0);
-      if (covered / total < minShare) counts.delete(name);
-    }
+    for (const [name, per] of counts) if (per.size / terms.length < minShare) counts.delete(name);
   }
   const score = (per: Map<string, number>, lengthRatio: number) => {
     const norm = K1 * (1 - B + B * lengthRatio);

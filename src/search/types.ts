@@ -15,9 +15,9 @@ export interface SearchOptions {
   /** Include superseded notes. */
   history?: boolean;
   /**
-   * A lexical relevance floor: the least share of the query a hit must cover (0..1; by the weight
-   * of its terms in rg, by their number in fts). Candidate searches use it so a note that shares
-   * one incidental word is not taken for a note about the same thing.
+   * A lexical relevance floor: the least share of the query's terms a hit must contain (0..1).
+   * Candidate searches use it so a note that shares one incidental word is not taken for a note
+   * about the same thing.
    */
   minShare?: number;
 }
