@@ -9,7 +9,7 @@ import { round } from './hits.js';
 import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, lance, openTable, removeTableFiles, writeIndexJson, type Table } from './lance.js';
 import { snippet } from './snippet.js';
 import { coverage } from './rg.js';
-import { queryWords, searchTerms, snippetTerms, stem, wordsOf } from './terms.js';
+import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
@@ -293,7 +293,7 @@ const RERANK_DEPTH = 40;
 function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], minShare = 0): R[] {
   if (terms.length < 2) return rows;
   const scored = rows.flatMap((r) => {
-    const words = new Set(wordsOf(`${r.title} ${r.body}`).map(stem));
+    const words = new Set(stemsOf(`${r.title}\n${r.body}`));
     const share = terms.filter((t) => words.has(t)).length / terms.length;
     return share < minShare ? [] : [{ r, score: (r._score ?? 0) * coverage(share) }];
   });

@@ -24,11 +24,11 @@ export const NOTE_FILES = ['--no-config', '--max-depth', '1', '--no-ignore', '--
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * The rest of a word after a term's prefix: ASCII letters and digits, and any non-ASCII character
- * (cut to letters, digits and marks afterwards). A negated ASCII class keeps ripgrep on its fast
- * path, where a Unicode letter class with case folding is several times slower.
+ * The rest of a word after a term's prefix: ASCII letters and digits and every byte of a non-ASCII
+ * character (the match is cut to letters, digits and marks afterwards). A byte class keeps ripgrep
+ * on its fast path; a Unicode letter class with case folding costs a third more per search.
  */
-const WORD_TAIL = '[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]*';
+const WORD_TAIL = '(?-u:[^\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f])*';
 /** Cuts a matched word at the first character that would split a query into words. */
 const NOT_WORD = /[^\p{L}\p{N}\p{M}]/u;
 

@@ -40,7 +40,24 @@ export function queryWords(query: string): string[] {
  * on which words are one term.
  */
 export function stem(word: string): string {
-  return /^\p{Script=Latin}+$/u.test(word) ? porter2(word) : word;
+  let s = STEMS.get(word);
+  if (s === undefined) {
+    if (STEMS.size >= STEM_CACHE) STEMS.clear();
+    STEMS.set(word, (s = /^\p{Script=Latin}+$/u.test(word) ? porter2(word) : word));
+  }
+  return s;
+}
+
+/**
+ * Stems already computed: re-ranking stems the text of every candidate note, and a vocabulary
+ * repeats. A pure function's memo, so sharing it across callers changes no answer; bounded.
+ */
+const STEMS = new Map<string, string>();
+const STEM_CACHE = 50_000;
+
+/** The stems of a text's words, in order. */
+export function stemsOf(text: string): string[] {
+  return wordsOf(text).map(stem);
 }
 
 /** One term of a query: the stem it stands for and the literal start every word of that stem shares. */
