@@ -7,7 +7,7 @@ import { embedConfig, type EmbedConfig } from '../src/llm/config.js';
 import { Settings } from '../src/settings.js';
 import { addEmbedOptions, flagOverrides } from '../src/cli/context.js';
 import { embeddingsUrl, openAiEmbedder } from '../src/llm/embed.js';
-import { fuseRankings } from '../src/search/hybrid.js';
+import { fuseScores } from '../src/search/hybrid.js';
 
 /** Each text's vector says which text it was: its length and its first character code. */
 const identity = (text: string) => [text.length, text.charCodeAt(0) || 0];
@@ -114,11 +114,13 @@ describe('embedding configuration', () => {
   });
 });
 
-describe('reciprocal rank fusion', () => {
-  it('scores each note by the sum of 1 / (60 + rank) over the rankings', () => {
-    const fused = fuseRankings([['a', 'b'], ['c', 'a']]);
-    expect(fused.map((r) => r.name)).toEqual(['a', 'c', 'b']);
-    expect(fused[0].score).toBeCloseTo(1 / 61 + 1 / 62);
-    expect(fused[1].score).toBeCloseTo(1 / 61);
+describe('score fusion', () => {
+  it('adds 0.3 × the normalised similarity to the full-text score relative to the best', () => {
+    const fused = fuseScores([{ name: 'a', score: 8 }, { name: 'b', score: 4 }], [{ name: 'c', score: 0.9 }, { name: 'a', score: 0.7 }, { name: 'd', score: 0.5 }]);
+    expect(fused.map((r) => r.name)).toEqual(['a', 'b', 'c', 'd']);
+    expect(fused[0].score).toBeCloseTo(1 + 0.3 * 0.5);
+    expect(fused[1].score).toBeCloseTo(0.5);
+    expect(fused[2].score).toBeCloseTo(0.3);
+    expect(fused[3].score).toBeCloseTo(0);
   });
 });

@@ -22,6 +22,12 @@ import { splitNote } from './split.js';
 export const DEFAULT_TEND_LIMIT = 20;
 /** How much of a note's text, after its title, the gardener searches with. */
 const QUERY_BODY_CHARS = 200;
+/**
+ * How much of that query (a title and a sentence or two, a dozen words or more) another note must
+ * share to be judged: less than for a topic of a few words, as two notes on one subject still word
+ * most of their sentences differently.
+ */
+const NOTE_MIN_SHARE = 0.25;
 
 export type GardenAction = 'kept' | 'merged' | 'linked' | 'split' | 'skipped' | 'failed';
 
@@ -193,7 +199,7 @@ function asCandidate(note: Note): Candidate {
 async function tendNote(pass: Pass, note: Note): Promise<void> {
   const { root, o } = pass;
   const c = asCandidate(note);
-  const found = await findCandidates(root, c, { backend: o.backend, exclude: [note.path] });
+  const found = await findCandidates(root, c, { backend: o.backend, exclude: [note.path], minShare: NOTE_MIN_SHARE });
   // Notes of the note's own split family may be shown and linked, but are never folded into.
   const d = await decideTarget(root, c, {
     llm: o.llm, found, allowSupersede: false, untraced: o.dryRun, trace: { gardener: note.path }, placing: note,

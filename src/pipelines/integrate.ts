@@ -63,12 +63,23 @@ export interface FindOptions {
   backend?: string;
   /** Notes that must not be chosen as target (the gardener passes the note it is tending). */
   exclude?: string[];
+  /** The least share of the topic's words a note must contain (default `CANDIDATE_MIN_SHARE`). */
+  minShare?: number;
 }
 
-/** The notes the judge may be shown for a candidate: search hits on its topic, read in full. */
+/**
+ * How much of a topic of a few words a note must cover to be a candidate (see `minShare`): a note
+ * that shares one incidental word with the topic would only cost a judge call that ends in "create".
+ */
+export const CANDIDATE_MIN_SHARE = 0.5;
+
+/**
+ * The notes the judge may be shown for a candidate: search hits on its topic that pass the
+ * relevance floors (the lexical share above; for vectors, the search's own floor), read in full.
+ */
 export async function findCandidates(root: string, c: Candidate, o: FindOptions): Promise<Note[]> {
   const exclude = new Set(o.exclude ?? []);
-  const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend });
+  const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend, minShare: o.minShare ?? CANDIDATE_MIN_SHARE });
   return found.hits
     .filter((h) => !exclude.has(h.path))
     .slice(0, INTEGRATE_HITS)

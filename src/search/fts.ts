@@ -6,7 +6,8 @@ import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/no
 import { round } from './hits.js';
 import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
-import { queryWords, searchTerms } from './terms.js';
+import { coverage } from './rg.js';
+import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
@@ -282,6 +283,23 @@ async function query(root: string, q: string, limit: number, history: boolean): 
   return (await builder.limit(limit).toArray()) as unknown as (Row & { _score: number })[];
 }
 
+/** How many of the index's best matches are re-ranked by how much of the query they cover. */
+const RERANK_DEPTH = 40;
+
+/**
+ * The index's BM25 scores scaled by the share of the query's terms each note contains, as the rg
+ * backend scores (see `coverage`): one word repeated does not outrank a note that has them all.
+ */
+function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], minShare = 0): R[] {
+  if (terms.length < 2) return rows;
+  const scored = rows.flatMap((r) => {
+    const words = new Set(stemsOf(`${r.title}\n${r.body}`));
+    const share = terms.filter((t) => words.has(t)).length / terms.length;
+    return share < minShare ? [] : [{ r, score: (r._score ?? 0) * coverage(share) }];
+  });
+  return scored.sort((a, b) => b.score - a.score).map(({ r, score }) => ({ ...r, _score: score }));
+}
+
 /**
  * BM25 hits from the full-text index as it stands (refresh it first). A table that cannot be
  * queried is rebuilt once.
@@ -291,14 +309,16 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
   if (!words.length) return [];
   const text = words.join(' ');
   const history = Boolean(opts.history);
+  const depth = Math.max(opts.limit + 5, RERANK_DEPTH);
   let rows: (Row & { _score?: number })[];
   try {
-    rows = await query(root, text, opts.limit + 5, history);
+    rows = await query(root, text, depth, history);
   } catch {
     await refreshIndex(root, { rebuild: true });
-    rows = await query(root, text, opts.limit + 5, history);
+    rows = await query(root, text, depth, history);
   }
-  const terms = searchTerms(q);
+  rows = byCoverage(rows, searchTerms(q), opts.minShare);
+  const terms = snippetTerms(q);
   const hits: SearchHit[] = [];
   for (const r of rows) {
     if (hits.length >= opts.limit) break;

@@ -1,26 +1,43 @@
 import type { Embedder } from '../llm/embed.js';
 import { ftsHits, syncIndex, type FileState } from './fts.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
-import { queryWords, searchTerms } from './terms.js';
+import { queryWords, snippetTerms } from './terms.js';
 import type { SearchHit, SearchOptions } from './types.js';
 import { vectorRanking, type Progress } from './vector.js';
 
 /** The search options, and where to report a long embedding run (a first search embeds every note). */
 type Options = SearchOptions & { limit: number; progress?: Progress };
 
-/** The reciprocal rank fusion constant: it keeps one ranking's first place from outweighing agreement between both. */
-export const RRF_K = 60;
-
 /** How many candidates each ranking brings to the fusion: enough that a note ranked well by one is not lost. */
 export function poolSize(limit: number): number {
   return Math.max(50, limit * 5);
 }
 
-/** Reciprocal rank fusion: each note scores the sum of 1 / (k + rank) over the rankings it is in. */
-export function fuseRankings(rankings: string[][], k = RRF_K): Ranked[] {
-  const scores = new Map<string, number>();
-  for (const ranking of rankings) ranking.forEach((name, i) => scores.set(name, (scores.get(name) ?? 0) + 1 / (k + i + 1)));
-  return [...scores].map(([name, score]) => ({ name, score })).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
+/**
+ * How much the vector ranking weighs against the full-text one. Embedders range from word-vector
+ * averages to strong hosted models: at this weight a weak one cannot push notes that share the
+ * query's rare words out of the top, and a strong one still lifts a paraphrase past weak word matches.
+ */
+export const VECTOR_WEIGHT = 0.3;
+
+/** Scores mapped onto 0..1 within one ranking: the best is 1, the last 0 (a lone hit is 1). */
+function normalised(ranking: Ranked[], min: number): Map<string, number> {
+  const max = ranking[0]?.score ?? 0;
+  return new Map(ranking.map((r) => [r.name, max > min ? (r.score - min) / (max - min) : 1]));
+}
+
+/**
+ * Score fusion: each note scores its full-text score relative to the best full-text hit (0..1),
+ * plus `weight` times its similarity placed between the least and the most similar vector hit
+ * (0..1). Unlike equal-weight rank fusion, a note that only a weak embedder likes cannot outrank
+ * one that matches the query's words well; a note both agree on rises.
+ */
+export function fuseScores(lexical: Ranked[], semantic: Ranked[], weight = VECTOR_WEIGHT): Ranked[] {
+  const lex = normalised(lexical, 0);
+  const sem = normalised(semantic, semantic.at(-1)?.score ?? 0);
+  const scores = new Map(lex);
+  for (const [name, s] of sem) scores.set(name, (scores.get(name) ?? 0) + weight * s);
+  return [...scores].map(([name, score]) => ({ name, score })).sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The full-text half: the index refreshed once (its manifest also drives the vectors), and its best `pool` hits. */
@@ -42,8 +59,8 @@ export async function lexicalPool(root: string, query: string, o: Options, pool:
 export async function fuseWithVectors(root: string, query: string, o: Options, lexical: LexicalPool, embedder: Embedder, retries?: number): Promise<SearchHit[]> {
   if (!queryWords(query).length) return [];
   const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolSize(o.limit), history: o.history, retries, progress: o.progress });
-  const fused = fuseRankings([lexical.hits.map((h) => h.path), semantic.map((r) => r.name)]);
-  return hitsFromRanking(root, fused, searchTerms(query), o);
+  const fused = fuseScores(lexical.hits.map((h) => ({ name: h.path, score: h.score })), semantic);
+  return hitsFromRanking(root, fused, snippetTerms(query), o);
 }
 
 /** Vector hits alone: the notes nearest in meaning, scored by cosine similarity. */
@@ -51,5 +68,5 @@ export async function vectorHits(root: string, query: string, o: Options, embedd
   if (!queryWords(query).length) return [];
   const { files } = await syncIndex(root);
   const ranked = await vectorRanking(root, embedder, query, files, { limit: poolSize(o.limit), history: o.history, progress: o.progress });
-  return hitsFromRanking(root, ranked, searchTerms(query), o);
+  return hitsFromRanking(root, ranked, snippetTerms(query), o);
 }

@@ -1,3 +1,5 @@
+import porter2 from 'wink-porter2-stemmer';
+
 /** Words too common to say anything about which note a question is about. */
 const STOPWORDS = new Set(
   (
@@ -6,11 +8,20 @@ const STOPWORDS = new Set(
     'himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other ' +
     'our ours ourselves out over own same she should so some such than that the their theirs them themselves then there ' +
     'these they this those through to too under until up very was we were what when where which while who whom why will ' +
-    'with would you your yours yourself yourselves tell know anything something does did ever'
+    'with would you your yours yourself yourselves tell know anything something does did ever ' +
+    // The scaffolding of a question ("what kind of", "how many", "what did she say about"): it
+    // tells what shape the answer has, not which note holds it.
+    'say said says told kind kinds type types sort often many much like also really describe described mention mentioned ' +
+    'think thing things way ways'
   ).split(' '),
 );
 
 const MAX_TERMS = 32;
+
+/** The words of a text, lowercased, in order: runs of letters, digits and marks. */
+export function wordsOf(text: string): string[] {
+  return text.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+}
 
 /**
  * The words of a query, lowercased, in order, without duplicates. Every character that is not a
@@ -18,30 +29,77 @@ const MAX_TERMS = 32;
  * dropped unless nothing else is left.
  */
 export function queryWords(query: string): string[] {
-  const words = query.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
-  const unique = [...new Set(words)];
+  const unique = [...new Set(wordsOf(query))];
   const content = unique.filter((w) => !STOPWORDS.has(w) && (w.length > 1 || /\p{N}|[^\p{Script=Latin}]/u.test(w)));
   return (content.length ? content : unique).slice(0, MAX_TERMS);
 }
 
 /**
- * A light English stem used as a substring to search for, so "painted" also finds "paint" and
- * "painting". Only suffixes are cut, and never below four letters.
+ * The Porter2 (Snowball English) stem of a lowercase word: "painted", "painting" and "paints" are
+ * all "paint". The full-text index stems with the same algorithm, so both lexical backends agree
+ * on which words are one term.
  */
 export function stem(word: string): string {
-  const cut = (suffix: string, keep = '') =>
-    word.endsWith(suffix) && word.length - suffix.length + keep.length >= 4 ? word.slice(0, word.length - suffix.length) + keep : undefined;
-  return (
-    cut('ies', 'y') ??
-    cut('ing') ??
-    cut('ed') ??
-    (word.endsWith('ed') ? cut('d') : undefined) ??
-    (word.endsWith('ss') ? undefined : cut('s')) ??
-    word
-  );
+  let s = STEMS.get(word);
+  if (s === undefined) {
+    if (STEMS.size >= STEM_CACHE) STEMS.clear();
+    STEMS.set(word, (s = /^\p{Script=Latin}+$/u.test(word) ? porter2(word) : word));
+  }
+  return s;
 }
 
-/** The literal terms a lexical search looks for: stems of the query's content words. */
+/**
+ * Stems already computed: re-ranking stems the text of every candidate note, and a vocabulary
+ * repeats. A pure function's memo, so sharing it across callers changes no answer; bounded.
+ */
+const STEMS = new Map<string, string>();
+const STEM_CACHE = 50_000;
+
+/** The stems of a text's words, in order. */
+export function stemsOf(text: string): string[] {
+  return wordsOf(text).map(stem);
+}
+
+/** One term of a query: the stem it stands for and the literal start every word of that stem shares. */
+export interface QueryTerm {
+  stem: string;
+  /**
+   * What a word must start with to possibly have this stem: the longest common start of the
+   * query word and its stem ("happ" for "happy", whose stem is "happi"), or the word itself when
+   * that start is under three letters ("dying", stem "die").
+   */
+  prefix: string;
+  /** A word of one or two letters: only that very word matches ("c" from "C++" is not every c-word). */
+  whole: boolean;
+}
+
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+
+/** The terms a lexical search looks for: the query's content words by stem, without duplicates. */
+export function queryTerms(query: string): QueryTerm[] {
+  const byStem = new Map<string, QueryTerm>();
+  for (const word of queryWords(query)) {
+    const s = stem(word);
+    const whole = [...word].length < 3;
+    const common = commonPrefix(word, s);
+    const prefix = whole || [...common].length < 3 ? word : common;
+    const known = byStem.get(s);
+    if (!known) byStem.set(s, { stem: s, prefix, whole });
+    else if (!known.whole && prefix.length < known.prefix.length && known.prefix.startsWith(prefix)) known.prefix = prefix;
+  }
+  return [...byStem.values()];
+}
+
+/** The stems of the query's content words: what a note must contain to match. */
 export function searchTerms(query: string): string[] {
-  return [...new Set(queryWords(query).map(stem))];
+  return queryTerms(query).map((t) => t.stem);
+}
+
+/** Where a snippet looks for the query: the literal start of each term's words. */
+export function snippetTerms(query: string): string[] {
+  return queryTerms(query).map((t) => t.prefix);
 }

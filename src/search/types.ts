@@ -16,6 +16,12 @@ export interface SearchOptions {
   limit?: number;
   /** Include superseded notes. */
   history?: boolean;
+  /**
+   * A lexical relevance floor: the least share of the query's terms a hit must contain (0..1).
+   * Candidate searches use it so a note that shares one incidental word is not taken for a note
+   * about the same thing.
+   */
+  minShare?: number;
 }
 
 /** What `searchCorpus` answers: which backend answered, why it fell back (if it did), the hits. */

@@ -19,6 +19,14 @@ export interface VectorState {
   files: Map<string, string>;
   refreshes: number;
   refreshedAt: string;
+  /** How similar two notes of the corpus are when nothing chose them for being alike (see `relevanceFloor`). */
+  baseline?: Baseline;
+}
+
+/** The mean and standard deviation of the cosine similarity between sampled pairs of notes. */
+export interface Baseline {
+  mean: number;
+  sd: number;
 }
 
 interface VectorStateFile {
@@ -28,6 +36,7 @@ interface VectorStateFile {
   files: [string, string][];
   refreshes: number;
   refreshedAt: string;
+  baseline?: Baseline;
 }
 
 type Row = { path: string; hash: string; current: boolean; vector: number[] };
@@ -40,7 +49,7 @@ export function readVectorState(root: string): VectorState | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(statePath(root), 'utf8')) as VectorStateFile;
     if (s.version !== STATE_VERSION || !Array.isArray(s.files) || typeof s.model !== 'string') return undefined;
-    return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt };
+    return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt, baseline: s.baseline };
   } catch {
     return undefined;
   }
@@ -49,6 +58,7 @@ export function readVectorState(root: string): VectorState | undefined {
 function writeVectorState(root: string, s: VectorState): void {
   const out: VectorStateFile = {
     version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
+    baseline: s.baseline,
   };
   writeIndexJson(statePath(root), out);
 }
@@ -129,6 +139,7 @@ async function applyStep(
       await compact(table);
       state.refreshes = 0;
     }
+    state.baseline = await sampleBaseline(table);
     writeVectorState(root, state);
     return { written: rows.length, state };
   });
@@ -209,9 +220,47 @@ export async function dropVectors(root: string): Promise<void> {
   });
 }
 
+/** How many notes' vectors are sampled for the baseline: enough pairs (8,128) for a steady mean and spread. */
+const BASELINE_SAMPLE = 128;
+
+/** The similarity between sampled pairs of notes; undefined with too few notes to say. */
+async function sampleBaseline(table: Table): Promise<Baseline | undefined> {
+  const rows = (await table.query().select(['vector']).limit(BASELINE_SAMPLE).toArray()) as { vector: ArrayLike<number> }[];
+  const units = rows.map((r) => {
+    const v = Array.from(r.vector);
+    const norm = Math.hypot(...v) || 1;
+    return v.map((x) => x / norm);
+  });
+  const sims: number[] = [];
+  for (let i = 0; i < units.length; i++) {
+    for (let j = i + 1; j < units.length; j++) {
+      let dot = 0;
+      for (let k = 0; k < units[i].length; k++) dot += units[i][k] * units[j][k];
+      sims.push(dot);
+    }
+  }
+  if (sims.length < 28) return undefined; // fewer than 8 notes
+  const mean = sims.reduce((a, b) => a + b, 0) / sims.length;
+  const sd = Math.sqrt(sims.reduce((a, b) => a + (b - mean) ** 2, 0) / sims.length);
+  return { mean, sd };
+}
+
+/** How many standard deviations below the baseline mean a note may be and still count as a hit. */
+const FLOOR_SD = 1.5;
+
 /**
- * The notes nearest to the query, best first, scored by cosine similarity. The query is embedded
- * first, so an unreachable endpoint fails before any note is; `retries` applies to that call.
+ * The least cosine similarity that makes a note a hit: a query must be about as close to a note
+ * as two notes of the corpus typically are to each other (less 1.5 standard deviations). It adapts
+ * to each embedder's scale (some put every text above 0.6, others below 0.3) and to the corpus (a
+ * notebook of one topic is close-knit). Without a baseline (fewer than eight notes) every note counts.
+ */
+export function relevanceFloor(baseline: Baseline | undefined): number {
+  return baseline ? baseline.mean - FLOOR_SD * baseline.sd : -Infinity;
+}
+
+/**
+ * The notes nearest to the query that pass the relevance floor, best first, scored by cosine
+ * similarity. The query is embedded first, so an unreachable endpoint fails before any note is; `retries` applies to that call.
  */
 export async function vectorRanking(
   root: string,
@@ -228,7 +277,8 @@ export async function vectorRanking(
   assertPinned(state, embedder.model, queryVector.length);
   const table = await openTable(root, TABLE);
   if (!table) return [];
-  return nearest(table, queryVector, opts.limit, Boolean(opts.history));
+  const floor = relevanceFloor(state.baseline ?? (await sampleBaseline(table)));
+  return (await nearest(table, queryVector, opts.limit, Boolean(opts.history))).filter((r) => r.score >= floor);
 }
 
 async function nearest(table: Table, vector: number[], limit: number, history: boolean): Promise<Ranked[]> {

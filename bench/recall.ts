@@ -1,0 +1,195 @@
+/**
+ * Recall of the real search code on a conversational-memory development set: each question is the
+ * query, its evidence notes the answer. Prints recall@1/5/10 and MRR@10 overall and by category,
+ * the median query time per backend, and how many candidate searches a stream of unrelated facts
+ * turns into judge calls.
+ *
+ *   npm run bench:recall [-- DATA_DIR] [--backends rg,fts,vector,hybrid] [--json FILE]
+ *
+ * DATA_DIR (or ZK_MEMORY_RECALL_DATA) defaults to ../shared/data/locomo-dev beside the repository.
+ * vector and hybrid run when an embedding endpoint is configured (ZK_MEMORY_EMBED_BASE, _MODEL).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configuredEmbedder } from '../src/llm/embed.js';
+import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
+import { searchCorpus } from '../src/search/index.js';
+import { UNRELATED_FACTS } from './unrelated-facts.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+const K = 10;
+
+interface Question {
+  id: string;
+  corpus: string;
+  category: number;
+  question: string;
+  evidence: string[];
+}
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function dataDir(): string {
+  const positional = process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
+  const dir = path.resolve(positional ?? process.env.ZK_MEMORY_RECALL_DATA ?? path.join(REPO, '..', 'shared', 'data', 'locomo-dev'));
+  if (!fs.existsSync(path.join(dir, 'questions.jsonl'))) {
+    process.stderr.write(`bench:recall: no development set at ${dir} (questions.jsonl is missing); pass its folder as an argument or set ZK_MEMORY_RECALL_DATA\n`);
+    process.exit(2);
+  }
+  return dir;
+}
+
+/** Each corpus folder copied to a temp root (the data set stays read-only and out of the repository). */
+function copyCorpora(dir: string, names: string[]): { roots: Map<string, string>; tmp: string } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-recall-'));
+  const roots = new Map<string, string>();
+  for (const name of names) {
+    const root = path.join(tmp, name);
+    fs.cpSync(path.join(dir, name), root, { recursive: true });
+    fs.mkdirSync(path.join(root, '.zk'), { recursive: true });
+    roots.set(name, root);
+  }
+  return { roots, tmp };
+}
+
+interface Tally {
+  n: number;
+  at1: number;
+  at5: number;
+  at10: number;
+  rr: number;
+}
+const tally = (): Tally => ({ n: 0, at1: 0, at5: 0, at10: 0, rr: 0 });
+
+function score(t: Tally, rank: number | undefined): void {
+  t.n += 1;
+  if (rank === undefined) return;
+  if (rank <= 1) t.at1 += 1;
+  if (rank <= 5) t.at5 += 1;
+  if (rank <= 10) t.at10 += 1;
+  t.rr += 1 / rank;
+}
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+interface BackendResult {
+  backend: string;
+  overall: Record<string, number>;
+  categories: Record<string, Record<string, number>>;
+  median_ms: number;
+  /** Rank of the first evidence note per question id (0: not in the top 10), for comparing runs. */
+  ranks: Record<string, number>;
+  unrelated?: { facts: number; searches_with_hits: number };
+  /** Questions whose candidate search (as integrate makes it) shows the judge an evidence note. */
+  related?: { questions: number; evidence_shown: number };
+}
+
+function summary(t: Tally): Record<string, number> {
+  const d = Math.max(1, t.n);
+  return { n: t.n, recall_1: r3(t.at1 / d), recall_5: r3(t.at5 / d), recall_10: r3(t.at10 / d), mrr_10: r3(t.rr / d) };
+}
+
+async function runBackend(backend: string, questions: Question[], roots: Map<string, string>, embedder: ReturnType<typeof configuredEmbedder>): Promise<BackendResult> {
+  const overall = tally();
+  const byCat = new Map<number, Tally>();
+  const times: number[] = [];
+  const ranks: Record<string, number> = {};
+  // One untimed search per corpus first: builds the index (and embeds every note) outside the timings.
+  for (const root of roots.values()) await searchCorpus(root, 'warm up', { backend, limit: K, embedder });
+  for (const q of questions) {
+    const t0 = process.hrtime.bigint();
+    const { hits } = await searchCorpus(roots.get(q.corpus)!, q.question, { backend, limit: K, embedder });
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const evidence = new Set(q.evidence);
+    const at = hits.findIndex((h) => evidence.has(h.path));
+    const rank = at >= 0 ? at + 1 : undefined;
+    ranks[q.id] = rank ?? 0;
+    score(overall, rank);
+    if (!byCat.has(q.category)) byCat.set(q.category, tally());
+    score(byCat.get(q.category)!, rank);
+  }
+  const categories = Object.fromEntries([...byCat].sort(([a], [b]) => a - b).map(([c, t]) => [`${c} ${CATEGORIES[c] ?? ''}`.trim(), summary(t)]));
+  return { backend, overall: summary(overall), categories, median_ms: r3(median(times)), ranks };
+}
+
+/**
+ * How many of a stream of facts that no note is about would reach the merge judge: each fact's
+ * candidate search (as integrate makes it) over every corpus, counted when it finds at least one note.
+ */
+async function unrelatedJudgeCalls(backend: string, roots: Map<string, string>): Promise<{ facts: number; searches_with_hits: number }> {
+  let withHits = 0;
+  let searches = 0;
+  for (const root of roots.values()) {
+    for (const fact of UNRELATED_FACTS) {
+      searches += 1;
+      const found = await findCandidates(root, toCandidate({ content: fact }), { backend });
+      if (found.length) withHits += 1;
+    }
+  }
+  return { facts: searches, searches_with_hits: withHits };
+}
+
+/** The same candidate search for the questions: how often the judge would be shown a note that answers. */
+async function relatedCandidates(backend: string, questions: Question[], roots: Map<string, string>): Promise<{ questions: number; evidence_shown: number }> {
+  let shown = 0;
+  for (const q of questions) {
+    const found = await findCandidates(roots.get(q.corpus)!, toCandidate({ content: q.question }), { backend });
+    if (found.some((n) => q.evidence.includes(n.path))) shown += 1;
+  }
+  return { questions: questions.length, evidence_shown: shown };
+}
+
+function printTable(results: BackendResult[]): void {
+  const rows = ['| backend | slice | n | R@1 | R@5 | R@10 | MRR@10 |', '|---|---|---:|---:|---:|---:|---:|'];
+  for (const r of results) {
+    const line = (slice: string, s: Record<string, number>) =>
+      rows.push(`| ${r.backend} | ${slice} | ${s.n} | ${s.recall_1.toFixed(3)} | ${s.recall_5.toFixed(3)} | ${s.recall_10.toFixed(3)} | ${s.mrr_10.toFixed(3)} |`);
+    line('overall', r.overall);
+    for (const [c, s] of Object.entries(r.categories)) line(c, s);
+  }
+  rows.push('', '| backend | median query ms | unrelated facts with ≥1 candidate (judge calls) | questions whose candidates include evidence |', '|---|---:|---:|---:|');
+  for (const r of results) {
+    const unrelated = r.unrelated ? `${r.unrelated.searches_with_hits} / ${r.unrelated.facts}` : '-';
+    const related = r.related ? `${r.related.evidence_shown} / ${r.related.questions}` : '-';
+    rows.push(`| ${r.backend} | ${r.median_ms} | ${unrelated} | ${related} |`);
+  }
+  process.stdout.write(`${rows.join('\n')}\n`);
+}
+
+const dir = dataDir();
+const questions = fs
+  .readFileSync(path.join(dir, 'questions.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
+  .map((l) => JSON.parse(l) as Question);
+const embedder = configuredEmbedder();
+const wanted = (option('--backends') ?? (embedder ? 'rg,fts,vector,hybrid' : 'rg,fts')).split(',').map((b) => b.trim());
+if (!embedder && wanted.some((b) => b === 'vector' || b === 'hybrid')) {
+  process.stderr.write('bench:recall: vector and hybrid need ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL\n');
+  process.exit(2);
+}
+const { roots, tmp } = copyCorpora(dir, [...new Set(questions.map((q) => q.corpus))]);
+try {
+  const results: BackendResult[] = [];
+  for (const backend of wanted) {
+    process.stderr.write(`${backend}: ${questions.length} questions\n`);
+    const r = await runBackend(backend, questions, roots, embedder);
+    if (!process.argv.includes('--no-unrelated')) {
+      r.unrelated = await unrelatedJudgeCalls(backend, roots);
+      r.related = await relatedCandidates(backend, questions, roots);
+    }
+    results.push(r);
+  }
+  printTable(results);
+  const out = option('--json');
+  if (out) fs.writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), data: dir, k: K, results }, null, 2)}\n`);
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,0 +1,37 @@
+/**
+ * Facts from another walk of life than the conversations the recall bench searches (operations,
+ * tooling, chemistry, bookkeeping): no note there is about any of them, so each candidate search
+ * that finds a note would cost a merge-judge call for nothing.
+ */
+export const UNRELATED_FACTS = [
+  'The nightly database export moved to 04:00 so it no longer overlaps the backup window.',
+  'Use tar -xzf to extract a gzip-compressed tarball into the current directory.',
+  'VACUUM FULL in PostgreSQL takes an exclusive lock on the table while it rewrites it.',
+  'The staging cluster runs Kubernetes 1.29 with three worker nodes.',
+  'Invoices above 10,000 euros need a second approver in the accounting system.',
+  'The TLS certificate for the API gateway expires on the first of March.',
+  'Sodium chloride dissolves in water at about 360 grams per litre at room temperature.',
+  'The build cache is keyed by the lockfile hash, so a dependency bump invalidates it.',
+  'Rotate the SSH host keys of the bastion every twelve months.',
+  'The quarterly VAT return is filed through the tax portal before the 20th.',
+  'Redis eviction policy on the session store is allkeys-lru with a 2 GB ceiling.',
+  'A torque wrench set to 120 newton-metres is needed for the wheel nuts.',
+  'The payroll run closes on the 25th; changes after that go into the next month.',
+  'grep -r searches a directory tree recursively; add -l to print only file names.',
+  'The load balancer health check hits /healthz every five seconds.',
+  'Mitochondria produce ATP through oxidative phosphorylation.',
+  'Our DNS TTL for the marketing domain is 300 seconds.',
+  'The CI pipeline fails when test coverage drops below 80 percent.',
+  'Copper has a thermal conductivity of roughly 400 watts per metre-kelvin.',
+  'Kafka consumer lag on the orders topic alerts above 10,000 messages.',
+  'Depreciation of laptops is straight-line over three years.',
+  'The firewall blocks outbound SMTP except from the mail relay.',
+  'Git rebase --onto moves a branch to a new base commit.',
+  'The warehouse forklift needs a battery swap every eight hours.',
+  'Terraform state for production lives in a versioned S3 bucket with locking.',
+  'Photosynthesis fixes carbon dioxide into glucose in the chloroplast.',
+  'The on-call rotation hands over every Monday at 10:00 UTC.',
+  'Docker images are scanned for CVEs before they reach the registry.',
+  'The office printer on floor three jams on A3 paper.',
+  'Index rebuilds on the search cluster are throttled to 50 MB per second.',
+];

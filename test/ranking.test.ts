@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Embedder } from '../src/llm/embed.js';
+import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
+import { fuseScores } from '../src/search/hybrid.js';
+import { searchCorpus } from '../src/search/index.js';
+import { queryTerms, queryWords } from '../src/search/terms.js';
+import { relevanceFloor } from '../src/search/vector.js';
+import { tempCorpus, write } from './helpers/corpus.js';
+
+const roots: string[] = [];
+afterEach(() => {
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+});
+
+function corpus(notes: Record<string, [title: string, body: string]>): string {
+  const root = tempCorpus();
+  roots.push(root);
+  for (const [name, [title, body]] of Object.entries(notes)) {
+    write(root, name, `---\nuuid: ${crypto.randomUUID()}\ntitle: ${title}\ndate: 2026-11-01\n---\n\n# ${title}\n\n${body}\n`);
+  }
+  return root;
+}
+
+const FILLER = 'We met on Tuesday to go over the hiring plan, the office move and the quarterly numbers.';
+const paths = async (root: string, query: string, backend: string, extra: object = {}) =>
+  (await searchCorpus(root, query, { backend, limit: 5, ...extra })).hits.map((h) => h.path);
+
+describe.each(['rg', 'fts'])('lexical ranking with %s', (backend) => {
+  it('ranks a note titled with the query above one that only mentions it', async () => {
+    const root = corpus({
+      'mention.md': ['Weekly sync', `${FILLER} Someone asked about the sourdough starter in passing.`],
+      'titled.md': ['Sourdough starter', 'Feed it flour and water twice a day; keep it at room temperature.'],
+    });
+    expect((await paths(root, 'sourdough starter', backend))[0]).toBe('titled.md');
+  });
+
+  it('finds an inflected form by its stem, and not words that merely contain the query', async () => {
+    const root = corpus({
+      'painted.md': ['Studio', 'She painted the harbour at dawn.'],
+      'party.md': ['Party', 'A party at the apartment, with a start at eight.'],
+      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, FILLER]])),
+    });
+    expect(await paths(root, 'paintings', backend)).toEqual(['painted.md']);
+    expect(await paths(root, 'art', backend)).toEqual([]);
+  });
+
+  it('does not let the words of the question outweigh its subject', async () => {
+    const root = corpus({
+      'jazz.md': ['Sam and music', 'Sam listens to jazz records on Sundays.'],
+      'kind.md': ['Thanks', 'That was kind of you, Sam. I like that kind of thing, and I said so: many kinds of thanks.'],
+      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, FILLER]])),
+    });
+    expect((await paths(root, 'What kind of music does Sam like, did he say?', backend))[0]).toBe('jazz.md');
+  });
+
+  it('ranks a note with every query word above one repeating a single word', async () => {
+    const root = corpus({
+      'repeat.md': ['Kayaks', 'kayak kayak kayak: the kayak club, a new kayak, kayak racks.'],
+      'both.md': ['Ice trip', 'A kayak trip to the glacier.'],
+      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, `${FILLER} We took the kayak out once.`]])),
+    });
+    expect((await paths(root, 'kayak glacier', backend))[0]).toBe('both.md');
+  });
+
+  it('gives integrate no candidate that shares only an incidental word with the topic', async () => {
+    const root = corpus({
+      'tomatoes.md': ['Tomatoes', 'The tomatoes in the garden need water every morning this week.'],
+      'kayak.md': ['Kayak club', 'The kayak club meets every Thursday at the lake.'],
+      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, FILLER]])),
+    });
+    const none = await findCandidates(root, toCandidate({ content: 'The TLS certificate of the gateway expires next week.' }), { backend });
+    expect(none).toEqual([]);
+    const found = await findCandidates(root, toCandidate({ content: 'The garden tomatoes got blight.' }), { backend });
+    expect(found.map((n) => n.path)).toEqual(['tomatoes.md']);
+  });
+});
+
+describe('query terms', () => {
+  it('are stems shared by both lexical backends, with the literal start rg looks for', () => {
+    expect(queryTerms('Running happy')).toEqual([
+      { stem: 'run', prefix: 'run', whole: false },
+      { stem: 'happi', prefix: 'happ', whole: false },
+    ]);
+    expect(queryTerms('C++')).toEqual([{ stem: 'c', prefix: 'c', whole: true }]);
+    expect(queryTerms('Go modules')).toEqual([
+      { stem: 'go', prefix: 'go', whole: true },
+      { stem: 'modul', prefix: 'modul', whole: false },
+    ]);
+    expect(queryWords('what kind of thing did she say?')).toEqual(['what', 'kind', 'of', 'thing', 'did', 'she', 'say']);
+  });
+});
+
+/**
+ * A toy embedder: each known topic word is an axis, and every text that speaks of any of them
+ * also points along a shared axis (the register all notes share). A text with none of the words
+ * points along an axis of its own, far from every note.
+ */
+const TOPICS = ['garden', 'kayak', 'budget', 'piano', 'lisbon', 'plumber', 'rollback', 'birthday', 'okapi'];
+const toyEmbedder: Embedder = {
+  model: 'toy',
+  async embed(texts) {
+    return texts.map((t) => {
+      const lower = t.toLowerCase();
+      const axes = TOPICS.map((w) => (lower.includes(w) ? 1 : 0));
+      const any = axes.some(Boolean);
+      return [any ? 1 : 0, ...axes, any ? 0 : 1];
+    });
+  },
+};
+
+function topicCorpus(): string {
+  return corpus(Object.fromEntries(TOPICS.map((w) => [`${w}.md`, [`About ${w}`, `Notes on the ${w}.`]])));
+}
+
+describe('vector relevance floor', () => {
+  it('answers nothing for a query far from every note, and the nearest notes otherwise', async () => {
+    const root = topicCorpus();
+    const far = await searchCorpus(root, 'quantum chromodynamics', { backend: 'vector', embedder: toyEmbedder });
+    expect(far.hits).toEqual([]);
+    const near = await searchCorpus(root, 'the okapi', { backend: 'vector', embedder: toyEmbedder });
+    expect(near.hits[0].path).toBe('okapi.md');
+  });
+
+  it('is the mean similarity of note pairs less 1.5 standard deviations; no floor without a baseline', () => {
+    expect(relevanceFloor({ mean: 0.8, sd: 0.1 })).toBeCloseTo(0.65);
+    expect(relevanceFloor(undefined)).toBe(-Infinity);
+  });
+});
+
+describe('hybrid fusion', () => {
+  it('keeps the strong word match on top however low the embedder ranks it', async () => {
+    // The toy embedder knows nothing of "sourdough": every note is equally near, the word match last.
+    const root = topicCorpus();
+    write(root, 'sourdough.md', `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough\n---\n\n# Sourdough\n\nThe sourdough starter lives in the fridge; feed it on Sundays.\n`);
+    const hybrid = await searchCorpus(root, 'sourdough starter', { backend: 'hybrid', embedder: toyEmbedder });
+    expect(hybrid.hits[0].path).toBe('sourdough.md');
+  });
+
+  it('lets a note both rankings agree on rise above one only the words favour', () => {
+    const fused = fuseScores(
+      [{ name: 'words', score: 10 }, { name: 'both', score: 9 }],
+      [{ name: 'both', score: 0.9 }, { name: 'other', score: 0.8 }, { name: 'words', score: 0.2 }],
+    );
+    expect(fused.map((r) => r.name)).toEqual(['both', 'words', 'other']);
+  });
+});
