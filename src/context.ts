@@ -18,6 +18,12 @@ export interface RunContext {
   io: Io;
   /** Finds note files by their text; without it the domain reads every note (see src/corpus/grep.ts). */
   grep?: NoteGrep;
+  /**
+   * Told of every note file the tool created, appended to or replaced, once the change is on disk
+   * (the search index's change journal listens here); without it, derived state finds the change
+   * by scanning.
+   */
+  written?: (file: string) => void;
 }
 
 const store = new AsyncLocalStorage<RunContext>();
@@ -47,6 +53,11 @@ export function hasContext(): boolean {
 /** The context of the current call; outside any call, the process's environment and output. */
 export function current(): RunContext {
   return store.getStore() ?? { settings: new Settings(process.env), io: processIo };
+}
+
+/** Report a note file the current call changed (see `RunContext.written`). */
+export function reportWritten(file: string): void {
+  current().written?.(file);
 }
 
 /** The settings in force for the current call. */

@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
-import { checkKind } from '../corpus/ops.js';
-import { corpusStatus, type CorpusStatus } from '../corpus/status.js';
+import { checkKind } from '../corpus/kinds.js';
+import type { CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { SearchHit } from '../search/types.js';
 
@@ -41,7 +41,7 @@ export async function indexStatus(root: string) {
   const { vectorStatus } = await import('../search/vector.js');
   const { indexLocation } = await import('../search/location.js');
   const location = indexLocation(root);
-  const { freshness, hashes } = scanIndex(root);
+  const { freshness, hashes } = await scanIndex(root);
   return { ...freshness, location, vectors: vectorStatus(root, hashes) };
 }
 
@@ -80,6 +80,7 @@ export interface StatusResult extends CorpusStatus {
 
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
+  const { corpusStatus } = await import('../corpus/status.js');
   return { root, ...corpusStatus(root), index: await indexStatus(root) };
 }
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings } from '../context.js';
+import { reportWritten, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sidecarDir, writeAll } from './files.js';
 import type { HeldLock } from './held-lock.js';
@@ -79,6 +79,7 @@ export function appendFragment(root: string, lock: HeldLock, name: string, text:
       throw new ZkError('io', `${why}: the fragment was not added and ${name} is unchanged`);
     }
     fs.rmSync(intent, { force: true });
+    reportWritten(file);
   } finally {
     fs.closeSync(fd);
   }
@@ -116,6 +117,7 @@ function undo(root: string, intent: Intent): void {
     }
     fs.ftruncateSync(fd, intent.offset);
     fs.fsyncSync(fd);
+    reportWritten(file);
     warn(`undid an unfinished append to ${intent.note} (${tail.length} of ${fragment.length} bytes)`);
   } finally {
     fs.closeSync(fd);

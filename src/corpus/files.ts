@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { reportWritten } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { HeldLock } from './held-lock.js';
 
@@ -70,6 +71,7 @@ export function createFileExclusive(_root: string, dest: string, content: string
   try {
     lock?.assertHeld();
     publishExclusive(tmp, dest);
+    reportWritten(dest);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -102,6 +104,7 @@ export function replaceFile(_root: string, file: string, content: string, lock?:
   try {
     lock?.assertHeld();
     fs.renameSync(tmp, file);
+    reportWritten(file);
   } finally {
     fs.rmSync(tmp, { force: true });
   }
@@ -140,6 +143,7 @@ export function swapIfUnchanged(lock: HeldLock, expected: ReadState, tmp: string
   if (!stillAsRead(expected)) return false;
   lock.assertHeld();
   fs.renameSync(tmp, expected.file);
+  reportWritten(expected.file);
   return true;
 }
 
