@@ -60,7 +60,8 @@ export async function index(root: string, o: IndexRequest = {}) {
   const vectors = await import('../search/vector.js');
   const rebuild = Boolean(o.rebuild);
   const refresh = async () => {
-    const sync = await syncIndex(root, { rebuild });
+    // `index` checks every note file, so it also finds what other programs changed in place.
+    const sync = await syncIndex(root, { rebuild, checkAll: true });
     // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
     if (o.embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress }) };
     if (rebuild) await vectors.dropVectors(root);

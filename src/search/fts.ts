@@ -239,7 +239,7 @@ type Plan =
  *   changed is caught by the folder's metadata too, and triggers a full check.
  * A note edited in place by another program changes neither: it is found by the next full check.
  */
-function planRefresh(root: string, parser: NoteParser | undefined): Plan {
+function planRefresh(root: string, parser: NoteParser | undefined, checkAll = false): Plan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = Date.now();
@@ -260,7 +260,7 @@ function planRefresh(root: string, parser: NoteParser | undefined): Plan {
   };
   const scanMs = s.indexScanSeconds() * 1000;
   const due = !old || startedAt < old.scannedAt || startedAt - old.scannedAt >= scanMs;
-  if (due || location.placement === 'network' || old.notes <= s.indexScanBelow()) return full();
+  if (checkAll || due || location.placement === 'network' || old.notes <= s.indexScanBelow()) return full();
   const written = journalSince(location.dir, old.journal, journal);
   if (!written) return full();
   const sameRoot = rootUnchanged(old.root, rootNow);
@@ -371,17 +371,19 @@ async function rebuilt(root: string): Promise<IndexSync> {
 /**
  * Bring the full-text index and its manifest up to date with the files: nothing is written when
  * nothing changed; otherwise only the changed notes are touched, under the index lock (never the
- * corpus lock: writers do not wait on an index build). The change scan starts after the call does,
- * so every change finished before it is in the index it leaves. A missing or
+ * corpus lock: writers do not wait on an index build). What changed is found as `planRefresh`
+ * says (with `checkAll`, by checking every note file); its marks are taken after the call starts,
+ * so every change it can see that finished before is in the index it leaves. A missing or
  * unreadable index is rebuilt from scratch. The manifest it leaves is the one change scan other
  * derived tables (the note vectors) are brought up to date from.
  */
-export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<IndexSync> {
+export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
+  const checkAll = Boolean(opts.checkAll);
   // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
-  let seen = opts.rebuild ? undefined : planRefresh(root, undefined);
+  let seen = opts.rebuild ? undefined : planRefresh(root, undefined, checkAll);
   if (seen?.kind === 'unchanged') return unchanged(root, seen.notes);
   const parser = await noteParser();
-  if (seen?.kind === 'parser') seen = planRefresh(root, parser);
+  if (seen?.kind === 'parser') seen = planRefresh(root, parser, checkAll);
   if (seen?.kind === 'unchanged') return unchanged(root, seen.notes);
   if (seen?.kind === 'delta' && deltaIsEmpty(seen.delta)) {
     // Recording what was checked spares the next search the same check; these marks describe
@@ -399,7 +401,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}):
     }
     if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
-    const plan = seen?.kind === 'delta' && seen.manifest.refreshedAt === manifest.refreshedAt ? seen : planRefresh(root, parser);
+    const plan = seen?.kind === 'delta' && seen.manifest.refreshedAt === manifest.refreshedAt ? seen : planRefresh(root, parser, checkAll);
     if (plan.kind === 'unchanged') return unchanged(root, plan.notes);
     if (plan.kind !== 'delta') return rebuilt(root);
     const { delta } = plan;
