@@ -1,14 +1,32 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rgPath } from '../src/adapters/ripgrep.js';
+import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
 import { generateCorpus } from './generate.js';
 
+// Every figure is a ratio of two medians measured side by side in one run (the two commands
+// alternate, run after run), so a busy machine slows both alike.
+
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = path.join(REPO, 'bin', 'zk-memory.js');
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const SIZES = arg('--sizes', '1000,10000').split(',').map(Number);
+const RUNS = Number(arg('--runs', '7'));
+/** Whole-corpus commands read every note: fewer runs. */
+const SLOW_RUNS = Number(arg('--slow-runs', '3'));
+const MCP_SEARCHES = Number(arg('--mcp-searches', '60'));
+/** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
+const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
+/** Hybrid search needs every note embedded first: slow at scale, so only on request. */
+const VECTORS = process.argv.includes('--vectors');
+const OUT = arg('--out', path.join(REPO, 'bench', 'out', 'bench.json'));
 
 interface Row {
   size: number | null;
@@ -19,21 +37,23 @@ interface Row {
   ratio: number;
 }
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
-
-const SIZES = arg('--sizes', '1000,10000,50000').split(',').map(Number);
-const RUNS = Number(arg('--runs', '7'));
+const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' };
 
 /** Wall time of one whole process, in ms; fails loudly if the process fails. */
-function timeOnce(cmd: string, args: string[], okCodes = [0, 1]): number {
+function timeOnce(cmd: string, args: string[], cwd?: string): number {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ZK_MEMORY_BACKEND: '' } });
+  const r = spawnSync(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env, maxBuffer: 64 << 20 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status === null || !okCodes.includes(r.status)) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.status} ${r.stderr}`);
+  if (r.status === null || ![0, 1].includes(r.status)) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.status} ${r.stderr}`);
   return ms;
+}
+
+/** Peak resident memory of one process, in MB (GNU time), or null where it cannot be told. */
+function peakRssMb(cmd: string, args: string[]): number | null {
+  if (!fs.existsSync('/usr/bin/time')) return null;
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env, encoding: 'utf8' });
+  const kb = Number(r.stderr.trim().split('\n').pop());
+  return Number.isFinite(kb) ? round(kb / 1024) : null;
 }
 
 function median(xs: number[]): number {
@@ -41,29 +61,78 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-/** Median of RUNS timings, with an optional untimed step before each run. */
-function measure(cmd: string, args: string[], before?: (i: number) => void): number {
-  const xs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
+type Cmd = { cmd: string; args: string[]; cwd?: string };
+
+/** Medians of `a` and `b` run alternately `runs` times, with an optional untimed step before each `a`. */
+function paired(a: Cmd, b: Cmd, runs = RUNS, before?: (i: number) => void): [number, number] {
+  const xa: number[] = [];
+  const xb: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    xb.push(timeOnce(b.cmd, b.args, b.cwd));
     before?.(i);
-    xs.push(timeOnce(cmd, args));
+    xa.push(timeOnce(a.cmd, a.args, a.cwd));
   }
-  return median(xs);
+  return [median(xa), median(xb)];
 }
 
-const zk = (...args: string[]) => [BIN, ...args];
-const rows: Row[] = [];
-const add = (size: number | null, name: string, ms: number, baseline: string, baseMs: number) =>
-  rows.push({ size, case: name, median_ms: round(ms), baseline, baseline_ms: round(baseMs), ratio: round(ms / baseMs) });
 const round = (x: number) => Math.round(x * 100) / 100;
+const rows: Row[] = [];
+const extra: Record<string, unknown> = {};
+const add = (size: number | null, name: string, ms: number, baseline: string, baseMs: number) => {
+  rows.push({ size, case: name, median_ms: round(ms), baseline, baseline_ms: round(baseMs), ratio: round(ms / baseMs) });
+  process.stderr.write(`${size ?? '-'}\t${name}\t${round(ms)} ms\t${round(ms / baseMs)}× ${baseline}\n`);
+};
 
-// Hybrid search embeds through a local server (hashed bag-of-words vectors), so the figures are the tool's own cost.
-const embedServer = await startEmbedWorker();
-const embed = ['--embed-base', embedServer.url, '--embed-model', 'bench-hashed-64'];
+const zk = (...args: string[]): Cmd => ({ cmd: 'node', args: [BIN, ...args] });
+const VERSION = zk('--version');
+
+/** The MCP server over raw stdio: the latency of each search call as the client sees it. */
+async function mcpSearches(root: string, query: string, n: number, between?: (i: number) => void) {
+  const child = spawn('node', [BIN, 'mcp', '--root', root], { env: { ...env, ZK_MEMORY_BACKEND: 'fts' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  let rest = '';
+  const waiting: ((line: string) => void)[] = [];
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop() ?? '';
+    for (const line of parts) waiting.shift()?.(line);
+  });
+  let id = 0;
+  const request = (method: string, params: unknown) =>
+    new Promise<any>((resolve) => {
+      waiting.push((line) => resolve(JSON.parse(line)));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
+    });
+  const search = async () => {
+    const t0 = process.hrtime.bigint();
+    const r = await request('tools/call', { name: 'search', arguments: { query, limit: 8 } });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.error || r.result?.structuredContent?.ok === false) throw new Error(`MCP search failed: ${JSON.stringify(r).slice(0, 300)}`);
+    return { ms, hits: r.result.structuredContent.hits as { path: string }[] };
+  };
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const first = await search();
+  const warm: number[] = [];
+  for (let i = 0; i < n; i++) warm.push((await search()).ms);
+  const changed: number[] = [];
+  if (between) {
+    for (let i = 0; i < 5; i++) {
+      between(i);
+      changed.push((await search()).ms);
+    }
+  }
+  child.stdin.end();
+  await new Promise((resolve) => child.on('close', resolve));
+  return { first: first.ms, warm: median(warm), changed: changed.length ? median(changed) : null };
+}
+
+const embedServer = VECTORS ? await startEmbedWorker() : undefined;
+const embed = embedServer ? ['--embed-base', embedServer.url, '--embed-model', 'bench-hashed-64'] : [];
 
 // Start-up: the tool against node itself.
-const nodeMs = measure('node', ['-e', '0']);
-add(null, 'zk-memory --version', measure('node', zk('--version')), 'node -e 0', nodeMs);
+const [versionMs, nodeMs] = paired(VERSION, { cmd: 'node', args: ['-e', '0'] });
+add(null, 'zk-memory --version', versionMs, 'node -e 0', nodeMs);
 
 for (const size of SIZES) {
   const root = path.join(os.tmpdir(), `zk-bench-${size}`);
@@ -77,28 +146,58 @@ for (const size of SIZES) {
   // Leave what earlier runs added out of this run.
   for (const f of fs.readdirSync(root)) if (f.includes('-bench-added')) fs.rmSync(path.join(root, f));
   const query = 'kayak glacier sunrise';
-  const rawRg = measure(rgPath(), ['-l', '-i', '-F', '-e', 'kayak', '-e', 'glacier', '-e', 'sunrise', '--max-depth', '1', '--glob', '*.md', root]);
-  add(size, 'search --backend rg', measure('node', zk('--root', root, 'search', query, '--backend', 'rg')), 'rg -l -i -F', rawRg);
+  const terms = ['kayak', 'glacier', 'sunrise'];
+  const search = (backend: string) => zk('--root', root, 'search', query, '--backend', backend);
 
-  const built = timeOnce('node', zk('--root', root, 'index', '--rebuild'));
-  add(size, 'index --rebuild (once)', built, 'node -e 0', nodeMs);
-  add(size, 'search --backend fts (fresh index)', measure('node', zk('--root', root, 'search', query, '--backend', 'fts')), 'rg -l -i -F', rawRg);
+  // ripgrep as the rg backend runs it: the same terms, the same files, counting every match.
+  const rawRg: Cmd = {
+    cmd: rgPath(),
+    args: ['--only-matching', '--ignore-case', '--with-filename', '--null', '--no-heading', '--no-line-number', ...terms.flatMap((t) => ['-e', t]), ...NOTE_FILES],
+    cwd: root,
+  };
+  const [rg, raw] = paired(search('rg'), rawRg);
+  add(size, 'search --backend rg', rg, 'raw rg, same terms and files', raw);
 
-  const addOne = (i: number) =>
-    spawnSync('node', zk('--root', root, 'write', `bench-added-${Date.now()}-${i}`, `Bench added ${i}`, 'A kayak trip to the glacier at sunrise.'));
-  add(size, 'search --backend fts (1 note added)', measure('node', zk('--root', root, 'search', query, '--backend', 'fts'), addOne), 'rg -l -i -F', rawRg);
+  add(size, 'index --rebuild (once)', timeOnce('node', zk('--root', root, 'index', '--rebuild').args), 'zk-memory --version', versionMs);
+  timeOnce('node', search('fts').args); // the first search after a rebuild settles the index
+  const [fts, v1] = paired(search('fts'), VERSION);
+  add(size, 'search --backend fts (unchanged)', fts, 'zk-memory --version', v1);
 
-  const first = fs.readdirSync(root).find((f) => f.endsWith('.md'))!;
-  const changeOne = (i: number) => spawnSync('node', zk('--root', root, 'merge', first, `kayak change ${i}`));
-  const ftsChanged = measure('node', zk('--root', root, 'search', query, '--backend', 'fts'), changeOne);
-  add(size, 'search --backend fts (1 note changed)', ftsChanged, 'rg -l -i -F', rawRg);
+  const addOne = (i: number) => spawnSync('node', zk('--root', root, 'write', `bench-added-${Date.now()}-${i}`, `Bench added ${i}`, 'A kayak trip to the glacier at sunrise.').args, { env });
+  const [added, v2] = paired(search('fts'), VERSION, RUNS, addOne);
+  add(size, 'search --backend fts (1 note added by the tool)', added, 'zk-memory --version', v2);
 
-  add(size, 'index, every note embedded (once)', timeOnce('node', zk('--root', root, 'index', ...embed)), 'node -e 0', nodeMs);
-  const ftsFresh = measure('node', zk('--root', root, 'search', query, '--backend', 'fts'));
-  add(size, 'search --backend hybrid (fresh)', measure('node', zk('--root', root, 'search', query, '--backend', 'hybrid', ...embed)), 'search --backend fts', ftsFresh);
-  add(size, 'search --backend hybrid (1 note changed: re-embedded)', measure('node', zk('--root', root, 'search', query, '--backend', 'hybrid', ...embed), changeOne), 'fts, 1 note changed', ftsChanged);
+  const first = fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort()[0];
+  const changeOne = (i: number) => spawnSync('node', zk('--root', root, 'merge', first, `kayak change ${i}`).args, { env });
+  const [changed, v3] = paired(search('fts'), VERSION, RUNS, changeOne);
+  add(size, 'search --backend fts (1 note changed by the tool)', changed, 'zk-memory --version', v3);
+
+  const second = fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort()[1];
+  const editOne = (i: number) => fs.appendFileSync(path.join(root, second), `\nEdited by hand ${i}: kayak.\n`);
+  const [edited, v4] = paired(search('fts'), VERSION, RUNS, editOne);
+  add(size, 'search --backend fts (1 note edited in place by hand)', edited, 'zk-memory --version', v4);
+
+  const rss = peakRssMb('node', search('fts').args);
+  if (rss !== null) extra[`peak_rss_mb_fts_search_${size}`] = rss;
+
+  for (const [name, cmd] of [['list', zk('--root', root, 'list')], ['status', zk('--root', root, 'status')], ['tend check', zk('--root', root, 'tend', 'check')]] as const) {
+    const [ms, v] = paired(cmd, VERSION, SLOW_RUNS);
+    add(size, name, ms, 'zk-memory --version', v);
+  }
+
+  const outside = (i: number) => spawnSync('node', zk('--root', root, 'merge', first, `glacier outside ${i}`).args, { env });
+  const mcp = await mcpSearches(root, query, MCP_SEARCHES, outside);
+  add(size, `MCP search, warm (median of ${MCP_SEARCHES})`, mcp.warm, 'zk-memory --version', versionMs);
+  add(size, 'MCP search, first of the session', mcp.first, 'zk-memory --version', versionMs);
+  if (mcp.changed !== null) add(size, 'MCP search after another process changed a note', mcp.changed, 'MCP search, warm', mcp.warm);
+
+  if (VECTORS) {
+    add(size, 'index, every note embedded (once)', timeOnce('node', zk('--root', root, 'index', ...embed).args), 'zk-memory --version', versionMs);
+    const [hybrid, ftsFresh] = paired(zk('--root', root, 'search', query, '--backend', 'hybrid', ...embed), search('fts'));
+    add(size, 'search --backend hybrid (fresh)', hybrid, 'search --backend fts', ftsFresh);
+  }
 }
-await embedServer.stop();
+await embedServer?.stop();
 
 const table = [
   '| notes | case | median ms | baseline | baseline ms | ratio |',
@@ -106,8 +205,8 @@ const table = [
   ...rows.map((r) => `| ${r.size ?? '-'} | ${r.case} | ${r.median_ms} | ${r.baseline} | ${r.baseline_ms} | ${r.ratio} |`),
 ].join('\n');
 process.stdout.write(`${table}\n`);
-const outDir = path.join(REPO, 'bench', 'out');
-fs.mkdirSync(outDir, { recursive: true });
-const result = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, runs: RUNS, rows };
-fs.writeFileSync(path.join(outDir, 'bench.json'), `${JSON.stringify(result, null, 2)}\n`);
-process.stdout.write(`wrote ${path.relative(process.cwd(), path.join(outDir, 'bench.json'))}\n`);
+for (const [k, v] of Object.entries(extra)) process.stdout.write(`${k}: ${v}\n`);
+fs.mkdirSync(path.dirname(OUT), { recursive: true });
+const result = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, bin: BIN, rows, extra };
+fs.writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+process.stdout.write(`wrote ${path.relative(process.cwd(), OUT)}\n`);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ripgrepNoteGrep } from './adapters/ripgrep.js';
+import { journalWrite } from './search/journal.js';
 import { processIo, withContext, type Io } from './context.js';
 import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
@@ -128,7 +129,7 @@ export function commandLineIo(): Io {
  * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
 export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env): Promise<number> {
-  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep };
+  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite };
   return withContext(ctx, () => run(argv, io));
 }
 

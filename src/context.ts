@@ -34,6 +34,12 @@ export interface RunContext {
   grep?: NoteGrep;
   /** Told of every file the call's writes touch; absent when nobody needs to know. */
   changes?: ChangeRecorder;
+  /**
+   * Told of every note file the tool created, appended to or replaced, once the change is on disk
+   * (the search index's change journal listens here); without it, derived state finds the change
+   * by scanning.
+   */
+  written?: (file: string) => void;
 }
 
 const store = new AsyncLocalStorage<RunContext>();
@@ -65,6 +71,7 @@ export function current(): RunContext {
   return store.getStore() ?? { settings: new Settings(process.env), io: processIo };
 }
 
+
 /** The settings in force for the current call. */
 export function settings(): Settings {
   return current().settings;
@@ -72,5 +79,8 @@ export function settings(): Settings {
 
 /** Report a file the current call wrote (a no-op unless the call collects its changes). */
 export function recordChange(change: WrittenFile): void {
-  store.getStore()?.changes?.record(change);
+  const ctx = current();
+  ctx.changes?.record(change);
+  // Derived state (the search index's change journal) hears of every note file written.
+  ctx.written?.(change.path);
 }

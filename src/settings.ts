@@ -89,6 +89,21 @@ export class Settings {
   }
 
   /**
+   * How often (seconds) a search checks every note file for changes made by other programs. In
+   * between it trusts the change journal and the root folder's own metadata (see src/search/fts.ts),
+   * which cannot see an in-place edit by another program; 0, the default, checks every note before
+   * every search, so a search never misses a change.
+   */
+  indexScanSeconds(): number {
+    return this.number('ZK_MEMORY_INDEX_SCAN_SECONDS', 0, { zero: true });
+  }
+
+  /** Up to this many notes, every search checks every note file (it costs a few milliseconds). */
+  indexScanBelow(): number {
+    return this.number('ZK_MEMORY_INDEX_SCAN_BELOW', 2000, { integer: true, zero: true });
+  }
+
+  /**
    * The default, 30 s or the stale window plus 10 s if that is longer, lets a waiter outlast the
    * stale window, so a dead lock is taken over before anyone gives up.
    */

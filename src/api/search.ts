@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
-import { checkKind } from '../corpus/ops.js';
-import { corpusStatus, type CorpusStatus } from '../corpus/status.js';
+import { checkKind } from '../corpus/kinds.js';
+import type { CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { SearchHit } from '../search/types.js';
 import { gitState, type GitState } from '../adapters/git.js';
@@ -42,7 +42,7 @@ export async function indexStatus(root: string) {
   const { vectorStatus } = await import('../search/vector.js');
   const { indexLocation } = await import('../search/location.js');
   const location = indexLocation(root);
-  const { freshness, hashes } = scanIndex(root);
+  const { freshness, hashes } = await scanIndex(root);
   return { ...freshness, location, vectors: vectorStatus(root, hashes) };
 }
 
@@ -61,7 +61,8 @@ export async function index(root: string, o: IndexRequest = {}) {
   const vectors = await import('../search/vector.js');
   const rebuild = Boolean(o.rebuild);
   const refresh = async () => {
-    const sync = await syncIndex(root, { rebuild });
+    // `index` checks every note file, so it also finds what other programs changed in place.
+    const sync = await syncIndex(root, { rebuild, checkAll: true });
     // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
     if (o.embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress }) };
     if (rebuild) await vectors.dropVectors(root);
@@ -83,6 +84,7 @@ export interface StatusResult extends CorpusStatus {
 
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
+  const { corpusStatus } = await import('../corpus/status.js');
   return { root, ...corpusStatus(root), index: await indexStatus(root), git: await gitState(root) };
 }
 

@@ -1,11 +1,7 @@
 import YAML from 'yaml';
+import { isKind, KINDS, type Kind } from './kinds.js';
 
-export const KINDS = ['concept', 'entity_update', 'decision'] as const;
-export type Kind = (typeof KINDS)[number];
-
-export function isKind(value: unknown): value is Kind {
-  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
-}
+export { isKind, KINDS, type Kind };
 
 /** The parts of a note file as found on disk; nothing normalized away. */
 export interface ParsedText {

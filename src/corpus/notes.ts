@@ -4,6 +4,10 @@ import { firstHeading, isKind, parseNoteText, type Kind, type ParsedText } from 
 import { DATED_STEM } from './slug.js';
 import { warn } from './warn.js';
 
+import { hasControlChar, isNoteFile, listNoteFiles } from './note-files.js';
+
+export { hasControlChar, isNoteFile, listNoteFiles };
+
 /** A note as every JSON output shows it (docs/cli.md). */
 export interface NoteInfo {
   uuid: string;
@@ -28,11 +32,6 @@ export interface Note extends NoteInfo {
 
 // The BOM is kept in the text, so a rewrite made from it puts back exactly the bytes it found.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** A file name with a newline or another control character: never taken for a note. */
-export function hasControlChar(name: string): boolean {
-  return /\p{Cc}/u.test(name);
-}
 
 /** Decode a note file; undefined (with a warning) for binary or non-UTF-8 content. */
 export function decodeNote(buf: Buffer, name: string): string | undefined {
@@ -90,56 +89,6 @@ export function noteInfo(n: NoteInfo): NoteInfo {
     uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date,
     kind: n.kind, author: n.author, superseded_by: n.superseded_by,
   };
-}
-
-/**
- * Whether a directory entry of the root is a note: a top-level `*.md` regular file (hidden names
- * excluded), or a symlink that resolves to a regular file inside the root (one leading outside is
- * skipped with a warning).
- */
-function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRoot: () => string): boolean {
-  if (!name.endsWith('.md') || name.startsWith('.')) return false;
-  if (hasControlChar(name)) {
-    // ripgrep, terminals and line-based tools cannot carry such a name: it is skipped everywhere alike.
-    warn(`skipping ${JSON.stringify(name)}: the file name holds a control character`);
-    return false;
-  }
-  if (d.isFile()) return true;
-  if (!d.isSymbolicLink()) return false;
-  if (symlinkStaysInside(realRoot(), path.join(root, name))) return true;
-  warn(`skipping ${name}: symlink leads outside the corpus`);
-  return false;
-}
-
-function realRootOf(root: string): () => string {
-  let real: string | undefined;
-  return () => (real ??= fs.realpathSync(root));
-}
-
-/** The note files of a root, in name order (see isNoteEntry). */
-export function listNoteFiles(root: string): string[] {
-  const realRoot = realRootOf(root);
-  return fs.readdirSync(root, { withFileTypes: true })
-    .filter((d) => isNoteEntry(root, d, d.name, realRoot))
-    .map((d) => d.name)
-    .sort();
-}
-
-/** Whether `name` is a note file of the root, without listing the whole folder. */
-export function isNoteFile(root: string, name: string): boolean {
-  // A name longer than a file system allows is simply not there.
-  if (Buffer.byteLength(name, 'utf8') > 255) return false;
-  const st = fs.lstatSync(path.join(root, name), { throwIfNoEntry: false });
-  return Boolean(st && isNoteEntry(root, st, name, realRootOf(root)));
-}
-
-function symlinkStaysInside(realRoot: string, file: string): boolean {
-  try {
-    const target = fs.realpathSync(file);
-    return path.dirname(target) === realRoot && fs.statSync(target).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** Read one note file; undefined when it is binary, unreadable or gone. */

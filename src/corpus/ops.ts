@@ -17,6 +17,10 @@ import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './sl
 import { defaultSource } from './source.js';
 import { trace } from './trace.js';
 
+import { checkKind } from './kinds.js';
+
+export { checkKind };
+
 export { defaultSource };
 
 /** The largest body or fragment accepted (ZK_MEMORY_MAX_BODY bytes; default 5 MiB). */
@@ -32,11 +36,6 @@ function checkSize(what: string, text: string): void {
   if (text.includes('\0')) throw new ZkError('usage', `${what} contains a NUL byte: binary input is not a note`);
 }
 
-export function checkKind(kind: string | undefined): Kind | undefined {
-  if (kind === undefined || kind === '') return undefined;
-  if (!isKind(kind)) throw new ZkError('usage', `unknown kind: ${JSON.stringify(kind)} (one of ${KINDS.join(', ')})`);
-  return kind;
-}
 
 export interface WriteOptions extends DecisionParts {
   slug: string;

@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import crypto from 'node:crypto';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { sha256 } from '../corpus/files.js';
-import { listNoteFiles, noteFromText, decodeNote, type Note } from '../corpus/notes.js';
+import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
+import type { Note } from '../corpus/notes.js';
 import { round } from './hits.js';
 import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
 import { coverage } from './rg.js';
+import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
+import { indexLocation } from './location.js';
 import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
@@ -39,7 +43,11 @@ interface ManifestFile {
   refreshedAt: string;
 }
 
-export const contentHash = (buf: Buffer) => sha256(buf).slice(0, 16);
+export const contentHash = (buf: Buffer) => crypto.createHash('sha256').update(buf).digest('hex').slice(0, 16);
+
+/** The note parser (it loads a YAML parser): loaded only when a note must be read. */
+type NoteParser = typeof import('../corpus/notes.js');
+const noteParser = (): Promise<NoteParser> => import('../corpus/notes.js');
 
 type Row = {
   path: string;
@@ -86,43 +94,189 @@ function toRow(note: Note): Row {
   };
 }
 
-/** Compare the note files with the manifest: only new or changed files are read. */
-export function computeDelta(root: string, manifest: Manifest | undefined): IndexDelta {
+/** Compare one note file with what the manifest knows of it, adding it to the delta if it changed. */
+function checkFile(root: string, name: string, prev: FileState | undefined, delta: IndexDelta, parser: NoteParser): void {
+  const file = path.join(root, name);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    if (prev) delta.removed.push(name);
+    return;
+  }
+  if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) return;
+  let buf: Buffer;
+  try {
+    buf = fs.readFileSync(file);
+  } catch {
+    return;
+  }
+  const hash = contentHash(buf);
+  if (prev && prev.hash === hash) {
+    delta.restat.set(name, { mtimeMs: st.mtimeMs, size: st.size, hash });
+    return;
+  }
+  const text = parser.decodeNote(buf, name);
+  if (text === undefined) {
+    if (prev) delta.removed.push(name);
+    return;
+  }
+  delta.upsert.set(name, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), hash });
+}
+
+/** Compare every note file with the manifest: only new or changed files are read. */
+export function computeDelta(root: string, manifest: Manifest | undefined, parser: NoteParser): IndexDelta {
   const known = manifest?.files ?? new Map<string, FileState>();
   const names = listNoteFiles(root);
   const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [], files: names.length };
-  const seen = new Set<string>();
-  for (const name of names) {
-    seen.add(name);
-    const file = path.join(root, name);
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(file);
-    } catch {
-      continue;
-    }
-    const prev = known.get(name);
-    if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) continue;
-    let buf: Buffer;
-    try {
-      buf = fs.readFileSync(file);
-    } catch {
-      continue;
-    }
-    const hash = contentHash(buf);
-    if (prev && prev.hash === hash) {
-      delta.restat.set(name, { mtimeMs: st.mtimeMs, size: st.size, hash });
-      continue;
-    }
-    const text = decodeNote(buf, name);
-    if (text === undefined) {
-      if (prev) delta.removed.push(name);
-      continue;
-    }
-    delta.upsert.set(name, { note: noteFromText(root, file, text, st.size, st.mtimeMs), hash });
-  }
+  const seen = new Set(names);
+  for (const name of names) checkFile(root, name, known.get(name), delta, parser);
   for (const name of known.keys()) if (!seen.has(name)) delta.removed.push(name);
   return delta;
+}
+
+/**
+ * Compare only the notes that can have changed: those the change journal names, and, when the
+ * root folder's entries changed (`listing` given), the names added and removed.
+ */
+function partialDelta(root: string, manifest: Manifest, journal: Set<string>, listing: string[] | undefined, parser: NoteParser): IndexDelta {
+  const known = manifest.files;
+  const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [], files: listing?.length ?? known.size };
+  const present = listing && new Set(listing);
+  const candidates = new Set(journal);
+  if (present) {
+    for (const name of present) if (!known.has(name)) candidates.add(name);
+    for (const name of known.keys()) if (!present.has(name)) delta.removed.push(name);
+  }
+  for (const name of candidates) {
+    if (present ? !present.has(name) : !isNoteFile(root, name)) {
+      if (!present && known.has(name)) delta.removed.push(name);
+      continue;
+    }
+    checkFile(root, name, known.get(name), delta, parser);
+  }
+  if (!present) delta.files = known.size + [...delta.upsert.keys()].filter((n) => !known.has(n)).length - delta.removed.length;
+  return delta;
+}
+
+/**
+ * What the index last saw of the corpus, to tell cheaply whether anything changed since: the root
+ * folder's own metadata (any note added, removed or renamed changes it), how far the change
+ * journal had been read, and when every note file was last checked. Kept in a small file of its
+ * own so that a search on an unchanged corpus reads neither the manifest nor any note.
+ */
+interface Marks {
+  version: number;
+  /** The manifest these marks describe (its `refreshedAt`). */
+  refreshedAt: string;
+  root: { mtimeMs: number; ctimeMs: number; ino: number; seenAt: number };
+  journal: JournalMark;
+  /** When the last check of every note file started (ms since the epoch). */
+  scannedAt: number;
+  notes: number;
+}
+
+const MARKS_VERSION = 1;
+/**
+ * A folder changed this close (ms) before it was looked at may change again within the same
+ * timestamp tick (coarse on some file systems) without its metadata showing it: not trusted.
+ */
+const RACY_MS = 2000;
+
+function marksPath(root: string): string {
+  return path.join(indexDir(root), 'marks.json');
+}
+
+function readMarks(root: string): Marks | undefined {
+  try {
+    const m = JSON.parse(fs.readFileSync(marksPath(root), 'utf8')) as Marks;
+    return m.version === MARKS_VERSION ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rootState(root: string): Marks['root'] {
+  const seenAt = Date.now();
+  const st = fs.statSync(root);
+  return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, seenAt };
+}
+
+function rootUnchanged(before: Marks['root'], now: Marks['root']): boolean {
+  const racy = before.seenAt - Math.max(before.mtimeMs, before.ctimeMs) < RACY_MS;
+  return !racy && before.mtimeMs === now.mtimeMs && before.ctimeMs === now.ctimeMs && before.ino === now.ino;
+}
+
+/** The journal's mark, creating it empty first so that the tool's first write does not force a full scan. */
+function markJournal(dir: string): JournalMark {
+  const m = journalMark(dir);
+  if (m.ino !== 0) return m;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.closeSync(fs.openSync(journalPath(dir), 'a'));
+  } catch {
+    // no journal: every later refresh scans in full, which is always sound
+  }
+  return journalMark(dir);
+}
+
+/** What a refresh has to do, found without the index lock. */
+type Plan =
+  | { kind: 'unchanged'; notes: number }
+  | { kind: 'delta'; manifest: Manifest; delta: IndexDelta; marks: Omit<Marks, 'refreshedAt'> }
+  | { kind: 'rebuild' }
+  /** Notes must be read, and the note parser is not loaded yet. */
+  | { kind: 'parser' };
+
+/**
+ * Find what changed since the index last looked, as cheaply as is sound:
+ * - every note file is checked (stat, then read if its size or mtime moved) when the corpus is
+ *   small, on a network file system (other hosts' writes reach neither this host's journal nor,
+ *   reliably, the folder's metadata), when the last full check is older than
+ *   `ZK_MEMORY_INDEX_SCAN_SECONDS`, or when anything cheaper cannot be trusted;
+ * - otherwise only the notes the change journal names (the tool's own writes, from any process on
+ *   this host), plus, when the root folder's metadata moved, the notes added and removed. A note
+ *   replaced under its own name by another program (an editor's save-by-rename) with nothing else
+ *   changed is caught by the folder's metadata too, and triggers a full check.
+ * A note edited in place by another program changes neither: it is found by the next full check.
+ */
+function planRefresh(root: string, parser: NoteParser | undefined, checkAll = false): Plan {
+  const s = settings();
+  const location = indexLocation(root);
+  const startedAt = Date.now();
+  const old = readMarks(root);
+  // Taken before anything is looked at: whatever changes afterwards shows next time.
+  let journal = markJournal(location.dir);
+  const rootNow = rootState(root);
+  const full = (): Plan => {
+    const manifest = readManifest(root);
+    if (!manifest) return { kind: 'rebuild' };
+    if (!parser) return { kind: 'parser' };
+    if (journal.size > JOURNAL_MAX_BYTES) {
+      rotateJournal(location.dir);
+      journal = markJournal(location.dir);
+    }
+    const delta = computeDelta(root, manifest, parser);
+    return { kind: 'delta', manifest, delta, marks: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files } };
+  };
+  const scanMs = s.indexScanSeconds() * 1000;
+  const due = !old || startedAt < old.scannedAt || startedAt - old.scannedAt >= scanMs;
+  if (checkAll || due || location.placement === 'network' || old.notes <= s.indexScanBelow()) return full();
+  const written = journalSince(location.dir, old.journal, journal);
+  if (!written) return full();
+  const sameRoot = rootUnchanged(old.root, rootNow);
+  if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes };
+  const manifest = readManifest(root);
+  if (!manifest || manifest.refreshedAt !== old.refreshedAt) return full();
+  if (!parser) return { kind: 'parser' };
+  const listing = sameRoot ? undefined : listNoteFiles(root);
+  if (listing && written.size === 0 && listing.length === manifest.files.size && listing.every((n) => manifest.files.has(n))) return full();
+  const delta = partialDelta(root, manifest, written, listing, parser);
+  return { kind: 'delta', manifest, delta, marks: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: delta.files } };
+}
+
+function writeMarks(root: string, marks: Omit<Marks, 'refreshedAt'>, refreshedAt: string): void {
+  writeIndexJson(marksPath(root), { ...marks, refreshedAt });
 }
 
 function deltaIsEmpty(d: IndexDelta): boolean {
@@ -137,14 +291,20 @@ const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, lo
  */
 async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Manifest }> {
   const ldb = await lance();
+  const parser = await noteParser();
   fs.rmSync(manifestPath(root), { force: true });
+  fs.rmSync(marksPath(root), { force: true });
   removeTableFiles(root, TABLE);
   fs.mkdirSync(indexDir(root), { recursive: true });
-  const delta = computeDelta(root, undefined);
+  rotateJournal(indexDir(root));
+  const startedAt = Date.now();
+  const journal = markJournal(indexDir(root));
+  const rootNow = rootState(root);
+  const delta = computeDelta(root, undefined, parser);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   const db = await connectIndex(root);
   // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
-  const seed = rows.length ? rows : [toRow(noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
+  const seed = rows.length ? rows : [toRow(parser.noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
   const table = await db.createTable(TABLE, seed);
   if (!rows.length) await table.delete('true');
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
@@ -155,6 +315,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
     refreshes: 0, builtAt: now, refreshedAt: now,
   };
   writeManifest(root, manifest);
+  writeMarks(root, { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, now);
   return { delta, manifest };
 }
 
@@ -211,17 +372,25 @@ async function rebuilt(root: string): Promise<IndexSync> {
 /**
  * Bring the full-text index and its manifest up to date with the files: nothing is written when
  * nothing changed; otherwise only the changed notes are touched, under the index lock (never the
- * corpus lock: writers do not wait on an index build). The change scan starts after the call does,
- * so every change finished before it is in the index it leaves. A missing or
+ * corpus lock: writers do not wait on an index build). What changed is found as `planRefresh`
+ * says (with `checkAll`, by checking every note file); its marks are taken after the call starts,
+ * so every change it can see that finished before is in the index it leaves. A missing or
  * unreadable index is rebuilt from scratch. The manifest it leaves is the one change scan other
  * derived tables (the note vectors) are brought up to date from.
  */
-export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<IndexSync> {
-  // The common case, nothing changed, is answered without taking the lock.
-  const seen = opts.rebuild ? undefined : readManifest(root);
-  const seenDelta = seen && computeDelta(root, seen);
-  if (seen && seenDelta && deltaIsEmpty(seenDelta)) {
-    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seenDelta.files }, files: seen.files };
+export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
+  const checkAll = Boolean(opts.checkAll);
+  // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
+  let seen = opts.rebuild ? undefined : planRefresh(root, undefined, checkAll);
+  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes);
+  const parser = await noteParser();
+  if (seen?.kind === 'parser') seen = planRefresh(root, parser, checkAll);
+  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes);
+  if (seen?.kind === 'delta' && deltaIsEmpty(seen.delta)) {
+    // Recording what was checked spares the next search the same check; these marks describe
+    // the manifest read, so a refresh meanwhile only makes the next search check again.
+    writeMarks(root, seen.marks, seen.manifest.refreshedAt);
+    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seen.delta.files }, files: seen.manifest.files };
   }
   return withIndexLock(root, async () => {
     const manifest = opts.rebuild ? undefined : readManifest(root);
@@ -233,7 +402,10 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}):
     }
     if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
-    const delta = seenDelta && seen?.refreshedAt === manifest.refreshedAt ? seenDelta : computeDelta(root, manifest);
+    const plan = seen?.kind === 'delta' && seen.manifest.refreshedAt === manifest.refreshedAt ? seen : planRefresh(root, parser, checkAll);
+    if (plan.kind === 'unchanged') return unchanged(root, plan.notes);
+    if (plan.kind !== 'delta') return rebuilt(root);
+    const { delta } = plan;
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
     try {
       await applyDelta(root, table, manifest, delta);
@@ -241,9 +413,21 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean } = {}):
       // A table that cannot take the change is rebuilt rather than left half-updated.
       return rebuilt(root);
     }
+    writeMarks(root, plan.marks, manifest.refreshedAt);
     const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
     return { report, files: manifest.files };
   });
+}
+
+/** Nothing changed: the note states are read from the manifest only if someone asks for them. */
+function unchanged(root: string, notes: number): IndexSync {
+  let files: ReadonlyMap<string, FileState> | undefined;
+  return {
+    report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes },
+    get files() {
+      return (files ??= readManifest(root)?.files ?? new Map());
+    },
+  };
 }
 
 /** Bring the full-text index up to date with the files (see `syncIndex`). */
@@ -263,10 +447,10 @@ export interface IndexFreshness {
  * How fresh the index is, and the content hash of every note file on disk now (known only when
  * the index exists), found with the index's change scan and without changing anything.
  */
-export function scanIndex(root: string): { freshness: IndexFreshness; hashes?: Map<string, string> } {
+export async function scanIndex(root: string): Promise<{ freshness: IndexFreshness; hashes?: Map<string, string> }> {
   const manifest = readManifest(root);
   if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: listNoteFiles(root).length, refreshedAt: null } };
-  const d = computeDelta(root, manifest);
+  const d = computeDelta(root, manifest, await noteParser());
   const pending = d.upsert.size + d.removed.length;
   const hashes = new Map([...manifest.files].map(([name, f]) => [name, f.hash]));
   for (const name of d.removed) hashes.delete(name);

@@ -1,7 +1,6 @@
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { EMBED_FLAGS_HINT } from '../llm/config.js';
-import { configuredEmbedder, type Embedder } from '../llm/embed.js';
+import type { Embedder } from '../llm/embed.js';
 import { rgProvider } from './rg.js';
 import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchResult } from './types.js';
 
@@ -35,8 +34,8 @@ export type SearchCorpusOptions = SearchOptions & {
     progress?: (line: string) => void;
   };
 
-function requireEmbedder(backend: string, embedder: Embedder | undefined): Embedder {
-  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedding endpoint: ${EMBED_FLAGS_HINT}`);
+async function requireEmbedder(backend: string, embedder: Embedder | undefined): Promise<Embedder> {
+  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedding endpoint: ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`);
   return embedder;
 }
 
@@ -68,20 +67,21 @@ async function autoSearch(root: string, query: string, o: SearchCorpusOptions & 
 export async function searchCorpus(root: string, query: string, opts: SearchCorpusOptions = {}): Promise<SearchResult> {
   const backend = configuredBackend(opts.backend);
   const o = { ...opts, limit: opts.limit ?? DEFAULT_LIMIT };
-  const embedder = () => opts.embedder ?? configuredEmbedder();
+  // The embedding client is loaded only by the backends that embed.
+  const embedder = async () => opts.embedder ?? (await import('../llm/embed.js')).configuredEmbedder();
   switch (backend) {
     case 'rg':
       return { backend: 'rg', hits: await rgProvider.search(root, query, o) };
     case 'fts':
       return { backend: 'fts', hits: await (await fts()).search(root, query, o) };
     case 'auto':
-      return autoSearch(root, query, o, embedder());
+      return autoSearch(root, query, o, await embedder());
     case 'vector': {
-      const e = requireEmbedder(backend, embedder());
+      const e = await requireEmbedder(backend, await embedder());
       return { backend, hits: await (await import('./hybrid.js')).vectorHits(root, query, o, e) };
     }
     case 'hybrid': {
-      const e = requireEmbedder(backend, embedder());
+      const e = await requireEmbedder(backend, await embedder());
       const hybrid = await import('./hybrid.js');
       const lexical = await hybrid.lexicalPool(root, query, o, hybrid.poolSize(o.limit));
       return { backend, hits: await hybrid.fuseWithVectors(root, query, o, lexical, e) };

@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { warn } from './warn.js';
+
+// Which files of a root are notes, without reading them: what an index needs to tell what changed,
+// kept apart from the note parser so that knowing the names costs no parser to load.
+
+/** A file name with a newline or another control character: never taken for a note. */
+export function hasControlChar(name: string): boolean {
+  return /\p{Cc}/u.test(name);
+}
+
+/**
+ * Whether a directory entry of the root is a note: a top-level `*.md` regular file (hidden names
+ * excluded), or a symlink that resolves to a regular file inside the root (one leading outside is
+ * skipped with a warning).
+ */
+function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRoot: () => string): boolean {
+  if (!name.endsWith('.md') || name.startsWith('.')) return false;
+  if (hasControlChar(name)) {
+    // ripgrep, terminals and line-based tools cannot carry such a name: it is skipped everywhere alike.
+    warn(`skipping ${JSON.stringify(name)}: the file name holds a control character`);
+    return false;
+  }
+  if (d.isFile()) return true;
+  if (!d.isSymbolicLink()) return false;
+  if (symlinkStaysInside(realRoot(), path.join(root, name))) return true;
+  warn(`skipping ${name}: symlink leads outside the corpus`);
+  return false;
+}
+
+function realRootOf(root: string): () => string {
+  let real: string | undefined;
+  return () => (real ??= fs.realpathSync(root));
+}
+
+/** The note files of a root, in name order (see isNoteEntry). */
+export function listNoteFiles(root: string): string[] {
+  const realRoot = realRootOf(root);
+  return fs.readdirSync(root, { withFileTypes: true })
+    .filter((d) => isNoteEntry(root, d, d.name, realRoot))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** Whether `name` is a note file of the root, without listing the whole folder. */
+export function isNoteFile(root: string, name: string): boolean {
+  // A name longer than a file system allows is simply not there.
+  if (Buffer.byteLength(name, 'utf8') > 255) return false;
+  const st = fs.lstatSync(path.join(root, name), { throwIfNoEntry: false });
+  return Boolean(st && isNoteEntry(root, st, name, realRootOf(root)));
+}
+
+function symlinkStaysInside(realRoot: string, file: string): boolean {
+  try {
+    const target = fs.realpathSync(file);
+    return path.dirname(target) === realRoot && fs.statSync(target).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mdFiles, tempCorpus, write, zk, zkProcess } from './helpers/corpus.js';
+
+// How a search knows what changed without checking every note file: the change journal the
+// tool's own writes append to, the root folder's metadata, and the full check when it is due.
+// ZK_MEMORY_INDEX_SCAN_BELOW=0 makes these small corpora take the path large ones take.
+const journalOnly = { ZK_MEMORY_INDEX_SCAN_BELOW: '0', ZK_MEMORY_INDEX_SCAN_SECONDS: '3600' };
+
+async function titles(root: string, query: string, env: Record<string, string> = journalOnly): Promise<string[]> {
+  const r = await zk(['--root', root, '--json', 'search', query, '--backend', 'fts'], { env });
+  return (r.json?.hits ?? []).map((h: any) => h.title);
+}
+
+function seedCorpus(): string {
+  const root = tempCorpus();
+  write(root, '20260101-lake.md', '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Lake\ndate: 2026-01-01\n---\n\n# Lake\n\nA walk by the lake.\n');
+  write(root, '20260102-hill.md', '---\nuuid: 22222222-2222-4222-8222-222222222222\ntitle: Hill\ndate: 2026-01-02\n---\n\n# Hill\n\nA climb up the hill.\n');
+  return root;
+}
+
+const journal = (root: string) => fs.readFileSync(path.join(root, '.zk', 'index', 'changes.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+describe('search freshness without a full check', () => {
+  it("finds what another process of the tool wrote: created and merged notes are in the journal", async () => {
+    const root = seedCorpus();
+    expect(await titles(root, 'lake')).toEqual(['Lake']);
+    const w = await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'An okapi at the zoo.']);
+    expect(w.code).toBe(0);
+    expect(await titles(root, 'okapi')).toEqual(['Okapi']);
+    expect((await zkProcess(['--root', root, 'merge', '20260102-hill.md', 'Quinces grow on the hill.'])).code).toBe(0);
+    expect(await titles(root, 'quinces')).toEqual(['Hill']);
+    expect(journal(root)).toEqual(expect.arrayContaining([expect.stringMatching(/-okapi\.md$/), '20260102-hill.md']));
+  });
+
+  it('finds notes added, removed and renamed by other programs from the root folder alone', async () => {
+    const root = seedCorpus();
+    expect(await titles(root, 'lake')).toEqual(['Lake']);
+    write(root, '20260103-fen.md', '# Fen\n\nHerons in the fen.\n');
+    expect(await titles(root, 'herons')).toEqual(['Fen']);
+    fs.rmSync(path.join(root, '20260101-lake.md'));
+    expect(await titles(root, 'lake')).toEqual([]);
+    fs.renameSync(path.join(root, '20260103-fen.md'), path.join(root, '20260104-marsh.md'));
+    const r = await zk(['--root', root, '--json', 'search', 'herons', '--backend', 'fts'], { env: journalOnly });
+    expect(r.json.hits.map((h: any) => h.path)).toEqual(['20260104-marsh.md']);
+  });
+
+  it('finds a note an editor saved by writing a new file and renaming it over the old one', async () => {
+    const root = seedCorpus();
+    expect(await titles(root, 'lake')).toEqual(['Lake']);
+    const tmp = path.join(root, '.lake.md.swp');
+    fs.writeFileSync(tmp, fs.readFileSync(path.join(root, '20260101-lake.md'), 'utf8').replace('walk', 'swim with otters'));
+    fs.renameSync(tmp, path.join(root, '20260101-lake.md'));
+    expect(await titles(root, 'otters')).toEqual(['Lake']);
+  });
+
+  it('finds an in-place edit by another program once the full check is due, and at once with `index`', async () => {
+    const root = seedCorpus();
+    expect(await titles(root, 'lake')).toEqual(['Lake']);
+    // Appended in place: no folder metadata moves, and the journal does not know.
+    fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
+    expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Hill']);
+    fs.appendFileSync(path.join(root, '20260101-lake.md'), '\nPikes live here.\n');
+    expect((await zk(['--root', root, '--json', 'index'], { env: journalOnly })).json).toMatchObject({ changed: 1 });
+    expect(await titles(root, 'pikes')).toEqual(['Lake']);
+  });
+
+  it('every search checks every note file of a small corpus by default', async () => {
+    const root = seedCorpus();
+    expect(await titles(root, 'lake', {})).toEqual(['Lake']);
+    fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
+    expect(await titles(root, 'badgers', {})).toEqual(['Hill']);
+  });
+
+  it('keeps no journal where there is no index yet, and a lost journal means a full check', async () => {
+    const root = seedCorpus();
+    await zk(['--root', root, 'write', 'okapi', 'Okapi', 'An okapi.']);
+    expect(fs.existsSync(path.join(root, '.zk', 'index'))).toBe(false);
+    expect(await titles(root, 'okapi')).toEqual(['Okapi']);
+    fs.rmSync(path.join(root, '.zk', 'index', 'changes.jsonl'));
+    fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
+    expect(await titles(root, 'badgers')).toEqual(['Hill']);
+    expect(mdFiles(root)).toHaveLength(3);
+  });
+});
