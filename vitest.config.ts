@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Many tests wait on locks, timers and child processes rather than the CPU: run several files at once.
+    maxWorkers: 4,
   },
 });
