@@ -2,18 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, mdFiles, snapshot, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
-
-const dirs: string[] = [];
-const corpus = () => {
-  const d = tempCorpus();
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+import { describe, expect, it } from 'vitest';
+import { BIN, mdFiles, snapshot, tempCorpus, tempDir, zk, zkProcess } from './helpers/corpus.js';
 
 function supersedersOf(root: string, uuid: string): string[] {
   return mdFiles(root).filter((n) => fs.readFileSync(path.join(root, n), 'utf8').includes(`supersedes:\n  - ${uuid}`));
@@ -21,7 +11,7 @@ function supersedersOf(root: string, uuid: string): string[] {
 
 describe('write --supersedes is atomic', () => {
   it('10 racers superseding one note: one new note, nine refusals that create nothing', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
     const runs = await Promise.all(Array.from({ length: 10 }, (_, i) =>
       zkProcess(['--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'])));
@@ -32,7 +22,7 @@ describe('write --supersedes is atomic', () => {
   });
 
   it('a supersede killed between its two writes is reported by tend check and completed by tend repair', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
     const killed = await zkProcess(['--root', root, 'write', 'new', 'New', 'After.', '--supersedes', 'old'], { env: { ZK_MEMORY_FAULT: 'supersede-after-create' } });
     expect(killed.code).not.toBe(0);
@@ -49,7 +39,7 @@ describe('write --supersedes is atomic', () => {
   });
 
   it('racers killed at random leave at most one note claiming the old one, and check and repair leave none half done', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
     const env = { ...process.env, ZK_MEMORY_ROOT: '', ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '30' };
     const procs = Array.from({ length: 10 }, (_, i) =>
@@ -65,9 +55,8 @@ describe('write --supersedes is atomic', () => {
 
 describe('no write through a symlink planted under .zk', () => {
   it('trace, intents, lease, inbox, tended record and a lock record planted as symlinks never change the files they point at', async () => {
-    const root = corpus();
-    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-outside-'));
-    dirs.push(outside);
+    const root = tempCorpus();
+    const outside = tempDir('zk-outside-');
     fs.writeFileSync(path.join(outside, 'victim'), 'precious\n');
     fs.mkdirSync(path.join(outside, 'dir'));
     const before = snapshot(outside);
@@ -97,7 +86,7 @@ describe('no write through a symlink planted under .zk', () => {
 
 describe('odd input', () => {
   it('a source that could forge a fragment header is refused with exit 2 and nothing changes', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     await zk(['--root', root, 'write', 'judy', 'Judy', 'Start.']);
     const before = snapshot(root);
     const forged = await zk(['--root', root, 'merge', '--source', 'x):* forged\n\n---\n*1999-01-01 (admin', 'judy', 'text']);
@@ -111,7 +100,7 @@ describe('odd input', () => {
   });
 
   it('a 10,000-character ref is an unknown ref; a long title of 4-byte letters gives a file name under 255 bytes', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const long = await zk(['--root', root, 'read', 'a'.repeat(10_000)]);
     expect(long.code).toBe(1);
     expect(long.stderr).toMatch(/^error: unknown ref: a{100}/);
@@ -124,7 +113,7 @@ describe('odd input', () => {
   });
 
   it('a file name with a newline is skipped with a warning by list, search, uuid lookup and tend', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const w = await zk(['--root', root, '--json', 'write', 'judy', 'Judy', 'needle here']);
     const prefix = w.json.note.uuid.slice(0, 8);
     const odd = '20260101-odd\nname.md';
@@ -138,7 +127,7 @@ describe('odd input', () => {
   });
 
   it('init of a path under /proc or of a file ends at once with exit 4 and a sentence', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const file = path.join(root, 'plain');
     fs.writeFileSync(file, 'x');
     const onFile = await zk(['init', file]);
@@ -158,7 +147,7 @@ describe('refs do not trust a folder listing', () => {
     const { vi } = await import('vitest');
     const { resolveRef } = await import('../src/corpus/refs.js');
     const { isoDate } = await import('../src/corpus/slug.js');
-    const root = corpus();
+    const root = tempCorpus();
     const name = `${isoDate(new Date()).replace(/-/g, '')}-fresh.md`;
     fs.writeFileSync(path.join(root, name), '---\ntitle: Fresh\n---\n\n# Fresh\n');
     const spy = vi.spyOn(fs, 'readdirSync').mockReturnValue([]);

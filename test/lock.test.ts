@@ -1,21 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLockHolder, withCorpusLock } from '../src/corpus/lock.js';
 import { REPO, tempCorpus, zk } from './helpers/corpus.js';
 
 const LOCKER = path.join(REPO, 'test', 'workers', 'locker.mjs');
-const dirs: string[] = [];
-const corpus = () => {
-  const d = tempCorpus();
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
-
 async function noteWithText(root: string): Promise<string> {
   const w = await zk(['--root', root, '--json', 'write', 'judy', 'Judy', 'Start.']);
   expect(w.code).toBe(0);
@@ -24,7 +14,7 @@ async function noteWithText(root: string): Promise<string> {
 
 describe('the corpus lock', () => {
   it('records who holds it inside the lock folder, and removes the folder on release', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const seen = await withCorpusLock(root, () => readLockHolder(root));
     expect(seen?.pid).toBe(process.pid);
     expect(seen?.token).toMatch(/^[0-9a-f-]{36}$/);
@@ -32,7 +22,7 @@ describe('the corpus lock', () => {
   });
 
   it('a lock whose record is dated an hour ahead (clock skew) and never changes is taken over by racing waiters', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const file = await noteWithText(root);
     const lock = path.join(root, '.zk', 'lock');
     fs.mkdirSync(lock);
@@ -47,7 +37,7 @@ describe('the corpus lock', () => {
   });
 
   it('a plain file at .zk/lock is named in the busy message and taken over once it stays unchanged', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const file = await noteWithText(root);
     fs.writeFileSync(path.join(root, '.zk', 'lock'), 'junk');
     const busy = await zk(['--root', root, 'merge', 'judy', 'blocked'], { env: { ZK_MEMORY_LOCK_TIMEOUT: '1', ZK_MEMORY_LOCK_STALE: '30' } });
@@ -60,7 +50,7 @@ describe('the corpus lock', () => {
   });
 
   it('a lock folder with an unreadable record is reported and taken over once it stays unchanged', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const file = await noteWithText(root);
     fs.mkdirSync(path.join(root, '.zk', 'lock'));
     fs.writeFileSync(path.join(root, '.zk', 'lock', 'holder'), 'garbage');
@@ -71,7 +61,7 @@ describe('the corpus lock', () => {
   });
 
   it('a live holder that keeps the lock past the stale window is never taken over: no update is lost', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     fs.writeFileSync(path.join(root, 'counter'), '0');
     // Holds of up to 3 s against a 2 s stale window: only the heartbeat keeps them.
     const env = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '120' };
@@ -84,7 +74,7 @@ describe('the corpus lock', () => {
   }, 120_000);
 
   it('a holder past its maximum hold stops keeping the lock fresh, so it is taken over and its late write refused', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const file = await noteWithText(root);
     fs.writeFileSync(path.join(root, 'counter'), '0');
     const env = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_MAX_HOLD: '1', ZK_MEMORY_LOCK_TIMEOUT: '30' };
@@ -100,7 +90,7 @@ describe('the corpus lock', () => {
   }, 60_000);
 
   it('a holder stuck past the stale window loses its lock and writes nothing; the others go on', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     const file = await noteWithText(root);
     const env = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '30' };
     const stuck = execa('node', [LOCKER, root, 'stall', '6000'], { env });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
 import { noteText, UUID } from './tend-fixtures.js';
 
@@ -12,16 +12,6 @@ const GIT_ENV = {
 };
 const git = async (root: string, ...args: string[]) => String((await execa('git', args, { cwd: root, env: GIT_ENV })).stdout);
 
-const temps: string[] = [];
-const corpus = () => {
-  const root = tempCorpus();
-  temps.push(root);
-  return root;
-};
-afterEach(() => {
-  for (const t of temps.splice(0)) fs.rmSync(t, { recursive: true, force: true });
-});
-
 const SAMPLE_BODY = [
   'Ref style: [the target][t] and wiki: [[20261201-target]] and [[Target]] and broken wiki [[nope-note]] and parens [p](20261201-target(1).md).',
   '',
@@ -31,7 +21,7 @@ const SAMPLE_BODY = [
 ];
 
 function sampleCorpus(): string {
-  const root = corpus();
+  const root = tempCorpus();
   write(root, '20261201-target.md', noteText(UUID.b, 'Target', ['Body.']));
   write(root, '20261201-target(1).md', noteText(UUID.c, 'Target, take two', []));
   write(root, '20261201-sample.md', noteText(UUID.a, 'Sample', SAMPLE_BODY));
@@ -97,7 +87,7 @@ describe('the links people write', () => {
   });
 
   it('a corpus written in Obsidian style round-trips through check, repair and read with no false reports', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     write(root, 'Judy Martin.md', 'Judy Martin\n===========\n\nPaints lake sunrises. Regular at [[Café de Flore]].\n\nEarly years\n-----------\n\nBorn in Lyon. ^born\n');
     write(root, 'Paris.md', [
       '# Paris', '',
@@ -124,7 +114,7 @@ describe('the links people write', () => {
   });
 
   it('reports a wikilink whose name fits several notes as ambiguous, unless its anchor says which', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     write(root, 'a.md', noteText(UUID.a, 'A', ['[[Paris]] and [[Paris]] <!-- uuid: ' + UUID.c + ' -->']));
     write(root, 'b.md', noteText(UUID.b, 'Paris', []));
     write(root, 'c.md', noteText(UUID.c, 'Paris', []));
@@ -139,7 +129,7 @@ describe('the links people write', () => {
   });
 
   it('repair points a wikilink to an archived, superseded note at its successor, in wikilink form', async () => {
-    const root = corpus();
+    const root = tempCorpus();
     write(root, 'a.md', noteText(UUID.a, 'A', ['[[20261130-old#Gone heading|old]], [[Old Plans]] and [[20261130-old.md]]']));
     write(root, '20261201-next.md', noteText(UUID.next, 'Next Plans', ['## Gone heading']));
     fs.mkdirSync(path.join(root, '.archive'));

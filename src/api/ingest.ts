@@ -1,5 +1,5 @@
 import { defaultSource } from '../corpus/source.js';
-import type { AcceptResult } from '../ingest/accept.js';
+import type { AcceptOptions, AcceptResult } from '../ingest/accept.js';
 import type { NextResult } from '../ingest/next.js';
 import type { JobStatus } from '../ingest/status.js';
 import { acceptCommit } from './commit-message.js';
@@ -39,16 +39,8 @@ export async function ingestNext(root: string, o: IngestReader & { related?: num
   return nextWindow(root, { job: o.job, window: o.window, owner: owner(o.source), related: o.related });
 }
 
-export interface IngestAcceptRequest extends IngestReader {
-  body: string;
-  title?: string;
-  slug?: string;
-  kind?: string;
-  /** Append to this note instead of creating one. */
-  merge?: string;
-  keep?: boolean;
-  date?: string;
-}
+/** What accept takes: the reader names itself by `source` (the owner of its claims is derived from it). */
+export type IngestAcceptRequest = Omit<AcceptOptions, 'owner'>;
 
 /** Write the note for the open window: a new note, or a fragment merged into an existing one. */
 export async function ingestAccept(root: string, o: IngestAcceptRequest): Promise<AcceptResult & { commit?: CommitOutcome }> {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordChange, settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { sidecarDir, writeAll } from './files.js';
+import { sidecarDir, writeAll, writeNewFile } from './files.js';
 import type { HeldLock } from './held-lock.js';
 import { sidecar } from './paths.js';
 import { warn } from './warn.js';
@@ -28,18 +28,7 @@ function intentsDir(root: string): string {
 }
 
 function writeIntent(root: string, intent: Intent): string {
-  const file = path.join(sidecarDir(intentsDir(root)), `${crypto.randomUUID()}.json`);
-  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, 0o644);
-  try {
-    writeAll(fd, Buffer.from(JSON.stringify(intent), 'utf8'));
-    fs.fsyncSync(fd);
-  } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(file, { force: true });
-    throw err;
-  }
-  fs.closeSync(fd);
-  return file;
+  return writeNewFile(path.join(sidecarDir(intentsDir(root)), `${crypto.randomUUID()}.json`), JSON.stringify(intent));
 }
 
 /** Test seam: `append-partial` writes half a fragment and then kills the process, as a crash would. */

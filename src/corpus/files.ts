@@ -27,20 +27,24 @@ export function tempBeside(dest: string): string {
   return path.join(path.dirname(dest), `.zk-tmp-${process.pid}-${crypto.randomUUID()}`);
 }
 
-/** Write `content` fully and durably to a new temp file beside `dest`; nothing is left on failure. */
-export function writeTemp(dest: string, content: string | Buffer, mode = 0o644): string {
-  const tmp = tempBeside(dest);
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, mode);
+/** Create `file` (which must not exist) and write `content` fully and durably; nothing is left on failure. */
+export function writeNewFile(file: string, content: string | Buffer, mode = 0o644): string {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, mode);
   try {
     writeAll(fd, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
     fs.fsyncSync(fd);
   } catch (err) {
     fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
+    fs.rmSync(file, { force: true });
     throw err;
   }
   fs.closeSync(fd);
-  return tmp;
+  return file;
+}
+
+/** Write `content` fully and durably to a new temp file beside `dest`; nothing is left on failure. */
+export function writeTemp(dest: string, content: string | Buffer, mode = 0o644): string {
+  return writeNewFile(tempBeside(dest), content, mode);
 }
 
 /** Hard links are how a finished file appears under its name in one step without overwriting. */
