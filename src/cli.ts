@@ -128,8 +128,8 @@ export function commandLineIo(): Io {
  * Run the CLI; resolves to the exit code. Input, output and environment are the process's unless
  * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
-export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env): Promise<number> {
-  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite };
+export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env, o: { clock?: () => number } = {}): Promise<number> {
+  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite, clock: o.clock };
   return withContext(ctx, () => run(argv, io));
 }
 

@@ -28,6 +28,8 @@ export interface ChangeRecorder {
 
 /** What one call of the library runs with: its settings and its input and output. */
 export interface RunContext {
+  /** The clock claims and leases are judged by (default: the system's). */
+  clock?: () => number;
   settings: Settings;
   io: Io;
   /** Finds note files by their text; without it the domain reads every note (see src/corpus/grep.ts). */
@@ -60,6 +62,14 @@ export const processIo: Io = {
   stdin: () => undefined,
   cwd: () => process.cwd(),
 };
+
+/**
+ * The time now, in milliseconds, as the current call sees it: the context's clock when it has one
+ * (a test that would otherwise sleep until a claim or a lease runs out), else the system's.
+ */
+export function now(): number {
+  return store.getStore()?.clock?.() ?? Date.now();
+}
 
 /** Whether the code runs inside a call that set its own context. */
 export function hasContext(): boolean {

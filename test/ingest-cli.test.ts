@@ -174,19 +174,20 @@ describe('ingest: crashes and concurrent readers', () => {
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr.trim()).toBe('error: several windows are open (d1-w1, d1-w2, d1-w3): pass --window ID');
     expect((await run(['ingest', 'skip', '--window', 'd1-w2'])).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 2100));
-    expect((await run(['ingest', 'next', '--json'])).json.window.id).toBe('d1-w1');
+    // Three seconds on, the 2-second claims have run out: the first window comes back.
+    const later = (args: string[], e: Record<string, string> = {}) => zk(['--root', root, ...args], { env: { ...env, ...e }, clock: () => Date.now() + 3000 });
+    expect((await later(['ingest', 'next', '--json'])).json.window.id).toBe('d1-w1');
 
     // A reader with a name is shown the window it holds until it closes it, and closes it by default.
     const a = { ZK_MEMORY_SOURCE: 'reader-a' };
-    expect((await run(['ingest', 'next', '--json'], a)).json.window.id).toBe('d1-w3');
-    expect((await run(['ingest', 'next', '--json'], a)).json).toMatchObject({ window: { id: 'd1-w3' }, held: true });
-    const busy = await run(['ingest', 'next'], b);
+    expect((await later(['ingest', 'next', '--json'], a)).json.window.id).toBe('d1-w3');
+    expect((await later(['ingest', 'next', '--json'], a)).json).toMatchObject({ window: { id: 'd1-w3' }, held: true });
+    const busy = await later(['ingest', 'next'], b);
     expect([busy.code, busy.stdout.trim()]).toEqual([
       1, 'nothing free in job guide: the 2 remaining window(s) are claimed by other readers; try again when they are closed or their claims run out',
     ]);
-    expect((await run(['ingest', 'skip', '--json'], a)).json).toMatchObject({ window: 'd1-w3', window_status: 'skipped' });
-    expect((await run(['ingest', 'status'])).stdout).toMatch(/^claimed: d1-w1 until \d{4}-/m);
+    expect((await later(['ingest', 'skip', '--json'], a)).json).toMatchObject({ window: 'd1-w3', window_status: 'skipped' });
+    expect((await later(['ingest', 'status'])).stdout).toMatch(/^claimed: d1-w1 until \d{4}-/m);
   });
 
   it('a reader without a name that calls next twice gets its own window back, not a second one', async () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { settings } from '../context.js';
+import { now, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { createFileExclusive, replaceFile } from './files.js';
 import { withCorpusLock } from './lock.js';
@@ -40,14 +40,14 @@ function pidAlive(pid: number): boolean {
 /** A lease nobody holds any more: expired, unreadable, or left by a dead process on this host. */
 function isDead(lease: Lease | undefined): boolean {
   if (!lease || typeof lease.expires !== 'string') return true;
-  if (Date.parse(lease.expires) < Date.now()) return true;
+  if (Date.parse(lease.expires) < now()) return true;
   return lease.host === os.hostname() && !pidAlive(lease.pid);
 }
 
 function render(purpose: string, since: string): string {
   const lease: Lease = {
     host: os.hostname(), pid: process.pid, purpose, since,
-    expires: new Date(Date.now() + leaseMs()).toISOString(),
+    expires: new Date(now() + leaseMs()).toISOString(),
   };
   return `${JSON.stringify(lease)}\n`;
 }

@@ -1,3 +1,4 @@
+import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { claimExpired, claimTtlMs, findWindow, isClosed, ownerGone, whoAmI, windowState, type Claim, type Txn } from './state.js';
 
@@ -30,21 +31,21 @@ export function isOwn(c: Claim | undefined, r: Reader): boolean {
 
 /** Claim a window for this reader until the claim time-to-live runs out. */
 export function claimWindow(t: Txn, id: string, owner: string): string {
-  const now = Date.now();
-  const expires = new Date(now + claimTtlMs()).toISOString();
+  const at = now();
+  const expires = new Date(at + claimTtlMs()).toISOString();
   const w = windowState(t.state, id);
   w.status = 'open';
-  w.claim = { owner, ...whoAmI(), at: new Date(now).toISOString(), expires };
+  w.claim = { owner, ...whoAmI(), at: new Date(at).toISOString(), expires };
   return expires;
 }
 
 /** The first window in reading order that is neither closed nor held by a live claim. */
 export function firstFreeWindow(t: Txn): string | undefined {
-  const now = Date.now();
+  const time = now();
   for (const doc of t.manifest.documents) {
     for (const w of doc.windows) {
       const s = t.state.windows[w.id];
-      if (!isClosed(s) && claimExpired(s?.claim, now)) return w.id;
+      if (!isClosed(s) && claimExpired(s?.claim, time)) return w.id;
     }
   }
   return undefined;

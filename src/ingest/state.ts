@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { settings } from '../context.js';
+import { now, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { replaceFile } from '../corpus/files.js';
 import { withCorpusLock } from '../corpus/lock.js';
@@ -245,8 +245,8 @@ export function claimTtlMs(): number {
   return settings().ingestClaimTtlMs();
 }
 
-export function claimExpired(c: Claim | undefined, now = Date.now()): boolean {
-  return !c || Date.parse(c.expires) <= now;
+export function claimExpired(c: Claim | undefined, time = now()): boolean {
+  return !c || Date.parse(c.expires) <= time;
 }
 
 /** The state of a window, created on first touch. */

@@ -1,3 +1,4 @@
+import { now } from '../context.js';
 import { withJob } from './recover.js';
 import { claimExpired, isClosed, loadManifest, loadState, pickJob, type JobManifest, type JobState } from './state.js';
 
@@ -46,7 +47,7 @@ function countDocument(s: JobState, windowIds: string[]): Counts {
   return c;
 }
 
-export function summarize(m: JobManifest, s: JobState, now = Date.now()): JobStatus {
+export function summarize(m: JobManifest, s: JobState, time = now()): JobStatus {
   const documents = m.documents.map((d) => ({
     id: d.id, path: d.path, kind: d.kind, chars: d.chars, ...countDocument(s, d.windows.map((w) => w.id)),
   }));
@@ -54,12 +55,12 @@ export function summarize(m: JobManifest, s: JobState, now = Date.now()): JobSta
   for (const d of documents) for (const k of ['windows', 'pending', 'claimed', 'done', 'skipped', 'notes'] as const) totals[k] += d[k];
   const claims = m.documents.flatMap((d) => d.windows).flatMap((w) => {
     const st = s.windows[w.id];
-    return st && !isClosed(st) && st.claim && !claimExpired(st.claim, now) ? [{ window: w.id, owner: st.claim.owner, expires: st.claim.expires }] : [];
+    return st && !isClosed(st) && st.claim && !claimExpired(st.claim, time) ? [{ window: w.id, owner: st.claim.owner, expires: st.claim.expires }] : [];
   });
   const e = s.lastEvent;
   return {
     job: m.name, from: m.from, created: m.created, window_chars: m.windowChars, documents, unsupported: m.unsupported, totals, claims,
-    last_event: e ? { ...e, age_seconds: Math.max(0, Math.round((now - Date.parse(e.at)) / 1000)) } : null,
+    last_event: e ? { ...e, age_seconds: Math.max(0, Math.round((time - Date.parse(e.at)) / 1000)) } : null,
   };
 }
 

@@ -38,7 +38,8 @@ export interface RunResult {
   json?: any;
 }
 
-type ZkOptions = Options & { input?: string };
+/** `clock` (in-process runs only): the time claims and leases are judged by, so a test need not sleep. */
+type ZkOptions = Options & { input?: string; clock?: () => number };
 
 /** The environment a CLI run sees: the test process's, without the variables a developer may have set. */
 function cliEnv(opts: ZkOptions): Record<string, string | undefined> {
@@ -71,7 +72,7 @@ export async function zk(args: string[], opts: ZkOptions = {}): Promise<RunResul
     stdin: () => opts.input,
     cwd: () => String(opts.cwd ?? process.cwd()),
   };
-  const code = await main(args, io, cliEnv(opts));
+  const code = await main(args, io, cliEnv(opts), { clock: opts.clock });
   // As a process run reads it (execa strips the final newline).
   return withJson(args, { code, stdout: stdout.replace(/\n$/, ''), stderr: stderr.replace(/\n$/, '') });
 }
