@@ -28,7 +28,7 @@ function oneLine(err: unknown): string {
 /** What `searchCorpus` takes beyond the query: limit, history, backend, and the embedding endpoint. */
 export type SearchCorpusOptions = SearchOptions & {
     backend?: string;
-    /** An embedder to use instead of the configured endpoint (flags in these options, else `ZK_MEMORY_EMBED_*`). */
+    /** An embedder to use instead of the configured endpoint (else the one `ZK_MEMORY_EMBED_*` or this call's flags configure). */
     embedder?: Embedder;
     /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
     progress?: (line: string) => void;
