@@ -67,6 +67,12 @@ describe('a warm MCP server searches a corpus others change', () => {
     expect(await titles('goats')).toEqual(['Hill']);
   });
 
+  it('answers searches made at once alike: none answers before the change the other took is applied', async () => {
+    fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nWheatears nest here.\n');
+    const both = await Promise.all([titles('wheatears'), titles('wheatears'), titles('wheatears')]);
+    expect(both).toEqual([['Hill'], ['Hill'], ['Hill']]);
+  });
+
   it('forgets a note deleted by hand at the next search', async () => {
     write(root, '20260104-moor.md', note('44444444-4444-4444-8444-444444444444', 'Moor', 'Curlews on the moor.'));
     expect(await titles('curlews')).toEqual(['Moor']);

@@ -396,15 +396,18 @@ async function rebuilt(root: string): Promise<IndexSync> {
  */
 export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
   const warm = current().warm;
-  if (!warm?.watch) return sync(root, opts);
-  await settle();
-  const watched = warm.watch.take();
-  try {
-    return await sync(root, opts, warm, watched);
-  } catch (err) {
-    warm.watch.giveBack(watched); // the next search checks these notes again
-    throw err;
-  }
+  if (!warm) return sync(root, opts);
+  return warm.serial(async () => {
+    if (!warm.watch) return sync(root, opts, warm);
+    await settle();
+    const watched = warm.watch.take();
+    try {
+      return await sync(root, opts, warm, watched);
+    } catch (err) {
+      warm.watch.giveBack(watched); // the next search checks these notes again
+      throw err;
+    }
+  });
 }
 
 async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: WarmIndex, watched?: Watched): Promise<IndexSync> {

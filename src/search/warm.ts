@@ -15,6 +15,11 @@ export interface WarmIndex {
   readonly unwatchedRescanMs: number;
   /** With one, the same bound: a backstop for events the kernel dropped without saying so. */
   readonly watchedRescanMs: number;
+  /**
+   * Run index refreshes one at a time. A refresh takes the watcher's names: a second one running
+   * meanwhile would find nothing to do and answer before the first has applied what it took.
+   */
+  serial<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -136,8 +141,14 @@ export function warmIndex(root: string, local: boolean): WarmIndex & { close(): 
     }
   }
   const tables = new TableCache();
+  let queue: Promise<unknown> = Promise.resolve();
   return {
     tables, watch,
+    serial<T>(fn: () => Promise<T>): Promise<T> {
+      const run = queue.then(fn, fn);
+      queue = run.catch(() => undefined);
+      return run;
+    },
     unwatchedRescanMs: local ? 0 : NETWORK_RESCAN_MS,
     watchedRescanMs: WATCHED_RESCAN_MS,
     close() {
