@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NoteGrep } from './corpus/ports.js';
 import { Settings } from './settings.js';
+import type { WarmIndex } from './search/warm.js';
 
 /** Where a call's output goes and where its input comes from. */
 export interface Io {
@@ -42,6 +43,11 @@ export interface RunContext {
    * by scanning.
    */
   written?: (file: string) => void;
+  /**
+   * The search index kept open and watched between calls by a long-running process (the MCP
+   * server); absent, every search opens the index and checks for changes as a fresh process does.
+   */
+  warm?: WarmIndex;
 }
 
 const store = new AsyncLocalStorage<RunContext>();

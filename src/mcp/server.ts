@@ -8,6 +8,8 @@ import { asZkError, errorJson } from '../errors.js';
 import { INSTRUCTIONS } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import { LineTransport } from './transport.js';
+import { indexLocation } from '../search/location.js';
+import { warmIndex } from '../search/warm.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
@@ -56,7 +58,11 @@ function maxMessageBytes(ctx: RunContext): number {
  */
 export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both carry the protocol.
-  const callCtx: RunContext = { ...ctx, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+  // The search index stays open and the root watched between calls (the watcher only where it
+  // sees every change: not on a network file system, whose other hosts write unseen).
+  const local = withContext(ctx, () => indexLocation(root).fileSystem === null);
+  const warm = warmIndex(root, local);
+  const callCtx: RunContext = { ...ctx, warm, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
   const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   // Tools that need an LLM are offered only when one is configured: an agent never calls a tool that can only park its input.
   const offered = withContext(ctx, () => llmConfigured()) ? TOOLS : TOOLS.filter((t) => !t.needsLlm);
@@ -71,6 +77,10 @@ export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
-  await server.connect(transport);
-  await closed;
+  try {
+    await server.connect(transport);
+    await closed;
+  } finally {
+    warm.close();
+  }
 }

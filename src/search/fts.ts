@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { settings } from '../context.js';
+import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
@@ -11,6 +11,7 @@ import { lastUpdated, snippet } from './snippet.js';
 import { coverage } from './rg.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { indexLocation } from './location.js';
+import { settle, type Watched, type WarmIndex } from './warm.js';
 import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
@@ -222,7 +223,7 @@ function markJournal(dir: string): JournalMark {
 
 /** What a refresh has to do, found without the index lock. */
 type Plan =
-  | { kind: 'unchanged'; notes: number }
+  | { kind: 'unchanged'; notes: number; refreshedAt: string }
   | { kind: 'delta'; manifest: Manifest; delta: IndexDelta; marks: Omit<Marks, 'refreshedAt'> }
   | { kind: 'rebuild' }
   /** Notes must be read, and the note parser is not loaded yet. */
@@ -239,8 +240,15 @@ type Plan =
  *   replaced under its own name by another program (an editor's save-by-rename) with nothing else
  *   changed is caught by the folder's metadata too, and triggers a full check.
  * A note edited in place by another program changes neither: it is found by the next full check.
+ *
+ * In a warm process (`warm`, the MCP server), a healthy watcher of the root (`watched`, what it
+ * saw since the last search) stands in for the full check: the notes it names are checked like
+ * those the journal names, and every note is checked only as a backstop every
+ * `watchedRescanMs`. It stands in only once a full check has begun after it started watching, and
+ * never after it lost events. Without a watcher (a network file system, whose other hosts' writes
+ * no watcher here sees), every note is checked at most every `unwatchedRescanMs`.
  */
-function planRefresh(root: string, parser: NoteParser | undefined, checkAll = false): Plan {
+function planRefresh(root: string, parser: NoteParser | undefined, checkAll = false, warm?: WarmIndex, watched?: Watched): Plan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = Date.now();
@@ -260,17 +268,23 @@ function planRefresh(root: string, parser: NoteParser | undefined, checkAll = fa
     return { kind: 'delta', manifest, delta, marks: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files } };
   };
   const scanMs = s.indexScanSeconds() * 1000;
-  const due = !old || startedAt < old.scannedAt || startedAt - old.scannedAt >= scanMs;
-  if (checkAll || due || location.placement === 'network' || old.notes <= s.indexScanBelow()) return full();
+  const watching = Boolean(watched?.complete && old && old.scannedAt > watched.since);
+  const network = location.placement === 'network';
+  const bound = warm ? Math.max(scanMs, watching ? warm.watchedRescanMs : warm.unwatchedRescanMs) : scanMs;
+  const due = !old || startedAt < old.scannedAt || startedAt - old.scannedAt >= bound;
+  if (checkAll || due || (watched && !watched.complete)) return full();
+  if (!watching && (old.notes <= s.indexScanBelow() || (network && !warm))) return full();
   const written = journalSince(location.dir, old.journal, journal);
   if (!written) return full();
+  if (watching) for (const name of watched!.names) written.add(name);
   const sameRoot = rootUnchanged(old.root, rootNow);
-  if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes };
+  if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
   const manifest = readManifest(root);
   if (!manifest || manifest.refreshedAt !== old.refreshedAt) return full();
   if (!parser) return { kind: 'parser' };
   const listing = sameRoot ? undefined : listNoteFiles(root);
-  if (listing && written.size === 0 && listing.length === manifest.files.size && listing.every((n) => manifest.files.has(n))) return full();
+  // (A watcher would have named a note replaced under its own name.)
+  if (!watching && listing && written.size === 0 && listing.length === manifest.files.size && listing.every((n) => manifest.files.has(n))) return full();
   const delta = partialDelta(root, manifest, written, listing, parser);
   return { kind: 'delta', manifest, delta, marks: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: delta.files } };
 }
@@ -362,11 +376,13 @@ export interface RefreshReport {
 export interface IndexSync {
   report: RefreshReport;
   files: ReadonlyMap<string, FileState>;
+  /** The manifest's `refreshedAt` the index now stands at: which table version to query. */
+  refreshedAt: string;
 }
 
 async function rebuilt(root: string): Promise<IndexSync> {
   const { delta, manifest } = await rebuild(root);
-  return { report: { rebuilt: true, added: delta.upsert.size, changed: 0, removed: 0, notes: delta.files }, files: manifest.files };
+  return { report: { rebuilt: true, added: delta.upsert.size, changed: 0, removed: 0, notes: delta.files }, files: manifest.files, refreshedAt: manifest.refreshedAt };
 }
 
 /**
@@ -379,18 +395,35 @@ async function rebuilt(root: string): Promise<IndexSync> {
  * derived tables (the note vectors) are brought up to date from.
  */
 export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
+  const warm = current().warm;
+  if (!warm) return sync(root, opts);
+  return warm.serial(async () => {
+    if (!warm.watch) return sync(root, opts, warm);
+    await settle();
+    const watched = warm.watch.take();
+    try {
+      return await sync(root, opts, warm, watched);
+    } catch (err) {
+      warm.watch.giveBack(watched); // the next search checks these notes again
+      throw err;
+    }
+  });
+}
+
+async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: WarmIndex, watched?: Watched): Promise<IndexSync> {
   const checkAll = Boolean(opts.checkAll);
+  const plan = (parser: NoteParser | undefined) => planRefresh(root, parser, checkAll, warm, watched);
   // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
-  let seen = opts.rebuild ? undefined : planRefresh(root, undefined, checkAll);
-  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes);
+  let seen = opts.rebuild ? undefined : plan(undefined);
+  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes, seen.refreshedAt);
   const parser = await noteParser();
-  if (seen?.kind === 'parser') seen = planRefresh(root, parser, checkAll);
-  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes);
+  if (seen?.kind === 'parser') seen = plan(parser);
+  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes, seen.refreshedAt);
   if (seen?.kind === 'delta' && deltaIsEmpty(seen.delta)) {
     // Recording what was checked spares the next search the same check; these marks describe
     // the manifest read, so a refresh meanwhile only makes the next search check again.
     writeMarks(root, seen.marks, seen.manifest.refreshedAt);
-    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seen.delta.files }, files: seen.manifest.files };
+    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seen.delta.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
   }
   return withIndexLock(root, async () => {
     const manifest = opts.rebuild ? undefined : readManifest(root);
@@ -402,10 +435,10 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
     }
     if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
-    const plan = seen?.kind === 'delta' && seen.manifest.refreshedAt === manifest.refreshedAt ? seen : planRefresh(root, parser, checkAll);
-    if (plan.kind === 'unchanged') return unchanged(root, plan.notes);
-    if (plan.kind !== 'delta') return rebuilt(root);
-    const { delta } = plan;
+    const now = seen?.kind === 'delta' && seen.manifest.refreshedAt === manifest.refreshedAt ? seen : plan(parser);
+    if (now.kind === 'unchanged') return unchanged(root, now.notes, now.refreshedAt);
+    if (now.kind !== 'delta') return rebuilt(root);
+    const { delta } = now;
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
     try {
       await applyDelta(root, table, manifest, delta);
@@ -413,17 +446,19 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
       // A table that cannot take the change is rebuilt rather than left half-updated.
       return rebuilt(root);
     }
-    writeMarks(root, plan.marks, manifest.refreshedAt);
+    writeMarks(root, now.marks, manifest.refreshedAt);
+    // The table just written is the one this refresh describes: a warm process queries it next.
+    warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
     const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
-    return { report, files: manifest.files };
+    return { report, files: manifest.files, refreshedAt: manifest.refreshedAt };
   });
 }
 
 /** Nothing changed: the note states are read from the manifest only if someone asks for them. */
-function unchanged(root: string, notes: number): IndexSync {
+function unchanged(root: string, notes: number, refreshedAt: string): IndexSync {
   let files: ReadonlyMap<string, FileState> | undefined;
   return {
-    report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes },
+    report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,
     get files() {
       return (files ??= readManifest(root)?.files ?? new Map());
     },
@@ -458,9 +493,24 @@ export async function scanIndex(root: string): Promise<{ freshness: IndexFreshne
   return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes };
 }
 
-async function query(root: string, q: string, limit: number, history: boolean): Promise<Row[]> {
-  const ldb = await lance();
+/**
+ * The notes table at `refreshedAt`: in a warm process the one kept open since the index was last
+ * refreshed, else opened now.
+ */
+async function notesTable(root: string, refreshedAt: string | undefined): Promise<Table | undefined> {
+  const warm = current().warm;
+  if (!warm || refreshedAt === undefined) return openTable(root, TABLE);
+  const dir = indexDir(root);
+  const open = warm.tables.get(dir, TABLE, refreshedAt);
+  if (open) return open;
   const table = await openTable(root, TABLE);
+  if (table) warm.tables.set(dir, TABLE, refreshedAt, table);
+  return table;
+}
+
+async function query(root: string, q: string, limit: number, history: boolean, refreshedAt?: string): Promise<Row[]> {
+  const ldb = await lance();
+  const table = await notesTable(root, refreshedAt);
   if (!table) throw new ZkError('io', 'search index has no notes table');
   let builder = table.query().fullTextSearch(new ldb.MultiMatchQuery(q, ['title', 'body'], { boosts: [2, 1] }));
   if (!history) builder = builder.where('current = true');
@@ -485,10 +535,11 @@ function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: strin
 }
 
 /**
- * BM25 hits from the full-text index as it stands (refresh it first). A table that cannot be
- * queried is rebuilt once.
+ * BM25 hits from the full-text index as it stands (refresh it first; `refreshedAt`, from that
+ * refresh, lets a warm process query the table it keeps open). A table that cannot be queried is
+ * rebuilt once.
  */
-export async function ftsHits(root: string, q: string, opts: SearchOptions & { limit: number }): Promise<SearchHit[]> {
+export async function ftsHits(root: string, q: string, opts: SearchOptions & { limit: number }, refreshedAt?: string): Promise<SearchHit[]> {
   const words = queryWords(q);
   if (!words.length) return [];
   const text = words.join(' ');
@@ -496,10 +547,10 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
   const depth = Math.max(opts.limit + 5, RERANK_DEPTH);
   let rows: (Row & { _score?: number })[];
   try {
-    rows = await query(root, text, depth, history);
+    rows = await query(root, text, depth, history, refreshedAt);
   } catch {
-    await refreshIndex(root, { rebuild: true });
-    rows = await query(root, text, depth, history);
+    const rebuilt = await syncIndex(root, { rebuild: true });
+    rows = await query(root, text, depth, history, rebuilt.refreshedAt);
   }
   rows = byCoverage(rows, searchTerms(q), opts.minShare);
   const terms = snippetTerms(q);
@@ -521,7 +572,7 @@ export const ftsProvider: SearchProvider = {
   name: 'fts',
   async search(root, q, opts): Promise<SearchHit[]> {
     if (!queryWords(q).length) return [];
-    await refreshIndex(root);
-    return ftsHits(root, q, opts);
+    const { refreshedAt } = await syncIndex(root);
+    return ftsHits(root, q, opts, refreshedAt);
   },
 };

@@ -48,8 +48,10 @@ export interface LexicalPool {
 
 export async function lexicalPool(root: string, query: string, o: Options, pool: number): Promise<LexicalPool> {
   if (!queryWords(query).length) return { files: new Map(), hits: [] };
-  const { files } = await syncIndex(root);
-  return { files, hits: await ftsHits(root, query, { ...o, limit: pool }) };
+  const sync = await syncIndex(root);
+  const hits = await ftsHits(root, query, { ...o, limit: pool }, sync.refreshedAt);
+  // The note states are read (from the manifest) only when the vectors need them.
+  return { get files() { return sync.files; }, hits };
 }
 
 /**

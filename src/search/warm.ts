@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import type { Table } from './lance.js';
+
+/**
+ * What a long-running process (the MCP server) keeps of the search index between calls, handed to
+ * each call through its context (src/context.ts). A command line has none: every run starts cold
+ * and checks as `planRefresh` (src/search/fts.ts) says.
+ */
+export interface WarmIndex {
+  /** Open tables, reused while the index has not been refreshed since they were opened. */
+  readonly tables: TableCache;
+  /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
+  readonly watch?: RootWatch;
+  /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
+  readonly unwatchedRescanMs: number;
+  /** With one, the same bound: a backstop for events the kernel dropped without saying so. */
+  readonly watchedRescanMs: number;
+  /**
+   * Run index refreshes one at a time. A refresh takes the watcher's names: a second one running
+   * meanwhile would find nothing to do and answer before the first has applied what it took.
+   */
+  serial<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * On a network file system the corpus's other hosts write where no watcher on this host sees:
+ * the server checks every note file at most this often (the journal and the folder's metadata
+ * cover the tool's own writes and notes added or removed in between).
+ */
+export const NETWORK_RESCAN_MS = 2000;
+/**
+ * Linux drops inotify events when its queue overflows and libuv does not pass the overflow on; a
+ * full check this often bounds how long such a loss can last.
+ */
+export const WATCHED_RESCAN_MS = 60_000;
+
+/**
+ * LanceDB tables by index folder and table name, each kept with the manifest's `refreshedAt` it
+ * was opened at. Every change to a table (a refresh, a compaction, a rebuild from nothing, by any
+ * process) writes a new `refreshedAt`, so a table is reused only while it is the one the index
+ * describes; otherwise it is opened afresh, on a new connection (a rebuilt table reuses version
+ * numbers, and a connection's caches must not mix the two).
+ */
+export class TableCache {
+  private readonly open = new Map<string, { refreshedAt: string; table: Table }>();
+
+  get(dir: string, name: string, refreshedAt: string): Table | undefined {
+    const hit = this.open.get(`${dir}\0${name}`);
+    return hit?.refreshedAt === refreshedAt ? hit.table : undefined;
+  }
+
+  set(dir: string, name: string, refreshedAt: string, table: Table): void {
+    // A table replaced here is not closed: a call still running may be querying it.
+    this.open.set(`${dir}\0${name}`, { refreshedAt, table });
+  }
+
+  close(): void {
+    for (const { table } of this.open.values()) table.close();
+    this.open.clear();
+  }
+}
+
+/** What the watcher saw since it was last asked. */
+export interface Watched {
+  /** Note file names (top-level `*.md`) created, changed, renamed or removed. */
+  names: Set<string>;
+  /**
+   * Whether `names` is everything that changed since the watcher started: false once it erred or
+   * got an event without a name, until the caller has checked every note file.
+   */
+  complete: boolean;
+  /** When the watcher started (ms since the epoch): a full check begun after it is covered. */
+  since: number;
+}
+
+/**
+ * An `fs.watch` on the corpus root (note files are top-level, so one non-recursive watch sees
+ * every one), collecting the names of changed notes until the next search takes them.
+ */
+export class RootWatch {
+  private names = new Set<string>();
+  private complete = true;
+  private alive = true;
+  private readonly watcher: fs.FSWatcher;
+  readonly since: number;
+
+  constructor(root: string) {
+    this.watcher = fs.watch(root, { persistent: false }, (_event, name) => {
+      const file = name?.toString();
+      if (!file) this.complete = false;
+      else if (file.endsWith('.md') && !file.startsWith('.')) this.names.add(file);
+    });
+    this.watcher.on('error', () => {
+      this.alive = false;
+      this.watcher.close();
+    });
+    // Taken once watching: a check of every note begun later sees what changed before it.
+    this.since = Date.now();
+  }
+
+  /**
+   * The names seen since the last call, and whether they are all that changed. Events the kernel
+   * queued before this call are delivered first (see `settle`).
+   */
+  take(): Watched {
+    const out = { names: this.names, complete: this.complete && this.alive, since: this.since };
+    this.names = new Set();
+    this.complete = true;
+    return out;
+  }
+
+  /** Put back what a refresh took and could not finish, so the next one does it. */
+  giveBack(w: Watched): void {
+    for (const n of w.names) this.names.add(n);
+    if (!w.complete) this.complete = false;
+  }
+
+  close(): void {
+    this.alive = false;
+    this.watcher.close();
+  }
+}
+
+/**
+ * Let the event loop poll once. A watcher's events arrive as I/O callbacks: a change another
+ * process finished before this search was asked for is queued by the kernel before the request
+ * was, so once the loop has polled past the request its events have been delivered.
+ */
+export function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The warm state of the server of `root`; `local` says whether watching the root can see every change. */
+export function warmIndex(root: string, local: boolean): WarmIndex & { close(): void } {
+  let watch: RootWatch | undefined;
+  if (local) {
+    try {
+      watch = new RootWatch(root);
+    } catch {
+      watch = undefined; // no watcher (inotify limits, say): every search checks every note
+    }
+  }
+  const tables = new TableCache();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    tables, watch,
+    serial<T>(fn: () => Promise<T>): Promise<T> {
+      const run = queue.then(fn, fn);
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    unwatchedRescanMs: local ? 0 : NETWORK_RESCAN_MS,
+    watchedRescanMs: WATCHED_RESCAN_MS,
+    close() {
+      watch?.close();
+      tables.close();
+    },
+  };
+}
