@@ -125,6 +125,16 @@ describe('odd input', () => {
     }
   });
 
+  it('an error that quotes input holding a line break is still one line', async () => {
+    const root = tempCorpus();
+    for (const args of [['read', 'a\nb'], ['write', 'x', 'T', '---\nuuid: evil\n---'], ['merge', '--source', 'a\nb', 'judy', 'x']]) {
+      const r = await zk(['--root', root, ...args]);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr.split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: .*a\\nb|^error: .*---\\nuuid/);
+    }
+  });
+
   it('init of a path under /proc or of a file ends at once with exit 4 and a sentence', async () => {
     const root = tempCorpus();
     const file = path.join(root, 'plain');
