@@ -45,7 +45,8 @@ export class ZkError extends Error {
   readonly details?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
-    super(message);
+    // One line, whatever input the message quotes: a line break in it is shown as `\n`.
+    super(message.replace(/\r\n|\r|\n/g, '\\n'));
     this.code = code;
     this.exitCode = EXIT_OF[code];
     this.details = details;

@@ -125,6 +125,39 @@ describe('odd input', () => {
     }
   });
 
+  it('an error that quotes input holding a line break is still one line', async () => {
+    const root = tempCorpus();
+    for (const args of [['read', 'a\nb'], ['write', 'x', 'T', '---\nuuid: evil\n---'], ['merge', '--source', 'a\nb', 'judy', 'x']]) {
+      const r = await zk(['--root', root, ...args]);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stderr.split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: .*a\\nb|^error: .*---\\nuuid/);
+    }
+  });
+
+  it('an inbox file damaged by hand is listed as unreadable, not a failure of the whole inbox, and can be dismissed', async () => {
+    const root = tempCorpus();
+    const inbox = path.join(root, '.zk', 'inbox');
+    fs.mkdirSync(inbox, { recursive: true });
+    fs.writeFileSync(path.join(inbox, '20260101T000000000Z-a.json'), 'null\n');
+    fs.writeFileSync(path.join(inbox, '20260101T000000000Z-b.json'), '{"items":[{"type":"candidate"}]}\n');
+    fs.writeFileSync(path.join(inbox, '20260101T000000000Z-c.json'), 'garbage');
+    const good = { created: '2026-01-02T00:00:00.000Z', source: 'laptop', reason: 'no LLM configured', items: [{ type: 'text', text: 'Keep me.' }] };
+    fs.writeFileSync(path.join(inbox, '20260102T000000000Z-d.json'), JSON.stringify(good));
+    const listed = await zk(['--root', root, '--json', 'inbox']);
+    expect(listed.code, listed.stdout).toBe(0);
+    expect(listed.json.files.map((f: { file: string; reason: string }) => [f.file.slice(-6), f.reason.split(':')[0]])).toEqual([
+      ['a.json', 'unreadable'], ['b.json', 'unreadable'], ['c.json', 'unreadable'], ['d.json', 'no LLM configured'],
+    ]);
+    expect(listed.json.items).toBe(1);
+    const text = await zk(['--root', root, 'inbox']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('.zk/inbox/20260101T000000000Z-c.json  (unreadable: not an inbox entry');
+    expect(text.stdout).toContain('  - Keep me.');
+    const dismissed = await zk(['--root', root, '--json', 'inbox', 'dismiss', '.zk/inbox/20260101T000000000Z-c.json']);
+    expect(dismissed.json).toEqual({ ok: true, action: 'dismissed', file: '.zk/inbox/20260101T000000000Z-c.json', to: '.zk/inbox/dismissed/20260101T000000000Z-c.json' });
+  });
+
   it('init of a path under /proc or of a file ends at once with exit 4 and a sentence', async () => {
     const root = tempCorpus();
     const file = path.join(root, 'plain');

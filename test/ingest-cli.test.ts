@@ -240,6 +240,14 @@ describe('ingest: starting, resuming and refusing', () => {
     const missing = await run(['ingest', 'start', '--from', path.join(root, 'nope')]);
     expect([missing.code, missing.stderr.trim()]).toEqual([1, `error: no such file or folder: ${path.join(root, 'nope')}`]);
     expect((await run(['ingest', 'start'])).code).toBe(2);
+    // An empty --from (or an agent's empty `from`) is not the working directory.
+    const cwd = path.dirname(oneFileSource('here.md', GUIDE_MD));
+    for (const from of ['', '  ']) {
+      const blank = await zk(['--root', root, '--json', 'ingest', 'start', '--from', from], { cwd });
+      expect(blank.json, JSON.stringify(from)).toEqual({ ok: false, error: { code: 'usage', message: 'ingest start needs --from PATH: a file or a folder' } });
+      expect(blank.code).toBe(2);
+    }
+    expect(fs.existsSync(path.join(root, '.zk', 'ingest')) ? fs.readdirSync(path.join(root, '.zk', 'ingest')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
     const empty = await run(['ingest', 'start', '--from', path.dirname(oneFileSource('a.png', 'x'))]);
     expect([empty.code, empty.stderr.trim()]).toEqual([1, expect.stringMatching(/^error: nothing to read under .* \(a\.png: unsupported file type \(\.png\)\)$/)]);
 

@@ -66,6 +66,20 @@ describe('retain and integrate from the command line', () => {
     expect(text).toMatch(/\n---\n\*[\d-]+:\* Tofu sleeps a lot\.\n/);
   });
 
+  it('retain --drain sets an inbox file that is JSON but not an entry aside, and drains the others', async () => {
+    const root = tempCorpus();
+    const r = await zk(['--root', root, '--json', 'retain', 'My cat is called Pip.', 'Sweet.']);
+    expect(r.code).toBe(3);
+    const inbox = path.join(root, '.zk', 'inbox');
+    fs.writeFileSync(path.join(inbox, '20000101T000000000Z-null.json'), 'null\n');
+    fs.writeFileSync(path.join(inbox, '20000101T000000000Z-items.json'), '{"items":5}\n');
+    const d = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: llm.env });
+    expect(d.code, d.stdout).toBe(0);
+    expect(d.json).toMatchObject({ ok: true, drained: 1, kept: 0 });
+    expect(fs.readdirSync(inbox).sort()).toEqual(['20000101T000000000Z-items.json.unreadable', '20000101T000000000Z-null.json.unreadable']);
+    expect(mdFiles(root)).toHaveLength(1);
+  });
+
   it('a dead or failing LLM spools the input with exit 3 and changes no note', async () => {
     const root = tempCorpus();
     await zk(['--root', root, 'write', 'keep', 'Keep', 'Untouched.']);

@@ -54,6 +54,24 @@ describe('supersession', () => {
     );
   });
 
+  it('a belief replaced again and again under its own slug on one day stays named by that slug', async () => {
+    const root = tempCorpus();
+    const at = ['--date', '2026-11-30'];
+    const v1 = await zk(['--root', root, '--json', 'write', 'judy', 'Judy v1', 'One.', ...at]);
+    const v2 = await zk(['--root', root, '--json', 'write', 'judy', 'Judy v2', 'Two.', '--supersedes', 'judy', ...at]);
+    expect(v2.json.note.path).toBe('20261130-judy-2.md');
+    const v3 = await zk(['--root', root, '--json', 'write', 'judy', 'Judy v3', 'Three.', '--supersedes', 'judy', ...at]);
+    expect(v3.code, v3.stdout).toBe(0);
+    expect(v3.json.note.path).toBe('20261130-judy-3.md');
+    expect(v3.json.target.path).toBe('20261130-judy-2.md');
+    const read = await zk(['--root', root, '--json', 'read', 'judy']);
+    expect(read.json.note.path).toBe('20261130-judy-3.md');
+    const old = await zk(['--root', root, '--json', 'read', v1.json.note.path]);
+    expect(old.json.chain.map((n: { path: string }) => n.path)).toEqual(['20261130-judy-2.md', '20261130-judy-3.md']);
+    // Another note still may not take the slug of a live subject.
+    expect((await zk(['--root', root, 'write', 'judy', 'Judy again', 'x', ...at])).code).toBe(1);
+  });
+
   it('refuses self-supersession, cycles, re-pointing and unknown refs, changing nothing', async () => {
     const root = tempCorpus();
     const { london, paris } = await judy(root);

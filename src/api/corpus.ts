@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ZkError } from '../errors.js';
+import { asZkError, ZkError } from '../errors.js';
 import { listNotes, retireNote } from '../corpus/ops.js';
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { relToRoot, sidecar } from '../corpus/paths.js';
@@ -92,16 +92,25 @@ export function inbox(root: string): InboxResult {
   const dir = sidecar(root).inbox;
   const files: InboxFileView[] = [];
   for (const name of inboxFiles(root)) {
-    let entry: InboxEntry;
+    const file = relToRoot(root, path.join(dir, name));
+    let text: string;
     try {
-      entry = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as InboxEntry;
-    } catch {
-      continue; // claimed by a drain meanwhile, or unreadable: the drain reports it
+      text = fs.readFileSync(path.join(dir, name), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // claimed by a drain meanwhile
+      files.push({ file, created: '', source: null, reason: `unreadable: ${asZkError(err).message}`, items: [] });
+      continue;
     }
-    const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
-      ? { type: 'text', text: it.text }
-      : { type: 'candidate', text: it.candidate.content, title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
-    files.push({ file: relToRoot(root, path.join(dir, name)), created: entry.created, source: entry.source, reason: entry.reason, items });
+    // A file damaged by hand is shown as such (so it can be dismissed), never a failure of the whole list.
+    try {
+      const entry = JSON.parse(text) as InboxEntry;
+      const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
+        ? { type: 'text', text: String(it.text) }
+        : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
+      files.push({ file, created: String(entry.created ?? ''), source: entry.source ?? null, reason: String(entry.reason ?? ''), items });
+    } catch (err) {
+      files.push({ file, created: '', source: null, reason: `unreadable: not an inbox entry (${(err as Error).message.split('\n')[0]})`, items: [] });
+    }
   }
   return { files, items: files.reduce((n, f) => n + f.items.length, 0) };
 }

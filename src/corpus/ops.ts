@@ -61,7 +61,11 @@ function slugTaken(slug: string, holders: string[]): ZkError {
  */
 function freeSlug(root: string, slug: string, o: WriteOptions): string {
   const replaced = new Set((o.supersedes ?? []).map((u) => u.toLowerCase()));
-  const taken = (s: string) => notesWithSlug(root, s).filter((f) => !replaced.has((readNoteFile(root, f)?.uuid ?? '').toLowerCase()));
+  // A holder already replaced by a note this one replaces in turn (`judy` by `judy-2`, when the new
+  // note supersedes `judy-2`) hands its slug on down the chain too.
+  const handsOn = (n: Note | undefined) =>
+    Boolean(n) && (replaced.has(n!.uuid.toLowerCase()) || (Boolean(n!.superseded_by) && successors(root, n!).some((s) => replaced.has(s.uuid.toLowerCase()))));
+  const taken = (s: string) => notesWithSlug(root, s).filter((f) => !handsOn(readNoteFile(root, f)));
   const holders = taken(slug);
   if (!holders.length) return slug;
   if (!o.unique) throw slugTaken(slug, holders);

@@ -105,6 +105,8 @@ async function convertEach(sources: ReadSource[], docsDir: string, windowChars: 
  * folder is either complete or absent.
  */
 export async function startJob(root: string, o: StartOptions): Promise<StartResult> {
+  // An empty path would resolve to the working directory, which nobody named.
+  if (!o.from?.trim()) throw new ZkError('usage', 'ingest start needs --from PATH: a file or a folder');
   const from = path.resolve(o.from);
   const files = inventory(from);
   const name = jobName(o.name ?? defaultName(from));

@@ -91,6 +91,8 @@ export async function drainInbox(root: string, process: (item: InboxItem, entry:
     let entry: InboxEntry;
     try {
       entry = JSON.parse(fs.readFileSync(claimed, 'utf8')) as InboxEntry;
+      // Valid JSON that is not an entry (damaged by hand) is set aside like unparsable text.
+      if (!entry || typeof entry !== 'object' || (entry.items !== undefined && !Array.isArray(entry.items))) throw new Error('not an inbox entry');
     } catch {
       fs.renameSync(claimed, `${original}.unreadable`);
       continue;

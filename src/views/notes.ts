@@ -79,7 +79,7 @@ export function inboxText(r: InboxResult): string {
   if (!r.files.length) return 'the inbox is empty';
   const lines = [`${r.items} item(s) in ${r.files.length} file(s):`];
   for (const f of r.files) {
-    lines.push(`${f.file}  (${f.created}${f.source ? `, from ${f.source}` : ''}: ${f.reason})`);
+    lines.push(`${f.file}  (${f.created ? `${f.created}${f.source ? `, from ${f.source}` : ''}: ` : ''}${f.reason})`);
     for (const it of f.items) {
       const text = it.text.replace(/\s+/g, ' ').trim();
       lines.push(`  - ${it.type === 'candidate' ? `[${it.kind}] ${it.title}: ` : ''}${text.length > 200 ? `${text.slice(0, 200)}…` : text}`);
