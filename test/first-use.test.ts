@@ -108,3 +108,43 @@ describe('read and tend check agree', () => {
     expect(check.json.findings.filter((f: any) => f.verdict === 'broken').map((f: any) => f.target)).toEqual([`${p}#nope`]);
   });
 });
+
+describe('edges a careful user meets', () => {
+  it('a merge into a CRLF note keeps its CRLF line endings', async () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, 'crlf.md'), '---\r\ntitle: Crlf\r\n---\r\n\r\n# Crlf\r\n\r\nOne.\r\n');
+    expect((await zk(['--root', root, 'merge', 'crlf.md', 'Two.\nThree.'])).code).toBe(0);
+    const text = fs.readFileSync(path.join(root, 'crlf.md'), 'utf8');
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+    expect(text).toMatch(/\r\n\r\n---\r\n\*[\d-]+:\* Two\.\r\nThree\.\r\n$/);
+  });
+
+  it('a merge into a superseded note says the fragment went to the older note', async () => {
+    const root = tempCorpus();
+    const old = await zk(['--root', root, '--json', 'write', 'judy', 'Judy', 'London.']);
+    await zk(['--root', root, 'write', 'judy-paris', 'Judy in Paris', 'Paris.', '--supersedes', 'judy']);
+    const m = await zk(['--root', root, 'merge', old.json.note.path, 'A note on history.']);
+    expect(m.code).toBe(0);
+    expect(m.stderr).toMatch(new RegExp(`^warning: ${old.json.note.path} is superseded \\(by [0-9a-f-]+\\): the fragment went to this older note$`));
+  });
+
+  it('ingest reads no symlinked file that leads outside the sources', async () => {
+    const root = tempCorpus();
+    const src = tempDir('zk-src-');
+    const outside = tempDir('zk-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.md'), '# Secret\n\ndo not read\n');
+    fs.writeFileSync(path.join(src, 'guide.md'), '# Guide\n\nRead me.\n');
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(src, 'pw.md'));
+    const r = await zk(['--root', root, '--json', 'ingest', 'start', '--from', src]);
+    expect(r.json.documents.map((d: any) => d.path)).toEqual(['guide.md']);
+    expect(r.json.unsupported).toEqual([{ path: 'pw.md', reason: 'symlink leads outside the sources (not followed)' }]);
+  });
+
+  it('inbox dismiss takes files only', async () => {
+    const root = tempCorpus();
+    fs.mkdirSync(path.join(root, '.zk', 'inbox', 'dir.json'), { recursive: true });
+    const r = await zk(['--root', root, 'inbox', 'dismiss', 'dir.json']);
+    expect([r.code, r.stderr]).toEqual([1, 'error: no such inbox file: dir.json']);
+    expect(fs.existsSync(path.join(root, '.zk', 'inbox', 'dir.json'))).toBe(true);
+  });
+});

@@ -126,7 +126,7 @@ export function inboxDismiss(root: string, file: string): { action: 'dismissed';
     throw new ZkError('invalid_ref', `invalid inbox file: ${JSON.stringify(file)} (name one that inbox lists)`);
   }
   const from = path.join(dir, name);
-  if (!fs.existsSync(from)) throw new ZkError('not_found', `no such inbox file: ${file}`);
+  if (!fs.lstatSync(from, { throwIfNoEntry: false })?.isFile()) throw new ZkError('not_found', `no such inbox file: ${file}`);
   const doneDir = path.join(dir, 'dismissed');
   fs.mkdirSync(doneDir, { recursive: true });
   const to = path.join(doneDir, name);

@@ -158,8 +158,12 @@ export function decisionBody(content: string, parts: DecisionParts): string {
   return blocks.join('\n\n');
 }
 
-/** The exact merge fragment (docs/format.md#merge-fragments). */
-export function mergeFragment(date: string, text: string, source?: string): string {
+/**
+ * The exact merge fragment (docs/format.md#merge-fragments), in the line endings of the note it
+ * goes into, so a CRLF note stays CRLF.
+ */
+export function mergeFragment(date: string, text: string, source?: string, eol = '\n'): string {
   const src = source ? ` (${source})` : '';
-  return `\n\n---\n*${date}${src}:* ${text.trim()}\n`;
+  const fragment = `\n\n---\n*${date}${src}:* ${text.trim().replace(/\r\n?/g, '\n')}\n`;
+  return eol === '\n' ? fragment : fragment.replace(/\n/g, eol);
 }

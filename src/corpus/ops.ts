@@ -16,6 +16,7 @@ import { notesWithSlug, resolveRef, successors } from './refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
 import { defaultSource } from './source.js';
 import { trace } from './trace.js';
+import { warn } from './warn.js';
 
 import { checkKind } from './kinds.js';
 
@@ -124,7 +125,9 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
   const source = defaultSource(o.source);
   return withCorpusLock(root, (lock) => {
     const note = resolveRef(root, ref);
-    appendFragment(root, lock, note.path, mergeFragment(date, text, source));
+    // Allowed (history may be annotated), but said: the fragment does not reach the current note.
+    if (note.superseded_by) warn(`${note.path} is superseded (by ${note.superseded_by}): the fragment went to this older note`);
+    appendFragment(root, lock, note.path, mergeFragment(date, text, source, note.parsed.eol));
     trace(root, 'merge', { path: note.path, uuid: note.uuid, source: source ?? null, bytes: Buffer.byteLength(text) });
     return readNoteFile(root, note.path) ?? note;
   });

@@ -51,6 +51,7 @@ export function inventory(from: string): SourceFile[] {
   }
   if (!st.isDirectory()) return [classify(path.basename(from), from, st)];
   const found: SourceFile[] = [];
+  const inside = fs.realpathSync(from) + path.sep;
   const walk = (dir: string, prefix: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       if (entry.name.startsWith('.')) continue;
@@ -68,6 +69,8 @@ export function inventory(from: string): SourceFile[] {
         continue;
       }
       if (target.isDirectory()) found.push({ rel, abs, unsupported: 'symlinked folder (not followed)' });
+      // A symlinked file is read only when it stays among the sources: a link to /etc/passwd is not a source.
+      else if (entry.isSymbolicLink() && !fs.realpathSync(abs).startsWith(inside)) found.push({ rel, abs, unsupported: 'symlink leads outside the sources (not followed)' });
       else if (!target.isFile()) found.push({ rel, abs, unsupported: 'not a regular file' });
       else found.push(classify(rel, abs, target));
     }
