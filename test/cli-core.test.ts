@@ -115,7 +115,8 @@ describe('write, read, merge, list', () => {
     expect(m.code).toBe(0);
     const after = fs.readFileSync(file, 'utf8');
     expect(after.startsWith(original)).toBe(true);
-    expect(after.slice(original.length)).toMatch(/^\n\n---\n\*\d{4}-\d{2}-\d{2}:\* appended\n$/);
+    // The fragment takes the note's own line endings, so a CRLF note stays CRLF.
+    expect(after.slice(original.length)).toMatch(/^\r\n\r\n---\r\n\*\d{4}-\d{2}-\d{2}:\* appended\r\n$/);
   });
 
   it('list filters by kind, recency and leaves superseded notes out unless --history', async () => {
