@@ -148,3 +148,27 @@ describe('edges a careful user meets', () => {
     expect(fs.existsSync(path.join(root, '.zk', 'inbox', 'dir.json'))).toBe(true);
   });
 });
+
+describe('a supersession whose successor was archived', () => {
+  it('tend check reports the note left with no current successor; repair follows an archived successor to the live one', async () => {
+    const root = tempCorpus();
+    const judy = await zk(['--root', root, '--json', 'write', 'judy', 'Judy in London', 'London.']);
+    await zk(['--root', root, 'write', 'judy-paris', 'Judy in Paris', 'Paris.', '--supersedes', 'judy']);
+    await zk(['--root', root, 'archive', 'judy-paris', '--reason', 'written by mistake']);
+    const check = await zk(['--root', root, '--json', 'tend', 'check']);
+    expect(check.code).toBe(1);
+    expect(check.json.findings).toContainEqual(expect.objectContaining({
+      file: judy.json.note.path, label: 'superseded_by', verdict: 'broken', reason: expect.stringMatching(/was archived as \.archive\/\d{8}-judy-paris\.md: nothing current replaces this note$/),
+    }));
+
+    const a = await zk(['--root', root, '--json', 'write', 'kim', 'Kim one', '1']);
+    await zk(['--root', root, 'write', 'kim-two', 'Kim two', '2', '--supersedes', 'kim']);
+    const three = await zk(['--root', root, '--json', 'write', 'kim-three', 'Kim three', '3', '--supersedes', 'kim-two']);
+    await zk(['--root', root, 'archive', 'kim-two']);
+    const stale = await zk(['--root', root, '--json', 'tend', 'check']);
+    expect(stale.json.findings).toContainEqual(expect.objectContaining({ file: a.json.note.path, label: 'superseded_by', verdict: 'stale' }));
+    expect((await zk(['--root', root, 'tend', 'repair', '--write'])).code).toBe(1); // judy's case cannot be repaired
+    const read = await zk(['--root', root, '--json', 'read', a.json.note.path]);
+    expect(read.json.note.superseded_by).toBe(three.json.note.uuid);
+  });
+});

@@ -10,18 +10,47 @@ export interface Unanswered {
   /** The superseded note, when it can be completed. */
   old?: Note;
   newUuid: string;
+  /** The `superseded_by` the old note has now and that the fix replaces (a successor that went to the archive). */
+  replaces?: string;
 }
 
-/** The line of the `supersedes:` key in a note's frontmatter. */
-function supersedesLine(note: Note): number {
-  const at = note.raw.slice(note.parsed.yamlStart, note.parsed.yamlEnd).search(/^supersedes[ \t]*:/m);
+/** The line of a frontmatter key in a note. */
+function keyLine(note: Note, key: string): number {
+  const at = note.raw.slice(note.parsed.yamlStart, note.parsed.yamlEnd).search(new RegExp(`^${key}[ \\t]*:`, 'm'));
   return note.raw.slice(0, at < 0 ? 0 : note.parsed.yamlStart + at).split('\n').length;
 }
 
 /**
- * Supersessions left half done (a writer killed between creating the new note and marking the old
- * one): `stale` when the old note lacks `superseded_by` (repair completes it), `broken` when it
- * names another note.
+ * Live notes superseded by a note that is no longer live (it was archived): `stale` when the
+ * archived successor was itself replaced by a live note (repair points `superseded_by` at it),
+ * `broken` when nothing current replaces the note any more (it may be the current belief again).
+ */
+function strandedSupersessions(notes: Note[], map: CorpusMap): Unanswered[] {
+  const out: Unanswered[] = [];
+  for (const old of notes) {
+    const by = old.superseded_by?.toLowerCase();
+    if (!by || map.holders(by).length) continue;
+    const archived = map.archived({ form: 'inline', target: '', uuid: by });
+    const next = archived && map.successor(archived);
+    const base = { file: old.path, line: keyLine(old, 'superseded_by'), label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by };
+    if (next?.uuid) {
+      out.push({
+        finding: { ...base, verdict: 'stale', reason: `its successor was archived; the current note is ${next.path}`, fix: { uuid: next.uuid.toLowerCase() } },
+        old, newUuid: next.uuid, replaces: by,
+      });
+    } else {
+      const where = archived ? `was archived as .archive/${archived.path}` : 'is in no note';
+      out.push({ finding: { ...base, verdict: 'broken', reason: `superseded by ${by}, which ${where}: nothing current replaces this note` }, newUuid: by });
+    }
+  }
+  return out;
+}
+
+/**
+ * Supersessions that need care. Left half done (a writer killed between creating the new note and
+ * marking the old one): `stale` when the old note lacks `superseded_by` (repair completes it),
+ * `broken` when it names another note. Stranded: the note that replaced this one was archived
+ * (see strandedSupersessions).
  */
 export function unansweredSupersessions(notes: Note[], map: CorpusMap): Unanswered[] {
   const out: Unanswered[] = [];
@@ -32,7 +61,7 @@ export function unansweredSupersessions(notes: Note[], map: CorpusMap): Unanswer
       if (holders.length !== 1) continue;
       const old = holders[0];
       if (old.superseded_by?.toLowerCase() === n.uuid.toLowerCase()) continue;
-      const base = { file: n.path, line: supersedesLine(n), label: 'supersedes', target: old.path, uuid: old.uuid };
+      const base = { file: n.path, line: keyLine(n, 'supersedes'), label: 'supersedes', target: old.path, uuid: old.uuid };
       if (!old.superseded_by) {
         out.push({
           finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } },
@@ -43,14 +72,15 @@ export function unansweredSupersessions(notes: Note[], map: CorpusMap): Unanswer
       }
     }
   }
-  return out;
+  return [...out, ...strandedSupersessions(notes, map)];
 }
 
 /** Give the old note its `superseded_by` (compare-and-swap; a note superseded meanwhile is left alone). */
 export async function completeSupersession(root: string, u: Unanswered): Promise<boolean> {
   if (!u.old) return false;
   const change = await rewriteNoteLocked(root, u.old.path, (fresh) => {
-    if (fresh.superseded_by) return undefined;
+    // Only what was judged: a note with no successor yet, or one still pointing at the archived one.
+    if ((fresh.superseded_by?.toLowerCase() ?? undefined) !== u.replaces) return undefined;
     const edit = setKeyEdit(fresh, 'superseded_by', u.newUuid);
     return edit ? applyEdits(fresh.raw, [edit]) : undefined;
   });
