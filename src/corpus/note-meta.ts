@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { current } from '../context.js';
-import { writeTemp } from './files.js';
+import { tempBeside } from './files.js';
 import { isKind } from './kinds.js';
 import { listNoteFiles, readNoteFile, type Note, type NoteInfo } from './notes.js';
 
@@ -66,13 +66,16 @@ function readCache(file: string): { seenAt: number; rows: Map<string, Row> } | u
 
 /**
  * Write the cache atomically (temp file + rename): a reader sees the old cache or the new one.
- * A cache that cannot be written (a read-only corpus) is simply not kept.
+ * Not synced to disk: a cache a crash left truncated fails to parse and is rebuilt, which costs
+ * less than an fsync of the whole cache after every change. A cache that cannot be written (a
+ * read-only corpus) is simply not kept.
  */
 function writeCache(file: string, cache: CacheFile): void {
   let tmp: string | undefined;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    tmp = writeTemp(file, JSON.stringify(cache));
+    tmp = tempBeside(file);
+    fs.writeFileSync(tmp, JSON.stringify(cache), { flag: 'wx' });
     fs.renameSync(tmp, file);
   } catch {
     // derived data: the next call reads the notes again
