@@ -130,8 +130,10 @@ export function loadNoteMetas(root: string): NoteMeta[] {
   const rows: Row[] = [];
   const metas: NoteMeta[] = [];
   let reused = 0;
+  // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
+  const dir = root.endsWith(path.sep) ? root : root + path.sep;
   for (const name of listNoteFiles(root)) {
-    const st = stat(path.join(root, name));
+    const st = stat(dir + name);
     if (!st) continue; // gone since the listing
     const known = cache?.rows.get(name);
     if (known && sameStat(known, st) && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore) {
