@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ripgrepNoteGrep } from './adapters/ripgrep.js';
 import { journalWrite } from './search/journal.js';
+import { noteCacheFile } from './search/location.js';
 import { processIo, withContext, type Io } from './context.js';
 import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
@@ -129,7 +130,7 @@ export function commandLineIo(): Io {
  * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
 export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env, o: { clock?: () => number } = {}): Promise<number> {
-  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite, clock: o.clock };
+  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite, noteCache: noteCacheFile, clock: o.clock };
   return withContext(ctx, () => run(argv, io));
 }
 

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { NoteGrep } from './corpus/ports.js';
+import type { NoteCacheFile, NoteGrep } from './corpus/ports.js';
 import { Settings } from './settings.js';
 import type { WarmIndex } from './search/warm.js';
 
@@ -35,6 +35,8 @@ export interface RunContext {
   io: Io;
   /** Finds note files by their text; without it the domain reads every note (see src/corpus/grep.ts). */
   grep?: NoteGrep;
+  /** Where the note metadata cache of a corpus is kept; without it, `list` and `status` read every note. */
+  noteCache?: NoteCacheFile;
   /** Told of every file the call's writes touch; absent when nobody needs to know. */
   changes?: ChangeRecorder;
   /**

@@ -2,6 +2,7 @@
 // options, and answer the objects `--json` prints; the LLM and the embedder can be injected.
 import { ripgrepNoteGrep } from './adapters/ripgrep.js';
 import { journalWrite } from './search/journal.js';
+import { noteCacheFile } from './search/location.js';
 import * as api from './api/index.js';
 import { hasContext, processIo, withContext } from './context.js';
 import { Settings } from './settings.js';
@@ -11,7 +12,7 @@ import { Settings } from './settings.js';
  * there is one, else with the process's environment and the ripgrep adapter wired in.
  */
 function wired<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-  return (...args: A) => (hasContext() ? fn(...args) : withContext({ settings: new Settings(process.env), io: processIo, grep: ripgrepNoteGrep, written: journalWrite }, () => fn(...args)));
+  return (...args: A) => (hasContext() ? fn(...args) : withContext({ settings: new Settings(process.env), io: processIo, grep: ripgrepNoteGrep, written: journalWrite, noteCache: noteCacheFile }, () => fn(...args)));
 }
 
 export const init = wired(api.init);

@@ -9,7 +9,8 @@ import { createFileExclusive, createNoteFile } from './files.js';
 import { decisionBody, isKind, KINDS, mergeFragment, renderNote, type DecisionParts, type Kind } from './format.js';
 import { linkGraph, noteLinks, type Backlink, type ResolvedLink } from './link-graph.js';
 import { withCorpusLock, type HeldLock } from './lock.js';
-import { loadNotes, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
+import { loadNoteMetas, type NoteMeta } from './note-meta.js';
+import { noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { relToRoot } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
 import { notesWithSlug, resolveRef, successors } from './refs.js';
@@ -158,10 +159,13 @@ export interface ListOptions {
   history?: boolean;
 }
 
-/** Notes in file-name order; `recent` keeps the N most recently modified (newest first). */
-export function listNotes(root: string, o: ListOptions = {}): Note[] {
+/**
+ * Notes in file-name order; `recent` keeps the N most recently modified (newest first). Their
+ * fields come from the note metadata cache where there is one (only changed notes are read).
+ */
+export function listNotes(root: string, o: ListOptions = {}): NoteMeta[] {
   const kind = checkKind(o.kind);
-  let notes = loadNotes(root).filter((n) => (o.history || !n.superseded_by) && (!kind || n.kind === kind));
+  let notes = loadNoteMetas(root).filter((n) => (o.history || !n.superseded_by) && (!kind || n.kind === kind));
   if (o.recent !== undefined) {
     notes = notes.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path)).slice(0, o.recent);
   }

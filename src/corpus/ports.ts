@@ -13,3 +13,10 @@ export interface NoteGrep {
    */
   filesMatching(root: string, patterns: string[], o: { fixed: boolean }): string[] | undefined;
 }
+
+/**
+ * Where the domain may keep its cache of note metadata for a corpus on this host (a file in the
+ * search index's folder, src/search/location.ts): derived data, rebuilt from the notes when
+ * missing. Without it, whole-corpus commands read every note.
+ */
+export type NoteCacheFile = (root: string) => string;

@@ -113,6 +113,11 @@ export function decideIndexLocation(root: string, settings: IndexSettings, fsTyp
   return at(sidecar(root).index, 'local', null, 'the corpus is on a local disk');
 }
 
+/** The note metadata cache of `root` (src/corpus/note-meta.ts): derived, per host, beside the index. */
+export function noteCacheFile(root: string): string {
+  return path.join(indexLocation(root).dir, 'notes-meta.json');
+}
+
 /** Where the index of `root` lives on this host (see `decideIndexLocation`). */
 export function indexLocation(root: string, settings: IndexSettings = indexSettingsFromEnv()): IndexLocation {
   return decideIndexLocation(root, settings, statfsType(root));

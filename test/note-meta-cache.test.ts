@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { tempCorpus, write, zk } from './helpers/corpus.js';
+
+// `list` and `status` take note fields from a cache beside the index and read only the notes
+// whose stat moved. The cache is derived: whatever happens to the notes or to it, they answer what
+// the files say.
+
+const cacheFile = (root: string) => path.join(root, '.zk', 'index', 'notes-meta.json');
+
+function note(uuid: string, title: string, extra = ''): string {
+  return `---\nuuid: ${uuid}\ntitle: ${title}\ndate: 2026-01-01\nkind: concept\n${extra}---\n\n# ${title}\n\nSome text.\n`;
+}
+
+const U = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
+
+async function listed(root: string, ...flags: string[]): Promise<{ path: string; title: string; uuid: string; superseded_by: string | null }[]> {
+  const r = await zk(['--root', root, '--json', 'list', ...flags]);
+  expect(r.code).toBe(0);
+  return r.json.notes.map((n: any) => ({ path: n.path, title: n.title, uuid: n.uuid, superseded_by: n.superseded_by }));
+}
+
+async function statusOf(root: string) {
+  const r = await zk(['--root', root, '--json', 'status']);
+  expect(r.code).toBe(0);
+  return { notes: r.json.notes, byKind: r.json.byKind, superseded: r.json.superseded };
+}
+
+function seed(): string {
+  const root = tempCorpus();
+  write(root, '20260101-appended.md', note(U(1), 'Appended'));
+  write(root, '20260101-edited.md', note(U(2), 'Edited'));
+  write(root, '20260101-renamed.md', note(U(3), 'Renamed'));
+  write(root, '20260101-deleted.md', note(U(4), 'Deleted'));
+  write(root, '20260101-kept.md', note(U(5), 'Kept'));
+  return root;
+}
+
+/** Rewrite the cache's row of one note (its stat left as seen), as the cache would if it were trusted wrongly. */
+function tamperTitle(root: string, name: string, title: string): void {
+  const c = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8'));
+  for (const row of c.rows) if (row[0] === name) row[6] = title;
+  fs.writeFileSync(cacheFile(root), JSON.stringify(c));
+}
+
+describe('the note metadata cache behind list and status', () => {
+  it('answers what the files say after the tool writes and after notes are appended to, edited, renamed and deleted by hand', async () => {
+    const root = seed();
+    expect((await listed(root)).map((n) => n.title)).toEqual(['Appended', 'Deleted', 'Edited', 'Kept', 'Renamed']);
+    expect(fs.existsSync(cacheFile(root))).toBe(true);
+    // Stats seen less than 2 s after a change are not trusted; past that, unchanged notes come from the cache.
+    await sleep(2100);
+    await listed(root);
+    tamperTitle(root, '20260101-kept.md', 'From the cache');
+    expect((await listed(root)).find((n) => n.path === '20260101-kept.md')?.title).toBe('From the cache');
+
+    // By hand: appended to, edited in place with the same size and the mtime put back, renamed, deleted.
+    fs.appendFileSync(path.join(root, '20260101-appended.md'), '\nMore text.\n');
+    const edited = path.join(root, '20260101-edited.md');
+    const before = fs.statSync(edited);
+    fs.writeFileSync(edited, note(U(2), 'EDITED'));
+    fs.utimesSync(edited, before.atime, before.mtime);
+    fs.renameSync(path.join(root, '20260101-renamed.md'), path.join(root, '20260101-moved.md'));
+    fs.rmSync(path.join(root, '20260101-deleted.md'));
+    // By the tool: a new note, and one that supersedes another.
+    expect((await zk(['--root', root, 'write', 'fresh', 'Fresh', 'Newly written.', '--kind', 'decision'])).code).toBe(0);
+    expect((await zk(['--root', root, 'write', 'kept-2', 'Kept again', 'Replaces it.', '--supersedes', '20260101-kept.md'])).code).toBe(0);
+
+    const notes = await listed(root, '--history');
+    expect(notes.map((n) => n.title).sort()).toEqual(['Appended', 'EDITED', 'Fresh', 'Kept', 'Kept again', 'Renamed']);
+    expect(notes.find((n) => n.path === '20260101-moved.md')?.uuid).toBe(U(3));
+    expect(notes.find((n) => n.path === '20260101-kept.md')?.superseded_by).toBeTruthy();
+    expect((await listed(root)).map((n) => n.title).sort()).toEqual(['Appended', 'EDITED', 'Fresh', 'Kept again', 'Renamed']);
+    expect(await statusOf(root)).toEqual({ notes: 6, byKind: { concept: 4, entity_update: 0, decision: 1, none: 1 }, superseded: 1 });
+    // The cache now holds exactly the notes on disk.
+    const rows = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows.map((r: unknown[]) => r[0]).sort();
+    expect(rows).toEqual(fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort());
+  });
+
+  it('rebuilds a damaged, truncated or foreign cache from the files', async () => {
+    const root = seed();
+    const expected = await listed(root);
+    for (const damage of ['{"version":1,"seenAt":0,"rows":[["x"', 'not json', '{"version":1,"seenAt":0,"rows":[[1,2,3]]}', '{"version":99,"rows":[]}', '']) {
+      fs.writeFileSync(cacheFile(root), damage);
+      expect(await listed(root)).toEqual(expected);
+      expect(JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows).toHaveLength(5);
+    }
+    fs.rmSync(cacheFile(root));
+    fs.mkdirSync(cacheFile(root)); // not even a file: the notes are read, and nothing is kept
+    expect(await listed(root)).toEqual(expected);
+    expect((await statusOf(root)).notes).toBe(5);
+  });
+
+  it('keeps warning about a note with invalid frontmatter on every listing', async () => {
+    const root = seed();
+    write(root, '20260101-broken.md', '---\ntitle: [unclosed\n---\n\nBody.\n');
+    for (let i = 0; i < 2; i++) {
+      const r = await zk(['--root', root, '--json', 'list']);
+      expect(r.json.notes).toHaveLength(6);
+      expect(r.stderr).toMatch(/20260101-broken\.md: invalid frontmatter/);
+    }
+  });
+});
