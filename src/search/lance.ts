@@ -90,6 +90,12 @@ export async function deletePaths(table: Table, paths: string[]): Promise<void> 
 /** After this many incremental writes a table is compacted. */
 export const COMPACT_AFTER_WRITES = 50;
 
+/**
+ * With this many rows not yet in a table's index, the table is optimized (which also folds them
+ * into the index): LanceDB searches unindexed rows by flat scan, so they cost every query.
+ */
+export const OPTIMIZE_AFTER_ROWS = 2000;
+
 /** Fold the small fragments many incremental writes leave into few, and drop old table versions. */
 export async function compact(table: Table): Promise<void> {
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
