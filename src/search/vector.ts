@@ -175,7 +175,7 @@ async function keepAnnIndex(root: string, table: Table, ann: AnnState | undefine
   const rows = await table.countRows();
   if (ann ? rows < ann.rows * ANN_REGROW : rows <= Math.max(above, ANN_MIN_ROWS)) return ann;
   const dimension = ((await table.query().select(['vector']).limit(1).toArray()) as { vector: ArrayLike<number> }[])[0].vector.length;
-  // About √n partitions of about √n rows each (LanceDB's own advice); a query probes a fifth of them.
+  // About √n partitions of about √n rows each (LanceDB's own advice); a query probes half of them.
   const partitions = Math.max(1, Math.round(Math.sqrt(rows)));
   // Sub-vectors of four dimensions keep the compressed distances close enough that re-ranking the
   // best tenfold by exact distance finds the true top 10; long vectors (where that would make
@@ -257,7 +257,10 @@ async function syncSteps(
   let fresh = Boolean(opts.rebuild);
   let embedded = 0;
   let after = state;
-  for (let i = 0; i < todo.length || fresh || remove.length; i += CHUNK) {
+  // A table already past the threshold without the index (made by an older version, or the
+  // threshold lowered) gets it now, not only once a note changes.
+  const indexDue = Boolean(state && !state.ann && state.files.size > Math.max(settings().vectorIndexAbove(), ANN_MIN_ROWS));
+  for (let i = 0; i < todo.length || fresh || remove.length || (i === 0 && indexDue); i += CHUNK) {
     const items = readEmbeddable(root, todo.slice(i, i + CHUNK));
     const vectors = items.length ? await embedder.embed(items.map((it) => embeddingText(it.note))) : [];
     const step = await applyStep(root, embedder.model, items, vectors, remove, fresh);
@@ -347,11 +350,13 @@ export async function vectorRanking(
 /** How many candidates the approximate search re-ranks by exact distance, per hit asked for. */
 const REFINE_FACTOR = 10;
 
-async function nearest(table: Table, vector: number[], limit: number, history: boolean, ann: AnnState | undefined): Promise<Ranked[]> {
+/** The `limit` notes nearest to `vector`; with `ann`, through the approximate index as a search makes it. */
+export async function nearest(table: Table, vector: number[], limit: number, history: boolean, ann: AnnState | undefined): Promise<Ranked[]> {
   let q = table.vectorSearch(vector).distanceType('cosine').select(['path', '_distance']).limit(limit);
-  // A fifth of the partitions and a tenfold re-rank keep the top 10 within 95% of the exact
-  // scan's (docs/performance.md); rows not yet in the index are scanned exactly either way.
-  if (ann) q = q.nprobes(Math.max(1, Math.ceil(ann.partitions / 5))).refineFactor(REFINE_FACTOR);
+  // Half the partitions (at least LanceDB's default 20) and a tenfold re-rank keep the top 10
+  // within 95% of the exact scan's even for embeddings that cluster poorly; a quarter did not
+  // (docs/performance.md). Rows not yet in the index are scanned exactly either way.
+  if (ann) q = q.nprobes(Math.max(20, Math.ceil(ann.partitions / 2))).refineFactor(REFINE_FACTOR);
   if (!history) q = q.where('current = true');
   const rows = (await q.toArray()) as { path: string; _distance: number }[];
   return rows.map((r) => ({ name: r.path, score: 1 - r._distance }));
