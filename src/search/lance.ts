@@ -31,15 +31,24 @@ export function lanceRuntimeEnv(env: NodeJS.ProcessEnv, cpus: number): Record<st
   return pool >= MIN_LANCE_CPU_THREADS ? {} : { LANCE_CPU_THREADS: String(MIN_LANCE_CPU_THREADS) };
 }
 
+/**
+ * LanceDB's logging, unless the user set it: errors only. Its warnings (k-means leaving clusters
+ * empty while it trains a vector index on fewer than 65,536 rows) are advice to whoever tunes the
+ * index, printed into the user's terminal mid-search.
+ */
+export function lanceLogEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return env.LANCEDB_LOG?.trim() ? {} : { LANCEDB_LOG: 'error' };
+}
+
 let lancePromise: Promise<LanceDb> | undefined;
 
 /**
  * LanceDB is loaded on first use, so commands that never touch the index never pay for it. Its
- * native runtime reads its thread settings once, when it starts: they are set here, before.
+ * native runtime reads its thread and log settings once, when it starts: they are set here, before.
  */
 export function lance(): Promise<LanceDb> {
   if (!lancePromise) {
-    Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()));
+    Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()), lanceLogEnv(process.env));
     lancePromise = import('@lancedb/lancedb');
   }
   return lancePromise;
