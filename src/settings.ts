@@ -104,6 +104,14 @@ export class Settings {
   }
 
   /**
+   * Past this many note vectors the vector table gets an approximate (IVF_PQ) index; below it,
+   * an exact scan is fast enough and needs no index build.
+   */
+  vectorIndexAbove(): number {
+    return this.number('ZK_MEMORY_VECTOR_INDEX_ABOVE', 10_000, { integer: true });
+  }
+
+  /**
    * The default, 30 s or the stale window plus 10 s if that is longer, lets a waiter outlast the
    * stale window, so a dead lock is taken over before anyone gives up.
    */

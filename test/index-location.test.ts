@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lanceRuntimeEnv } from '../src/search/lance.js';
+import { lanceLogEnv, lanceRuntimeEnv } from '../src/search/lance.js';
 import { decideIndexLocation, networkFileSystem, type IndexSettings } from '../src/search/location.js';
 import { tempCorpus, write, zk } from './helpers/corpus.js';
 
@@ -75,6 +75,11 @@ describe('the LanceDB runtime', () => {
     expect(lanceRuntimeEnv({}, 6)).toEqual({});
     expect(lanceRuntimeEnv({}, 64)).toEqual({});
     expect(lanceRuntimeEnv({ LANCE_CPU_THREADS: '1' }, 2)).toEqual({});
+  });
+
+  it('logs errors only, unless the user set its log level', () => {
+    expect(lanceLogEnv({})).toEqual({ LANCEDB_LOG: 'error' });
+    expect(lanceLogEnv({ LANCEDB_LOG: 'debug' })).toEqual({});
   });
 });
 

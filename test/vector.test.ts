@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashedBagOfWords, startEmbedServer, type EmbedServer } from '../bench/embed-server.js';
+import { openTable } from '../src/search/lance.js';
+import { readVectorState, relevanceFloor } from '../src/search/vector.js';
 import { tempCorpus, write, zk } from './helpers/corpus.js';
 
 /**
@@ -197,5 +199,41 @@ describe('without a working embedder', () => {
     const vector = await zk(['--root', root, '--json', 'search', QUERY, '--backend', 'vector'], { env: { ...env, ZK_MEMORY_EMBED_RETRIES: '0' } });
     expect(vector.code).toBe(3);
     expect(vector.json.error).toMatchObject({ code: 'llm_failed', message: expect.stringMatching(/^embedding endpoint failed: network error/) });
+  });
+});
+
+describe('past the size threshold', () => {
+  it('builds the approximate index, still finds the nearest notes above the relevance floor, and finds notes added since', async () => {
+    const root = corpus();
+    const topics = ['billing', 'garden', 'kayak', 'office', 'budget', 'piano', 'hotel', 'plumber', 'invoice', 'glacier'];
+    // Enough notes for the index to train on (its codebooks need 256), all alike in their words.
+    for (let i = 0; i < 300; i++) note(root, `filler-${i}.md`, `Filler ${i}`, `Notes about the ${topics[i % 10]} and the ${topics[(i * 7) % 10]}, ref x${i}.`);
+    const env = { ...embedEnv(), ZK_MEMORY_VECTOR_INDEX_ABOVE: '250' };
+
+    const first = await search(root, ['--backend', 'vector'], env);
+    expect(first.code).toBe(0);
+    expect(readVectorState(root)?.ann).toEqual({ rows: 310, partitions: 18 });
+    const table = await openTable(root, 'vectors');
+    expect((await table!.listIndices()).map((i) => i.indexType)).toEqual(['IvfPq']);
+    expect(paths(first)[0]).toBe('sam.md');
+    // The same notes as an exact scan above the relevance floor, which leaves most notes out.
+    const floor = relevanceFloor(readVectorState(root)?.baseline);
+    const exact = (await table!.vectorSearch(testVector(QUERY, 'test-model')).distanceType('cosine').bypassVectorIndex().select(['path', '_distance']).limit(50).toArray())
+      .filter((r: any) => 1 - r._distance >= floor).map((r: any) => r.path);
+    expect(exact.length).toBeLessThan(50);
+    expect(paths(first)).toEqual(exact.slice(0, paths(first).length));
+
+    note(root, 'sam-party.md', 'Party', 'Sam turns forty: a party for the partner.');
+    const after = await search(root, ['--backend', 'vector'], env);
+    expect(paths(after).slice(0, 2).sort()).toEqual(['sam-party.md', 'sam.md']);
+    expect(readVectorState(root)?.ann?.rows).toBe(310);
+  });
+
+  it('stays an exact scan at or below the threshold', async () => {
+    const root = corpus();
+    const r = await search(root, ['--backend', 'vector'], { ...embedEnv(), ZK_MEMORY_VECTOR_INDEX_ABOVE: '10' });
+    expect(paths(r)[0]).toBe('sam.md');
+    expect(readVectorState(root)?.ann).toBeUndefined();
+    expect(await (await openTable(root, 'vectors'))!.listIndices()).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { ZkError } from '../errors.js';
 import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
 import { round } from './hits.js';
-import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
+import { COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
 import { coverage } from './rg.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
@@ -17,8 +17,6 @@ import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
 const MANIFEST_VERSION = 2;
-/** Re-index (and drop old table versions) once this many rows are not yet in the FTS index. */
-const OPTIMIZE_AFTER_ROWS = 2000;
 
 /** What the index knows of one note file, to tell cheaply whether it changed. */
 export interface FileState {

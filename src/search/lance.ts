@@ -31,15 +31,24 @@ export function lanceRuntimeEnv(env: NodeJS.ProcessEnv, cpus: number): Record<st
   return pool >= MIN_LANCE_CPU_THREADS ? {} : { LANCE_CPU_THREADS: String(MIN_LANCE_CPU_THREADS) };
 }
 
+/**
+ * LanceDB's logging, unless the user set it: errors only. Its warnings (k-means leaving clusters
+ * empty while it trains a vector index on fewer than 65,536 rows) are advice to whoever tunes the
+ * index, printed into the user's terminal mid-search.
+ */
+export function lanceLogEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return env.LANCEDB_LOG?.trim() ? {} : { LANCEDB_LOG: 'error' };
+}
+
 let lancePromise: Promise<LanceDb> | undefined;
 
 /**
  * LanceDB is loaded on first use, so commands that never touch the index never pay for it. Its
- * native runtime reads its thread settings once, when it starts: they are set here, before.
+ * native runtime reads its thread and log settings once, when it starts: they are set here, before.
  */
 export function lance(): Promise<LanceDb> {
   if (!lancePromise) {
-    Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()));
+    Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()), lanceLogEnv(process.env));
     lancePromise = import('@lancedb/lancedb');
   }
   return lancePromise;
@@ -89,6 +98,12 @@ export async function deletePaths(table: Table, paths: string[]): Promise<void> 
 
 /** After this many incremental writes a table is compacted. */
 export const COMPACT_AFTER_WRITES = 50;
+
+/**
+ * With this many rows not yet in a table's index, the table is optimized (which also folds them
+ * into the index): LanceDB searches unindexed rows by flat scan, so they cost every query.
+ */
+export const OPTIMIZE_AFTER_ROWS = 2000;
 
 /** Fold the small fragments many incremental writes leave into few, and drop old table versions. */
 export async function compact(table: Table): Promise<void> {

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import type { Embedder } from '../llm/embed.js';
 import { contentHash, type FileState } from './fts.js';
-import { COMPACT_AFTER_WRITES, compact, connectIndex, deletePaths, indexDir, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
+import { COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, lance, deletePaths, indexDir, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import type { Ranked } from './hits.js';
 
 const TABLE = 'vectors';
@@ -21,6 +22,14 @@ export interface VectorState {
   refreshedAt: string;
   /** How similar two notes of the corpus are when nothing chose them for being alike (see `relevanceFloor`). */
   baseline?: Baseline;
+  /** The approximate index, once the table has one (see `keepAnnIndex`). */
+  ann?: AnnState;
+}
+
+/** How the approximate index was built: on how many rows, into how many partitions. */
+export interface AnnState {
+  rows: number;
+  partitions: number;
 }
 
 /** The mean and standard deviation of the cosine similarity between sampled pairs of notes. */
@@ -37,6 +46,7 @@ interface VectorStateFile {
   refreshes: number;
   refreshedAt: string;
   baseline?: Baseline;
+  ann?: AnnState;
 }
 
 type Row = { path: string; hash: string; current: boolean; vector: number[] };
@@ -49,7 +59,7 @@ export function readVectorState(root: string): VectorState | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(statePath(root), 'utf8')) as VectorStateFile;
     if (s.version !== STATE_VERSION || !Array.isArray(s.files) || typeof s.model !== 'string') return undefined;
-    return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt, baseline: s.baseline };
+    return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt, baseline: s.baseline, ann: s.ann };
   } catch {
     return undefined;
   }
@@ -58,7 +68,7 @@ export function readVectorState(root: string): VectorState | undefined {
 function writeVectorState(root: string, s: VectorState): void {
   const out: VectorStateFile = {
     version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
-    baseline: s.baseline,
+    baseline: s.baseline, ann: s.ann,
   };
   writeIndexJson(statePath(root), out);
 }
@@ -135,14 +145,67 @@ async function applyStep(
     for (const name of remove) state.files.delete(name);
     for (const r of rows) state.files.set(r.path, r.hash);
     state.refreshedAt = new Date().toISOString();
-    if (state.refreshes >= COMPACT_AFTER_WRITES) {
+    if (state.refreshes >= COMPACT_AFTER_WRITES || (state.ann && (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS)) {
       await compact(table);
       state.refreshes = 0;
     }
+    state.ann = await keepAnnIndex(root, table, state.ann, settings().vectorIndexAbove());
     state.baseline = await sampleBaseline(table);
     writeVectorState(root, state);
     return { written: rows.length, state };
   });
+}
+
+const ANN_INDEX = 'vector_idx';
+
+/** Fewest rows an IVF_PQ index trains on: each sub-vector's codebook has 256 centroids. */
+const ANN_MIN_ROWS = 256;
+
+/** Rebuild the approximate index once the table has this many times the rows it was trained on. */
+const ANN_REGROW = 4;
+
+/**
+ * Give the table LanceDB's approximate (IVF_PQ, cosine) index once it holds more than `above`
+ * vectors, and train it anew when the table has grown `ANN_REGROW`-fold since: rows added in
+ * between join the existing partitions when the table is optimized (and until then are scanned
+ * exactly beside the index), but partitions trained on a quarter of the notes fit the rest less
+ * well. A table that shrank back below the threshold keeps its index: dropping it would gain nothing.
+ */
+async function keepAnnIndex(root: string, table: Table, ann: AnnState | undefined, above: number): Promise<AnnState | undefined> {
+  const rows = await table.countRows();
+  if (ann ? rows < ann.rows * ANN_REGROW : rows <= Math.max(above, ANN_MIN_ROWS)) return ann;
+  const dimension = ((await table.query().select(['vector']).limit(1).toArray()) as { vector: ArrayLike<number> }[])[0].vector.length;
+  // About √n partitions of about √n rows each (LanceDB's own advice); a query probes half of them.
+  const partitions = Math.max(1, Math.round(Math.sqrt(rows)));
+  // Sub-vectors of four dimensions keep the compressed distances close enough that re-ranking the
+  // best tenfold by exact distance finds the true top 10; long vectors (where that would make
+  // training slow) get LanceDB's default (16 dimensions each).
+  const numSubVectors = dimension % 4 === 0 && dimension <= 256 ? dimension / 4 : undefined;
+  const { Index } = await lance();
+  await inScratchTmp(root, () => table.createIndex('vector', { config: Index.ivfPq({ distanceType: 'cosine', numPartitions: partitions, numSubVectors }), replace: true }));
+  return { rows, partitions };
+}
+
+/**
+ * Run `fn` with the temporary folder pointed into the index folder, then remove what it left: lance
+ * shuffles an IVF build through a `.tmpXXXXXX` folder of the temporary folder and does not remove
+ * it, so every build would leave a copy of the vectors in the user's `/tmp`.
+ */
+async function inScratchTmp<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  const scratch = fs.mkdtempSync(path.join(indexDir(root), '.build-'));
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = scratch;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function unindexedRows(table: Table): Promise<number> {
+  return (await table.indexStats(ANN_INDEX))?.numUnindexedRows ?? 0;
 }
 
 export interface VectorReport {
@@ -194,7 +257,10 @@ async function syncSteps(
   let fresh = Boolean(opts.rebuild);
   let embedded = 0;
   let after = state;
-  for (let i = 0; i < todo.length || fresh || remove.length; i += CHUNK) {
+  // A table already past the threshold without the index (made by an older version, or the
+  // threshold lowered) gets it now, not only once a note changes.
+  const indexDue = Boolean(state && !state.ann && state.files.size > Math.max(settings().vectorIndexAbove(), ANN_MIN_ROWS));
+  for (let i = 0; i < todo.length || fresh || remove.length || (i === 0 && indexDue); i += CHUNK) {
     const items = readEmbeddable(root, todo.slice(i, i + CHUNK));
     const vectors = items.length ? await embedder.embed(items.map((it) => embeddingText(it.note))) : [];
     const step = await applyStep(root, embedder.model, items, vectors, remove, fresh);
@@ -278,11 +344,19 @@ export async function vectorRanking(
   const table = await openTable(root, TABLE);
   if (!table) return [];
   const floor = relevanceFloor(state.baseline ?? (await sampleBaseline(table)));
-  return (await nearest(table, queryVector, opts.limit, Boolean(opts.history))).filter((r) => r.score >= floor);
+  return (await nearest(table, queryVector, opts.limit, Boolean(opts.history), state.ann)).filter((r) => r.score >= floor);
 }
 
-async function nearest(table: Table, vector: number[], limit: number, history: boolean): Promise<Ranked[]> {
+/** How many candidates the approximate search re-ranks by exact distance, per hit asked for. */
+const REFINE_FACTOR = 10;
+
+/** The `limit` notes nearest to `vector`; with `ann`, through the approximate index as a search makes it. */
+export async function nearest(table: Table, vector: number[], limit: number, history: boolean, ann: AnnState | undefined): Promise<Ranked[]> {
   let q = table.vectorSearch(vector).distanceType('cosine').select(['path', '_distance']).limit(limit);
+  // Half the partitions (at least LanceDB's default 20) and a tenfold re-rank keep the top 10
+  // within 95% of the exact scan's even for embeddings that cluster poorly; a quarter did not
+  // (docs/performance.md). Rows not yet in the index are scanned exactly either way.
+  if (ann) q = q.nprobes(Math.max(20, Math.ceil(ann.partitions / 2))).refineFactor(REFINE_FACTOR);
   if (!history) q = q.where('current = true');
   const rows = (await q.toArray()) as { path: string; _distance: number }[];
   return rows.map((r) => ({ name: r.path, score: 1 - r._distance }));
