@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mcpSession } from './harness.js';
 
 // The MCP server's warm search alone, with the default freshness settings (every search sees
 // every change): `node dist/bench/mcp-warm.js ROOT [--bin PATH] [--searches N]`. The corpus is
@@ -17,34 +18,12 @@ const N = Number(arg('--searches', '60'));
 const env = { ...process.env, ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ZK_MEMORY_INDEX_SCAN_SECONDS: '' };
 
 spawnSync('node', [BIN, '--root', root, 'index'], { env, stdio: 'ignore' });
-const child = spawn('node', [BIN, 'mcp', '--root', root], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-let rest = '';
-const waiting: ((line: string) => void)[] = [];
-child.stdout.setEncoding('utf8');
-child.stdout.on('data', (chunk: string) => {
-  const parts = (rest + chunk).split('\n');
-  rest = parts.pop() ?? '';
-  for (const line of parts) waiting.shift()?.(line);
-});
-let id = 0;
-const request = (method: string, params: unknown) =>
-  new Promise<any>((resolve) => {
-    waiting.push((line) => resolve(JSON.parse(line)));
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
-  });
-const search = async () => {
-  const t0 = process.hrtime.bigint();
-  const r = await request('tools/call', { name: 'search', arguments: { query: 'kayak glacier sunrise', limit: 8 } });
-  if (r.error || r.result?.structuredContent?.ok === false) throw new Error(`search failed: ${JSON.stringify(r).slice(0, 300)}`);
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-};
-await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-const first = await search();
+const session = await mcpSession(BIN, root, env);
+const query = 'kayak glacier sunrise';
+const first = (await session.search(query)).ms;
 const warm: number[] = [];
-for (let i = 0; i < N; i++) warm.push(await search());
-child.stdin.end();
-await new Promise((resolve) => child.on('close', resolve));
+for (let i = 0; i < N; i++) warm.push((await session.search(query)).ms);
+await session.close();
 warm.sort((a, b) => a - b);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 console.log(JSON.stringify({ root, bin: BIN, first: r2(first), median: r2(warm[Math.floor(N / 2)]), p90: r2(warm[Math.floor(N * 0.9)]) }));

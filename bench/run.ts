@@ -1,11 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
-import { generateCorpus } from './generate.js';
+import { benchCorpus, mcpSession } from './harness.js';
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
 // alternate, run after run), so a busy machine slows both alike.
@@ -88,42 +88,18 @@ const VERSION = zk('--version');
 
 /** The MCP server over raw stdio: the latency of each search call as the client sees it. */
 async function mcpSearches(root: string, query: string, n: number, between?: (i: number) => void) {
-  const child = spawn('node', [BIN, 'mcp', '--root', root], { env: { ...env, ZK_MEMORY_BACKEND: 'fts' }, stdio: ['pipe', 'pipe', 'ignore'] });
-  let rest = '';
-  const waiting: ((line: string) => void)[] = [];
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop() ?? '';
-    for (const line of parts) waiting.shift()?.(line);
-  });
-  let id = 0;
-  const request = (method: string, params: unknown) =>
-    new Promise<any>((resolve) => {
-      waiting.push((line) => resolve(JSON.parse(line)));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
-    });
-  const search = async () => {
-    const t0 = process.hrtime.bigint();
-    const r = await request('tools/call', { name: 'search', arguments: { query, limit: 8 } });
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.error || r.result?.structuredContent?.ok === false) throw new Error(`MCP search failed: ${JSON.stringify(r).slice(0, 300)}`);
-    return { ms, hits: r.result.structuredContent.hits as { path: string }[] };
-  };
-  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  const first = await search();
+  const session = await mcpSession(BIN, root, { ...env, ZK_MEMORY_BACKEND: 'fts' });
+  const first = await session.search(query);
   const warm: number[] = [];
-  for (let i = 0; i < n; i++) warm.push((await search()).ms);
+  for (let i = 0; i < n; i++) warm.push((await session.search(query)).ms);
   const changed: number[] = [];
   if (between) {
     for (let i = 0; i < 5; i++) {
       between(i);
-      changed.push((await search()).ms);
+      changed.push((await session.search(query)).ms);
     }
   }
-  child.stdin.end();
-  await new Promise((resolve) => child.on('close', resolve));
+  await session.close();
   return { first: first.ms, warm: median(warm), changed: changed.length ? median(changed) : null };
 }
 
@@ -135,14 +111,7 @@ const [versionMs, nodeMs] = paired(VERSION, { cmd: 'node', args: ['-e', '0'] });
 add(null, 'zk-memory --version', versionMs, 'node -e 0', nodeMs);
 
 for (const size of SIZES) {
-  const root = path.join(os.tmpdir(), `zk-bench-${size}`);
-  const marker = path.join(root, '.zk', 'generated');
-  if (!fs.existsSync(marker)) {
-    fs.rmSync(root, { recursive: true, force: true });
-    process.stderr.write(`generating ${size} notes in ${root}\n`);
-    generateCorpus(root, size);
-    fs.writeFileSync(marker, String(size));
-  }
+  const root = benchCorpus('zk-bench', size);
   // Leave what earlier runs added out of this run.
   for (const f of fs.readdirSync(root)) if (f.includes('-bench-added')) fs.rmSync(path.join(root, f));
   const query = 'kayak glacier sunrise';

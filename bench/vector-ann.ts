@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { openTable } from '../src/search/lance.js';
 import { nearest, readVectorState } from '../src/search/vector.js';
 import { hashedBagOfWords, startEmbedWorker } from './embed-server.js';
-import { generateCorpus, prng } from './generate.js';
+import { prng } from './generate.js';
+import { benchCorpus } from './harness.js';
 
 // Vector search at scale: a `search --backend vector` process against a `search --backend fts`
 // one (run alternately), and how far the approximate index's top 10 agrees with an exact scan.
@@ -56,14 +57,7 @@ const rows: Record<string, unknown>[] = [];
 
 for (const size of SIZES) {
   // A corpus of its own: the main bench's corpora carry no vectors and are left as they are.
-  const root = path.join(os.tmpdir(), `zk-bench-ann-${size}`);
-  const marker = path.join(root, '.zk', 'generated');
-  if (!fs.existsSync(marker)) {
-    fs.rmSync(root, { recursive: true, force: true });
-    process.stderr.write(`generating ${size} notes in ${root}\n`);
-    generateCorpus(root, size);
-    fs.writeFileSync(marker, String(size));
-  }
+  const root = benchCorpus('zk-bench-ann', size);
   const indexMs = timeOnce(['--root', root, 'index', ...embed]);
   const state = readVectorState(root);
   if (!state?.ann) throw new Error(`no approximate index at ${size} notes`);
