@@ -2,7 +2,17 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { generateCorpus } from './generate.js';
+
+/** The repository the benches run from (they are compiled to dist/bench/). */
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The value after `--name` on the command line, else `fallback`. */
+export function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
 
 // What the benches share: a generated corpus kept between runs, and an MCP server driven over raw
 // stdio, timing each call as a client sees it.

@@ -1,17 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { mcpSession } from './harness.js';
+import { REPO, arg, mcpSession } from './harness.js';
 
 // The MCP server's warm search alone, with the default freshness settings (every search sees
 // every change): `node dist/bench/mcp-warm.js ROOT [--bin PATH] [--searches N]`. The corpus is
 // indexed first; the median is of N searches after the first.
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
 const root = process.argv[2];
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 const N = Number(arg('--searches', '60'));

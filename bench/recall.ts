@@ -12,13 +12,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { configuredEmbedder } from '../src/llm/embed.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { searchCorpus } from '../src/search/index.js';
 import { UNRELATED_FACTS } from './unrelated-facts.js';
+import { REPO } from './harness.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 const K = 10;
 

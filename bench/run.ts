@@ -2,20 +2,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
-import { benchCorpus, mcpSession } from './harness.js';
+import { REPO, arg, benchCorpus, mcpSession } from './harness.js';
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
 // alternate, run after run), so a busy machine slows both alike.
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const SIZES = arg('--sizes', '1000,10000').split(',').map(Number);
 const RUNS = Number(arg('--runs', '7'));

@@ -2,23 +2,17 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openTable } from '../src/search/lance.js';
 import { nearest, readVectorState } from '../src/search/vector.js';
 import { hashedBagOfWords, startEmbedWorker } from './embed-server.js';
 import { prng } from './generate.js';
-import { benchCorpus } from './harness.js';
+import { REPO, arg, benchCorpus } from './harness.js';
 
 // Vector search at scale: a `search --backend vector` process against a `search --backend fts`
 // one (run alternately), and how far the approximate index's top 10 agrees with an exact scan.
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = path.join(REPO, 'bin', 'zk-memory.js');
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const SIZES = arg('--sizes', '20000,50000').split(',').map(Number);
 const RUNS = Number(arg('--runs', '7'));
