@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mdFiles, tempCorpus, write, zk, zkProcess } from './helpers/corpus.js';
@@ -71,6 +72,40 @@ describe('search freshness without a full check', () => {
     expect(await titles(root, 'lake', {})).toEqual(['Lake']);
     fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
     expect(await titles(root, 'badgers', {})).toEqual(['Hill']);
+  });
+
+  it('a full check that finds every note as last recorded reads no manifest, and marks left from an older manifest are not trusted', async () => {
+    const root = seedCorpus();
+    const hill = path.join(root, '20260102-hill.md');
+    const marks = path.join(root, '.zk', 'index', 'marks.json');
+    const manifest = path.join(root, '.zk', 'index', 'manifest.json');
+    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
+    // A manifest blanked in place (same file, size and mtime to the nanosecond, which `cp -p` and
+    // `touch -r` keep) is not read on an unchanged corpus: the marks' digest vouches for every
+    // note. Were it read, the index would be rebuilt and the manifest written anew.
+    const keep = (from: string, to: string) => execFileSync('cp', ['-p', from, to]);
+    const saved = `${manifest}.saved`;
+    keep(manifest, saved);
+    const blank = `${manifest}.blank`;
+    fs.writeFileSync(blank, ' '.repeat(fs.statSync(manifest).size));
+    execFileSync('touch', ['-r', manifest, blank]);
+    keep(blank, manifest);
+    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
+    expect(fs.readFileSync(manifest, 'utf8').trim()).toBe('');
+    keep(saved, manifest);
+    // An edit refreshes the index; then the marks are put back as they were before it (as if the
+    // refresh had died between writing the manifest and the marks), and the note is restored from
+    // a copy with its old size and mtime, as a backup restore does: it still differs from what the
+    // index holds, and the stale marks must not vouch for it.
+    const backup = `${hill}.backup`;
+    keep(hill, backup);
+    const oldMarks = fs.readFileSync(marks);
+    fs.writeFileSync(hill, fs.readFileSync(hill, 'utf8').replace('A climb', 'Ibexes'));
+    expect(await titles(root, 'ibexes', {})).toEqual(['Hill']);
+    fs.writeFileSync(marks, oldMarks);
+    keep(backup, hill);
+    expect(await titles(root, 'ibexes', {})).toEqual([]);
+    expect(await titles(root, 'climb', {})).toEqual(['Hill']);
   });
 
   it('keeps no journal where there is no index yet, and a lost journal means a full check', async () => {

@@ -3,7 +3,7 @@ import { checkKind } from '../corpus/kinds.js';
 import type { CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { SearchHit } from '../search/types.js';
-import { gitState, type GitState } from '../adapters/git.js';
+import type { GitState } from '../adapters/git.js';
 
 export interface SearchRequest {
   limit?: number;
@@ -85,6 +85,7 @@ export interface StatusResult extends CorpusStatus {
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
   const { corpusStatus } = await import('../corpus/status.js');
+  const { gitState } = await import('../adapters/git.js');
   return { root, ...corpusStatus(root), index: await indexStatus(root), git: await gitState(root) };
 }
 

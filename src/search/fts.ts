@@ -5,10 +5,9 @@ import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
-import { round } from './hits.js';
 import { COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
-import { coverage } from './rg.js';
+import { coverage, round } from './score.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { indexLocation } from './location.js';
 import { settle, type Watched, type WarmIndex } from './warm.js';
@@ -73,15 +72,34 @@ function manifestPath(root: string): string {
   return path.join(indexDir(root), 'manifest.json');
 }
 
-function readManifest(root: string): Manifest | undefined {
+/**
+ * The manifest file's identity (it is replaced, never rewritten in place): marks that name another
+ * identity describe an older manifest and are not trusted.
+ */
+function identity(st: fs.Stats): string {
+  return `${st.ino}:${st.mtimeMs}:${st.size}`;
+}
+
+function manifestId(root: string): string | undefined {
+  const st = fs.statSync(manifestPath(root), { throwIfNoEntry: false });
+  return st && identity(st);
+}
+
+/** The manifest and the identity of the very file it was read from. */
+function readManifest(root: string): (Manifest & { id: string }) | undefined {
+  let fd: number | undefined;
   try {
-    const m = JSON.parse(fs.readFileSync(manifestPath(root), 'utf8')) as ManifestFile;
+    fd = fs.openSync(manifestPath(root), 'r');
+    const id = identity(fs.fstatSync(fd));
+    const m = JSON.parse(fs.readFileSync(fd, 'utf8')) as ManifestFile;
     if (m.version !== MANIFEST_VERSION || !Array.isArray(m.files)) return undefined;
     const files = new Map<string, FileState>();
     for (const [name, mtimeMs, size, hash] of m.files) files.set(name, { mtimeMs, size, hash });
-    return { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
+    return { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt, id };
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
@@ -93,69 +111,139 @@ function toRow(note: Note): Row {
   };
 }
 
-/** Compare one note file with what the manifest knows of it, adding it to the delta if it changed. */
-function checkFile(root: string, name: string, prev: FileState | undefined, delta: IndexDelta, parser: NoteParser): void {
-  const file = path.join(root, name);
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(file);
-  } catch {
-    if (prev) delta.removed.push(name);
-    return;
+/** A note file as one stat shows it. */
+interface Stat {
+  name: string;
+  mtimeMs: number;
+  size: number;
+}
+
+/** Stat one note file; undefined when it is gone. */
+function statNote(root: string, name: string): Stat | undefined {
+  // A name from the listing holds no separator: joined plainly, as path.join costs a normalisation per note.
+  const st = fs.statSync(`${root}${path.sep}${name}`, { throwIfNoEntry: false });
+  return st && { name, mtimeMs: st.mtimeMs, size: st.size };
+}
+
+/** Stat every note file of the root, in name order (a file gone meanwhile is left out). */
+function statNotes(root: string): Stat[] {
+  const out: Stat[] = [];
+  for (const name of listNoteFiles(root)) {
+    const st = statNote(root, name);
+    if (st) out.push(st);
   }
-  if (prev && prev.mtimeMs === st.mtimeMs && prev.size === st.size) return;
-  let buf: Buffer;
-  try {
-    buf = fs.readFileSync(file);
-  } catch {
-    return;
+  return out;
+}
+
+/**
+ * One digest of every note's name, mtime and size, in name order: when the files on disk give the
+ * digest the manifest gave, every file passes the per-file check, so the manifest need not be read.
+ */
+function statesDigest(states: Iterable<Stat>): string {
+  const hash = crypto.createHash('sha256');
+  let chunk = '';
+  for (const s of states) {
+    chunk += `${s.name}\0${s.mtimeMs}\0${s.size}\n`;
+    if (chunk.length > 65536) {
+      hash.update(chunk);
+      chunk = '';
+    }
   }
-  const hash = contentHash(buf);
-  if (prev && prev.hash === hash) {
-    delta.restat.set(name, { mtimeMs: st.mtimeMs, size: st.size, hash });
-    return;
+  return hash.update(chunk).digest('hex').slice(0, 32);
+}
+
+function manifestDigest(m: Manifest): string {
+  const names = [...m.files.keys()].sort();
+  return statesDigest(names.map((name) => ({ name, ...m.files.get(name)! })));
+}
+
+/**
+ * What a stat-level comparison with the manifest found: the notes to read (new, or their size or
+ * mtime moved) and the notes gone. Reading them needs the note parser, loaded only then.
+ */
+interface Pending {
+  read: Stat[];
+  removed: string[];
+  files: number;
+}
+
+const pendingIsEmpty = (p: Pending) => p.read.length === 0 && p.removed.length === 0;
+
+/** Whether a note file must be read: unknown to the manifest, or its size or mtime moved. */
+const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.mtimeMs !== st.mtimeMs || prev.size !== st.size;
+
+/** Compare every note file's stat with the manifest. */
+function comparedAll(scan: Stat[], known: ReadonlyMap<string, FileState>): Pending {
+  const seen = new Set(scan.map((s) => s.name));
+  return {
+    read: scan.filter((st) => moved(st, known.get(st.name))),
+    removed: [...known.keys()].filter((name) => !seen.has(name)),
+    files: scan.length,
+  };
+}
+
+/** Read the pending notes: a file whose content hash is unchanged only has its stat recorded. */
+function readPending(root: string, pending: Pending, known: ReadonlyMap<string, FileState>, parser: NoteParser): IndexDelta {
+  const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [...pending.removed], files: pending.files };
+  for (const st of pending.read) {
+    const prev = known.get(st.name);
+    const file = path.join(root, st.name);
+    let buf: Buffer;
+    try {
+      buf = fs.readFileSync(file);
+    } catch {
+      if (prev) delta.removed.push(st.name);
+      continue;
+    }
+    const hash = contentHash(buf);
+    if (prev && prev.hash === hash) {
+      delta.restat.set(st.name, { mtimeMs: st.mtimeMs, size: st.size, hash });
+      continue;
+    }
+    const text = parser.decodeNote(buf, st.name);
+    if (text === undefined) {
+      if (prev) delta.removed.push(st.name);
+      continue;
+    }
+    delta.upsert.set(st.name, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), hash });
   }
-  const text = parser.decodeNote(buf, name);
-  if (text === undefined) {
-    if (prev) delta.removed.push(name);
-    return;
-  }
-  delta.upsert.set(name, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), hash });
+  return delta;
+}
+
+/** Read what a stat comparison found pending, loading the note parser only if a note must be read. */
+async function resolvePending(root: string, pending: Pending, known: ReadonlyMap<string, FileState>): Promise<IndexDelta> {
+  if (!pending.read.length) return { upsert: new Map(), restat: new Map(), removed: [...pending.removed], files: pending.files };
+  return readPending(root, pending, known, await noteParser());
 }
 
 /** Compare every note file with the manifest: only new or changed files are read. */
 export function computeDelta(root: string, manifest: Manifest | undefined, parser: NoteParser): IndexDelta {
   const known = manifest?.files ?? new Map<string, FileState>();
-  const names = listNoteFiles(root);
-  const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [], files: names.length };
-  const seen = new Set(names);
-  for (const name of names) checkFile(root, name, known.get(name), delta, parser);
-  for (const name of known.keys()) if (!seen.has(name)) delta.removed.push(name);
-  return delta;
+  return readPending(root, comparedAll(statNotes(root), known), known, parser);
 }
 
 /**
  * Compare only the notes that can have changed: those the change journal names, and, when the
  * root folder's entries changed (`listing` given), the names added and removed.
  */
-function partialDelta(root: string, manifest: Manifest, journal: Set<string>, listing: string[] | undefined, parser: NoteParser): IndexDelta {
-  const known = manifest.files;
-  const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [], files: listing?.length ?? known.size };
+function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journal: Set<string>, listing: string[] | undefined): Pending {
+  const pending: Pending = { read: [], removed: [], files: listing?.length ?? known.size };
   const present = listing && new Set(listing);
   const candidates = new Set(journal);
   if (present) {
     for (const name of present) if (!known.has(name)) candidates.add(name);
-    for (const name of known.keys()) if (!present.has(name)) delta.removed.push(name);
+    for (const name of known.keys()) if (!present.has(name)) pending.removed.push(name);
   }
   for (const name of candidates) {
-    if (present ? !present.has(name) : !isNoteFile(root, name)) {
-      if (!present && known.has(name)) delta.removed.push(name);
+    const st = (present ? present.has(name) : isNoteFile(root, name)) ? statNote(root, name) : undefined;
+    if (!st) {
+      if (!present && known.has(name)) pending.removed.push(name);
       continue;
     }
-    checkFile(root, name, known.get(name), delta, parser);
+    if (moved(st, known.get(name))) pending.read.push(st);
   }
-  if (!present) delta.files = known.size + [...delta.upsert.keys()].filter((n) => !known.has(n)).length - delta.removed.length;
-  return delta;
+  if (!present) pending.files = known.size + pending.read.filter((st) => !known.has(st.name)).length - pending.removed.length;
+  return pending;
 }
 
 /**
@@ -166,8 +254,10 @@ function partialDelta(root: string, manifest: Manifest, journal: Set<string>, li
  */
 interface Marks {
   version: number;
-  /** The manifest these marks describe (its `refreshedAt`). */
+  /** The manifest these marks describe: its `refreshedAt`, its file's identity, its notes' digest. */
   refreshedAt: string;
+  manifestId: string;
+  digest: string;
   root: { mtimeMs: number; ctimeMs: number; ino: number; seenAt: number };
   journal: JournalMark;
   /** When the last check of every note file started (ms since the epoch). */
@@ -175,7 +265,12 @@ interface Marks {
   notes: number;
 }
 
-const MARKS_VERSION = 1;
+const MARKS_VERSION = 2;
+
+/** What one look at the corpus found, before it is tied to a manifest. */
+type Seen = Omit<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
+/** Which manifest a look at the corpus is recorded against. */
+type Describes = Pick<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
 /**
  * A folder changed this close (ms) before it was looked at may change again within the same
  * timestamp tick (coarse on some file systems) without its metadata showing it: not trusted.
@@ -221,18 +316,18 @@ function markJournal(dir: string): JournalMark {
 
 /** What a refresh has to do, found without the index lock. */
 type Plan =
-  | { kind: 'unchanged'; notes: number; refreshedAt: string }
-  | { kind: 'delta'; manifest: Manifest; delta: IndexDelta; marks: Omit<Marks, 'refreshedAt'> }
-  | { kind: 'rebuild' }
-  /** Notes must be read, and the note parser is not loaded yet. */
-  | { kind: 'parser' };
+  /** Nothing changed; `record`, when given, is the look to record in the marks. */
+  | { kind: 'unchanged'; notes: number; refreshedAt: string; record?: Marks }
+  | { kind: 'delta'; manifest: Manifest & { id: string }; pending: Pending; seen: Seen }
+  | { kind: 'rebuild' };
 
 /**
  * Find what changed since the index last looked, as cheaply as is sound:
  * - every note file is checked (stat, then read if its size or mtime moved) when the corpus is
  *   small, on a network file system (other hosts' writes reach neither this host's journal nor,
  *   reliably, the folder's metadata), when the last full check is older than
- *   `ZK_MEMORY_INDEX_SCAN_SECONDS`, or when anything cheaper cannot be trusted;
+ *   `ZK_MEMORY_INDEX_SCAN_SECONDS`, or when anything cheaper cannot be trusted; when every stat
+ *   matches the marks' digest of the manifest, the manifest itself is not read;
  * - otherwise only the notes the change journal names (the tool's own writes, from any process on
  *   this host), plus, when the root folder's metadata moved, the notes added and removed. A note
  *   replaced under its own name by another program (an editor's save-by-rename) with nothing else
@@ -246,24 +341,29 @@ type Plan =
  * never after it lost events. Without a watcher (a network file system, whose other hosts' writes
  * no watcher here sees), every note is checked at most every `unwatchedRescanMs`.
  */
-function planRefresh(root: string, parser: NoteParser | undefined, checkAll = false, warm?: WarmIndex, watched?: Watched): Plan {
+function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?: Watched): Plan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = Date.now();
-  const old = readMarks(root);
+  const read = readMarks(root);
+  // Marks written for another manifest than the one on disk describe nothing now.
+  const old = read && read.manifestId === manifestId(root) ? read : undefined;
   // Taken before anything is looked at: whatever changes afterwards shows next time.
   let journal = markJournal(location.dir);
   const rootNow = rootState(root);
   const full = (): Plan => {
-    const manifest = readManifest(root);
-    if (!manifest) return { kind: 'rebuild' };
-    if (!parser) return { kind: 'parser' };
     if (journal.size > JOURNAL_MAX_BYTES) {
       rotateJournal(location.dir);
       journal = markJournal(location.dir);
     }
-    const delta = computeDelta(root, manifest, parser);
-    return { kind: 'delta', manifest, delta, marks: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files } };
+    const scan = statNotes(root);
+    const seen: Seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
+    if (old && old.digest === statesDigest(scan)) {
+      return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
+    }
+    const manifest = readManifest(root);
+    if (!manifest) return { kind: 'rebuild' };
+    return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files), seen };
   };
   const scanMs = s.indexScanSeconds() * 1000;
   const watching = Boolean(watched?.complete && old && old.scannedAt > watched.since);
@@ -278,17 +378,21 @@ function planRefresh(root: string, parser: NoteParser | undefined, checkAll = fa
   const sameRoot = rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
   const manifest = readManifest(root);
-  if (!manifest || manifest.refreshedAt !== old.refreshedAt) return full();
-  if (!parser) return { kind: 'parser' };
+  if (!manifest || manifest.id !== old.manifestId) return full();
   const listing = sameRoot ? undefined : listNoteFiles(root);
   // (A watcher would have named a note replaced under its own name.)
   if (!watching && listing && written.size === 0 && listing.length === manifest.files.size && listing.every((n) => manifest.files.has(n))) return full();
-  const delta = partialDelta(root, manifest, written, listing, parser);
-  return { kind: 'delta', manifest, delta, marks: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: delta.files } };
+  const pending = comparedSome(root, manifest.files, written, listing);
+  return { kind: 'delta', manifest, pending, seen: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: pending.files } };
 }
 
-function writeMarks(root: string, marks: Omit<Marks, 'refreshedAt'>, refreshedAt: string): void {
-  writeIndexJson(marksPath(root), { ...marks, refreshedAt });
+function writeMarks(root: string, marks: Marks): void {
+  writeIndexJson(marksPath(root), marks);
+}
+
+/** Marks for a look at the corpus, tied to the manifest as written (`id`: its file's identity). */
+function marksFor(seen: Seen, manifest: Manifest, id: string | undefined): Marks {
+  return { ...seen, refreshedAt: manifest.refreshedAt, manifestId: id ?? '', digest: manifestDigest(manifest) };
 }
 
 function deltaIsEmpty(d: IndexDelta): boolean {
@@ -326,21 +430,23 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
     files: new Map([...delta.upsert].map(([name, u]) => [name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash }])),
     refreshes: 0, builtAt: now, refreshedAt: now,
   };
-  writeManifest(root, manifest);
-  writeMarks(root, { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, now);
+  const id = writeManifest(root, manifest);
+  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id));
   return { delta, manifest };
 }
 
-function writeManifest(root: string, m: Manifest): void {
+/** Write the manifest (under the index lock); returns the written file's identity. */
+function writeManifest(root: string, m: Manifest): string | undefined {
   const out: ManifestFile = {
     version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
     files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash]),
   };
   writeIndexJson(manifestPath(root), out);
+  return manifestId(root);
 }
 
-/** Apply a delta to the table and the manifest (under the index lock). */
-async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<void> {
+/** Apply a delta to the table and the manifest (under the index lock); returns the manifest's identity. */
+async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<string | undefined> {
   const gone = [...delta.upsert.keys(), ...delta.removed];
   await deletePaths(table, gone);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
@@ -354,7 +460,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
     await compact(table);
     manifest.refreshes = 0;
   }
-  writeManifest(root, manifest);
+  return writeManifest(root, manifest);
 }
 
 async function unindexedRows(table: Table): Promise<number> {
@@ -409,19 +515,19 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
 }
 
 async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: WarmIndex, watched?: Watched): Promise<IndexSync> {
-  const checkAll = Boolean(opts.checkAll);
-  const plan = (parser: NoteParser | undefined) => planRefresh(root, parser, checkAll, warm, watched);
+  const plan = () => planRefresh(root, Boolean(opts.checkAll), warm, watched);
   // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
-  let seen = opts.rebuild ? undefined : plan(undefined);
-  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes, seen.refreshedAt);
-  const parser = await noteParser();
-  if (seen?.kind === 'parser') seen = plan(parser);
-  if (seen?.kind === 'unchanged') return unchanged(root, seen.notes, seen.refreshedAt);
-  if (seen?.kind === 'delta' && deltaIsEmpty(seen.delta)) {
-    // Recording what was checked spares the next search the same check; these marks describe
-    // the manifest read, so a refresh meanwhile only makes the next search check again.
-    writeMarks(root, seen.marks, seen.manifest.refreshedAt);
-    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: seen.delta.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
+  const seen = opts.rebuild ? undefined : plan();
+  if (seen?.kind === 'unchanged') {
+    // Recording the look spares the next search the same check (see `planRefresh`).
+    if (seen.record) writeMarks(root, seen.record);
+    return unchanged(root, seen.notes, seen.refreshedAt);
+  }
+  const found = seen?.kind === 'delta' ? await resolvePending(root, seen.pending, seen.manifest.files) : undefined;
+  if (seen?.kind === 'delta' && found && deltaIsEmpty(found)) {
+    // These marks describe the manifest read, so a refresh meanwhile only makes the next search check again.
+    writeMarks(root, marksFor(seen.seen, seen.manifest, seen.manifest.id));
+    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: found.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
   }
   return withIndexLock(root, async () => {
     const manifest = opts.rebuild ? undefined : readManifest(root);
@@ -433,18 +539,19 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     }
     if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
-    const now = seen?.kind === 'delta' && seen.manifest.refreshedAt === manifest.refreshedAt ? seen : plan(parser);
+    const now = seen?.kind === 'delta' && seen.manifest.id === manifest.id ? seen : plan();
     if (now.kind === 'unchanged') return unchanged(root, now.notes, now.refreshedAt);
     if (now.kind !== 'delta') return rebuilt(root);
-    const { delta } = now;
+    const delta = now === seen && found ? found : await resolvePending(root, now.pending, manifest.files);
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
+    let id: string | undefined;
     try {
-      await applyDelta(root, table, manifest, delta);
+      id = await applyDelta(root, table, manifest, delta);
     } catch {
       // A table that cannot take the change is rebuilt rather than left half-updated.
       return rebuilt(root);
     }
-    writeMarks(root, now.marks, manifest.refreshedAt);
+    writeMarks(root, marksFor(now.seen, manifest, id));
     // The table just written is the one this refresh describes: a warm process queries it next.
     warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
     const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };

@@ -1,4 +1,5 @@
 import { noteInfo, readNoteFile } from '../corpus/notes.js';
+import { round } from './score.js';
 import { lastUpdated, snippet } from './snippet.js';
 import type { SearchHit, SearchOptions } from './types.js';
 
@@ -22,8 +23,4 @@ export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[],
     hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, r.weight), updated: lastUpdated(note.parsed.body, note.date) });
   }
   return hits;
-}
-
-export function round(score: number): number {
-  return Math.round(score * 1e4) / 1e4;
 }

@@ -1,7 +1,6 @@
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { Embedder } from '../llm/embed.js';
-import { rgProvider } from './rg.js';
 import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchResult } from './types.js';
 
 export type { BackendName, SearchHit, SearchOptions, SearchResult } from './types.js';
@@ -15,6 +14,10 @@ export function configuredBackend(flag?: string): BackendName {
     throw new ZkError('usage', `unknown search backend: ${JSON.stringify(name)} (one of ${BACKENDS.join(', ')})`);
   }
   return name as BackendName;
+}
+
+async function rg(): Promise<SearchProvider> {
+  return (await import('./rg.js')).rgProvider;
 }
 
 async function fts(): Promise<SearchProvider> {
@@ -49,7 +52,7 @@ async function autoSearch(root: string, query: string, o: SearchCorpusOptions & 
   try {
     lexical = await hybrid.lexicalPool(root, query, o, embedder ? hybrid.poolSize(o.limit) : o.limit);
   } catch (err) {
-    return { backend: 'rg', fallback: `fts failed: ${oneLine(err)}`, hits: await rgProvider.search(root, query, o) };
+    return { backend: 'rg', fallback: `fts failed: ${oneLine(err)}`, hits: await (await rg()).search(root, query, o) };
   }
   if (!embedder) return { backend: 'fts', hits: lexical.hits };
   try {
@@ -71,7 +74,7 @@ export async function searchCorpus(root: string, query: string, opts: SearchCorp
   const embedder = async () => opts.embedder ?? (await import('../llm/embed.js')).configuredEmbedder();
   switch (backend) {
     case 'rg':
-      return { backend: 'rg', hits: await rgProvider.search(root, query, o) };
+      return { backend: 'rg', hits: await (await rg()).search(root, query, o) };
     case 'fts':
       return { backend: 'fts', hits: await (await fts()).search(root, query, o) };
     case 'auto':

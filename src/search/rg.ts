@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NOTE_FILES, rgPath } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
-import { hasControlChar, listNoteFiles } from '../corpus/notes.js';
+import { hasControlChar, listNoteFiles } from '../corpus/note-files.js';
+import { coverage } from './score.js';
 import { warn } from '../corpus/warn.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryTerms, stem, type QueryTerm } from './terms.js';
@@ -38,72 +39,85 @@ function coveringTerms(terms: QueryTerm[]): QueryTerm[] {
   return terms.filter((t, i) => !terms.some((o, j) => j !== i && !o.whole && t.prefix.startsWith(o.prefix) && (o.prefix !== t.prefix || j < i)));
 }
 
+/** How often each query stem occurs in one file, by the stem's place in the list of stems. */
+export type TermCounts = Map<string, number[]>;
+
 /**
- * Count, in one ripgrep run over the top-level `*.md` files, how often each term occurs in each
- * file: every word that starts with a term's prefix (case-insensitive, literal) is stemmed, and
- * counted for the term whose stem it has. Returns file name → stem → count.
+ * Count, in one ripgrep run over the top-level `*.md` files, how often each stem of `stems` occurs
+ * in each file: every word that starts with a term's prefix (case-insensitive, literal) is
+ * stemmed, and counted for the term whose stem it has. `meanwhile` runs while ripgrep searches
+ * (on another core). Returns file name → counts by stem index.
  */
-export function countTerms(root: string, terms: QueryTerm[]): Promise<Map<string, Map<string, number>>> {
-  const wanted = new Set(terms.map((t) => t.stem));
+export async function countTerms<T>(root: string, terms: QueryTerm[], stems: string[], meanwhile: () => T): Promise<{ counts: TermCounts; also: T }> {
+  const index = new Map(stems.map((t, i) => [t, i]));
   const literal = new Map(terms.filter((t) => t.whole || !/^[a-z0-9]/.test(t.prefix)).map((t) => [t.prefix, t.stem]));
   // A literal term counts as itself; a word is counted for its stem.
   const termOf = (match: string) => {
     const lower = match.toLowerCase().normalize('NFC');
     const word = lower.split(NOT_WORD, 1)[0];
-    return literal.get(lower) ?? stem(word);
+    return index.get(literal.get(lower) ?? stem(word)) ?? -1;
   };
-  const stemOf = new Map<string, string>();
+  const termIndex = new Map<string, number>();
   const args = [
     '--only-matching', '--ignore-case', '--with-filename', '--null', '--no-heading', '--no-line-number',
     ...coveringTerms(terms).flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    const counts = new Map<string, Map<string, number>>();
-    let rest = '';
-    let stderr = '';
-    const skipped = new Set<string>();
-    const take = (name: string, match: string) => {
-      if (hasControlChar(name)) {
-        if (!skipped.has(name)) warn(`skipping ${JSON.stringify(path.basename(name))}: the file name holds a control character`);
-        skipped.add(name);
+  const counts: TermCounts = new Map();
+  const skipped = new Set<string>();
+  const take = (name: string, match: string) => {
+    let term = termIndex.get(match);
+    if (term === undefined) termIndex.set(match, (term = termOf(match)));
+    if (term < 0) return;
+    // ripgrep names every file it searches under `.` as `./name`.
+    const base = name.startsWith('./') ? name.slice(2) : path.basename(name);
+    let per = counts.get(base);
+    if (!per) {
+      if (hasControlChar(base)) {
+        if (!skipped.has(base)) warn(`skipping ${JSON.stringify(base)}: the file name holds a control character`);
+        skipped.add(base);
         return;
       }
-      let term = stemOf.get(match);
-      if (term === undefined) stemOf.set(match, (term = termOf(match)));
-      if (!wanted.has(term)) return;
-      const base = path.basename(name);
-      let per = counts.get(base);
-      if (!per) counts.set(base, (per = new Map()));
-      per.set(term, (per.get(term) ?? 0) + 1);
-    };
+      counts.set(base, (per = new Array<number>(stems.length).fill(0)));
+    }
+    per[term]++;
+  };
+  const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const done = new Promise<number | null>((resolve, reject) => {
+    let rest = '';
+    let stderr = '';
     // Each match is `name NUL term LF`; a name may itself hold a newline, so the NUL comes first.
-    const drain = () => {
+    const drain = (text: string) => {
+      let at = 0;
       for (;;) {
-        const nul = rest.indexOf('\0');
-        const nl = nul < 0 ? -1 : rest.indexOf('\n', nul);
-        if (nl < 0) return;
-        take(rest.slice(0, nul), rest.slice(nul + 1, nl));
-        rest = rest.slice(nl + 1);
+        const nul = text.indexOf('\0', at);
+        const nl = nul < 0 ? -1 : text.indexOf('\n', nul);
+        if (nl < 0) break;
+        take(text.slice(at, nul), text.slice(nul + 1, nl));
+        at = nl + 1;
       }
+      rest = text.slice(at);
     };
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      rest += chunk;
-      drain();
-    });
+    child.stdout.on('data', (chunk: string) => drain(rest + chunk));
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', (err) => reject(new ZkError('io', `cannot run ripgrep (${rgPath()}): ${err.message}`)));
     child.on('close', (code) => {
-      if (rest) {
-        rest += '\n';
-        drain();
-      }
+      if (rest) drain(`${rest}\n`);
       // 1 means "no match"; 2 with output means some file could not be read, which is not fatal.
-      if (code === 0 || code === 1 || (code === 2 && counts.size > 0)) resolve(counts);
+      if (code === 0 || code === 1 || (code === 2 && counts.size > 0)) resolve(code);
       else reject(new ZkError('io', `ripgrep failed: ${stderr.split('\n')[0] || `exit ${code}`}`));
     });
   });
+  let also: T;
+  try {
+    also = meanwhile();
+  } catch (err) {
+    child.kill();
+    await done.catch(() => undefined);
+    throw err;
+  }
+  await done;
+  return { counts, also };
 }
 
 const K1 = 1.2;
@@ -112,55 +126,57 @@ const B = 0.4;
 /** How many of the best provisional matches get their length looked up for the final ranking. */
 const LENGTH_CANDIDATES = 2000;
 
+/** Ties by file name in code-unit order (as listNoteFiles sorts): cheap, and the same everywhere. */
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /**
- * How much of the query a note covers (the share of the query's weight among the terms it
- * contains) scales its score: many repetitions of one query word do not outrank a note that
- * has them all.
+ * Sort a long ranking by score, ties by name. Most scores repeat (every file with one match of
+ * one term scores alike), so files are grouped by score and only the names within a group are
+ * compared, by the built-in string order.
  */
-export const coverage = (share: number) => share;
+function sortRanking(rows: Ranked[]): Ranked[] {
+  const groups = new Map<number, string[]>();
+  for (const r of rows) {
+    const g = groups.get(r.score);
+    if (g) g.push(r.name);
+    else groups.set(r.score, [r.name]);
+  }
+  return [...groups.keys()].sort((a, b) => b - a).flatMap((score) => groups.get(score)!.sort().map((name) => ({ name, score })));
+}
 
 /**
  * Rank files by BM25 over term counts: frequency in the file, rarity across the corpus, and file
  * length relative to the average. Lengths cost a stat each, so every file is first scored as if
  * of average length, and only the best few thousand are then scored with their real length.
  */
-export function bm25(root: string, counts: Map<string, Map<string, number>>, terms: string[], corpusSize: number, minShare = 0): Ranked[] {
-  const df = new Map<string, number>();
-  for (const per of counts.values()) for (const t of per.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const idf = (t: string) => {
-    const n = df.get(t) ?? 0;
-    return Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5));
-  };
-  const total = terms.reduce((sum, t) => sum + idf(t), 0) || 1;
+export function bm25(root: string, counts: TermCounts, stems: string[], corpusSize: number, minShare = 0): (Ranked & { weight: (stem: string) => number })[] {
+  const df = stems.map(() => 0);
+  for (const per of counts.values()) per.forEach((tf, i) => (df[i] += tf ? 1 : 0));
+  const idfs = df.map((n) => Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5)));
+  const total = idfs.reduce((sum, w) => sum + w, 0) || 1;
   if (minShare > 0) {
-    for (const [name, per] of counts) if (per.size / terms.length < minShare) counts.delete(name);
+    for (const [name, per] of counts) if (per.filter(Boolean).length / stems.length < minShare) counts.delete(name);
   }
-  const score = (per: Map<string, number>, lengthRatio: number) => {
+  const score = (per: number[], lengthRatio: number) => {
     const norm = K1 * (1 - B + B * lengthRatio);
     let sum = 0;
     let covered = 0;
-    for (const t of terms) {
-      const tf = per.get(t) ?? 0;
+    for (let i = 0; i < per.length; i++) {
+      const tf = per[i];
       if (!tf) continue;
-      sum += idf(t) * ((tf * (K1 + 1)) / (tf + norm));
-      covered += idf(t);
+      sum += idfs[i] * ((tf * (K1 + 1)) / (tf + norm));
+      covered += idfs[i];
     }
     return sum * coverage(covered / total);
   };
-  // Ties by file name in code-unit order (as listNoteFiles sorts): cheap, and the same everywhere.
-  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const provisional = [...counts].map(([name, per]) => ({ name, score: score(per, 1) })).sort(byScore);
+  const provisional = sortRanking([...counts].map(([name, per]) => ({ name, score: score(per, 1) })));
   const head = provisional.slice(0, LENGTH_CANDIDATES);
-  const sizes = head.map((r) => {
-    try {
-      return fs.statSync(path.join(root, r.name)).size;
-    } catch {
-      return 0;
-    }
-  });
+  const sizes = head.map((r) => fs.statSync(`${root}${path.sep}${r.name}`, { throwIfNoEntry: false })?.size ?? 0);
   const avg = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length) || 1;
   const ranked = head.map((r, i) => ({ name: r.name, score: score(counts.get(r.name)!, (sizes[i] || avg) / avg) })).sort(byScore);
-  return [...ranked, ...provisional.slice(LENGTH_CANDIDATES)].map((r) => ({ ...r, weight: idf }));
+  const stemIndex = new Map(stems.map((t, i) => [t, i]));
+  const weight = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
+  return [...ranked, ...provisional.slice(LENGTH_CANDIDATES)].map((r) => ({ ...r, weight }));
 }
 
 /** Stateless ripgrep search: safe on shared folders, nothing to keep up to date. */
@@ -169,9 +185,11 @@ export const rgProvider: SearchProvider = {
   async search(root, query, opts): Promise<SearchHit[]> {
     const terms = queryTerms(query);
     if (!terms.length) return [];
-    const counts = await countTerms(root, terms);
+    const stems = [...new Set(terms.map((t) => t.stem))];
+    // The corpus is counted while ripgrep searches it.
+    const { counts, also: corpusSize } = await countTerms(root, terms, stems, () => listNoteFiles(root).length);
     if (!counts.size) return [];
-    const ranked = bm25(root, counts, terms.map((t) => t.stem), listNoteFiles(root).length, opts.minShare);
+    const ranked = bm25(root, counts, stems, corpusSize, opts.minShare);
     // The snippet looks for each term's literal start, weighted by the rarity of its stem.
     const stemOf = new Map(terms.map((t) => [t.prefix, t.stem]));
     const idf = ranked[0]?.weight;
