@@ -1,5 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../context.js';
 import type { NoteGrep } from '../corpus/ports.js';
@@ -29,3 +32,60 @@ export const ripgrepNoteGrep: NoteGrep = {
     return rg.stdout.split('\0').filter(Boolean).map((l) => path.basename(l));
   },
 };
+
+/** What one ripgrep run left: its exit code (null when killed), its output and its errors. */
+export interface RipgrepRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run ripgrep in `cwd` with its output going to a temporary file rather than a pipe: a pipe holds
+ * 64 KB, so a large output would stall ripgrep whenever this process is busy (and each small
+ * write would wake it), while a file takes it at full speed. The file is unlinked as soon as it is
+ * open (where the system allows), so nothing is left behind even if this process dies. `meanwhile`
+ * runs while ripgrep searches, on another core; its result comes back with the run.
+ */
+export async function runRipgrep<T>(args: string[], cwd: string, meanwhile: () => T): Promise<RipgrepRun & { also: T }> {
+  const file = path.join(os.tmpdir(), `zk-memory-rg-${process.pid}-${crypto.randomUUID()}.out`);
+  const fd = fs.openSync(file, 'wx+', 0o600);
+  let linked = true;
+  try {
+    try {
+      fs.unlinkSync(file);
+      linked = false;
+    } catch {
+      // removed below, once closed
+    }
+    const child = spawn(rgPath(), args, { cwd, stdio: ['ignore', fd, 'pipe'] });
+    const exited = new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      let stderr = '';
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (c: string) => (stderr = (stderr + c).slice(0, 4096)));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    let also: T;
+    try {
+      also = meanwhile();
+    } catch (err) {
+      child.kill();
+      await exited.catch(() => undefined);
+      throw err;
+    }
+    const { code, stderr } = await exited;
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(size);
+    let at = 0;
+    while (at < size) {
+      const n = fs.readSync(fd, buf, at, size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+    return { code, stdout: buf.toString('utf8', 0, at), stderr, also };
+  } finally {
+    fs.closeSync(fd);
+    if (linked) fs.rmSync(file, { force: true });
+  }
+}

@@ -14,13 +14,13 @@ export interface Ranked {
  * Turn a ranking into hits: read each note in rank order, leave out superseded notes (unless
  * history is asked for) and files that vanished or cannot be read, stop at the limit.
  */
-export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[], opts: SearchOptions & { limit: number }): SearchHit[] {
+export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[], opts: SearchOptions & { limit: number }, weight?: (term: string) => number): SearchHit[] {
   const hits: SearchHit[] = [];
   for (const r of ranked) {
     if (hits.length >= opts.limit) break;
     const note = readNoteFile(root, r.name);
     if (!note || (note.superseded_by && !opts.history)) continue;
-    hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, r.weight), updated: lastUpdated(note.parsed.body, note.date) });
+    hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, r.weight ?? weight), updated: lastUpdated(note.parsed.body, note.date) });
   }
   return hits;
 }

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { NOTE_FILES, rgPath } from '../adapters/ripgrep.js';
+import { NOTE_FILES, rgPath, runRipgrep } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
 import { hasControlChar, listNoteFiles } from '../corpus/note-files.js';
 import { coverage } from './score.js';
@@ -59,65 +58,57 @@ export async function countTerms<T>(root: string, terms: QueryTerm[], stems: str
   };
   const termIndex = new Map<string, number>();
   const args = [
-    '--only-matching', '--ignore-case', '--with-filename', '--null', '--no-heading', '--no-line-number',
+    '--only-matching', '--ignore-case', '--with-filename', '--null', '--heading', '--no-line-number',
     ...coveringTerms(terms).flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
   ];
   const counts: TermCounts = new Map();
   const skipped = new Set<string>();
-  const take = (name: string, match: string) => {
-    let term = termIndex.get(match);
-    if (term === undefined) termIndex.set(match, (term = termOf(match)));
-    if (term < 0) return;
+  /** The counts of one file, or undefined for a name no note can have. */
+  const countsOf = (name: string): number[] | undefined => {
     // ripgrep names every file it searches under `.` as `./name`.
     const base = name.startsWith('./') ? name.slice(2) : path.basename(name);
-    let per = counts.get(base);
-    if (!per) {
-      if (hasControlChar(base)) {
-        if (!skipped.has(base)) warn(`skipping ${JSON.stringify(base)}: the file name holds a control character`);
-        skipped.add(base);
-        return;
-      }
-      counts.set(base, (per = new Array<number>(stems.length).fill(0)));
+    if (hasControlChar(base)) {
+      if (!skipped.has(base)) warn(`skipping ${JSON.stringify(base)}: the file name holds a control character`);
+      skipped.add(base);
+      return undefined;
     }
-    per[term]++;
+    let per = counts.get(base);
+    if (!per) counts.set(base, (per = new Array<number>(stems.length).fill(0)));
+    return per;
   };
-  const child = spawn(rgPath(), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  const done = new Promise<number | null>((resolve, reject) => {
-    let rest = '';
-    let stderr = '';
-    // Each match is `name NUL term LF`; a name may itself hold a newline, so the NUL comes first.
-    const drain = (text: string) => {
-      let at = 0;
-      for (;;) {
-        const nul = text.indexOf('\0', at);
-        const nl = nul < 0 ? -1 : text.indexOf('\n', nul);
-        if (nl < 0) break;
-        take(text.slice(at, nul), text.slice(nul + 1, nl));
-        at = nl + 1;
-      }
-      rest = text.slice(at);
-    };
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => drain(rest + chunk));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', (err) => reject(new ZkError('io', `cannot run ripgrep (${rgPath()}): ${err.message}`)));
-    child.on('close', (code) => {
-      if (rest) drain(`${rest}\n`);
-      // 1 means "no match"; 2 with output means some file could not be read, which is not fatal.
-      if (code === 0 || code === 1 || (code === 2 && counts.size > 0)) resolve(code);
-      else reject(new ZkError('io', `ripgrep failed: ${stderr.split('\n')[0] || `exit ${code}`}`));
-    });
-  });
-  let also: T;
+  const take = (per: number[], match: string) => {
+    let term = termIndex.get(match);
+    if (term === undefined) termIndex.set(match, (term = termOf(match)));
+    if (term >= 0) per[term]++;
+  };
+  let run: Awaited<ReturnType<typeof runRipgrep<T>>>;
   try {
-    also = meanwhile();
+    run = await runRipgrep(args, root, meanwhile);
   } catch (err) {
-    child.kill();
-    await done.catch(() => undefined);
-    throw err;
+    if (err instanceof ZkError) throw err;
+    throw new ZkError('io', `cannot run ripgrep (${rgPath()}): ${(err as Error).message}`);
   }
-  await done;
-  return { counts, also };
+  // One block per file: `name NUL`, then each match and LF, then an empty line (none after the
+  // last block). A name may itself hold a newline, so the NUL ends it; a match never holds one.
+  const text = run.stdout.endsWith('\n\n') ? run.stdout : `${run.stdout}\n`;
+  for (let at = 0; ; ) {
+    const nul = text.indexOf('\0', at);
+    const end = nul < 0 ? -1 : text.indexOf('\n\n', nul);
+    if (end < 0) break;
+    const per = countsOf(text.slice(at, nul));
+    for (let p = nul + 1; per && p <= end; ) {
+      const nl = text.indexOf('\n', p);
+      take(per, text.slice(p, nl));
+      p = nl + 1;
+    }
+    at = end + 2;
+  }
+  // A file whose matches were all words of other stems counts nothing.
+  for (const [name, per] of counts) if (!per.some(Boolean)) counts.delete(name);
+  // 1 means "no match"; 2 with output means some file could not be read, which is not fatal.
+  const { code } = run;
+  if (code === 0 || code === 1 || (code === 2 && counts.size > 0)) return { counts, also: run.also };
+  throw new ZkError('io', `ripgrep failed: ${run.stderr.split('\n')[0] || `exit ${code}`}`);
 }
 
 const K1 = 1.2;
@@ -131,17 +122,21 @@ const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.name < b.name 
 
 /**
  * Sort a long ranking by score, ties by name. Most scores repeat (every file with one match of
- * one term scores alike), so files are grouped by score and only the names within a group are
- * compared, by the built-in string order.
+ * one term scores alike), so the files are grouped by score, each group filled in the order of
+ * the name-sorted listing: only the distinct scores are sorted.
  */
-function sortRanking(rows: Ranked[]): Ranked[] {
+function sortRanking(listing: string[], scoreOf: Map<string, number>): Ranked[] {
   const groups = new Map<number, string[]>();
-  for (const r of rows) {
-    const g = groups.get(r.score);
-    if (g) g.push(r.name);
-    else groups.set(r.score, [r.name]);
+  for (const name of listing) {
+    const score = scoreOf.get(name);
+    if (score === undefined) continue;
+    const g = groups.get(score);
+    if (g) g.push(name);
+    else groups.set(score, [name]);
   }
-  return [...groups.keys()].sort((a, b) => b - a).flatMap((score) => groups.get(score)!.sort().map((name) => ({ name, score })));
+  const out: Ranked[] = [];
+  for (const score of [...groups.keys()].sort((a, b) => b - a)) for (const name of groups.get(score)!) out.push({ name, score });
+  return out;
 }
 
 /**
@@ -149,9 +144,10 @@ function sortRanking(rows: Ranked[]): Ranked[] {
  * length relative to the average. Lengths cost a stat each, so every file is first scored as if
  * of average length, and only the best few thousand are then scored with their real length.
  */
-export function bm25(root: string, counts: TermCounts, stems: string[], corpusSize: number, minShare = 0): (Ranked & { weight: (stem: string) => number })[] {
+export function bm25(root: string, counts: TermCounts, stems: string[], listing: string[], minShare = 0): { ranked: Ranked[]; idf: (stem: string) => number } {
+  const corpusSize = listing.length;
   const df = stems.map(() => 0);
-  for (const per of counts.values()) per.forEach((tf, i) => (df[i] += tf ? 1 : 0));
+  for (const per of counts.values()) for (let i = 0; i < per.length; i++) if (per[i]) df[i]++;
   const idfs = df.map((n) => Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5)));
   const total = idfs.reduce((sum, w) => sum + w, 0) || 1;
   if (minShare > 0) {
@@ -169,14 +165,17 @@ export function bm25(root: string, counts: TermCounts, stems: string[], corpusSi
     }
     return sum * coverage(covered / total);
   };
-  const provisional = sortRanking([...counts].map(([name, per]) => ({ name, score: score(per, 1) })));
+  const provisionalScore = new Map<string, number>();
+  for (const [name, per] of counts) provisionalScore.set(name, score(per, 1));
+  // Only notes of the listing are ranked: ripgrep does not tell a symlink leading outside the root.
+  const provisional = sortRanking(listing, provisionalScore);
   const head = provisional.slice(0, LENGTH_CANDIDATES);
   const sizes = head.map((r) => fs.statSync(`${root}${path.sep}${r.name}`, { throwIfNoEntry: false })?.size ?? 0);
   const avg = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length) || 1;
   const ranked = head.map((r, i) => ({ name: r.name, score: score(counts.get(r.name)!, (sizes[i] || avg) / avg) })).sort(byScore);
   const stemIndex = new Map(stems.map((t, i) => [t, i]));
-  const weight = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
-  return [...ranked, ...provisional.slice(LENGTH_CANDIDATES)].map((r) => ({ ...r, weight }));
+  const idf = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
+  return { ranked: ranked.concat(provisional.slice(LENGTH_CANDIDATES)), idf };
 }
 
 /** Stateless ripgrep search: safe on shared folders, nothing to keep up to date. */
@@ -186,14 +185,13 @@ export const rgProvider: SearchProvider = {
     const terms = queryTerms(query);
     if (!terms.length) return [];
     const stems = [...new Set(terms.map((t) => t.stem))];
-    // The corpus is counted while ripgrep searches it.
-    const { counts, also: corpusSize } = await countTerms(root, terms, stems, () => listNoteFiles(root).length);
+    // The corpus is listed while ripgrep searches it.
+    const { counts, also: listing } = await countTerms(root, terms, stems, () => listNoteFiles(root));
     if (!counts.size) return [];
-    const ranked = bm25(root, counts, stems, corpusSize, opts.minShare);
+    const { ranked, idf } = bm25(root, counts, stems, listing, opts.minShare);
     // The snippet looks for each term's literal start, weighted by the rarity of its stem.
     const stemOf = new Map(terms.map((t) => [t.prefix, t.stem]));
-    const idf = ranked[0]?.weight;
-    const weight = (prefix: string) => idf?.(stemOf.get(prefix) ?? prefix) ?? 1;
-    return hitsFromRanking(root, ranked.map((r) => ({ ...r, weight })), [...stemOf.keys()], opts);
+    const weight = (prefix: string) => idf(stemOf.get(prefix) ?? prefix);
+    return hitsFromRanking(root, ranked, [...stemOf.keys()], opts, weight);
   },
 };
