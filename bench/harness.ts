@@ -33,6 +33,8 @@ export function benchCorpus(name: string, size: number): string {
 export interface McpSession {
   /** One search call: its latency in ms and its hits. */
   search(query: string): Promise<{ ms: number; hits: { path: string }[] }>;
+  /** The server's resident memory now, in MB (from /proc), or null where it cannot be told. */
+  rssMb(): number | null;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,14 @@ export async function mcpSession(bin: string, root: string, env: NodeJS.ProcessE
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.error || r.result?.structuredContent?.ok === false) throw new Error(`MCP search failed: ${JSON.stringify(r).slice(0, 300)}`);
       return { ms, hits: r.result.structuredContent.hits as { path: string }[] };
+    },
+    rssMb() {
+      try {
+        const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+        return kb ? Math.round(Number(kb) / 102.4) / 10 : null;
+      } catch {
+        return null;
+      }
     },
     async close() {
       child.stdin.end();

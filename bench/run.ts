@@ -16,6 +16,8 @@ const RUNS = Number(arg('--runs', '7'));
 /** Whole-corpus commands read every note: fewer runs. */
 const SLOW_RUNS = Number(arg('--slow-runs', '3'));
 const MCP_SEARCHES = Number(arg('--mcp-searches', '60'));
+/** How many searches one MCP session runs at the largest size while its memory is watched (0: none). */
+const MCP_MEMORY_SEARCHES = Number(arg('--mcp-memory', '10000'));
 /** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 /** Hybrid search needs every note embedded first: slow at scale, so only on request. */
@@ -156,6 +158,29 @@ for (const size of SIZES) {
   add(size, `MCP search, warm (median of ${MCP_SEARCHES})`, mcp.warm, 'zk-memory --version', versionMs);
   add(size, 'MCP search, first of the session', mcp.first, 'zk-memory --version', versionMs);
   if (mcp.changed !== null) add(size, 'MCP search after another process changed a note', mcp.changed, 'MCP search, warm', mcp.warm);
+
+  if (size === Math.max(...SIZES) && MCP_MEMORY_SEARCHES > 0) {
+    // One long session, as an agent's server lives: rotating queries, and every 1,000 searches a
+    // note changed by another process (the index is refreshed and its table reopened).
+    const queries = ['kayak glacier sunrise', 'river pipeline', 'Priya rollback export', 'medicine recipe', 'birthday painting'];
+    const session = await mcpSession(BIN, root, { ...env, ZK_MEMORY_BACKEND: 'fts' });
+    for (let i = 0; i < 100; i++) await session.search(queries[i % queries.length]);
+    const start = session.rssMb();
+    const samples: number[] = [];
+    for (let i = 1; i <= MCP_MEMORY_SEARCHES; i++) {
+      await session.search(queries[i % queries.length]);
+      if (i % 1000 === 0) {
+        samples.push(session.rssMb() ?? 0);
+        outside(i);
+      }
+    }
+    await session.close();
+    if (start !== null) {
+      extra[`mcp_rss_mb_after_100_searches_${size}`] = start;
+      extra[`mcp_rss_mb_every_1000_searches_${size}`] = samples.join(' ');
+      process.stderr.write(`${size}\tMCP resident memory: ${start} MB after 100 searches; every 1,000 after: ${samples.join(', ')} MB\n`);
+    }
+  }
 
   if (VECTORS) {
     add(size, 'index, every note embedded (once)', timeOnce('node', zk('--root', root, 'index', ...embed).args), 'zk-memory --version', versionMs);

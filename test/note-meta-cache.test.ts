@@ -41,7 +41,7 @@ function seed(): string {
 /** Rewrite the cache's row of one note (its stat left as seen), as the cache would if it were trusted wrongly. */
 function tamperTitle(root: string, name: string, title: string): void {
   const c = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8'));
-  for (const row of c.rows) if (row[0] === name) row[6] = title;
+  for (const row of c.rows) if (row[0] === name) row[5][1] = title;
   fs.writeFileSync(cacheFile(root), JSON.stringify(c));
 }
 
@@ -101,5 +101,45 @@ describe('the note metadata cache behind list and status', () => {
       expect(r.json.notes).toHaveLength(6);
       expect(r.stderr).toMatch(/20260101-broken\.md: invalid frontmatter/);
     }
+  });
+});
+
+describe('the link facts cache behind tend check', () => {
+  const factsFile = (root: string) => path.join(root, '.zk', 'index', 'notes-links.json');
+  const check = async (root: string) => {
+    const r = await zk(['--root', root, '--json', 'tend', 'check']);
+    return r.json.findings.map((f: any) => `${f.file} ${f.target} ${f.verdict}`);
+  };
+
+  it('reads only changed notes, and still judges every link against the corpus as it is now', async () => {
+    const root = tempCorpus();
+    write(root, '20260101-a.md', note(U(1), 'A').replace('Some text.', `See [B](20260101-b.md#part) <!-- uuid: ${U(2)} -->.`));
+    write(root, '20260101-b.md', note(U(2), 'B').replace('Some text.', '## Part\n\nText.'));
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
+    await sleep(2100);
+    await check(root);
+    // Unchanged notes come from the cache: a row altered there (its stat left as seen) is believed.
+    const c = JSON.parse(fs.readFileSync(factsFile(root), 'utf8'));
+    for (const row of c.rows) if (row[0] === '20260101-a.md') row[5][4][0][12] = 'from-the-cache.md'; // the link as written
+    fs.writeFileSync(factsFile(root), JSON.stringify(c));
+    expect(await check(root)).toEqual([`20260101-a.md from-the-cache.md ok`]);
+    fs.writeFileSync(factsFile(root), JSON.stringify({ ...c, rows: c.rows.map((r: any) => (r[0] === '20260101-a.md' ? { damaged: true } : r)) }));
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
+
+    // The link's note is unchanged, but its target moves away and back, then loses its heading and gets it back.
+    await sleep(2100);
+    await check(root);
+    const b = path.join(root, '20260101-b.md');
+    fs.renameSync(b, path.join(root, '20260102-b.md'));
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part stale`]);
+    fs.renameSync(path.join(root, '20260102-b.md'), b);
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
+    fs.writeFileSync(b, note(U(2), 'B'));
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part broken`]);
+    fs.writeFileSync(b, note(U(2), 'B').replace('Some text.', '## Part\n\nText.'));
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
+    // A link appended by hand to the cached note is seen.
+    fs.appendFileSync(path.join(root, '20260101-a.md'), '\n[gone](nowhere.md)\n');
+    expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`, `20260101-a.md nowhere.md broken`]);
   });
 });

@@ -1,13 +1,19 @@
-import type { Note } from './notes.js';
 
 // How a wikilink names a note. Obsidian, zk and Foam write `[[target]]` with a file name, a stem,
 // or a title; this corpus also knows the undated slug (`judy` for `20261130-judy.md`). Names are
 // compared without regard to case, as those tools do.
 
+/** What a note is named by: its file name, its title, and whether it was replaced. */
+export interface Named {
+  path: string;
+  title: string;
+  superseded_by: string | null;
+}
+
 /** What a wikilink target names: one note, several (ambiguous), or none. */
-export interface WikiResolution {
-  note?: Note;
-  ambiguous?: Note[];
+export interface WikiResolution<N extends Named = Named> {
+  note?: N;
+  ambiguous?: N[];
 }
 
 const UNDATED = /^\d{8}-(.+)$/;
@@ -22,7 +28,7 @@ export function undatedSlug(path: string): string | undefined {
   return UNDATED.exec(path.replace(/\.md$/i, ''))?.[1];
 }
 
-function add(map: Map<string, Note[]>, key: string | undefined, n: Note): void {
+function add<N>(map: Map<string, N[]>, key: string | undefined, n: N): void {
   if (!key) return;
   const k = nameKey(key);
   const list = map.get(k);
@@ -31,7 +37,7 @@ function add(map: Map<string, Note[]>, key: string | undefined, n: Note): void {
 }
 
 /** Several notes share a name: the current one (not superseded) when it is the only one. */
-function pick(notes: Note[] | undefined): WikiResolution | undefined {
+function pick<N extends Named>(notes: N[] | undefined): WikiResolution<N> | undefined {
   if (!notes?.length) return undefined;
   if (notes.length === 1) return { note: notes[0] };
   const current = notes.filter((n) => !n.superseded_by);
@@ -42,17 +48,17 @@ function pick(notes: Note[] | undefined): WikiResolution | undefined {
  * How a wikilink to `to` is written in the style of `written` without knowing the other notes: a
  * file name stays a file name; anything else becomes the stem, which names `to` alone.
  */
-export function wikiNameByStyle(to: Note, written: string): string {
+export function wikiNameByStyle(to: Named, written: string): string {
   return /\.md$/i.test(written) ? to.path : to.path.replace(/\.md$/i, '');
 }
 
 /** The notes of a folder by every name a wikilink may give them. */
-export class NoteNames {
-  private readonly byFile = new Map<string, Note[]>();
-  private readonly byTitle = new Map<string, Note[]>();
-  private readonly byUndated = new Map<string, Note[]>();
+export class NoteNames<N extends Named = Named> {
+  private readonly byFile = new Map<string, N[]>();
+  private readonly byTitle = new Map<string, N[]>();
+  private readonly byUndated = new Map<string, N[]>();
 
-  constructor(notes: Iterable<Note>) {
+  constructor(notes: Iterable<N>) {
     for (const n of notes) {
       add(this.byFile, n.path, n);
       add(this.byFile, n.path.replace(/\.md$/i, ''), n);
@@ -62,7 +68,7 @@ export class NoteNames {
   }
 
   /** File name or stem first, then title, then undated slug; the first kind of name that matches decides. */
-  resolve(target: string): WikiResolution {
+  resolve(target: string): WikiResolution<N> {
     const k = nameKey(target);
     if (!k) return {};
     return pick(this.byFile.get(k)) ?? pick(this.byTitle.get(k)) ?? pick(this.byUndated.get(k)) ?? {};
@@ -73,7 +79,7 @@ export class NoteNames {
    * name stays a file name, a stem a stem; a title or slug becomes `to`'s title or slug when that
    * names `to` alone, else its stem.
    */
-  nameFor(to: Note, written: string): string {
+  nameFor(to: Named, written: string): string {
     const stem = to.path.replace(/\.md$/i, '');
     if (/\.md$/i.test(written)) return to.path;
     if (UNDATED.test(written)) return stem;

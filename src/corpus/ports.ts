@@ -15,8 +15,8 @@ export interface NoteGrep {
 }
 
 /**
- * Where the domain may keep its cache of note metadata for a corpus on this host (a file in the
+ * Where the domain may keep a per-note cache named `name` for a corpus on this host (a file in the
  * search index's folder, src/search/location.ts): derived data, rebuilt from the notes when
  * missing. Without it, whole-corpus commands read every note.
  */
-export type NoteCacheFile = (root: string) => string;
+export type NoteCacheFile = (root: string, name: string) => string;

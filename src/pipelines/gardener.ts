@@ -5,7 +5,8 @@ import { sha256 } from '../corpus/files.js';
 import { mergeFragment } from '../corpus/format.js';
 import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
-import { listNoteFiles, loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
+import { loadNoteMetas } from '../corpus/note-meta.js';
+import { listNoteFiles, readNoteFile, type Note } from '../corpus/notes.js';
 import { defaultSource, mergeNote } from '../corpus/ops.js';
 import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
@@ -163,7 +164,8 @@ async function sweep(pass: Pass, top: number): Promise<void> {
 /** The walk over recent writes: newest first, until `limit` changed notes have been tended. */
 async function walk(pass: Pass, limit: number): Promise<void> {
   const { root, record } = pass;
-  const notes = loadNotes(root).sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
+  // Ordered from the metadata cache: each note is read once, when its turn comes.
+  const notes = loadNoteMetas(root).sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
   let tended = 0;
   for (const listed of notes) {
     if (tended >= limit) break;

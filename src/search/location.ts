@@ -113,9 +113,9 @@ export function decideIndexLocation(root: string, settings: IndexSettings, fsTyp
   return at(sidecar(root).index, 'local', null, 'the corpus is on a local disk');
 }
 
-/** The note metadata cache of `root` (src/corpus/note-meta.ts): derived, per host, beside the index. */
-export function noteCacheFile(root: string): string {
-  return path.join(indexLocation(root).dir, 'notes-meta.json');
+/** A per-note cache file of `root` (src/corpus/stat-cache.ts): derived, per host, beside the index. */
+export function noteCacheFile(root: string, name: string): string {
+  return path.join(indexLocation(root).dir, name);
 }
 
 /** Where the index of `root` lives on this host (see `decideIndexLocation`). */

@@ -1,7 +1,7 @@
-import { encodeTarget, isNoteLink, type Link, type LinkForm } from '../corpus/links.js';
-import { wikiNameByStyle } from '../corpus/note-names.js';
-import type { Note } from '../corpus/notes.js';
+import { encodeTarget, type Link, type LinkForm } from '../corpus/links.js';
+import { wikiNameByStyle, type Named } from '../corpus/note-names.js';
 import type { CorpusMap } from './corpus-map.js';
+import type { NoteFacts, TendedLink } from './facts.js';
 import { linkFragmentFound } from '../corpus/headings.js';
 
 export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored';
@@ -28,28 +28,20 @@ export interface Finding {
 
 /** A finding together with the link it is about, for rewriting. */
 export interface LinkFinding {
-  link: Link;
+  link: TendedLink;
   finding: Finding;
   /** The target is written in a definition that an earlier reference link already rewrites. */
   targetShared?: boolean;
 }
 
-/**
- * The links `tend` looks after: to notes of the root (`name.md` or a wikilink, maybe `#heading`)
- * and to own headings (`#heading`, `[[#heading]]`).
- */
-export function tendedLinks(note: Note, map: CorpusMap): Link[] {
-  return map.links(note).filter((l) => isNoteLink(l) || (l.target === '' && l.fragment !== undefined));
-}
-
 /** How a wikilink names a note: by default in the style of the target it had. */
-export type WikiNamer = (to: Note, written: string) => string;
+export type WikiNamer = (to: Named, written: string) => string;
 
 /**
  * The target text as written, with its note part replaced by `to` (the fragment kept only when
  * `keepFragment`): a file name for a Markdown link, a name in the same style for a wikilink.
  */
-export function retarget(link: Link, written: string, to: Note, keepFragment: boolean, wikiName: WikiNamer = wikiNameByStyle): string {
+export function retarget(link: Link, written: string, to: Named, keepFragment: boolean, wikiName: WikiNamer = wikiNameByStyle): string {
   const hash = written.indexOf('#');
   const fragment = keepFragment && hash >= 0 ? written.slice(hash) : '';
   if (link.form !== 'wiki') return encodeTarget(to.path) + fragment;
@@ -57,8 +49,8 @@ export function retarget(link: Link, written: string, to: Note, keepFragment: bo
 }
 
 /** Classify every tended link of a note. */
-export function checkNote(note: Note, map: CorpusMap): LinkFinding[] {
-  const found: LinkFinding[] = tendedLinks(note, map).map((link) => ({ link, finding: classify(note, link, map) }));
+export function checkNote(note: NoteFacts, map: CorpusMap): LinkFinding[] {
+  const found: LinkFinding[] = map.links(note).map((link) => ({ link, finding: classify(note, link, map) }));
   // reference links share their definition's target: it is rewritten once, for the first of them
   const rewritten = new Set<number>();
   for (const f of found) {
@@ -70,7 +62,7 @@ export function checkNote(note: Note, map: CorpusMap): LinkFinding[] {
 }
 
 /** The note a link names by its target, or why it names none. */
-function named(link: Link, map: CorpusMap): { note?: Note; ambiguous?: Note[] } {
+function named(link: Link, map: CorpusMap): { note?: NoteFacts; ambiguous?: NoteFacts[] } {
   if (link.form !== 'wiki') return { note: map.note(link.target) };
   const r = map.resolveWiki(link.target);
   if (r.note || !r.ambiguous) return r;
@@ -79,14 +71,14 @@ function named(link: Link, map: CorpusMap): { note?: Note; ambiguous?: Note[] } 
   return held ? { note: held } : r;
 }
 
-function classify(note: Note, link: Link, map: CorpusMap): Finding {
-  const written = note.raw.slice(link.targetStart, link.targetEnd);
+function classify(note: NoteFacts, link: TendedLink, map: CorpusMap): Finding {
+  const { written } = link;
   const base = { file: note.path, line: link.line, label: link.label, target: written, form: link.form, uuid: link.uuid ?? null };
   const ok = (): Finding => ({ ...base, verdict: 'ok' });
   const broken = (reason: string): Finding => ({ ...base, verdict: 'broken', reason });
-  const unknownHeading = (target: Note) =>
+  const unknownHeading = (target: NoteFacts) =>
     !linkFragmentFound(map.headings(target), link) ? broken(`no heading #${link.fragment} in ${target.path}`) : undefined;
-  const wikiName = (to: Note, w: string) => map.wikiName(to, w);
+  const wikiName = (to: Named, w: string) => map.wikiName(to, w);
 
   if (link.target === '') return unknownHeading(note) ?? ok();
 

@@ -1,30 +1,32 @@
 import fs from 'node:fs';
-import { parseBody, parseLinks, type Link, type MarkdownDoc } from '../corpus/links.js';
-import { NoteNames, type WikiResolution } from '../corpus/note-names.js';
+import { noteHeadings, type NoteHeadings } from '../corpus/headings.js';
+import { parseBody } from '../corpus/links.js';
+import { NoteNames, type Named, type WikiResolution } from '../corpus/note-names.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
-import { noteHeadings, type NoteHeadings } from '../corpus/headings.js';
+import type { NoteFacts, TendedLink } from './facts.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
 const MAX_SUCCESSION = 16;
 
+/** An archived note, as links and supersession chains name it. */
+export type Archived = Named & { uuid: string };
+
 /**
- * Everything link checking needs to know about a corpus, built in one pass over its notes so that
- * resolving a link is a map lookup, never a scan: notes by file name, by uuid and by every name a
- * wikilink may give them, each note's parse (made on first use, once per note: the links of a
- * note and the headings its inbound links name come from one parse), and the archive (read only
- * when a link points at a note that is no longer in the root).
+ * Everything link checking needs to know about a corpus, built in one pass over its notes' facts
+ * (src/tend/facts.ts) so that resolving a link is a map lookup, never a scan: notes by file name,
+ * by uuid and by every name a wikilink may give them, and the archive (read only when a link
+ * points at a note that is no longer in the root).
  */
 export class CorpusMap {
-  private readonly byName = new Map<string, Note>();
-  private readonly byUuid = new Map<string, Note[]>();
-  private readonly notes: Note[];
-  private names?: NoteNames;
-  private readonly docs = new WeakMap<Note, MarkdownDoc>();
-  private readonly heads = new WeakMap<Note, NoteHeadings>();
-  private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames };
+  private readonly byName = new Map<string, NoteFacts>();
+  private readonly byUuid = new Map<string, NoteFacts[]>();
+  private readonly notes: NoteFacts[];
+  private names?: NoteNames<NoteFacts>;
+  private readonly heads = new WeakMap<NoteFacts, NoteHeadings>();
+  private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames<Note> };
 
-  constructor(private readonly root: string, notes: Note[]) {
+  constructor(private readonly root: string, notes: NoteFacts[]) {
     for (const n of notes) {
       this.byName.set(n.path, n);
       const uuid = n.uuid.toLowerCase();
@@ -36,42 +38,32 @@ export class CorpusMap {
     this.notes = notes;
   }
 
-  /** A note's body, parsed once (a note re-read under the lock is a new object, parsed anew). */
-  doc(note: Note): MarkdownDoc {
-    let d = this.docs.get(note);
-    if (!d) {
-      d = parseBody(note.raw, note.parsed.bodyOffset);
-      this.docs.set(note, d);
-    }
-    return d;
-  }
-
-  /** The links of a note's body. */
-  links(note: Note): Link[] {
-    return parseLinks(note.raw, { from: note.parsed.bodyOffset, doc: this.doc(note) });
+  /** The links `tend` looks after in a note. */
+  links(note: NoteFacts): TendedLink[] {
+    return note.links;
   }
 
   /** What a wikilink target names among the live notes. */
-  resolveWiki(target: string): WikiResolution {
+  resolveWiki(target: string): WikiResolution<NoteFacts> {
     return this.wikiNames().resolve(target);
   }
 
   /** How a wikilink to `to` is written in the style of the target it had. */
-  wikiName(to: Note, written: string): string {
+  wikiName(to: Named, written: string): string {
     return this.wikiNames().nameFor(to, written);
   }
 
   /** Built on the first wikilink: a corpus without any pays nothing for it. */
-  private wikiNames(): NoteNames {
+  private wikiNames(): NoteNames<NoteFacts> {
     return (this.names ??= new NoteNames(this.notes));
   }
 
-  note(name: string): Note | undefined {
+  note(name: string): NoteFacts | undefined {
     return this.byName.get(name);
   }
 
   /** The live notes holding a uuid (more than one means the uuid was copied). */
-  holders(uuid: string): Note[] {
+  holders(uuid: string): NoteFacts[] {
     return this.byUuid.get(uuid.toLowerCase()) ?? [];
   }
 
@@ -80,25 +72,27 @@ export class CorpusMap {
     return [...this.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
   }
 
-  headings(note: Note): NoteHeadings {
+  /** The headings of a note a link names, read from its file (once per run); none when it cannot be read. */
+  headings(note: NoteFacts): NoteHeadings {
     let h = this.heads.get(note);
     if (!h) {
-      h = noteHeadings(this.doc(note));
+      const n = readNoteFile(this.root, note.path);
+      h = n ? noteHeadings(parseBody(n.raw, n.parsed.bodyOffset)) : { slugs: new Set(), texts: new Set(), blocks: new Set() };
       this.heads.set(note, h);
     }
     return h;
   }
 
   /** The archived note a dead link meant: by its anchor uuid when it has one, else by its name. */
-  archived(link: Pick<Link, 'form' | 'target' | 'uuid'>): Note | undefined {
+  archived(link: Pick<TendedLink, 'form' | 'target' | 'uuid'>): Archived | undefined {
     const a = this.loadArchive();
     if (link.uuid) return a.byUuid.get(link.uuid.toLowerCase());
     return link.form === 'wiki' ? a.names.resolve(link.target).note : a.byName.get(link.target);
   }
 
   /** The live note that replaced an archived one, following `superseded_by` through the archive. */
-  successor(archived: Note): Note | undefined {
-    let current: Note | undefined = archived;
+  successor(archived: Archived): NoteFacts | undefined {
+    let current: Archived | undefined = archived;
     for (let step = 0; current?.superseded_by && step < MAX_SUCCESSION; step++) {
       const next = current.superseded_by.toLowerCase();
       const live = this.holders(next);
@@ -128,7 +122,7 @@ export class CorpusMap {
       // a note archived twice keeps the copy that knows its successor
       if (uuid && (!byUuid.has(uuid) || n.superseded_by)) byUuid.set(uuid, n);
     }
-    this.archive = { byName, byUuid, names: new NoteNames(byName.values()) };
+    this.archive = { byName, byUuid, names: new NoteNames<Note>(byName.values()) };
     return this.archive;
   }
 }

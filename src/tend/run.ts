@@ -6,6 +6,7 @@ import { trace } from '../corpus/trace.js';
 import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap } from './corpus-map.js';
+import { loadNoteFacts, noteFacts, type NoteFacts } from './facts.js';
 import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 import { completeSupersession, unansweredSupersessions } from './supersession.js';
@@ -34,15 +35,23 @@ interface Plan {
   edits: TextEdit[];
 }
 
-function corpusMap(root: string, notes: Note[]): CorpusMap {
+/** One parse per note read in this run: the planner and the supersession check share it. */
+const parsed = new WeakMap<Note, NoteFacts>();
+function factsOf(note: Note): NoteFacts {
+  let f = parsed.get(note);
+  if (!f) parsed.set(note, (f = noteFacts(note)));
+  return f;
+}
+
+function corpusMap(root: string, notes: NoteFacts[]): CorpusMap {
   const map = new CorpusMap(root, notes);
   for (const [uuid, files] of map.duplicateUuids()) warn(`uuid ${uuid} is held by several notes: ${files.join(', ')}`);
   return map;
 }
 
-/** Classify every link of the corpus; changes nothing. */
+/** Classify every link of the corpus; changes nothing. Reads only the notes that changed since the last check. */
 export function tendCheck(root: string): TendReport {
-  const notes = loadNotes(root);
+  const notes = loadNoteFacts(root);
   const map = corpusMap(root, notes);
   const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
   findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding));
@@ -56,7 +65,8 @@ export function tendRepair(root: string, o: { write?: boolean } = {}): Promise<T
 
 /** Complete supersessions a crash left half done (the old note gets its `superseded_by`). */
 async function completeSupersessions(root: string, notes: Note[], write: boolean): Promise<Partial<TendReport>> {
-  const found = unansweredSupersessions(notes, corpusMap(root, notes));
+  const facts = notes.map(factsOf);
+  const found = unansweredSupersessions(facts, corpusMap(root, facts));
   const files: string[] = [];
   for (const u of found) if (write && (await completeSupersession(root, u)) && u.old) files.push(u.old.path);
   return { findings: found.map((u) => u.finding), files, changed: files.length };
@@ -79,9 +89,9 @@ type Extra = (root: string, notes: Note[], write: boolean) => Promise<Partial<Te
 
 function fixLinks(root: string, action: TendAction, verdicts: readonly string[], write: boolean, extra?: Extra): Promise<TendReport> {
   return rewriteCorpus(root, action, verdicts, write, extra, (notes) => {
-    const map = corpusMap(root, notes);
+    const map = corpusMap(root, notes.map(factsOf));
     return (note) => {
-      const relevant = checkNote(note, map).filter((f) => verdicts.includes(f.finding.verdict));
+      const relevant = checkNote(factsOf(note), map).filter((f) => verdicts.includes(f.finding.verdict));
       return { findings: relevant.map((f) => f.finding), edits: relevant.flatMap((f) => linkEdits(note.raw, f)) };
     };
   });

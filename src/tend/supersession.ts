@@ -1,23 +1,17 @@
 import { applyEdits, setKeyEdit } from '../corpus/frontmatter.js';
-import type { Note } from '../corpus/notes.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
+import type { NoteFacts } from './facts.js';
 
 /** A note's `supersedes` that the superseded note does not answer with `superseded_by`. */
 export interface Unanswered {
   finding: Finding;
   /** The superseded note, when it can be completed. */
-  old?: Note;
+  old?: NoteFacts;
   newUuid: string;
   /** The `superseded_by` the old note has now and that the fix replaces (a successor that went to the archive). */
   replaces?: string;
-}
-
-/** The line of a frontmatter key in a note. */
-function keyLine(note: Note, key: string): number {
-  const at = note.raw.slice(note.parsed.yamlStart, note.parsed.yamlEnd).search(new RegExp(`^${key}[ \\t]*:`, 'm'));
-  return note.raw.slice(0, at < 0 ? 0 : note.parsed.yamlStart + at).split('\n').length;
 }
 
 /**
@@ -25,14 +19,14 @@ function keyLine(note: Note, key: string): number {
  * archived successor was itself replaced by a live note (repair points `superseded_by` at it),
  * `broken` when nothing current replaces the note any more (it may be the current belief again).
  */
-function strandedSupersessions(notes: Note[], map: CorpusMap): Unanswered[] {
+function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
   const out: Unanswered[] = [];
   for (const old of notes) {
     const by = old.superseded_by?.toLowerCase();
     if (!by || map.holders(by).length) continue;
     const archived = map.archived({ form: 'inline', target: '', uuid: by });
     const next = archived && map.successor(archived);
-    const base = { file: old.path, line: keyLine(old, 'superseded_by'), label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by };
+    const base = { file: old.path, line: old.lines.superseded_by, label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by };
     if (next?.uuid) {
       out.push({
         finding: { ...base, verdict: 'stale', reason: `its successor was archived; the current note is ${next.path}`, fix: { uuid: next.uuid.toLowerCase() } },
@@ -52,7 +46,7 @@ function strandedSupersessions(notes: Note[], map: CorpusMap): Unanswered[] {
  * `broken` when it names another note. Stranded: the note that replaced this one was archived
  * (see strandedSupersessions).
  */
-export function unansweredSupersessions(notes: Note[], map: CorpusMap): Unanswered[] {
+export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
   const out: Unanswered[] = [];
   for (const n of notes) {
     if (!n.uuid) continue;
@@ -61,7 +55,7 @@ export function unansweredSupersessions(notes: Note[], map: CorpusMap): Unanswer
       if (holders.length !== 1) continue;
       const old = holders[0];
       if (old.superseded_by?.toLowerCase() === n.uuid.toLowerCase()) continue;
-      const base = { file: n.path, line: keyLine(n, 'supersedes'), label: 'supersedes', target: old.path, uuid: old.uuid };
+      const base = { file: n.path, line: n.lines.supersedes, label: 'supersedes', target: old.path, uuid: old.uuid };
       if (!old.superseded_by) {
         out.push({
           finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } },

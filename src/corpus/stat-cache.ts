@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { current } from '../context.js';
+import { tempBeside } from './files.js';
+import { listNoteFiles, readNoteFile, type Note } from './notes.js';
+
+// What whole-corpus commands need of every note, without reading every note. Each kind of answer
+// is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed
+// by file name with the stat that was seen; a note whose stat moved is read again. The files stay
+// the truth: a missing, damaged or foreign cache is rebuilt from them.
+
+/** What was seen of a file when its answer was derived: any change to one of these reads it again. */
+export interface Seen {
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+  size: number;
+}
+
+/**
+ * One kind of answer kept per note. At 50,000 notes the cache is read whole by every call, so a
+ * value is kept in a compact form of its own (`encode`), without what the row's name and stat say.
+ */
+export interface DerivedKind<T> {
+  /** The cache file's name. */
+  file: string;
+  /** Bumped whenever what is kept changes: a cache of another version is rebuilt. */
+  version: number;
+  derive(note: Note): T;
+  encode(value: T): unknown;
+  /** The value back from its kept form, or undefined when that is not what `encode` gives. */
+  decode(kept: unknown, name: string, seen: Seen): T | undefined;
+}
+
+type Row = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
+
+interface CacheFile {
+  version: number;
+  /** When the stats of the rows were taken (ms since the epoch, this host's clock). */
+  seenAt: number;
+  rows: Row[];
+}
+
+/**
+ * A file changed this close (ms) before it was stated may change again within the same timestamp
+ * tick (coarse on some file systems) with its stat unchanged: its row is not trusted, and the note
+ * is read again next time.
+ */
+const RACY_MS = 2000;
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+const validRow = (r: unknown): r is Row => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
+  && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
+
+/**
+ * The cache's rows by file name, with when they were seen; undefined when missing or damaged. A
+ * row's kept value is decoded (and checked) only when its note is asked for.
+ */
+function readCache(file: string, version: number): { seenAt: number; rows: Map<string, Row> } | undefined {
+  try {
+    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
+    if (c.version !== version || !isNum(c.seenAt) || !Array.isArray(c.rows) || !c.rows.every(validRow)) return undefined;
+    return { seenAt: c.seenAt, rows: new Map(c.rows.map((r) => [r[0], r])) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Write the cache atomically (temp file + rename): a reader sees the old cache or the new one.
+ * Not synced to disk: a cache a crash left truncated fails to parse and is rebuilt, which costs
+ * less than an fsync of the whole cache after every change. A cache that cannot be written (a
+ * read-only corpus) is simply not kept.
+ */
+function writeCache(file: string, cache: CacheFile): void {
+  let tmp: string | undefined;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    tmp = tempBeside(file);
+    fs.writeFileSync(tmp, JSON.stringify(cache), { flag: 'wx' });
+    fs.renameSync(tmp, file);
+  } catch {
+    // derived data: the next call reads the notes again
+  } finally {
+    if (tmp) fs.rmSync(tmp, { force: true });
+  }
+}
+
+function stat(file: string): Seen | undefined {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st && { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size };
+}
+
+const sameStat = (r: Row, st: Seen) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
+
+/**
+ * Every readable note's answer, in file-name order. With a cache file (the context's `noteCache`
+ * port), every note file is stated and only those whose stat moved since the cache saw them (or
+ * that it saw too close to a change to trust) are read; without one, every note is read. A note
+ * whose frontmatter is invalid is never cached, so its warning shows every time, as it does when
+ * the note is read.
+ */
+export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
+  const cacheFile = current().noteCache?.(root, kind.file);
+  if (!cacheFile) return loadAll(root, kind);
+  const seenAt = Date.now();
+  const cache = readCache(cacheFile, kind.version);
+  const trustBefore = cache ? cache.seenAt - RACY_MS : -Infinity;
+  const rows: Row[] = [];
+  const values: T[] = [];
+  let reused = 0;
+  // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
+  const dir = root.endsWith(path.sep) ? root : root + path.sep;
+  for (const name of listNoteFiles(root)) {
+    const st = stat(dir + name);
+    if (!st) continue; // gone since the listing
+    const known = cache?.rows.get(name);
+    const kept = known && sameStat(known, st) && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore ? kind.decode(known[5], name, st) : undefined;
+    if (kept !== undefined) {
+      reused++;
+      rows.push(known!);
+      values.push(kept);
+      continue;
+    }
+    const note = readNoteFile(root, name);
+    if (!note) continue;
+    const value = kind.derive(note);
+    values.push(value);
+    // The stat taken before the read: a change during the read shows as a moved stat next time.
+    if (!note.parsed.yamlError) rows.push([name, st.mtimeMs, st.ctimeMs, st.ino, st.size, kind.encode(value)]);
+  }
+  // Rewritten when a row was added or changed, or one the cache had is gone (a note removed).
+  if (!cache || rows.length !== reused || reused !== cache.rows.size) writeCache(cacheFile, { version: kind.version, seenAt, rows });
+  return values;
+}
+
+function loadAll<T>(root: string, kind: DerivedKind<T>): T[] {
+  const values: T[] = [];
+  for (const name of listNoteFiles(root)) {
+    const n = readNoteFile(root, name);
+    if (n) values.push(kind.derive(n));
+  }
+  return values;
+}
