@@ -60,6 +60,12 @@ describe('tend-writes from cron', () => {
     expect(again.json.summary).toEqual({ skipped: 2 });
     const status = await run(root, ['status']);
     expect(status.stdout).toMatch(/^gardener: last pass finished \S+ on \S+ \(2 skipped\)$/m);
+
+    // The walk recognises unchanged notes from a cache of their hashes; one edited by hand is tended again.
+    fs.appendFileSync(path.join(root, fan.path), '\nFans meet on Fridays.\n');
+    const third = await run(root, ['tend-writes', '--json', '--backend', 'rg']);
+    expect(third.json.rows.filter((row: { action: string }) => row.action !== 'skipped').map((row: { note: string }) => row.note)).toEqual([fan.path]);
+    expect(llm.calls.length).toBeGreaterThan(calls);
   });
 
   it('--dry-run prints the plan the real pass would make (same backend) and changes no byte of the corpus', async () => {

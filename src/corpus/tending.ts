@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createFileExclusive, replaceFile, sha256 } from './files.js';
 import { sidecar } from './paths.js';
 import type { FileChange } from './rewrite.js';
+import { loadDerived, type DerivedKind } from './stat-cache.js';
 
 /** What the last gardener pass did, for `status`. */
 export interface GardenerPass {
@@ -64,6 +65,11 @@ export class TendingRecord {
     return this.is('tended', name, raw);
   }
 
+  /** Whether the text with this sha256 is the one last tended. */
+  isTendedHash(name: string, hash: string): boolean {
+    return this.data.notes[name]?.tended === hash;
+  }
+
   isSplitJudged(name: string, raw: string): boolean {
     return this.is('split', name, raw);
   }
@@ -103,4 +109,25 @@ export class TendingRecord {
     const text = `${JSON.stringify(this.data)}\n`;
     if (!createFileExclusive(this.root, file, text)) replaceFile(this.root, file, text);
   }
+}
+
+/** A note file as the gardener orders and recognises it, without reading it. */
+export interface NoteState {
+  path: string;
+  mtimeMs: number;
+  /** The sha256 of its text, as the tending record keeps it. */
+  hash: string;
+}
+
+const STATES: DerivedKind<NoteState> = {
+  file: 'notes-hash.json',
+  version: 1,
+  derive: (n) => ({ path: n.path, mtimeMs: n.mtimeMs, hash: sha256(n.raw) }),
+  encode: (s) => s.hash,
+  decode: (kept, name, seen) => (typeof kept === 'string' && /^[0-9a-f]{64}$/.test(kept) ? { path: name, mtimeMs: seen.mtimeMs, hash: kept } : undefined),
+};
+
+/** Every readable note's name, mtime and content hash: only notes that changed are read (see `loadDerived`). */
+export function loadNoteStates(root: string): NoteState[] {
+  return loadDerived(root, STATES);
 }

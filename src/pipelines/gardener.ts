@@ -5,13 +5,12 @@ import { sha256 } from '../corpus/files.js';
 import { mergeFragment } from '../corpus/format.js';
 import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
-import { loadNoteMetas } from '../corpus/note-meta.js';
 import { listNoteFiles, readNoteFile, type Note } from '../corpus/notes.js';
 import { defaultSource, mergeNote } from '../corpus/ops.js';
 import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import { isoDate } from '../corpus/slug.js';
-import { TendingRecord } from '../corpus/tending.js';
+import { loadNoteStates, TendingRecord } from '../corpus/tending.js';
 import { trace } from '../corpus/trace.js';
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';
@@ -164,11 +163,16 @@ async function sweep(pass: Pass, top: number): Promise<void> {
 /** The walk over recent writes: newest first, until `limit` changed notes have been tended. */
 async function walk(pass: Pass, limit: number): Promise<void> {
   const { root, record } = pass;
-  // Ordered from the metadata cache: each note is read once, when its turn comes.
-  const notes = loadNoteMetas(root).sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
+  // Ordered and recognised from a cache of each note's hash: a note read only when its turn comes
+  // and it is not the text last tended.
+  const notes = loadNoteStates(root).sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
   let tended = 0;
   for (const listed of notes) {
     if (tended >= limit) break;
+    if (record.isTendedHash(listed.path, listed.hash)) {
+      report(pass, { note: listed.path, action: 'skipped', stage: 'tend', reason: 'unchanged' });
+      continue;
+    }
     // Read again: an earlier step of this pass may have changed or folded it.
     const note = readNoteFile(root, listed.path);
     if (!note) continue;

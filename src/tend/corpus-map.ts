@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import { noteHeadings, type NoteHeadings } from '../corpus/headings.js';
-import { parseBody } from '../corpus/links.js';
+import type { NoteHeadings } from '../corpus/headings.js';
 import { NoteNames, type Named, type WikiResolution } from '../corpus/note-names.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { sidecar } from '../corpus/paths.js';
@@ -72,12 +71,10 @@ export class CorpusMap {
     return [...this.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
   }
 
-  /** The headings of a note a link names, read from its file (once per run); none when it cannot be read. */
   headings(note: NoteFacts): NoteHeadings {
     let h = this.heads.get(note);
     if (!h) {
-      const n = readNoteFile(this.root, note.path);
-      h = n ? noteHeadings(parseBody(n.raw, n.parsed.bodyOffset)) : { slugs: new Set(), texts: new Set(), blocks: new Set() };
+      h = { slugs: new Set(note.headings.slugs), texts: new Set(note.headings.texts), blocks: new Set(note.headings.blocks) };
       this.heads.set(note, h);
     }
     return h;
