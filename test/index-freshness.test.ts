@@ -79,6 +79,10 @@ describe('search freshness without a full check', () => {
     const hill = path.join(root, '20260102-hill.md');
     const marks = path.join(root, '.zk', 'index', 'marks.json');
     const manifest = path.join(root, '.zk', 'index', 'manifest.json');
+    // A note that cannot be indexed (not text) is in every scan but never in the manifest: the
+    // marks record what the scan saw, so after one search it costs no manifest read either.
+    fs.writeFileSync(path.join(root, '20260103-binary.md'), Buffer.from([0x68, 0x69, 0x00, 0x01]));
+    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
     expect(await titles(root, 'hill', {})).toEqual(['Hill']);
     // A manifest blanked in place (same file, size and mtime to the nanosecond, which `cp -p` and
     // `touch -r` keep) is not read on an unchanged corpus: the marks' digest vouches for every

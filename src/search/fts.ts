@@ -318,7 +318,11 @@ function markJournal(dir: string): JournalMark {
 type Plan =
   /** Nothing changed; `record`, when given, is the look to record in the marks. */
   | { kind: 'unchanged'; notes: number; refreshedAt: string; record?: Marks }
-  | { kind: 'delta'; manifest: Manifest & { id: string }; pending: Pending; seen: Seen }
+  /**
+   * `digest`: what the marks may record once the index holds `pending` — the digest of the full
+   * scan that found it, the old digest after a partial check that found nothing, else none.
+   */
+  | { kind: 'delta'; manifest: Manifest & { id: string }; pending: Pending; seen: Seen; digest: { ifEmpty: string; ifApplied: string } }
   | { kind: 'rebuild' };
 
 /**
@@ -358,12 +362,13 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
     }
     const scan = statNotes(root);
     const seen: Seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
-    if (old && old.digest === statesDigest(scan)) {
+    const digest = statesDigest(scan);
+    if (old && old.digest === digest) {
       return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
     }
     const manifest = readManifest(root);
     if (!manifest) return { kind: 'rebuild' };
-    return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files), seen };
+    return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files), seen, digest: { ifEmpty: digest, ifApplied: digest } };
   };
   const scanMs = s.indexScanSeconds() * 1000;
   const watching = Boolean(watched?.complete && old && old.scannedAt > watched.since);
@@ -383,16 +388,23 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
   // (A watcher would have named a note replaced under its own name.)
   if (!watching && listing && written.size === 0 && listing.length === manifest.files.size && listing.every((n) => manifest.files.has(n))) return full();
   const pending = comparedSome(root, manifest.files, written, listing);
-  return { kind: 'delta', manifest, pending, seen: { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: pending.files } };
+  const seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: pending.files };
+  // Notes not looked at may have changed since the last full scan: once the index takes a change,
+  // no digest describes what it holds until the next full scan.
+  return { kind: 'delta', manifest, pending, seen, digest: { ifEmpty: old.digest, ifApplied: '' } };
 }
 
 function writeMarks(root: string, marks: Marks): void {
   writeIndexJson(marksPath(root), marks);
 }
 
-/** Marks for a look at the corpus, tied to the manifest as written (`id`: its file's identity). */
-function marksFor(seen: Seen, manifest: Manifest, id: string | undefined): Marks {
-  return { ...seen, refreshedAt: manifest.refreshedAt, manifestId: id ?? '', digest: manifestDigest(manifest) };
+/**
+ * Marks for a look at the corpus, tied to the manifest as written (`id`: its file's identity) and
+ * to the digest of the note states the index now holds ('' when none is known: the next full check
+ * then reads the manifest).
+ */
+function marksFor(seen: Seen, manifest: Manifest, id: string | undefined, digest: string): Marks {
+  return { ...seen, refreshedAt: manifest.refreshedAt, manifestId: id ?? '', digest };
 }
 
 function deltaIsEmpty(d: IndexDelta): boolean {
@@ -431,7 +443,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
     refreshes: 0, builtAt: now, refreshedAt: now,
   };
   const id = writeManifest(root, manifest);
-  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id));
+  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, manifestDigest(manifest)));
   return { delta, manifest };
 }
 
@@ -526,7 +538,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
   const found = seen?.kind === 'delta' ? await resolvePending(root, seen.pending, seen.manifest.files) : undefined;
   if (seen?.kind === 'delta' && found && deltaIsEmpty(found)) {
     // These marks describe the manifest read, so a refresh meanwhile only makes the next search check again.
-    writeMarks(root, marksFor(seen.seen, seen.manifest, seen.manifest.id));
+    writeMarks(root, marksFor(seen.seen, seen.manifest, seen.manifest.id, seen.digest.ifEmpty));
     return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: found.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
   }
   return withIndexLock(root, async () => {
@@ -551,7 +563,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
       // A table that cannot take the change is rebuilt rather than left half-updated.
       return rebuilt(root);
     }
-    writeMarks(root, marksFor(now.seen, manifest, id));
+    writeMarks(root, marksFor(now.seen, manifest, id, now.digest.ifApplied));
     // The table just written is the one this refresh describes: a warm process queries it next.
     warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
     const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
