@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempCorpus, write, zk } from './helpers/corpus.js';
+import { tempCorpus, write, zk, zkProcess } from './helpers/corpus.js';
 
 function note(dir: string, name: string, title: string, body: string): void {
   write(dir, name, `---\nuuid: ${crypto.randomUUID()}\ntitle: '${title.replace(/'/g, "''")}'\ndate: 2026-11-01\n---\n\n# ${title}\n\n${body}\n`);
@@ -66,6 +66,13 @@ describe('rg ranking', () => {
     expect(r.json.hits.map((h: any) => h.path).slice(0, 2)).toEqual(['zz-rare.md', 'zz-dense.md']);
     const dense = await zk(['--root', root, '--json', 'search', 'kayak', '--backend', 'rg', '--limit', '1']);
     expect(dense.json.hits.map((h: any) => h.path)).toEqual(['zz-dense.md']);
+  });
+
+  it('answers through a pipe when no temporary file can be made for ripgrep', async () => {
+    const root = unrelatedCorpus();
+    const r = await zkProcess(['--root', root, '--json', 'search', 'lake', '--backend', 'rg'], { env: { TMPDIR: path.join(root, 'no-such-folder') } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.hits.length).toBeGreaterThan(0);
   });
 
   it('uses ZK_MEMORY_RG when set', async () => {

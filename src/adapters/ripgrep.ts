@@ -40,25 +40,57 @@ export interface RipgrepRun {
   stderr: string;
 }
 
+/** A temporary file for ripgrep's output, unlinked at once where the system allows; undefined when none can be made. */
+function scratchOutput(): { fd: number; close(): void } | undefined {
+  const file = path.join(os.tmpdir(), `zk-memory-rg-${process.pid}-${crypto.randomUUID()}.out`);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx+', 0o600);
+  } catch {
+    return undefined;
+  }
+  let linked = true;
+  try {
+    fs.unlinkSync(file);
+    linked = false;
+  } catch {
+    // removed on close
+  }
+  return {
+    fd,
+    close() {
+      fs.closeSync(fd);
+      if (linked) fs.rmSync(file, { force: true });
+    },
+  };
+}
+
+function readAll(fd: number): string {
+  const size = fs.fstatSync(fd).size;
+  const buf = Buffer.allocUnsafe(size);
+  let at = 0;
+  while (at < size) {
+    const n = fs.readSync(fd, buf, at, size - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return buf.toString('utf8', 0, at);
+}
+
 /**
  * Run ripgrep in `cwd` with its output going to a temporary file rather than a pipe: a pipe holds
  * 64 KB, so a large output would stall ripgrep whenever this process is busy (and each small
  * write would wake it), while a file takes it at full speed. The file is unlinked as soon as it is
- * open (where the system allows), so nothing is left behind even if this process dies. `meanwhile`
- * runs while ripgrep searches, on another core; its result comes back with the run.
+ * open (where the system allows), so nothing is left behind even if this process dies; where no
+ * temporary file can be made, the output comes through a pipe. `meanwhile` runs while ripgrep
+ * searches, on another core; its result comes back with the run.
  */
 export async function runRipgrep<T>(args: string[], cwd: string, meanwhile: () => T): Promise<RipgrepRun & { also: T }> {
-  const file = path.join(os.tmpdir(), `zk-memory-rg-${process.pid}-${crypto.randomUUID()}.out`);
-  const fd = fs.openSync(file, 'wx+', 0o600);
-  let linked = true;
+  const scratch = scratchOutput();
   try {
-    try {
-      fs.unlinkSync(file);
-      linked = false;
-    } catch {
-      // removed below, once closed
-    }
-    const child = spawn(rgPath(), args, { cwd, stdio: ['ignore', fd, 'pipe'] });
+    const child = spawn(rgPath(), args, { cwd, stdio: ['ignore', scratch?.fd ?? 'pipe', 'pipe'] });
+    const piped: Buffer[] = [];
+    child.stdout?.on('data', (c: Buffer) => piped.push(c));
     const exited = new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       let stderr = '';
       child.stderr?.setEncoding('utf8');
@@ -75,17 +107,9 @@ export async function runRipgrep<T>(args: string[], cwd: string, meanwhile: () =
       throw err;
     }
     const { code, stderr } = await exited;
-    const size = fs.fstatSync(fd).size;
-    const buf = Buffer.allocUnsafe(size);
-    let at = 0;
-    while (at < size) {
-      const n = fs.readSync(fd, buf, at, size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-    return { code, stdout: buf.toString('utf8', 0, at), stderr, also };
+    const stdout = scratch ? readAll(scratch.fd) : Buffer.concat(piped).toString('utf8');
+    return { code, stdout, stderr, also };
   } finally {
-    fs.closeSync(fd);
-    if (linked) fs.rmSync(file, { force: true });
+    scratch?.close();
   }
 }
