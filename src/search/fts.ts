@@ -26,7 +26,7 @@ export interface FileState {
 }
 
 /** What the index knows of the corpus (on disk as compact rows, it is read before every query). */
-interface Manifest {
+export interface Manifest {
   files: Map<string, FileState>;
   refreshes: number;
   builtAt: string;
@@ -85,8 +85,11 @@ function manifestId(root: string): string | undefined {
   return st && identity(st);
 }
 
+/** A manifest with the identity of the file it was read from or written as. */
+export type KnownManifest = Manifest & { id: string };
+
 /** The manifest and the identity of the very file it was read from. */
-function readManifest(root: string): (Manifest & { id: string }) | undefined {
+function readManifest(root: string): KnownManifest | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(manifestPath(root), 'r');
@@ -101,6 +104,17 @@ function readManifest(root: string): (Manifest & { id: string }) | undefined {
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/**
+ * The manifest; a warm process keeps the one it last read or wrote, and reads the file again only
+ * when it is no longer that one (another process refreshed the index).
+ */
+function loadManifest(root: string, warm: WarmIndex | undefined): KnownManifest | undefined {
+  if (!warm) return readManifest(root);
+  const kept = warm.manifest;
+  if (kept && kept.id === manifestId(root)) return kept;
+  return (warm.manifest = readManifest(root));
 }
 
 function toRow(note: Note): Row {
@@ -366,7 +380,7 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
     if (old && old.digest === digest) {
       return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
     }
-    const manifest = readManifest(root);
+    const manifest = loadManifest(root, warm);
     if (!manifest) return { kind: 'rebuild' };
     return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files), seen, digest: { ifEmpty: digest, ifApplied: digest } };
   };
@@ -382,7 +396,7 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
   if (watching) for (const name of watched!.names) written.add(name);
   const sameRoot = rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
-  const manifest = readManifest(root);
+  const manifest = loadManifest(root, warm);
   if (!manifest || manifest.id !== old.manifestId) return full();
   const listing = sameRoot ? undefined : listNoteFiles(root);
   // (A watcher would have named a note replaced under its own name.)
@@ -533,7 +547,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
   if (seen?.kind === 'unchanged') {
     // Recording the look spares the next search the same check (see `planRefresh`).
     if (seen.record) writeMarks(root, seen.record);
-    return unchanged(root, seen.notes, seen.refreshedAt);
+    return unchanged(root, seen.notes, seen.refreshedAt, warm);
   }
   const found = seen?.kind === 'delta' ? await resolvePending(root, seen.pending, seen.manifest.files) : undefined;
   if (seen?.kind === 'delta' && found && deltaIsEmpty(found)) {
@@ -542,7 +556,9 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: found.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
   }
   return withIndexLock(root, async () => {
-    const manifest = opts.rebuild ? undefined : readManifest(root);
+    // The manifest read before locking is the one on disk unless another process refreshed meanwhile.
+    const onDisk = opts.rebuild ? undefined : manifestId(root);
+    const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : loadManifest(root, warm);
     let table: Table | undefined;
     try {
       table = manifest ? await openTable(root, TABLE) : undefined;
@@ -552,7 +568,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
     const now = seen?.kind === 'delta' && seen.manifest.id === manifest.id ? seen : plan();
-    if (now.kind === 'unchanged') return unchanged(root, now.notes, now.refreshedAt);
+    if (now.kind === 'unchanged') return unchanged(root, now.notes, now.refreshedAt, warm);
     if (now.kind !== 'delta') return rebuilt(root);
     const delta = now === seen && found ? found : await resolvePending(root, now.pending, manifest.files);
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
@@ -561,8 +577,11 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
       id = await applyDelta(root, table, manifest, delta);
     } catch {
       // A table that cannot take the change is rebuilt rather than left half-updated.
+      if (warm) warm.manifest = undefined;
       return rebuilt(root);
     }
+    // The manifest just written, as a warm process reads it next.
+    if (warm) warm.manifest = id === undefined ? undefined : Object.assign(manifest, { id });
     writeMarks(root, marksFor(now.seen, manifest, id, now.digest.ifApplied));
     // The table just written is the one this refresh describes: a warm process queries it next.
     warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
@@ -572,12 +591,12 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
 }
 
 /** Nothing changed: the note states are read from the manifest only if someone asks for them. */
-function unchanged(root: string, notes: number, refreshedAt: string): IndexSync {
+function unchanged(root: string, notes: number, refreshedAt: string, warm: WarmIndex | undefined): IndexSync {
   let files: ReadonlyMap<string, FileState> | undefined;
   return {
     report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,
     get files() {
-      return (files ??= readManifest(root)?.files ?? new Map());
+      return (files ??= loadManifest(root, warm)?.files ?? new Map());
     },
   };
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { KnownManifest } from './fts.js';
 import type { Table } from './lance.js';
 
 /**
@@ -9,6 +10,8 @@ import type { Table } from './lance.js';
 export interface WarmIndex {
   /** Open tables, reused while the index has not been refreshed since they were opened. */
   readonly tables: TableCache;
+  /** The manifest last read or written, reused while its file is unchanged (src/search/fts.ts). */
+  manifest?: KnownManifest;
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
   readonly watch?: RootWatch;
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
