@@ -618,7 +618,17 @@ export interface IndexFreshness {
  * How fresh the index is, and the content hash of every note file on disk now (known only when
  * the index exists), found with the index's change scan and without changing anything.
  */
-export async function scanIndex(root: string): Promise<{ freshness: IndexFreshness; hashes?: Map<string, string> }> {
+export async function scanIndex(root: string): Promise<{ freshness: IndexFreshness; hashes?: () => Map<string, string> }> {
+  // Every note as the index last recorded it (see `planRefresh`): fresh, and the manifest is read
+  // only if the hashes are asked for.
+  const marks = readMarks(root);
+  if (marks && marks.manifestId === manifestId(root)) {
+    const scan = statNotes(root);
+    if (statesDigest(scan) === marks.digest) {
+      const hashes = () => new Map([...(readManifest(root)?.files ?? [])].map(([name, f]) => [name, f.hash]));
+      return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
+    }
+  }
   const manifest = readManifest(root);
   if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: listNoteFiles(root).length, refreshedAt: null } };
   const d = computeDelta(root, manifest, await noteParser());
@@ -626,7 +636,7 @@ export async function scanIndex(root: string): Promise<{ freshness: IndexFreshne
   const hashes = new Map([...manifest.files].map(([name, f]) => [name, f.hash]));
   for (const name of d.removed) hashes.delete(name);
   for (const [name, u] of d.upsert) hashes.set(name, u.hash);
-  return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes };
+  return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes: () => hashes };
 }
 
 /**

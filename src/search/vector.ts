@@ -371,11 +371,15 @@ export interface VectorStatus {
   refreshedAt: string;
 }
 
-/** The pinned model and dimension and how far the vectors are behind the files (`hashes`: name → content hash on disk). */
-export function vectorStatus(root: string, hashes?: ReadonlyMap<string, string>): VectorStatus | null {
+/**
+ * The pinned model and dimension and how far the vectors are behind the files (`hashesOf`: name →
+ * content hash on disk, asked for only when there are vectors).
+ */
+export function vectorStatus(root: string, hashesOf?: () => ReadonlyMap<string, string>): VectorStatus | null {
   const s = readVectorState(root);
   if (!s) return null;
   let pending: number | null = null;
+  const hashes = hashesOf?.();
   if (hashes) {
     pending = [...hashes].filter(([name, hash]) => s.files.get(name) !== hash).length + [...s.files.keys()].filter((name) => !hashes.has(name)).length;
   }
