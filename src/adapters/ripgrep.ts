@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../context.js';
+import { ZkError } from '../errors.js';
 import type { NoteGrep } from '../corpus/ports.js';
 
 /** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep. */
@@ -95,7 +96,7 @@ export async function runRipgrep<T>(args: string[], cwd: string, meanwhile: () =
       let stderr = '';
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (c: string) => (stderr = (stderr + c).slice(0, 4096)));
-      child.on('error', reject);
+      child.on('error', (err) => reject(new ZkError('io', `cannot run ripgrep (${rgPath()}): ${err.message}`)));
       child.on('close', (code) => resolve({ code, stderr }));
     });
     let also: T;

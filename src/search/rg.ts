@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { NOTE_FILES, rgPath, runRipgrep } from '../adapters/ripgrep.js';
+import { NOTE_FILES, runRipgrep } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
 import { hasControlChar, listNoteFiles } from '../corpus/note-files.js';
 import { coverage } from './score.js';
@@ -81,13 +81,7 @@ export async function countTerms<T>(root: string, terms: QueryTerm[], stems: str
     if (term === undefined) termIndex.set(match, (term = termOf(match)));
     if (term >= 0) per[term]++;
   };
-  let run: Awaited<ReturnType<typeof runRipgrep<T>>>;
-  try {
-    run = await runRipgrep(args, root, meanwhile);
-  } catch (err) {
-    if (err instanceof ZkError) throw err;
-    throw new ZkError('io', `cannot run ripgrep (${rgPath()}): ${(err as Error).message}`);
-  }
+  const run = await runRipgrep(args, root, meanwhile);
   // One block per file: `name NUL`, then each match and LF, then an empty line (none after the
   // last block). A name may itself hold a newline, so the NUL ends it; a match never holds one.
   const text = run.stdout.endsWith('\n\n') ? run.stdout : `${run.stdout}\n`;
