@@ -4,7 +4,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashedBagOfWords, startEmbedServer, type EmbedServer } from '../bench/embed-server.js';
 import { openTable } from '../src/search/lance.js';
 import { readVectorState, relevanceFloor } from '../src/search/vector.js';
-import { tempCorpus, write, zk } from './helpers/corpus.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BIN, tempCorpus, write, zk } from './helpers/corpus.js';
 
 /**
  * The test's embedding model: a text that speaks of the partner's birthday (in any words the
@@ -164,6 +166,34 @@ describe('the pinned embedding model', () => {
     const now = await search(root, ['--backend', 'vector', '--embed-model', 'other-model']);
     expect(now.json.hits[0].path).toBe('sam.md');
     expect((await search(root, ['--backend', 'vector'])).code).toBe(1);
+  });
+});
+
+describe('a warm MCP server with vectors', () => {
+  it('answers vector searches from the vector state it keeps, and sees another process re-embed with another model', async () => {
+    const root = corpus();
+    const transport = new StdioClientTransport({
+      command: 'node',
+      args: [BIN, 'mcp', '--root', root],
+      env: { ...(process.env as Record<string, string>), ...embedEnv(), ZK_MEMORY_BACKEND: 'vector', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'zk-memory-vector-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const ask = async () => ((await client.callTool({ name: 'search', arguments: { query: QUERY } })) as any).structuredContent;
+      for (let i = 0; i < 3; i++) expect((await ask()).hits[0].path).toBe('sam.md');
+      note(root, 'anniversary.md', 'Anniversary', 'My partner and I met ten years ago.');
+      expect((await ask()).hits.map((h: any) => h.path)).toContain('anniversary.md');
+      // Another process starts the vectors over with another model: the server's kept state is stale.
+      const rebuilt = await zk(['--root', root, '--json', 'index', '--rebuild', '--embed-model', 'other-model'], { env: embedEnv() });
+      expect(rebuilt.json).toMatchObject({ ok: true, vectors: { model: 'other-model', dimension: 32 } });
+      const after = await ask();
+      expect(after.ok).toBe(false);
+      expect(after.error.message).toMatch(/^the vector index holds embeddings of model "other-model", not "test-model"/);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings } from '../context.js';
+import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import type { Embedder } from '../llm/embed.js';
@@ -55,6 +55,12 @@ function statePath(root: string): string {
   return path.join(indexDir(root), 'vectors.json');
 }
 
+/** The state file's identity (it is replaced, never rewritten in place). */
+function stateId(root: string): string | undefined {
+  const st = fs.statSync(statePath(root), { throwIfNoEntry: false });
+  return st && `${st.ino}:${st.mtimeMs}:${st.size}`;
+}
+
 export function readVectorState(root: string): VectorState | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(statePath(root), 'utf8')) as VectorStateFile;
@@ -65,12 +71,31 @@ export function readVectorState(root: string): VectorState | undefined {
   }
 }
 
+/**
+ * The vector state for reading: a warm process keeps the one it last read or wrote, and reads the
+ * file again only when another process has replaced it. Writers read it afresh under the lock.
+ */
+function loadVectorState(root: string): VectorState | undefined {
+  const warm = current().warm;
+  if (!warm) return readVectorState(root);
+  const id = stateId(root);
+  if (warm.vectors && id !== undefined && warm.vectors.id === id) return warm.vectors.state;
+  const state = readVectorState(root);
+  warm.vectors = state && id !== undefined ? { id, state } : undefined;
+  return state;
+}
+
 function writeVectorState(root: string, s: VectorState): void {
   const out: VectorStateFile = {
     version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
     baseline: s.baseline, ann: s.ann,
   };
   writeIndexJson(statePath(root), out);
+  const warm = current().warm;
+  if (warm) {
+    const id = stateId(root);
+    warm.vectors = id === undefined ? undefined : { id, state: s };
+  }
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';
@@ -251,8 +276,11 @@ async function syncSteps(
   root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions, state: VectorState | undefined,
 ): Promise<{ report: VectorReport; state?: VectorState }> {
   if (state) assertPinned(state, embedder.model);
-  const todo = [...files].filter(([name, f]) => state?.files.get(name) !== f.hash).map(([name]) => name);
-  const gone = state ? [...state.files.keys()].filter((name) => !files.has(name)) : [];
+  // Plain loops: at 50k notes a search in a warm process makes this comparison every time.
+  const todo: string[] = [];
+  for (const [name, f] of files) if (state?.files.get(name) !== f.hash) todo.push(name);
+  const gone: string[] = [];
+  if (state) for (const name of state.files.keys()) if (!files.has(name)) gone.push(name);
   let remove = gone;
   let fresh = Boolean(opts.rebuild);
   let embedded = 0;
@@ -335,7 +363,7 @@ export async function vectorRanking(
   files: ReadonlyMap<string, FileState>,
   opts: { limit: number; history?: boolean; retries?: number; progress?: Progress },
 ): Promise<Ranked[]> {
-  const pinned = readVectorState(root);
+  const pinned = loadVectorState(root);
   if (pinned) assertPinned(pinned, embedder.model);
   const [queryVector] = await embedder.embed([query], { retries: opts.retries });
   const { state } = await sync(root, embedder, files, { progress: opts.progress }, pinned);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { KnownManifest } from './fts.js';
+import type { VectorState } from './vector.js';
 import type { Table } from './lance.js';
 
 /**
@@ -12,6 +13,8 @@ export interface WarmIndex {
   readonly tables: TableCache;
   /** The manifest last read or written, reused while its file is unchanged (src/search/fts.ts). */
   manifest?: KnownManifest;
+  /** The vector state last read or written, with its file's identity (src/search/vector.ts). */
+  vectors?: { id: string; state: VectorState };
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
   readonly watch?: RootWatch;
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
