@@ -1,6 +1,6 @@
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo } from './notes.js';
-import { loadDerived, type DerivedKind } from './stat-cache.js';
+import { isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from './stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/stat-cache.ts): only notes that changed are read.
@@ -20,8 +20,6 @@ export function noteMeta(n: Note): NoteMeta {
   };
 }
 
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
 
 type Kept = [uuid: string, title: string, date: string, kind: string | null, author: string | null, superseded_by: string | null, supersedes: string[]];
 
@@ -35,7 +33,7 @@ const META: DerivedKind<NoteMeta> = {
     if (!Array.isArray(k) || k.length !== 7) return undefined;
     const [uuid, title, date, kind, author, superseded_by, supersedes] = k as Kept;
     if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
-      || !Array.isArray(supersedes) || !supersedes.every(isStr)) return undefined;
+      || !isStrs(supersedes)) return undefined;
     return { uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes, size: seen.size, mtimeMs: seen.mtimeMs };
   },
 };

@@ -48,7 +48,11 @@ interface CacheFile {
  */
 const RACY_MS = 2000;
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+// What a value read back from a cache may be: a `decode` checks every field with these.
+export const isStr = (v: unknown): v is string => typeof v === 'string';
+export const isStrs = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
+export const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
+export const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 const validRow = (r: unknown): r is Row => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
   && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);

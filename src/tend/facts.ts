@@ -1,7 +1,7 @@
 import { noteHeadings, type NoteHeadings } from '../corpus/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from '../corpus/links.js';
 import type { Note } from '../corpus/notes.js';
-import { loadDerived, type DerivedKind } from '../corpus/stat-cache.js';
+import { isNum, isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from '../corpus/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
@@ -46,10 +46,6 @@ export function noteFacts(note: Note): NoteFacts {
   };
 }
 
-const isStr = (v: unknown): v is string => typeof v === 'string';
-const isStrs = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
-const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const FORMS: readonly string[] = ['inline', 'reference', 'wiki', 'autolink'] satisfies LinkForm[];
 
 type KeptLink = [form: string, image: 0 | 1, label: string, target: string, fragment: string | null, uuid: string | null,
