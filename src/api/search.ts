@@ -36,13 +36,13 @@ export async function search(root: string, query: string, o: SearchRequest = {})
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits };
 }
 
-/** How fresh the full-text index and the vectors are. */
-export async function indexStatus(root: string) {
+/** How fresh the full-text index and the vectors are (`listed`: the notes' stats, when just taken). */
+export async function indexStatus(root: string, listed?: readonly { name: string; mtimeMs: number; size: number }[]) {
   const { scanIndex } = await import('../search/fts.js');
   const { vectorStatus } = await import('../search/vector.js');
   const { indexLocation } = await import('../search/location.js');
   const location = indexLocation(root);
-  const { freshness, hashes } = await scanIndex(root);
+  const { freshness, hashes } = await scanIndex(root, listed);
   return { ...freshness, location, vectors: vectorStatus(root, hashes) };
 }
 
@@ -85,8 +85,12 @@ export interface StatusResult extends CorpusStatus {
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
   const { corpusStatus } = await import('../corpus/status.js');
+  const { loadNoteMetas } = await import('../corpus/note-meta.js');
   const { gitState } = await import('../adapters/git.js');
-  return { root, ...corpusStatus(root), index: await indexStatus(root), git: await gitState(root) };
+  // The notes are listed and stated once, for the corpus figures and the index's freshness alike.
+  const notes = loadNoteMetas(root);
+  const listed = notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, size: n.size }));
+  return { root, ...corpusStatus(root, notes), index: await indexStatus(root, listed), git: await gitState(root) };
 }
 
 /** An index action named on the command line: none (refresh), or `status`. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { readLease, type Lease } from './lease.js';
 import { readLockHolder, type Holder } from './lock.js';
-import { loadNoteMetas } from './note-meta.js';
+import { loadNoteMetas, type NoteMeta } from './note-meta.js';
 import { sidecar } from './paths.js';
 import { lastGardenerPass, type GardenerPass } from './tending.js';
 
@@ -25,9 +25,8 @@ function countFiles(dir: string, suffix: string): number {
   }
 }
 
-/** Figures about a corpus, read without changing anything. */
-export function corpusStatus(root: string): CorpusStatus {
-  const notes = loadNoteMetas(root);
+/** Figures about a corpus, read without changing anything (`notes`: its notes, when already listed). */
+export function corpusStatus(root: string, notes: NoteMeta[] = loadNoteMetas(root)): CorpusStatus {
   const byKind: Record<string, number> = { concept: 0, entity_update: 0, decision: 0, none: 0 };
   for (const n of notes) byKind[n.kind ?? 'none']++;
   const p = sidecar(root);

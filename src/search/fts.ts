@@ -126,7 +126,7 @@ function toRow(note: Note): Row {
 }
 
 /** A note file as one stat shows it. */
-interface Stat {
+export interface Stat {
   name: string;
   mtimeMs: number;
   size: number;
@@ -618,12 +618,14 @@ export interface IndexFreshness {
  * How fresh the index is, and the content hash of every note file on disk now (known only when
  * the index exists), found with the index's change scan and without changing anything.
  */
-export async function scanIndex(root: string): Promise<{ freshness: IndexFreshness; hashes?: () => Map<string, string> }> {
+export async function scanIndex(root: string, listed?: readonly Stat[]): Promise<{ freshness: IndexFreshness; hashes?: () => Map<string, string> }> {
   // Every note as the index last recorded it (see `planRefresh`): fresh, and the manifest is read
-  // only if the hashes are asked for.
+  // only if the hashes are asked for. `listed`: the notes' stats in name order, when the caller
+  // has just taken them (a note it could not read is missing there: the digests then differ, and
+  // the manifest is compared note by note).
   const marks = readMarks(root);
   if (marks && marks.manifestId === manifestId(root)) {
-    const scan = statNotes(root);
+    const scan = listed ?? statNotes(root);
     if (statesDigest(scan) === marks.digest) {
       const hashes = () => new Map([...(readManifest(root)?.files ?? [])].map(([name, f]) => [name, f.hash]));
       return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
