@@ -84,6 +84,8 @@ describe('search freshness without a full check', () => {
     fs.writeFileSync(path.join(root, '20260103-binary.md'), Buffer.from([0x68, 0x69, 0x00, 0x01]));
     expect(await titles(root, 'hill', {})).toEqual(['Hill']);
     expect(await titles(root, 'hill', {})).toEqual(['Hill']);
+    const fresh = async () => (await zk(['--root', root, '--json', 'status'])).json.index;
+    expect(await fresh()).toMatchObject({ exists: true, fresh: true, pending: 0 });
     // A manifest blanked in place (same file, size and mtime to the nanosecond, which `cp -p` and
     // `touch -r` keep) is not read on an unchanged corpus: the marks' digest vouches for every
     // note. Were it read, the index would be rebuilt and the manifest written anew.
@@ -105,6 +107,7 @@ describe('search freshness without a full check', () => {
     keep(hill, backup);
     const oldMarks = fs.readFileSync(marks);
     fs.writeFileSync(hill, fs.readFileSync(hill, 'utf8').replace('A climb', 'Ibexes'));
+    expect(await fresh()).toMatchObject({ fresh: false, pending: 1 });
     expect(await titles(root, 'ibexes', {})).toEqual(['Hill']);
     fs.writeFileSync(marks, oldMarks);
     keep(backup, hill);
