@@ -1,7 +1,6 @@
 import os from 'node:os';
 import { asZkError, ZkError } from '../errors.js';
 import { archiveReplaced } from '../corpus/archive.js';
-import { sha256 } from '../corpus/files.js';
 import { mergeFragment } from '../corpus/format.js';
 import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';

@@ -181,8 +181,6 @@ interface Pending {
   files: number;
 }
 
-const pendingIsEmpty = (p: Pending) => p.read.length === 0 && p.removed.length === 0;
-
 /** Whether a note file must be read: unknown to the manifest, or its size or mtime moved. */
 const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.mtimeMs !== st.mtimeMs || prev.size !== st.size;
 
@@ -283,8 +281,7 @@ const MARKS_VERSION = 2;
 
 /** What one look at the corpus found, before it is tied to a manifest. */
 type Seen = Omit<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
-/** Which manifest a look at the corpus is recorded against. */
-type Describes = Pick<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
+
 /**
  * A folder changed this close (ms) before it was looked at may change again within the same
  * timestamp tick (coarse on some file systems) without its metadata showing it: not trusted.
