@@ -5,7 +5,10 @@ import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
-import { COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
+import {
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, fileIdentity, identityOf, indexDir, lance, openTable, removeTableFiles,
+  withIndexLock, writeIndexJson, type Table,
+} from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
 import { coverage, round } from './score.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
@@ -72,17 +75,9 @@ function manifestPath(root: string): string {
   return path.join(indexDir(root), 'manifest.json');
 }
 
-/**
- * The manifest file's identity (it is replaced, never rewritten in place): marks that name another
- * identity describe an older manifest and are not trusted.
- */
-function identity(st: fs.Stats): string {
-  return `${st.ino}:${st.mtimeMs}:${st.size}`;
-}
-
+/** The manifest file's identity: marks that name another describe an older manifest and are not trusted. */
 function manifestId(root: string): string | undefined {
-  const st = fs.statSync(manifestPath(root), { throwIfNoEntry: false });
-  return st && identity(st);
+  return fileIdentity(manifestPath(root));
 }
 
 /** A manifest with the identity of the file it was read from or written as. */
@@ -93,7 +88,7 @@ function readManifest(root: string): KnownManifest | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(manifestPath(root), 'r');
-    const id = identity(fs.fstatSync(fd));
+    const id = identityOf(fs.fstatSync(fd));
     const m = JSON.parse(fs.readFileSync(fd, 'utf8')) as ManifestFile;
     if (m.version !== MANIFEST_VERSION || !Array.isArray(m.files)) return undefined;
     const files = new Map<string, FileState>();
@@ -111,10 +106,7 @@ function readManifest(root: string): KnownManifest | undefined {
  * when it is no longer that one (another process refreshed the index).
  */
 function loadManifest(root: string, warm: WarmIndex | undefined): KnownManifest | undefined {
-  if (!warm) return readManifest(root);
-  const kept = warm.manifest;
-  if (kept && kept.id === manifestId(root)) return kept;
-  return (warm.manifest = readManifest(root));
+  return warm ? warm.manifest.load(manifestId(root), () => readManifest(root)) : readManifest(root);
 }
 
 function toRow(note: Note): Row {
@@ -166,11 +158,6 @@ function statesDigest(states: Iterable<Stat>): string {
   return hash.update(chunk).digest('hex').slice(0, 32);
 }
 
-function manifestDigest(m: Manifest): string {
-  const names = [...m.files.keys()].sort();
-  return statesDigest(names.map((name) => ({ name, ...m.files.get(name)! })));
-}
-
 /**
  * What a stat-level comparison with the manifest found: the notes to read (new, or their size or
  * mtime moved) and the notes gone. Reading them needs the note parser, loaded only then.
@@ -185,7 +172,7 @@ interface Pending {
 const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.mtimeMs !== st.mtimeMs || prev.size !== st.size;
 
 /** Compare every note file's stat with the manifest. */
-function comparedAll(scan: Stat[], known: ReadonlyMap<string, FileState>): Pending {
+function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>): Pending {
   const seen = new Set(scan.map((s) => s.name));
   return {
     read: scan.filter((st) => moved(st, known.get(st.name))),
@@ -228,10 +215,9 @@ async function resolvePending(root: string, pending: Pending, known: ReadonlyMap
   return readPending(root, pending, known, await noteParser());
 }
 
-/** Compare every note file with the manifest: only new or changed files are read. */
-export function computeDelta(root: string, manifest: Manifest | undefined, parser: NoteParser): IndexDelta {
-  const known = manifest?.files ?? new Map<string, FileState>();
-  return readPending(root, comparedAll(statNotes(root), known), known, parser);
+/** Compare every note file of `scan` with what the index knows (`known`): only new or changed files are read. */
+function computeDelta(root: string, scan: readonly Stat[], known: ReadonlyMap<string, FileState>, parser: NoteParser): IndexDelta {
+  return readPending(root, comparedAll(scan, known), known, parser);
 }
 
 /**
@@ -292,10 +278,11 @@ function marksPath(root: string): string {
   return path.join(indexDir(root), 'marks.json');
 }
 
+/** The marks, when they describe the manifest on disk (marks written for another describe nothing now). */
 function readMarks(root: string): Marks | undefined {
   try {
     const m = JSON.parse(fs.readFileSync(marksPath(root), 'utf8')) as Marks;
-    return m.version === MARKS_VERSION ? m : undefined;
+    return m.version === MARKS_VERSION && m.manifestId === manifestId(root) ? m : undefined;
   } catch {
     return undefined;
   }
@@ -333,7 +320,7 @@ type Plan =
    * `digest`: what the marks may record once the index holds `pending` — the digest of the full
    * scan that found it, the old digest after a partial check that found nothing, else none.
    */
-  | { kind: 'delta'; manifest: Manifest & { id: string }; pending: Pending; seen: Seen; digest: { ifEmpty: string; ifApplied: string } }
+  | { kind: 'delta'; manifest: KnownManifest; pending: Pending; seen: Seen; digest: { ifEmpty: string; ifApplied: string } }
   | { kind: 'rebuild' };
 
 /**
@@ -360,9 +347,7 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
   const s = settings();
   const location = indexLocation(root);
   const startedAt = Date.now();
-  const read = readMarks(root);
-  // Marks written for another manifest than the one on disk describe nothing now.
-  const old = read && read.manifestId === manifestId(root) ? read : undefined;
+  const old = readMarks(root);
   // Taken before anything is looked at: whatever changes afterwards shows next time.
   let journal = markJournal(location.dir);
   const rootNow = rootState(root);
@@ -439,7 +424,8 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   const startedAt = Date.now();
   const journal = markJournal(indexDir(root));
   const rootNow = rootState(root);
-  const delta = computeDelta(root, undefined, parser);
+  const scan = statNotes(root);
+  const delta = computeDelta(root, scan, new Map(), parser);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   const db = await connectIndex(root);
   // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
@@ -454,7 +440,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
     refreshes: 0, builtAt: now, refreshedAt: now,
   };
   const id = writeManifest(root, manifest);
-  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, manifestDigest(manifest)));
+  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, statesDigest(scan)));
   return { delta, manifest };
 }
 
@@ -574,11 +560,11 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
       id = await applyDelta(root, table, manifest, delta);
     } catch {
       // A table that cannot take the change is rebuilt rather than left half-updated.
-      if (warm) warm.manifest = undefined;
+      warm?.manifest.keep(undefined, undefined);
       return rebuilt(root);
     }
     // The manifest just written, as a warm process reads it next.
-    if (warm) warm.manifest = id === undefined ? undefined : Object.assign(manifest, { id });
+    warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
     writeMarks(root, marksFor(now.seen, manifest, id, now.digest.ifApplied));
     // The table just written is the one this refresh describes: a warm process queries it next.
     warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
@@ -620,17 +606,15 @@ export async function scanIndex(root: string, listed?: readonly Stat[]): Promise
   // only if the hashes are asked for. `listed`: the notes' stats in name order, when the caller
   // has just taken them (a note it could not read is missing there: the digests then differ, and
   // the manifest is compared note by note).
+  const scan = listed ?? statNotes(root);
   const marks = readMarks(root);
-  if (marks && marks.manifestId === manifestId(root)) {
-    const scan = listed ?? statNotes(root);
-    if (statesDigest(scan) === marks.digest) {
-      const hashes = () => new Map([...(readManifest(root)?.files ?? [])].map(([name, f]) => [name, f.hash]));
-      return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
-    }
+  if (marks && statesDigest(scan) === marks.digest) {
+    const hashes = () => new Map([...(readManifest(root)?.files ?? [])].map(([name, f]) => [name, f.hash]));
+    return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
   }
   const manifest = readManifest(root);
-  if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: listNoteFiles(root).length, refreshedAt: null } };
-  const d = computeDelta(root, manifest, await noteParser());
+  if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: scan.length, refreshedAt: null } };
+  const d = computeDelta(root, scan, manifest.files, await noteParser());
   const pending = d.upsert.size + d.removed.length;
   const hashes = new Map([...manifest.files].map(([name, f]) => [name, f.hash]));
   for (const name of d.removed) hashes.delete(name);

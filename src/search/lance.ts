@@ -137,6 +137,20 @@ export async function compact(table: Table): Promise<void> {
  * Replace a JSON file of the index atomically. The temporary file is made beside it, in the index
  * folder, which may be on another file system than the corpus (a per-host cache).
  */
+/**
+ * Which version of a file `writeIndexJson` wrote: it replaces the file, never rewrites it in place,
+ * so its inode, mtime and size tell one version from another.
+ */
+export function identityOf(st: fs.Stats): string {
+  return `${st.ino}:${st.mtimeMs}:${st.size}`;
+}
+
+/** The identity of the file as it is now (see `identityOf`); undefined when there is none. */
+export function fileIdentity(file: string): string | undefined {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st && identityOf(st);
+}
+
 export function writeIndexJson(file: string, value: unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${crypto.randomUUID()}.tmp`);

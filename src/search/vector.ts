@@ -5,7 +5,10 @@ import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import type { Embedder } from '../llm/embed.js';
 import { contentHash, type FileState } from './fts.js';
-import { COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, lance, deletePaths, indexDir, openTable, removeTableFiles, withIndexLock, writeIndexJson, type Table } from './lance.js';
+import {
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, lance, deletePaths, fileIdentity, indexDir, openTable, removeTableFiles,
+  withIndexLock, writeIndexJson, type Table,
+} from './lance.js';
 import type { Ranked } from './hits.js';
 
 const TABLE = 'vectors';
@@ -55,12 +58,6 @@ function statePath(root: string): string {
   return path.join(indexDir(root), 'vectors.json');
 }
 
-/** The state file's identity (it is replaced, never rewritten in place). */
-function stateId(root: string): string | undefined {
-  const st = fs.statSync(statePath(root), { throwIfNoEntry: false });
-  return st && `${st.ino}:${st.mtimeMs}:${st.size}`;
-}
-
 export function readVectorState(root: string): VectorState | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(statePath(root), 'utf8')) as VectorStateFile;
@@ -77,12 +74,7 @@ export function readVectorState(root: string): VectorState | undefined {
  */
 function loadVectorState(root: string): VectorState | undefined {
   const warm = current().warm;
-  if (!warm) return readVectorState(root);
-  const id = stateId(root);
-  if (warm.vectors && id !== undefined && warm.vectors.id === id) return warm.vectors.state;
-  const state = readVectorState(root);
-  warm.vectors = state && id !== undefined ? { id, state } : undefined;
-  return state;
+  return warm ? warm.vectors.load(fileIdentity(statePath(root)), () => readVectorState(root)) : readVectorState(root);
 }
 
 function writeVectorState(root: string, s: VectorState): void {
@@ -91,11 +83,7 @@ function writeVectorState(root: string, s: VectorState): void {
     baseline: s.baseline, ann: s.ann,
   };
   writeIndexJson(statePath(root), out);
-  const warm = current().warm;
-  if (warm) {
-    const id = stateId(root);
-    warm.vectors = id === undefined ? undefined : { id, state: s };
-  }
+  current().warm?.vectors.keep(fileIdentity(statePath(root)), s);
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';

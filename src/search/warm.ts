@@ -12,9 +12,9 @@ export interface WarmIndex {
   /** Open tables, reused while the index has not been refreshed since they were opened. */
   readonly tables: TableCache;
   /** The manifest last read or written, reused while its file is unchanged (src/search/fts.ts). */
-  manifest?: KnownManifest;
-  /** The vector state last read or written, with its file's identity (src/search/vector.ts). */
-  vectors?: { id: string; state: VectorState };
+  readonly manifest: KeptFile<KnownManifest>;
+  /** The vector state, the same way (src/search/vector.ts). */
+  readonly vectors: KeptFile<VectorState>;
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
   readonly watch?: RootWatch;
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
@@ -39,6 +39,28 @@ export const NETWORK_RESCAN_MS = 2000;
  * full check this often bounds how long such a loss can last.
  */
 export const WATCHED_RESCAN_MS = 60_000;
+
+/**
+ * A file's parsed content, kept while the file is the version it was read from or written as (its
+ * identity, see `fileIdentity` in src/search/lance.ts): another process's write replaces the file,
+ * so the next load reads it again.
+ */
+export class KeptFile<T> {
+  private kept?: { id: string; value: T };
+
+  /** The value kept for the file's identity `id`, else what `read` gives, kept for `id`. */
+  load(id: string | undefined, read: () => T | undefined): T | undefined {
+    if (id !== undefined && this.kept?.id === id) return this.kept.value;
+    const value = read();
+    this.keep(id, value);
+    return value;
+  }
+
+  /** Keep `value` as the file's content at `id` (nothing when either is unknown). */
+  keep(id: string | undefined, value: T | undefined): void {
+    this.kept = id !== undefined && value !== undefined ? { id, value } : undefined;
+  }
+}
 
 /**
  * LanceDB tables by index folder and table name, each kept with the manifest's `refreshedAt` it
@@ -147,9 +169,11 @@ export function warmIndex(root: string, local: boolean): WarmIndex & { close(): 
     }
   }
   const tables = new TableCache();
+  const manifest = new KeptFile<KnownManifest>();
+  const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
   return {
-    tables, watch,
+    tables, watch, manifest, vectors,
     serial<T>(fn: () => Promise<T>): Promise<T> {
       const run = queue.then(fn, fn);
       queue = run.catch(() => undefined);
