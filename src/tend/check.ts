@@ -50,7 +50,7 @@ export function retarget(link: Link, written: string, to: Named, keepFragment: b
 
 /** Classify every tended link of a note. */
 export function checkNote(note: NoteFacts, map: CorpusMap): LinkFinding[] {
-  const found: LinkFinding[] = map.links(note).map((link) => ({ link, finding: classify(note, link, map) }));
+  const found: LinkFinding[] = note.links.map((link) => ({ link, finding: classify(note, link, map) }));
   // reference links share their definition's target: it is rewritten once, for the first of them
   const rewritten = new Set<number>();
   for (const f of found) {

@@ -37,11 +37,6 @@ export class CorpusMap {
     this.notes = notes;
   }
 
-  /** The links `tend` looks after in a note. */
-  links(note: NoteFacts): TendedLink[] {
-    return note.links;
-  }
-
   /** What a wikilink target names among the live notes. */
   resolveWiki(target: string): WikiResolution<NoteFacts> {
     return this.wikiNames().resolve(target);
