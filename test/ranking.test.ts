@@ -23,6 +23,9 @@ function corpus(notes: Record<string, [title: string, body: string]>): string {
 }
 
 const FILLER = 'We met on Tuesday to go over the hiring plan, the office move and the quarterly numbers.';
+
+/** Six unrelated notes, so that a query word is rare enough to rank by. */
+const fillers = (body = FILLER) => Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, body] as [string, string]]));
 const paths = async (root: string, query: string, backend: string, extra: object = {}) =>
   (await searchCorpus(root, query, { backend, limit: 5, ...extra })).hits.map((h) => h.path);
 
@@ -39,7 +42,7 @@ describe.each(['rg', 'fts'])('lexical ranking with %s', (backend) => {
     const root = corpus({
       'painted.md': ['Studio', 'She painted the harbour at dawn.'],
       'party.md': ['Party', 'A party at the apartment, with a start at eight.'],
-      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, FILLER]])),
+      ...fillers(),
     });
     expect(await paths(root, 'paintings', backend)).toEqual(['painted.md']);
     expect(await paths(root, 'art', backend)).toEqual([]);
@@ -49,7 +52,7 @@ describe.each(['rg', 'fts'])('lexical ranking with %s', (backend) => {
     const root = corpus({
       'jazz.md': ['Sam and music', 'Sam listens to jazz records on Sundays.'],
       'kind.md': ['Thanks', 'That was kind of you, Sam. I like that kind of thing, and I said so: many kinds of thanks.'],
-      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, FILLER]])),
+      ...fillers(),
     });
     expect((await paths(root, 'What kind of music does Sam like, did he say?', backend))[0]).toBe('jazz.md');
   });
@@ -58,7 +61,7 @@ describe.each(['rg', 'fts'])('lexical ranking with %s', (backend) => {
     const root = corpus({
       'repeat.md': ['Kayaks', 'kayak kayak kayak: the kayak club, a new kayak, kayak racks.'],
       'both.md': ['Ice trip', 'A kayak trip to the glacier.'],
-      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, `${FILLER} We took the kayak out once.`]])),
+      ...fillers(`${FILLER} We took the kayak out once.`),
     });
     expect((await paths(root, 'kayak glacier', backend))[0]).toBe('both.md');
   });
@@ -67,7 +70,7 @@ describe.each(['rg', 'fts'])('lexical ranking with %s', (backend) => {
     const root = corpus({
       'tomatoes.md': ['Tomatoes', 'The tomatoes in the garden need water every morning this week.'],
       'kayak.md': ['Kayak club', 'The kayak club meets every Thursday at the lake.'],
-      ...Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`filler-${i}.md`, [`Filler ${i}`, FILLER]])),
+      ...fillers(),
     });
     const none = await findCandidates(root, toCandidate({ content: 'The TLS certificate of the gateway expires next week.' }), { backend });
     expect(none).toEqual([]);
