@@ -113,6 +113,24 @@ describe('tend-writes', () => {
     expect(lastGardenerPass(root)?.summary).toEqual({ skipped: 4 });
   });
 
+  it('the last pass is read from the record\'s first line, and from a record written on one line', async () => {
+    const root = tempCorpus();
+    note(root, 'garden', 'Garden', 'Tomatoes and basil.');
+    await pass(root, foldingJudge());
+    const file = path.join(root, '.zk', 'tended.json');
+    const text = fs.readFileSync(file, 'utf8');
+    const record = JSON.parse(text);
+    expect(text.split('\n')[0]).toBe(`{"version":1,"last_pass":${JSON.stringify(record.last_pass)},`);
+    expect(lastGardenerPass(root)).toEqual(record.last_pass);
+    // The notes' hashes are not what status reads: a damaged rest of the record still gives the pass.
+    fs.writeFileSync(file, `${text.split('\n')[0]}\n"notes":{"x`);
+    expect(lastGardenerPass(root)).toEqual(record.last_pass);
+    fs.writeFileSync(file, JSON.stringify({ ...record, last_pass: { ...record.last_pass, host: 'one-line' } }));
+    expect(lastGardenerPass(root)?.host).toBe('one-line');
+    fs.writeFileSync(file, JSON.stringify({ ...record, last_pass: { ...record.last_pass, host: 'pretty' } }, null, 2));
+    expect(lastGardenerPass(root)?.host).toBe('pretty');
+  });
+
   it('a decision is linked, never folded', async () => {
     const root = tempCorpus();
     const other = note(root, 'postgres', 'PostgreSQL', 'DUPLICATE PostgreSQL notes for the booking service.');

@@ -36,8 +36,33 @@ function readFile(root: string): TendingFile {
   return { version: 1, last_pass: null, notes: {} };
 }
 
+/**
+ * The record as written: its first line holds the version and the last pass, so that `status`
+ * can read that line alone instead of every note's hashes (megabytes in a large corpus).
+ */
+function serialize(data: TendingFile): string {
+  return `{"version":${data.version},"last_pass":${JSON.stringify(data.last_pass)},\n"notes":${JSON.stringify(data.notes)}}\n`;
+}
+
+/** Enough of the record's start for its first line: a pass is a few hundred bytes. */
+const HEAD_BYTES = 64 * 1024;
+
 /** The last gardener pass recorded in `.zk/tended.json`, if any. */
 export function lastGardenerPass(root: string): GardenerPass | null {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(sidecar(root).tended, 'r');
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const head = buf.toString('utf8', 0, fs.readSync(fd, buf, 0, HEAD_BYTES, 0));
+    const line = head.slice(0, head.indexOf('\n'));
+    const first = line.endsWith(',') ? (JSON.parse(`${line.slice(0, -1)}}`) as Partial<TendingFile>) : {};
+    if ('last_pass' in first) return first.last_pass ?? null;
+  } catch {
+    // missing, or not the first line `serialize` writes: read the whole record below
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+  // A record written on one line (an older one, or by hand).
   return readFile(root).last_pass ?? null;
 }
 
@@ -106,7 +131,7 @@ export class TendingRecord {
     for (const name of Object.keys(this.data.notes)) if (!keep.has(name)) delete this.data.notes[name];
     this.data.last_pass = pass;
     const file = sidecar(this.root).tended;
-    const text = `${JSON.stringify(this.data)}\n`;
+    const text = serialize(this.data);
     if (!createFileExclusive(this.root, file, text)) replaceFile(this.root, file, text);
   }
 }
