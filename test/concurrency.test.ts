@@ -7,6 +7,15 @@ import { mdFiles, REPO, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
 
 const WORKER = path.join(REPO, 'test', 'workers', 'loop.mjs');
 
+/** Resolves once `done()` holds, checked every 20 ms; fails after 20 s. */
+async function waitFor(done: () => boolean): Promise<void> {
+  const until = Date.now() + 20_000;
+  while (!done()) {
+    if (Date.now() > until) throw new Error('timed out waiting for the writer');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('concurrent writers', () => {
   it('8 processes x 100 merges into one note keep all 800 fragments intact', async () => {
     const root = tempCorpus();
@@ -53,9 +62,12 @@ describe('concurrent writers', () => {
     const root = tempCorpus();
     const w = await zk(['--root', root, '--json', 'write', 'target', 'Target', 'Start.']);
     const env = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '20' };
+    const targetFile = path.join(root, w.json.note.path);
     for (let round = 0; round < 6; round++) {
       const child = execa('node', [WORKER, root, 'mixed', w.json.note.slug, '100000', `k${round}`], { env, reject: false });
-      await new Promise((r) => setTimeout(r, 400 + round * 97));
+      // Killed only once it has merged something (however slow its start), at a different point each round.
+      await waitFor(() => fs.readFileSync(targetFile, 'utf8').includes(`frag-k${round}-`));
+      await new Promise((r) => setTimeout(r, 50 + round * 97));
       child.kill('SIGKILL');
       await child;
     }
