@@ -54,7 +54,7 @@ export function lastGardenerPass(root: string): GardenerPass | null {
     fd = fs.openSync(sidecar(root).tended, 'r');
     const buf = Buffer.alloc(HEAD_BYTES);
     const head = buf.toString('utf8', 0, fs.readSync(fd, buf, 0, HEAD_BYTES, 0));
-    const line = head.slice(0, head.indexOf('\n'));
+    const line = head.slice(0, Math.max(0, head.indexOf('\n')));
     const first = line.endsWith(',') ? (JSON.parse(`${line.slice(0, -1)}}`) as Partial<TendingFile>) : {};
     if ('last_pass' in first) return first.last_pass ?? null;
   } catch {
