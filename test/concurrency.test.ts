@@ -4,17 +4,9 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/format.js';
 import { mdFiles, REPO, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
+import { until } from './helpers/wait.js';
 
 const WORKER = path.join(REPO, 'test', 'workers', 'loop.mjs');
-
-/** Resolves once `done()` holds, checked every 20 ms; fails after 20 s. */
-async function waitFor(done: () => boolean): Promise<void> {
-  const until = Date.now() + 20_000;
-  while (!done()) {
-    if (Date.now() > until) throw new Error('timed out waiting for the writer');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('concurrent writers', () => {
   it('8 processes x 100 merges into one note keep all 800 fragments intact', async () => {
@@ -66,7 +58,7 @@ describe('concurrent writers', () => {
     for (let round = 0; round < 6; round++) {
       const child = execa('node', [WORKER, root, 'mixed', w.json.note.slug, '100000', `k${round}`], { env, reject: false });
       // Killed only once it has merged something (however slow its start), at a different point each round.
-      await waitFor(() => fs.readFileSync(targetFile, 'utf8').includes(`frag-k${round}-`));
+      await until(`writer k${round} merging`, () => fs.readFileSync(targetFile, 'utf8').includes(`frag-k${round}-`), 20_000);
       await new Promise((r) => setTimeout(r, 50 + round * 97));
       child.kill('SIGKILL');
       await child;

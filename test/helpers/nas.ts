@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { until } from './wait.js';
 
 const SSHD = '/usr/sbin/sshd';
 
@@ -52,17 +53,6 @@ function freePort(): Promise<number> {
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms: number, dead?: () => string | undefined): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await ok())) {
-    const why = dead?.();
-    if (why) throw new Error(`${what}: ${why}`);
-    if (Date.now() > deadline) throw new Error(`${what}: timed out after ${ms} ms`);
-    await sleep(50);
-  }
-}
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
