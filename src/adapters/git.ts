@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 
 // git, run as the `git` command: the corpus's own history. Nothing here ever fails the write it
 // follows: every refusal comes back as a reason to skip the commit.
@@ -21,6 +20,8 @@ const GIT_ENV = { GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', GIT_PAGE
 async function git(cwd: string, args: string[], input?: string, o: { patterns?: boolean } = {}): Promise<Run> {
   const env = o.patterns ? { ...GIT_ENV, GIT_LITERAL_PATHSPECS: '0' } : GIT_ENV;
   try {
+    // Loaded when git runs, not with every command that might commit (it costs about 100 ms).
+    const { execa } = await import('execa');
     const r = await execa('git', args, { cwd, reject: false, env, input: input ?? '', stripFinalNewline: false });
     // No exit code at all: git could not be started.
     if (r.exitCode === undefined) return { code: -1, stdout: '', stderr: String(r.stderr ?? ''), missing: true };
