@@ -1,6 +1,7 @@
 // The library's operations: every surface (the CLI, the MCP server, a program importing the
 // library) calls these with typed options and gets back the objects `--json` prints.
 export * from './notes.js';
+export * from './read.js';
 export * from './search.js';
 export * from './tend.js';
 export * from './judged.js';

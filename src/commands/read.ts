@@ -7,7 +7,7 @@ export function register(program: Command, cli: Invocation): void {
     .description('print a note and where its links lead (ref: uuid, uuid prefix, stem or file name)')
     .option('--no-links', 'print the note only')
     .action(cli.action(async (ref: string, flags: { links: boolean }) => {
-      const { read } = await import('../api/notes.js');
+      const { read } = await import('../api/read.js');
       const { readText } = await import('../views/notes.js');
       const r = read(cli.root(), ref, { links: flags.links });
       return { json: { ...r }, text: readText(r, { links: flags.links }) };

@@ -7,10 +7,9 @@ import { archiveNote } from './archive.js';
 import { appendFragment } from './append.js';
 import { createNoteFile } from './files.js';
 import { decisionBody, mergeFragment, renderNote, type DecisionParts } from './format.js';
-import { linkGraph, noteLinks, type Backlink, type ResolvedLink } from './link-graph.js';
 import { withCorpusLock, type HeldLock } from './lock.js';
 import { loadNoteMetas, type NoteMeta } from './note-meta.js';
-import { noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
+import { readNoteFile, type Note } from './notes.js';
 import { relToRoot } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
 import { notesWithSlug, resolveRef, successors } from './refs.js';
@@ -132,25 +131,6 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
     trace(root, 'merge', { path: note.path, uuid: note.uuid, source: source ?? null, bytes: Buffer.byteLength(text) });
     return readNoteFile(root, note.path) ?? note;
   });
-}
-
-export { noteLinks, type Backlink, type ResolvedLink };
-
-export interface ReadResult {
-  note: Note;
-  links: ResolvedLink[];
-  /** The notes that link to this one (by any form of link), one entry per note. */
-  backlinks: Backlink[];
-  /** The notes that replaced this one, oldest first (the last is the current belief). */
-  chain: NoteInfo[];
-}
-
-/** A note with its links resolved to the titles of their targets, and the notes linking to it. */
-export function readNote(root: string, ref: string): ReadResult {
-  const note = resolveRef(root, ref);
-  const { links, backlinks } = linkGraph(root, note);
-  const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
-  return { note, links, backlinks, chain };
 }
 
 export interface ListOptions {

@@ -1,6 +1,7 @@
 import type { NoteInfo } from '../corpus/notes.js';
 import type { ArchiveResult, InboxResult, OverviewResult } from '../api/corpus.js';
-import type { InitResult, ListResult, MergeResult, ReadResult, SupersedeResult, WriteResult } from '../api/notes.js';
+import type { InitResult, ListResult, MergeResult, SupersedeResult, WriteResult } from '../api/notes.js';
+import type { ReadResult } from '../api/read.js';
 
 // How results read for people: the CLI prints these, and the MCP server sends them as its text.
 

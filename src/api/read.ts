@@ -1,0 +1,38 @@
+import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { readNote, type Backlink, type ResolvedLink } from '../corpus/read.js';
+import { noteByUuid } from '../corpus/refs.js';
+
+export interface ReadNoteJson extends NoteInfo {
+  supersedes: string[];
+  body: string;
+  frontmatter: Record<string, unknown>;
+  /** The file's text as stored (without a byte-order mark). */
+  raw: string;
+}
+
+export interface ReadResult {
+  note: ReadNoteJson;
+  /** The notes that replaced this one, oldest first (the last is the current belief). */
+  chain: NoteInfo[];
+  /** The notes this one replaced (live or archived), by title and file name. */
+  replaces: NoteInfo[];
+  links: ResolvedLink[];
+  /** The notes that link to this one, by any form of link. */
+  backlinks: Backlink[];
+}
+
+/** A note with its links resolved. */
+export function read(root: string, ref: string, o: { links?: boolean } = {}): ReadResult {
+  const r = readNote(root, ref);
+  const n = r.note;
+  return {
+    note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter, raw: n.raw.replace(/^\uFEFF/, '') },
+    chain: r.chain,
+    replaces: n.supersedes.flatMap((uuid) => {
+      const old = noteByUuid(root, uuid);
+      return old ? [noteInfo(old)] : [];
+    }),
+    links: o.links === false ? [] : r.links,
+    backlinks: o.links === false ? [] : r.backlinks,
+  };
+}
