@@ -133,11 +133,15 @@ describe('vector relevance floor', () => {
 
 describe('hybrid fusion', () => {
   it('keeps the strong word match on top however low the embedder ranks it', async () => {
-    // The toy embedder knows nothing of "sourdough": every note is equally near, the word match last.
+    // The toy embedder knows nothing of "sourdough": it puts the garden note nearest the query and
+    // the sourdough note (which speaks of another topic) no nearer than any other note.
     const root = topicCorpus();
-    write(root, 'sourdough.md', `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough\n---\n\n# Sourdough\n\nThe sourdough starter lives in the fridge; feed it on Sundays.\n`);
-    const hybrid = await searchCorpus(root, 'sourdough starter', { backend: 'hybrid', embedder: toyEmbedder });
-    expect(hybrid.hits[0].path).toBe('sourdough.md');
+    write(root, 'sourdough.md', `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough\n---\n\n# Sourdough\n\nThe sourdough starter lives in the fridge by the okapi magnet; feed it on Sundays.\n`);
+    const query = 'sourdough starter for the garden';
+    const vector = await searchCorpus(root, query, { backend: 'vector', embedder: toyEmbedder });
+    expect(vector.hits[0].path).toBe('garden.md');
+    const hybrid = await searchCorpus(root, query, { backend: 'hybrid', embedder: toyEmbedder });
+    expect(hybrid.hits.map((h) => h.path).slice(0, 2)).toEqual(['sourdough.md', 'garden.md']);
   });
 
   it('lets a note both rankings agree on rise above one only the words favour', () => {
