@@ -62,15 +62,26 @@ describe('search freshness without a full check', () => {
     // Appended in place: no folder metadata moves, and the journal does not know.
     fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
     expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Hill']);
+    // Once a full check has seen the root folder long enough after its last change to trust it, a
+    // search between full checks answers from the journal and the folder alone: the setting's trade.
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Hill']);
     fs.appendFileSync(path.join(root, '20260101-lake.md'), '\nPikes live here.\n');
+    expect(await titles(root, 'pikes')).toEqual([]);
     expect((await zk(['--root', root, '--json', 'index'], { env: journalOnly })).json).toMatchObject({ changed: 1 });
     expect(await titles(root, 'pikes')).toEqual(['Lake']);
   });
 
-  it('every search checks every note file of a small corpus by default', async () => {
+  it('every search checks every note file of a small corpus, even between full checks', async () => {
     const root = seedCorpus();
-    expect(await titles(root, 'lake', {})).toEqual(['Lake']);
+    const between = { ZK_MEMORY_INDEX_SCAN_SECONDS: '3600' };
+    expect(await titles(root, 'lake', between)).toEqual(['Lake']);
+    // As above: the root folder is trusted once a check saw it long enough after its last change,
+    // so only the corpus's size makes this search check every note.
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(await titles(root, 'lake', { ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Lake']);
     fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
+    expect(await titles(root, 'badgers', between)).toEqual(['Hill']);
     expect(await titles(root, 'badgers', {})).toEqual(['Hill']);
   });
 

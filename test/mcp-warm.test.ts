@@ -53,7 +53,8 @@ describe('a warm MCP server searches a corpus others change', () => {
   it('finds a note written by hand, and an edit appended in place by hand', async () => {
     write(root, '20260103-fen.md', note('33333333-3333-4333-8333-333333333333', 'Fen', 'Herons in the fen.'));
     expect(await titles('herons')).toEqual(['Fen']);
-    // An in-place append changes neither the root folder nor the journal: only the watcher sees it.
+    // An in-place append changes neither the root folder nor the journal: the watcher must report
+    // it (a watcher that lost it while claiming to be complete would answer from a stale index).
     fs.appendFileSync(path.join(root, '20260101-lake.md'), '\nPikes live in the lake.\n');
     expect(await titles('pikes')).toEqual(['Lake']);
     fs.appendFileSync(path.join(root, '20260101-lake.md'), '\nOtters too.\n');
