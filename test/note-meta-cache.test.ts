@@ -87,6 +87,21 @@ describe('the note metadata cache behind list and status', () => {
       expect(await listed(root)).toEqual(expected);
       expect(JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows).toHaveLength(5);
     }
+    // A cache the listing would trust but for its version, or for one row's shape: its rows are
+    // not taken (each carries a title the file does not have).
+    await sleep(2100);
+    await listed(root);
+    const good = fs.readFileSync(cacheFile(root), 'utf8');
+    const forged = (edit: (c: any) => void) => {
+      const c = JSON.parse(good);
+      for (const row of c.rows) row[5][1] = 'From a forged cache';
+      edit(c);
+      fs.writeFileSync(cacheFile(root), JSON.stringify(c));
+    };
+    forged((c) => { c.version = 1; });
+    expect(await listed(root)).toEqual(expected);
+    forged((c) => { c.rows[0].push('a column no version has'); });
+    expect(await listed(root)).toEqual(expected);
     fs.rmSync(cacheFile(root));
     fs.mkdirSync(cacheFile(root)); // not even a file: the notes are read, and nothing is kept
     expect(await listed(root)).toEqual(expected);
@@ -96,11 +111,14 @@ describe('the note metadata cache behind list and status', () => {
   it('keeps warning about a note with invalid frontmatter on every listing', async () => {
     const root = seed();
     write(root, '20260101-broken.md', '---\ntitle: [unclosed\n---\n\nBody.\n');
+    // Old enough to be trusted: only its invalid frontmatter keeps it out of the cache.
+    await sleep(2100);
     for (let i = 0; i < 2; i++) {
       const r = await zk(['--root', root, '--json', 'list']);
       expect(r.json.notes).toHaveLength(6);
       expect(r.stderr).toMatch(/20260101-broken\.md: invalid frontmatter/);
     }
+    expect(JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows.map((r: unknown[]) => r[0])).not.toContain('20260101-broken.md');
   });
 });
 
