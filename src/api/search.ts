@@ -60,17 +60,14 @@ export async function index(root: string, o: IndexRequest = {}) {
   const { syncIndex } = await import('../search/fts.js');
   const vectors = await import('../search/vector.js');
   const rebuild = Boolean(o.rebuild);
-  const refresh = async () => {
-    // `index` checks every note file, so it also finds what other programs changed in place.
-    const sync = await syncIndex(root, { rebuild, checkAll: true });
-    // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
-    if (o.embedder) return { ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress }) };
-    if (rebuild) await vectors.dropVectors(root);
-    return { ...sync.report };
-  };
   // The index lock alone serializes index builds: the index is per-host state, not corpus upkeep.
-  const r = await refresh();
-  return { action: r.rebuilt ? ('rebuilt' as const) : ('refreshed' as const), ...r };
+  // `index` checks every note file, so it also finds what other programs changed in place.
+  const sync = await syncIndex(root, { rebuild, checkAll: true });
+  const action = sync.report.rebuilt ? ('rebuilt' as const) : ('refreshed' as const);
+  // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
+  if (o.embedder) return { action, ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress }) };
+  if (rebuild) await vectors.dropVectors(root);
+  return { action, ...sync.report };
 }
 
 export type IndexResult = Awaited<ReturnType<typeof index>>;

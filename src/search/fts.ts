@@ -3,6 +3,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
+import { sha256 } from '../corpus/files.js';
 import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
 import {
@@ -44,7 +45,8 @@ interface ManifestFile {
   refreshedAt: string;
 }
 
-export const contentHash = (buf: Buffer) => crypto.createHash('sha256').update(buf).digest('hex').slice(0, 16);
+/** The first 16 hex digits of the content's sha256 (see FileState.hash). */
+export const contentHash = (buf: Buffer) => sha256(buf).slice(0, 16);
 
 /** The note parser (it loads a YAML parser): loaded only when a note must be read. */
 type NoteParser = typeof import('../corpus/notes.js');
@@ -582,11 +584,6 @@ function unchanged(root: string, notes: number, refreshedAt: string, warm: WarmI
       return (files ??= loadManifest(root, warm)?.files ?? new Map());
     },
   };
-}
-
-/** Bring the full-text index up to date with the files (see `syncIndex`). */
-export async function refreshIndex(root: string, opts: { rebuild?: boolean } = {}): Promise<RefreshReport> {
-  return (await syncIndex(root, opts)).report;
 }
 
 export interface IndexFreshness {
