@@ -1,6 +1,17 @@
 import { current } from '../context.js';
 
-/** Warnings go to stderr, one line each, never to stdout (which may carry JSON or the MCP protocol). */
+/** What each call has warned of: a call that looks at a note twice says so once. */
+const said = new WeakMap<object, Set<string>>();
+
+/**
+ * Warnings go to stderr, one line each, never to stdout (which may carry JSON or the MCP protocol),
+ * and each at most once per call (one command line, one MCP tool call).
+ */
 export function warn(message: string): void {
-  current().io.stderr(`warning: ${message}\n`);
+  const context = current();
+  let seen = said.get(context);
+  if (!seen) said.set(context, (seen = new Set()));
+  if (seen.has(message)) return;
+  seen.add(message);
+  context.io.stderr(`warning: ${message}\n`);
 }

@@ -4,7 +4,6 @@ import { NOTE_FILES, runRipgrep } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
 import { hasControlChar, listNoteFiles } from '../corpus/note-files.js';
 import { coverage } from './score.js';
-import { warn } from '../corpus/warn.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryTerms, stem, type QueryTerm } from './terms.js';
 import type { SearchHit, SearchProvider } from './types.js';
@@ -62,16 +61,11 @@ export async function countTerms<T>(root: string, terms: QueryTerm[], stems: str
     ...coveringTerms(terms).flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
   ];
   const counts: TermCounts = new Map();
-  const skipped = new Set<string>();
-  /** The counts of one file, or undefined for a name no note can have. */
+  /** The counts of one file, or undefined for a name no note can have (the listing warns of it). */
   const countsOf = (name: string): number[] | undefined => {
     // ripgrep names every file it searches under `.` as `./name`.
     const base = name.startsWith('./') ? name.slice(2) : path.basename(name);
-    if (hasControlChar(base)) {
-      if (!skipped.has(base)) warn(`skipping ${JSON.stringify(base)}: the file name holds a control character`);
-      skipped.add(base);
-      return undefined;
-    }
+    if (hasControlChar(base)) return undefined;
     let per = counts.get(base);
     if (!per) counts.set(base, (per = new Array<number>(stems.length).fill(0)));
     return per;
