@@ -370,7 +370,8 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
   };
   const scanMs = s.indexScanSeconds() * 1000;
   const watching = Boolean(watched?.complete && old && old.scannedAt > watched.since);
-  const network = location.placement === 'network';
+  // However the index was placed (ZK_MEMORY_INDEX_DIR too), a corpus on a network file system is.
+  const network = location.fileSystem !== null;
   const bound = warm ? Math.max(scanMs, watching ? warm.watchedRescanMs : warm.unwatchedRescanMs) : scanMs;
   const due = !old || startedAt < old.scannedAt || startedAt - old.scannedAt >= bound;
   if (checkAll || due || (watched && !watched.complete)) return full();
