@@ -38,7 +38,8 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   const validate = validators.get(name)!;
   if (!validate(args)) return invalid(tool, validate);
   try {
-    const r = await withContext(ctx, () => tool.run(root, args));
+    // A context object of its own per call: what a call keeps (the warnings it gave) ends with it.
+    const r = await withContext({ ...ctx }, () => tool.run(root, args));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {
