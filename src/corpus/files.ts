@@ -27,6 +27,22 @@ export function tempBeside(dest: string): string {
   return path.join(path.dirname(dest), `.zk-tmp-${process.pid}-${crypto.randomUUID()}`);
 }
 
+/**
+ * Replace a derived file (a cache, the index's own records) atomically: written beside it, then
+ * renamed over it, so a reader sees the old file or the new one. Not synced to disk: derived data
+ * a crash left behind is checked and rebuilt by its reader.
+ */
+export function replaceDerivedFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = tempBeside(file);
+  try {
+    fs.writeFileSync(tmp, text, { flag: 'wx' });
+    fs.renameSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
 /** Create `file` (which must not exist) and write `content` fully and durably; nothing is left on failure. */
 export function writeNewFile(file: string, content: string | Buffer, mode = 0o644): string {
   const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, mode);

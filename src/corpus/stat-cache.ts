@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { current } from '../context.js';
-import { tempBeside } from './files.js';
+import { replaceDerivedFile } from './files.js';
 import { listNoteFiles, readNoteFile, type Note } from './notes.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
@@ -72,22 +72,14 @@ function readCache(file: string, version: number): { seenAt: number; rows: Map<s
 }
 
 /**
- * Write the cache atomically (temp file + rename): a reader sees the old cache or the new one.
- * Not synced to disk: a cache a crash left truncated fails to parse and is rebuilt, which costs
- * less than an fsync of the whole cache after every change. A cache that cannot be written (a
- * read-only corpus) is simply not kept.
+ * Write the cache (atomically: see replaceDerivedFile). A cache that cannot be written (a
+ * read-only corpus) is simply not kept: the next call reads the notes again.
  */
 function writeCache(file: string, cache: CacheFile): void {
-  let tmp: string | undefined;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    tmp = tempBeside(file);
-    fs.writeFileSync(tmp, JSON.stringify(cache), { flag: 'wx' });
-    fs.renameSync(tmp, file);
+    replaceDerivedFile(file, JSON.stringify(cache));
   } catch {
-    // derived data: the next call reads the notes again
-  } finally {
-    if (tmp) fs.rmSync(tmp, { force: true });
+    // derived data only
   }
 }
 

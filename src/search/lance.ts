@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { replaceDerivedFile } from '../corpus/files.js';
 import { withLock } from '../corpus/lock.js';
 import { indexLocation } from './location.js';
 
@@ -128,15 +128,16 @@ export const COMPACT_AFTER_WRITES = 50;
  */
 export const OPTIMIZE_AFTER_ROWS = 2000;
 
+/** How many rows of the table its index `name` does not cover yet (scanned beside it until optimized). */
+export async function unindexedRows(table: Table, name: string): Promise<number> {
+  return (await table.indexStats(name))?.numUnindexedRows ?? 0;
+}
+
 /** Fold the small fragments many incremental writes leave into few, and drop old table versions. */
 export async function compact(table: Table): Promise<void> {
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-/**
- * Replace a JSON file of the index atomically. The temporary file is made beside it, in the index
- * folder, which may be on another file system than the corpus (a per-host cache).
- */
 /**
  * Which version of a file `writeIndexJson` wrote: it replaces the file, never rewrites it in place,
  * so its inode, mtime and size tell one version from another.
@@ -151,13 +152,10 @@ export function fileIdentity(file: string): string | undefined {
   return st && identityOf(st);
 }
 
+/**
+ * Replace a JSON file of the index atomically. The temporary file is made beside it, in the index
+ * folder, which may be on another file system than the corpus (a per-host cache).
+ */
 export function writeIndexJson(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${crypto.randomUUID()}.tmp`);
-  try {
-    fs.writeFileSync(tmp, JSON.stringify(value), { flag: 'wx' });
-    fs.renameSync(tmp, file);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
+  replaceDerivedFile(file, JSON.stringify(value));
 }
