@@ -8,7 +8,7 @@ import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
 import {
   COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, fileIdentity, identityOf, indexDir, lance, openTable, removeTableFiles,
-  withIndexLock, writeIndexJson, type Table,
+  unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
 import { coverage, round } from './score.js';
@@ -468,17 +468,13 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
   manifest.refreshedAt = new Date().toISOString();
-  if (manifest.refreshes >= COMPACT_AFTER_WRITES || (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS) {
+  if (manifest.refreshes >= COMPACT_AFTER_WRITES || (await unindexedRows(table, 'body_idx')) >= OPTIMIZE_AFTER_ROWS) {
     await compact(table);
     manifest.refreshes = 0;
   }
   return writeManifest(root, manifest);
 }
 
-async function unindexedRows(table: Table): Promise<number> {
-  const stats = await table.indexStats('body_idx');
-  return stats?.numUnindexedRows ?? 0;
-}
 
 export interface RefreshReport {
   rebuilt: boolean;

@@ -7,7 +7,7 @@ import type { Embedder } from '../llm/embed.js';
 import { contentHash, type FileState } from './fts.js';
 import {
   COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, lance, deletePaths, fileIdentity, indexDir, openTable, removeTableFiles,
-  withIndexLock, writeIndexJson, type Table,
+  unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import type { Ranked } from './hits.js';
 
@@ -158,7 +158,7 @@ async function applyStep(
     for (const name of remove) state.files.delete(name);
     for (const r of rows) state.files.set(r.path, r.hash);
     state.refreshedAt = new Date().toISOString();
-    if (state.refreshes >= COMPACT_AFTER_WRITES || (state.ann && (await unindexedRows(table)) >= OPTIMIZE_AFTER_ROWS)) {
+    if (state.refreshes >= COMPACT_AFTER_WRITES || (state.ann && (await unindexedRows(table, ANN_INDEX)) >= OPTIMIZE_AFTER_ROWS)) {
       await compact(table);
       state.refreshes = 0;
     }
@@ -217,9 +217,6 @@ async function inScratchTmp<T>(root: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function unindexedRows(table: Table): Promise<number> {
-  return (await table.indexStats(ANN_INDEX))?.numUnindexedRows ?? 0;
-}
 
 export interface VectorReport {
   model: string;
