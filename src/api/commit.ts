@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { commitPaths, type CommitOutcome } from '../adapters/git.js';
 import { current, settings, withContext, type WrittenFile } from '../context.js';
+import { isNoteName } from '../corpus/note-files.js';
 import { readNoteFile } from '../corpus/notes.js';
 import { warn } from '../corpus/warn.js';
 import type { TitleOf } from './commit-message.js';
@@ -15,7 +16,7 @@ export interface CommitMessage {
 
 /** The files of a corpus git should keep: notes, the archive, the trace and the sidecar's ignore file. */
 function versioned(rel: string): boolean {
-  if (!rel.includes('/')) return rel.endsWith('.md') && !rel.startsWith('.');
+  if (!rel.includes('/')) return isNoteName(rel);
   return rel.startsWith('.archive/') || rel === '.zk/trace.jsonl' || rel === '.zk/.gitignore';
 }
 

@@ -10,13 +10,18 @@ export function hasControlChar(name: string): boolean {
   return /\p{Cc}/u.test(name);
 }
 
+/** Whether a top-level file name is a note's by its name alone: `*.md`, not hidden. */
+export function isNoteName(name: string): boolean {
+  return name.endsWith('.md') && !name.startsWith('.');
+}
+
 /**
  * Whether a directory entry of the root is a note: a top-level `*.md` regular file (hidden names
  * excluded), or a symlink that resolves to a regular file inside the root (one leading outside is
  * skipped with a warning).
  */
 function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRoot: () => string): boolean {
-  if (!name.endsWith('.md') || name.startsWith('.')) return false;
+  if (!isNoteName(name)) return false;
   if (hasControlChar(name)) {
     // ripgrep, terminals and line-based tools cannot carry such a name: it is skipped everywhere alike.
     warn(`skipping ${JSON.stringify(name)}: the file name holds a control character`);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isNoteName } from '../corpus/note-files.js';
 import { indexLocation } from './location.js';
 
 /**
@@ -19,7 +20,7 @@ export function journalPath(indexDir: string): string {
 /** Record that the tool changed `file` (a note file directly in a corpus root). Never throws. */
 export function journalWrite(file: string): void {
   const name = path.basename(file);
-  if (!name.endsWith('.md') || name.startsWith('.')) return;
+  if (!isNoteName(name)) return;
   try {
     const dir = indexLocation(path.dirname(file)).dir;
     if (!fs.existsSync(dir)) return; // no index yet: its first build reads every note anyway

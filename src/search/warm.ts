@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isNoteName } from '../corpus/note-files.js';
 import type { KnownManifest } from './fts.js';
 import type { VectorState } from './vector.js';
 import type { Table } from './lance.js';
@@ -116,7 +117,7 @@ export class RootWatch {
     this.watcher = fs.watch(root, { persistent: false }, (_event, name) => {
       const file = name?.toString();
       if (!file) this.complete = false;
-      else if (file.endsWith('.md') && !file.startsWith('.')) this.names.add(file);
+      else if (isNoteName(file)) this.names.add(file);
     });
     this.watcher.on('error', () => {
       this.alive = false;
