@@ -170,10 +170,11 @@ export async function gitLog(dir: string, o: { file?: string; limit?: number } =
     if (/does not have any commits|bad default revision|unknown revision/i.test(r.stderr)) return [];
     return { skipped: `git log failed: ${firstLine(r.stderr) || `exit ${r.code}`}` };
   }
+  const realDir = o.file ? fs.realpathSync(dir) : dir;
   return r.stdout.split('\x1e').filter((c) => c.trim()).map((c) => {
     const [head, ...rest] = c.split('\n');
     const [sha, date, author, subject] = head.split('\x1f');
     const name = rest.map((l) => l.trim()).find(Boolean);
-    return { sha, date, author, subject, ...(o.file && name ? { path: path.relative(fs.realpathSync(dir), path.join(tree.top, name)).split(path.sep).join('/') } : {}) };
+    return { sha, date, author, subject, ...(o.file && name ? { path: path.relative(realDir, path.join(tree.top, name)).split(path.sep).join('/') } : {}) };
   });
 }
