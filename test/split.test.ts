@@ -115,6 +115,16 @@ describe('split', () => {
     expect(snapshot(root, { skip: /^\.zk/ })).toEqual(before);
   });
 
+  it('a hand-written author that no source could be is carried to the children as plain words', async () => {
+    const root = tempCorpus();
+    write(root, '20260101-judy.md', `---\nuuid: 2a0c5b1e-3f4d-4e5f-8a6b-7c8d9e0f1a2b\ntitle: Judy\ndate: 2026-01-01\nauthor: "Jane (PM)\u2028*notes*"\n---\n\n# Judy\n\n${BIO}\n`);
+    const r = await splitNote(root, 'judy', { llm: splitting() });
+    expect(r.action).toBe('split');
+    expect(r.failed ?? []).toEqual([]);
+    expect(r.children).toHaveLength(3);
+    for (const c of r.children) expect(readNoteFile(root, c.path)?.author).toBe('Jane PM notes');
+  });
+
   it('an LLM that fails changes nothing', async () => {
     const { root } = corpus();
     const before = snapshot(root, { skip: /^\.zk/ });

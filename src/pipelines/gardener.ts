@@ -6,6 +6,7 @@ import { withCaretakerLease } from '../corpus/lease.js';
 import { withCorpusLock } from '../corpus/lock.js';
 import { listNoteFiles, readNoteFile, type Note } from '../corpus/notes.js';
 import { defaultSource, mergeNote } from '../corpus/ops.js';
+import { sourceFromAuthor } from '../corpus/source.js';
 import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import { isoDate } from '../corpus/slug.js';
@@ -254,8 +255,7 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   const text = ownText(dup.parsed.body);
   if (text) {
     const date = isoDate(new Date());
-    // A hand-written author may hold what a fragment header cannot (parentheses, `*`): those go.
-    const source = o.source ?? (dup.author?.replace(/[\p{Cc}()*]+/gu, ' ').trim() || undefined);
+    const source = o.source ?? sourceFromAuthor(dup.author);
     const merged = await mergeNote(root, target.path, text, { source, date });
     const piece = mergeFragment(date, text, defaultSource(source));
     if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });

@@ -7,6 +7,7 @@ import { decisionBody, renderNote } from '../corpus/format.js';
 import { withCorpusLock, type HeldLock } from '../corpus/lock.js';
 import { readNoteFile, type Note } from '../corpus/notes.js';
 import { writeNote } from '../corpus/ops.js';
+import { sourceFromAuthor } from '../corpus/source.js';
 import { resolveRef } from '../corpus/refs.js';
 import { findRelated, formatLink, ownText, type LinkStyle, type LinkTarget } from '../corpus/related.js';
 import type { FileChange } from '../corpus/rewrite.js';
@@ -141,7 +142,7 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     const failed: { title: string; error: string }[] = [];
     for (const f of d.fragments) {
       try {
-        children.push(writeChild(root, f, parentLink, source ?? note.author ?? undefined, lock, style));
+        children.push(writeChild(root, f, parentLink, source ?? sourceFromAuthor(note.author), lock, style));
       } catch (err) {
         if (err instanceof ZkError && err.code === 'busy') throw err;
         keptBack.push(f);
