@@ -131,6 +131,22 @@ describe('tend-writes', () => {
     expect(lastGardenerPass(root)?.host).toBe('pretty');
   });
 
+  it('a duplicate folded into a note written with CRLF line ends leaves nothing to judge on the next pass', async () => {
+    const root = tempCorpus();
+    const judy = note(root, 'judy', 'Judy', 'Judy is a painter who lives in London.');
+    const stat = fs.statSync(judy.file);
+    fs.writeFileSync(judy.file, read(judy).replace(/\n/g, '\r\n'));
+    fs.utimesSync(judy.file, stat.atime, stat.mtime);
+    await pass(root, foldingJudge());
+    // Judy was tended; the duplicate written after it is folded into it by the next pass.
+    note(root, 'judy-again', 'Judy again', 'DUPLICATE: Judy the London painter likes oils.');
+    expect((await pass(root, foldingJudge())).summary.merged).toBe(1);
+    expect(read(judy)).toMatch(/\r\n---\r\n\*\d{4}-\d{2}-\d{2}[^\n]*:\* DUPLICATE: Judy the London painter likes oils\.\r\n/);
+    const second = foldingJudge();
+    expect((await pass(root, second)).summary).toEqual({ skipped: 1 });
+    expect(second.calls).toHaveLength(0);
+  });
+
   it('a decision is linked, never folded', async () => {
     const root = tempCorpus();
     const other = note(root, 'postgres', 'PostgreSQL', 'DUPLICATE PostgreSQL notes for the booking service.');

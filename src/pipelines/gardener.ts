@@ -257,7 +257,8 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
     const date = isoDate(new Date());
     const source = o.source ?? sourceFromAuthor(dup.author);
     const merged = await mergeNote(root, target.path, text, { source, date });
-    const piece = mergeFragment(date, text, defaultSource(source));
+    // The fragment as mergeNote wrote it: in the note's own line ends.
+    const piece = mergeFragment(date, text, defaultSource(source), merged.parsed.eol);
     if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });
   }
   await addRelatedLocked(pass, target.path, relatedTargets(dup).filter((t) => t.path !== dup.path));
