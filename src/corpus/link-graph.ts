@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { candidateFiles } from './grep.js';
 import { linkFragmentFound, noteHeadings } from './headings.js';
 import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from './links.js';
 import { nameKey, NoteNames, undatedSlug } from './note-names.js';
@@ -44,11 +45,14 @@ function namesOf(n: Note): string[] {
   return [n.path, n.path.replace(/\.md$/i, ''), undatedSlug(n.path), n.title].filter((x): x is string => Boolean(x)).map(nameKey);
 }
 
-/** The note files whose text mentions any of `needles` (lowercase), read once each. */
-function mentioning(root: string, files: string[], needles: string[]): Set<string> {
+/**
+ * The note files whose text mentions any of `needles` (lowercase): those the grep port finds
+ * (every note without one), each read once to make sure.
+ */
+function mentioning(root: string, needles: string[]): Set<string> {
   const found = new Set<string>();
   if (!needles.length) return found;
-  for (const name of files) {
+  for (const name of candidateFiles(root, needles, { fixed: true })) {
     let raw: string;
     try {
       raw = fs.readFileSync(path.join(root, name), 'utf8').toLowerCase();
@@ -72,7 +76,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   // Every note a wikilink name could fit is a candidate: by file name, or because its text holds
   // the name (a title is written in its note); so is every note that may link here.
   const needles = [...new Set([...wikiTargets, ...own, encodeTarget(note.path).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
-  const candidates = mentioning(root, files, needles);
+  const candidates = mentioning(root, needles);
   for (const f of files) {
     const stem = f.replace(/\.md$/i, '');
     if (undated.has(nameKey(f)) || undated.has(nameKey(stem)) || undated.has(nameKey(undatedSlug(f) ?? ''))) candidates.add(f);
