@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { searchCorpus, type SearchHit } from '../search/index.js';
-import { queryWords, stem } from '../search/terms.js';
+import { queryWords, stem, stemsOf } from '../search/terms.js';
 
 const KEY_TERMS = 10;
 /** How many of the window's terms a note must contain to be shown as related. */
@@ -22,9 +22,9 @@ export function keyTerms(text: string, n = KEY_TERMS): string[] {
   return queryWords(ranked.slice(0, n * 3).join(' ')).slice(0, n);
 }
 
-/** Every word of a text as a search stem (split as queryWords splits, without its cap on count). */
+/** Every word of a text's first 200,000 characters as a search stem. */
 function stems(text: string): Set<string> {
-  return new Set(text.slice(0, 200_000).toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean).map(stem));
+  return new Set(stemsOf(text.slice(0, 200_000)));
 }
 
 /** How many of `terms` (stems) a note's title and body contain. */
