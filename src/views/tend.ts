@@ -1,16 +1,13 @@
 import type { TendResult } from '../api/tend.js';
 import type { TendAction } from '../tend/actions.js';
 import type { Finding } from '../tend/check.js';
+import { countsText } from './counts.js';
 
 function findingLine(act: TendAction, f: Finding): string {
   const what = act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;
   const fix = f.fix ? ` -> ${[f.fix.target, f.fix.uuid && `uuid ${f.fix.uuid}`].filter(Boolean).join(', ')}` : '';
   const why = f.reason ? ` (${f.reason})` : '';
   return `${f.file}:${f.line}: ${f.verdict}: ${what}${fix}${why}`;
-}
-
-function countsLine(r: TendResult): string {
-  return Object.entries(r.counts).map(([v, n]) => `${n} ${v}`).join(', ');
 }
 
 function plural(n: number, word: string): string {
@@ -20,7 +17,7 @@ function plural(n: number, word: string): string {
 function checkText(r: TendResult): string {
   const shown = r.findings.filter((f) => f.verdict === 'stale' || f.verdict === 'broken' || (r.strict && f.verdict === 'unanchored'));
   const lines = shown.map((f) => findingLine('check', f));
-  lines.push(`${plural(r.findings.length, 'link')}: ${countsLine(r)}`);
+  lines.push(`${plural(r.findings.length, 'link')}: ${countsText(r.counts)}`);
   if (r.counts.stale) lines.push('stale links can be fixed: zk-memory tend repair --write');
   if (r.counts.unanchored) lines.push('unanchored links can be anchored: zk-memory tend robustify --write');
   return lines.join('\n');
@@ -31,8 +28,8 @@ function rewriteText(r: TendResult): string {
   const fixable = r.findings.filter((f) => f.fix).length;
   const item = r.action === 'mint' ? 'note' : 'link';
   lines.push(r.write
-    ? `${r.action}: changed ${plural(r.changed, item)} in ${plural(r.files.length, 'file')} (${countsLine(r)})`
-    : `${r.action}: would change ${plural(fixable, item)} (${countsLine(r)}); dry run, nothing written: add --write`);
+    ? `${r.action}: changed ${plural(r.changed, item)} in ${plural(r.files.length, 'file')} (${countsText(r.counts)})`
+    : `${r.action}: would change ${plural(fixable, item)} (${countsText(r.counts)}); dry run, nothing written: add --write`);
   return lines.join('\n');
 }
 
