@@ -1,15 +1,10 @@
 import * as api from '../api/ingest.js';
 import * as view from '../views/ingest.js';
-import type { ToolSpec } from './tool.js';
+import { kindProperty, schema, str, type ToolSpec } from './tool.js';
 
-const str = (description: string) => ({ type: 'string', description });
 const job = str('the ingest job (default: the only one)');
 const window = str('the window id, as ingest_next showed it (default: the one you hold)');
 const source = str('who reads: name yourself so your windows stay yours');
-
-function schema(properties: Record<string, unknown>, required: string[] = []) {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
 
 /** Studying source documents over MCP: the tool keeps the place, the agent writes every note. */
 export const ingestTools: ToolSpec[] = [
@@ -36,7 +31,7 @@ export const ingestTools: ToolSpec[] = [
     description: 'Keep what the window says as a note in your own words: a new note (title and body), or a fragment merged into an existing note (merge). keep leaves the window open for another note.',
     inputSchema: schema({
       body: str('the note (or fragment) in your own words'), title: str('title of a new note'), merge: str('ref of a note to append to instead'),
-      kind: { type: 'string', enum: ['concept', 'entity_update', 'decision'] }, keep: { type: 'boolean', description: 'leave the window open for another note' },
+      kind: kindProperty(), keep: { type: 'boolean', description: 'leave the window open for another note' },
       job, window, source,
     }, ['body']),
     async run(root, a) {

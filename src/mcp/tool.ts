@@ -1,3 +1,4 @@
+import { KINDS } from '../corpus/kinds.js';
 type Args = Record<string, any>;
 
 /** What a tool answers: the result object (as `--json` prints it) and its text for people. */
@@ -18,4 +19,14 @@ export interface ToolSpec {
   /** Only offered when an LLM is configured. */
   needsLlm?: boolean;
   run(root: string, args: Args): Promise<ToolAnswer>;
+}
+
+// The pieces every tool's input schema is made of.
+export const str = (description: string) => ({ type: 'string', description });
+export const bool = (description: string) => ({ type: 'boolean', description });
+/** A note kind, as the corpus knows them (src/corpus/kinds.ts). */
+export const kindProperty = (description?: string) => ({ type: 'string', enum: [...KINDS], ...(description ? { description } : {}) });
+
+export function schema(properties: Record<string, unknown>, required: string[] = []) {
+  return { type: 'object', properties, required, additionalProperties: false };
 }

@@ -7,22 +7,16 @@ import { tendText } from '../views/tend.js';
 import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
-import type { ToolAnswer, ToolSpec } from './tool.js';
+import { bool, kindProperty, schema, str, type ToolAnswer, type ToolSpec } from './tool.js';
 
 export type { ToolAnswer, ToolSpec } from './tool.js';
 
 type Args = Record<string, any>;
 
 
-const str = (description: string) => ({ type: 'string', description });
-const bool = (description: string) => ({ type: 'boolean', description });
 const int = (description: string) => ({ type: 'integer', minimum: 1, description });
-const kind = { type: 'string', enum: ['concept', 'entity_update', 'decision'], description: 'concept (an idea), entity_update (a fact about a person, thing or project), decision (a choice made)' };
+const kind = kindProperty('concept (an idea), entity_update (a fact about a person, thing or project), decision (a choice made)');
 const list = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
-
-function schema(properties: Record<string, unknown>, required: string[] = []) {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
 
 const decisionProps = {
   choice: str('for a decision: what was chosen'),
