@@ -175,7 +175,7 @@ export const TOOLS: ToolSpec[] = [
       if (a.action === 'dismiss') {
         if (!a.file) throw new ZkError('usage', 'dismiss needs the file that list shows');
         const r = api.inboxDismiss(root, a.file);
-        return answer(r, `set ${r.file} aside in ${r.to}`);
+        return answer(r, notesView.inboxDismissText(r));
       }
       const r = api.inbox(root);
       return answer(r, notesView.inboxText(r));

@@ -76,6 +76,10 @@ export function overviewText(r: OverviewResult): string {
   return lines.join('\n');
 }
 
+export function inboxDismissText(r: { file: string; to: string }): string {
+  return `set ${r.file} aside in ${r.to}`;
+}
+
 export function inboxText(r: InboxResult): string {
   if (!r.files.length) return 'the inbox is empty';
   const lines = [`${r.items} item(s) in ${r.files.length} file(s):`];
