@@ -48,7 +48,7 @@ function commandsFor(rest: string[]): string[] {
  * Take `--root DIR` and `--json` out of the arguments wherever they stand (before or after the
  * subcommand, never after `--`), so every command sees them the same way.
  */
-export function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: string[] } {
+function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: string[] } {
   const globals: GlobalOptions = { json: false };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -121,7 +121,7 @@ function processStdin(): () => string | undefined {
 }
 
 /** The process's own input and output, for a command line run as a process. */
-export function commandLineIo(): Io {
+function commandLineIo(): Io {
   return { ...processIo, stdin: processStdin() };
 }
 

@@ -21,7 +21,7 @@ function versioned(rel: string): boolean {
 }
 
 /** The versioned files (relative to the root) a call wrote, created, changed or moved away. */
-export function touchedPaths(root: string, changes: WrittenFile[]): string[] {
+function touchedPaths(root: string, changes: WrittenFile[]): string[] {
   const out = new Set<string>();
   for (const c of changes) {
     for (const p of c.to ? [c.path, c.to] : [c.path]) {

@@ -14,7 +14,7 @@ export interface TendRequest {
 export type TendResult = Omit<TendReport, 'action'> & { action: TendAction; strict: boolean; commit?: CommitOutcome };
 
 /** The tend action named, checked against its options. */
-export function checkTendAction(value: string, o: TendRequest): TendAction {
+function checkTendAction(value: string, o: TendRequest): TendAction {
   if (!(TEND_ACTIONS as readonly string[]).includes(value)) {
     throw new ZkError('usage', `unknown tend action: ${JSON.stringify(value)} (one of ${TEND_ACTIONS.join(', ')})`);
   }

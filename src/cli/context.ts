@@ -26,7 +26,7 @@ export interface CommandResult {
  * Flags that stand for settings: given on the command line, they override the variable of the same
  * meaning for this one call (src/settings.ts), so a flag and its variable are one setting.
  */
-export const FLAG_SETTINGS: Record<string, [string, string]> = {
+const FLAG_SETTINGS: Record<string, [string, string]> = {
   llmBase: ['ZK_MEMORY_LLM_BASE', '--llm-base'],
   llmModel: ['ZK_MEMORY_LLM_MODEL', '--llm-model'],
   llmKey: ['ZK_MEMORY_LLM_KEY', '--llm-key'],

@@ -60,7 +60,7 @@ export function heldBy(t: Txn, r: Reader): string | undefined {
 }
 
 /** Ids of windows in reading order that are open under a claim. */
-export function claimedWindows(t: Txn): string[] {
+function claimedWindows(t: Txn): string[] {
   return t.manifest.documents.flatMap((d) => d.windows.map((w) => w.id)).filter((id) => {
     const s = t.state.windows[id];
     return s?.status === 'open' && s.claim;

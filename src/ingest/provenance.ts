@@ -22,7 +22,7 @@ function sharedPrefix(paths: string[][]): string[] {
  * The heading path a note from this window comes from: the window's section, or for a window that
  * holds several, the path they share, else the top-level titles it covers.
  */
-export function windowPath(window: JobWindow): string | undefined {
+function windowPath(window: JobWindow): string | undefined {
   const paths = (window.sections ?? [window]).map((s) => s.headings);
   const shared = sharedPrefix(paths);
   if (shared.length) return shared.join(' > ');

@@ -13,7 +13,7 @@ const KEY_TERMS = 10;
 const MIN_SHARED = 2;
 
 /** The most frequent content words of a window, for finding related notes. */
-export function keyTerms(text: string, n = KEY_TERMS): string[] {
+function keyTerms(text: string, n = KEY_TERMS): string[] {
   const counts = new Map<string, number>();
   for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
     if (w.length >= 4 && /\p{L}/u.test(w)) counts.set(w, (counts.get(w) ?? 0) + 1);

@@ -31,7 +31,7 @@ export interface JobDocument {
  * The manifest formats this version reads: 1 cut one window per section, 2 reads small neighbouring
  * sections together (windows may list their `sections`). A job keeps the windows it was started with.
  */
-export const MANIFEST_VERSIONS = [1, 2] as const;
+const MANIFEST_VERSIONS = [1, 2] as const;
 
 /** What `ingest start` found: written once, never changed. */
 export interface JobManifest {
