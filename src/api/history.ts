@@ -1,7 +1,7 @@
 import { gitLog, type LogEntry } from '../adapters/git.js';
 import { ZkError } from '../errors.js';
 import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/notes.js';
-import { noteByUuid, resolveRef, successors } from '../corpus/refs.js';
+import { noteByUuid, resolveRef, supersession } from '../corpus/refs.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readNoteFile } from '../corpus/notes.js';
@@ -73,10 +73,5 @@ export async function log(root: string, ref?: string, o: LogRequest = {}): Promi
   const { note, file } = findNote(root, ref);
   const commits = await gitLog(root, { file, limit: o.limit });
   if ('skipped' in commits) throw new ZkError('refused', `no history: ${commits.skipped}`);
-  const replaces = note.supersedes.flatMap((uuid) => {
-    const old = noteByUuid(root, uuid);
-    return old ? [noteInfo(old)] : [];
-  });
-  const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
-  return { note: { ...noteInfo(note), path: file }, commits, chain, replaces, split: family(root, note) };
+  return { note: { ...noteInfo(note), path: file }, commits, ...supersession(root, note), split: family(root, note) };
 }

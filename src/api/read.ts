@@ -1,6 +1,5 @@
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { readNote, type Backlink, type ResolvedLink } from '../corpus/read.js';
-import { noteByUuid } from '../corpus/refs.js';
 
 export interface ReadNoteJson extends NoteInfo {
   supersedes: string[];
@@ -28,10 +27,7 @@ export function read(root: string, ref: string, o: { links?: boolean } = {}): Re
   return {
     note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter, raw: n.raw.replace(/^\uFEFF/, '') },
     chain: r.chain,
-    replaces: n.supersedes.flatMap((uuid) => {
-      const old = noteByUuid(root, uuid);
-      return old ? [noteInfo(old)] : [];
-    }),
+    replaces: r.replaces,
     links: o.links === false ? [] : r.links,
     backlinks: o.links === false ? [] : r.backlinks,
   };

@@ -1,6 +1,6 @@
 import { linkGraph, type Backlink, type ResolvedLink } from './link-graph.js';
-import { noteInfo, type Note, type NoteInfo } from './notes.js';
-import { resolveRef, successors } from './refs.js';
+import type { Note, NoteInfo } from './notes.js';
+import { resolveRef, supersession } from './refs.js';
 
 // Reading one note with its links: kept apart from the write operations (src/corpus/ops.ts), as
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
@@ -14,12 +14,13 @@ export interface ReadResult {
   backlinks: Backlink[];
   /** The notes that replaced this one, oldest first (the last is the current belief). */
   chain: NoteInfo[];
+  /** The notes this one replaced (live or archived). */
+  replaces: NoteInfo[];
 }
 
 /** A note with its links resolved to the titles of their targets, and the notes linking to it. */
 export function readNote(root: string, ref: string): ReadResult {
   const note = resolveRef(root, ref);
   const { links, backlinks } = linkGraph(root, note);
-  const chain = note.superseded_by ? successors(root, note).map(noteInfo) : [];
-  return { note, links, backlinks, chain };
+  return { note, links, backlinks, ...supersession(root, note) };
 }

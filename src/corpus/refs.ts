@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
 import { candidateFiles } from './grep.js';
-import { isNoteFile, listNoteFiles, readNoteFile, type Note } from './notes.js';
+import { isNoteFile, listNoteFiles, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
 import { isoDate, slugify, stemFor } from './slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
@@ -110,4 +110,18 @@ export function successors(root: string, note: Note): Note[] {
     at = next;
   }
   return chain;
+}
+
+/**
+ * Where `note` stands among the notes that replace one another: the notes that replaced it, oldest
+ * first (the last is the current belief), and those it replaced that are still found.
+ */
+export function supersession(root: string, note: Note): { chain: NoteInfo[]; replaces: NoteInfo[] } {
+  return {
+    chain: note.superseded_by ? successors(root, note).map(noteInfo) : [],
+    replaces: note.supersedes.flatMap((uuid) => {
+      const old = noteByUuid(root, uuid);
+      return old ? [noteInfo(old)] : [];
+    }),
+  };
 }
