@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordChange, settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { sidecarDir, writeAll, writeNewFile } from './files.js';
+import { readFully, sidecarDir, writeAll, writeNewFile } from './files.js';
 import type { HeldLock } from './held-lock.js';
 import { sidecar } from './paths.js';
 import { warn } from './warn.js';
@@ -98,8 +98,7 @@ function undo(root: string, intent: Intent): void {
   const tail = Buffer.alloc(st.size - intent.offset);
   const fd = fs.openSync(file, fs.constants.O_RDWR | NOFOLLOW);
   try {
-    let n = 0;
-    for (let got = 1; got > 0 && n < tail.length; n += got) got = fs.readSync(fd, tail, n, tail.length - n, intent.offset + n);
+    readFully(fd, tail, intent.offset);
     if (tail.length > fragment.length || !tail.equals(fragment.subarray(0, tail.length))) {
       warn(`${intent.note} changed after an unfinished append in a way that is not that append; left as it is`);
       return;

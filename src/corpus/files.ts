@@ -19,6 +19,13 @@ export function writeAll(fd: number, buf: Buffer, position?: number): void {
   }
 }
 
+/** Read into `buf` from `position` until it is full or the file ends; how many bytes were read. */
+export function readFully(fd: number, buf: Buffer, position = 0): number {
+  let n = 0;
+  for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, position + n);
+  return n;
+}
+
 /**
  * A temp name beside `dest`: on the destination's own file system (so the final rename or link
  * never crosses devices), hidden and without `.md`, so no listing, search or tend sees it.

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { recoverAppends } from './append.js';
+import { readFully, writeAll } from './files.js';
 import { sidecar } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
 import type { HeldLock } from './held-lock.js';
@@ -84,25 +85,25 @@ function renderRecord(h: Holder): Buffer {
   return buf;
 }
 
-/** The record's bytes, read from a file opened afresh; undefined when there is none. */
-function readRecordBytes(site: LockSite): Buffer | undefined {
+/** A record's bytes, read from its file opened afresh; undefined when there is none. */
+function readRecordFile(file: string): Buffer | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(recordPath(site), fs.constants.O_RDONLY | NOFOLLOW);
+    fd = fs.openSync(file, fs.constants.O_RDONLY | NOFOLLOW);
   } catch {
     return undefined;
   }
   try {
     const buf = Buffer.alloc(RECORD_BYTES * 2);
-    let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, n);
-    return buf.subarray(0, n);
+    return buf.subarray(0, readFully(fd, buf));
   } catch {
     return undefined;
   } finally {
     fs.closeSync(fd);
   }
 }
+
+const readRecordBytes = (site: LockSite) => readRecordFile(recordPath(site));
 
 function parseRecord(buf: Buffer | undefined): Holder | undefined {
   if (!buf) return undefined;
@@ -182,7 +183,7 @@ function breakLock(site: LockSite, seen: Observation, unchangedMs: number): void
     // What was moved must still be what was judged dead: a record with the same token, else the
     // same thing byte for byte (a folder that has meanwhile got a record is a fresh lock).
     const isDir = fs.lstatSync(dead).isDirectory();
-    const movedBytes = isDir ? readRecordBytesAt(dead) : undefined;
+    const movedBytes = isDir ? readRecordFile(path.join(dead, 'holder')) : undefined;
     const fresh = seen.token
       ? parseRecord(movedBytes)?.token !== seen.token
       : seen.key.startsWith('dir:') ? !isDir || dirKey(movedBytes) !== seen.key : isDir;
@@ -201,32 +202,12 @@ function breakLock(site: LockSite, seen: Observation, unchangedMs: number): void
   }
 }
 
-function readRecordBytesAt(dir: string): Buffer | undefined {
-  try {
-    const fd = fs.openSync(path.join(dir, 'holder'), fs.constants.O_RDONLY | NOFOLLOW);
-    try {
-      const buf = Buffer.alloc(RECORD_BYTES * 2);
-      const n = fs.readSync(fd, buf, 0, buf.length, 0);
-      return buf.subarray(0, n);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 /** Write the record in place (fixed size, same file), refusing to follow a planted symlink. */
 function writeRecord(site: LockSite, h: Holder, create: boolean): void {
   const flags = fs.constants.O_WRONLY | NOFOLLOW | (create ? fs.constants.O_CREAT | fs.constants.O_EXCL : 0);
   const fd = fs.openSync(recordPath(site), flags, 0o644);
   try {
-    const buf = renderRecord(h);
-    for (let n = 0; n < buf.length; ) {
-      const w = fs.writeSync(fd, buf, n, buf.length - n, n);
-      if (w <= 0) throw new ZkError('io', `cannot write the ${site.what} lock record`);
-      n += w;
-    }
+    writeAll(fd, renderRecord(h), 0);
   } finally {
     fs.closeSync(fd);
   }

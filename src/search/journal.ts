@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readFully } from '../corpus/files.js';
 import { isNoteName } from '../corpus/note-files.js';
 import { indexLocation } from './location.js';
 
@@ -51,8 +52,7 @@ export function journalSince(indexDir: string, from: JournalMark, to: JournalMar
   const fd = fs.openSync(journalPath(indexDir), 'r');
   try {
     const buf = Buffer.alloc(to.size - from.size);
-    let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, from.size + n);
+    const n = readFully(fd, buf, from.size);
     const names = new Set<string>();
     for (const line of buf.subarray(0, n).toString('utf8').split('\n')) {
       try {
