@@ -3,7 +3,7 @@ import path from 'node:path';
 import { candidateFiles } from './grep.js';
 import { linkFragmentFound, noteHeadings } from './headings.js';
 import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from './links.js';
-import { nameKey, NoteNames, undatedSlug } from './note-names.js';
+import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from './note-names.js';
 import { listNoteFiles, readNoteFile, type Note } from './notes.js';
 
 // Where a note's links lead and which notes link to it, found without reading every note in full:
@@ -40,11 +40,6 @@ export function noteLinks(note: Note): Link[] {
   return parseLinks(note.raw, note.parsed.bodyOffset).filter(isNoteLink);
 }
 
-/** Every name a link may give a note, as names compare. */
-function namesOf(n: Note): string[] {
-  return [n.path, n.path.replace(/\.md$/i, ''), undatedSlug(n.path), n.title].filter((x): x is string => Boolean(x)).map(nameKey);
-}
-
 /**
  * The note files whose text mentions any of `needles` (lowercase): those the grep port finds
  * (every note without one), each read once to make sure.
@@ -70,7 +65,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const fileSet = new Set(files);
   const links = noteLinks(note);
   const wikiTargets = links.filter((l) => l.form === 'wiki').map((l) => nameKey(l.target));
-  const own = namesOf(note);
+  const own = wikiNamesOf(note);
   const undated = new Set([...wikiTargets, ...own]);
 
   // Every note a wikilink name could fit is a candidate: by file name, or because its text holds

@@ -1,8 +1,9 @@
 import type { TextEdit } from '../corpus/frontmatter.js';
 import { applyEdits } from '../corpus/frontmatter.js';
-import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link } from '../corpus/links.js';
+import { encodeTarget, parseBody, type Link } from '../corpus/links.js';
+import { noteLinks } from '../corpus/link-graph.js';
 import { candidateFiles } from '../corpus/grep.js';
-import { nameKey, undatedSlug } from '../corpus/note-names.js';
+import { nameKey, wikiNamesOf } from '../corpus/note-names.js';
 import type { Note } from '../corpus/notes.js';
 import { findRelated } from '../corpus/related.js';
 import { rewriteNoteLocked, type FileChange } from '../corpus/rewrite.js';
@@ -18,14 +19,8 @@ export interface Departed {
   title?: string;
 }
 
-/** Every name a wikilink may give a note, as wikilinks compare them. */
-function wikiNames(n: { path: string; title?: string }): Set<string> {
-  const names = [n.path, n.path.replace(/\.md$/i, ''), undatedSlug(n.path), n.title];
-  return new Set(names.filter((x): x is string => Boolean(x)).map(nameKey));
-}
-
 function names(l: Link, n: { path: string; title?: string }): boolean {
-  return l.form === 'wiki' ? wikiNames(n).has(nameKey(l.target)) : l.target === n.path;
+  return l.form === 'wiki' ? wikiNamesOf(n).includes(nameKey(l.target)) : l.target === n.path;
 }
 
 function pointsAt(l: Link, from: Departed): boolean {
@@ -45,7 +40,7 @@ function lineOf(raw: string, l: Link): TextEdit {
  * then name the note itself or a note the body already links to is dropped instead.
  */
 export function repointEdits(note: Note, from: Departed, to: Note): TextEdit[] {
-  const links = parseLinks(note.raw, note.parsed.bodyOffset).filter(isNoteLink);
+  const links = noteLinks(note);
   const moving = links.filter((l) => pointsAt(l, from));
   if (!moving.length) return [];
   const toUuid = to.uuid.toLowerCase();
