@@ -77,9 +77,14 @@ export class CorpusMap {
 
   /** The archived note a dead link meant: by its anchor uuid when it has one, else by its name. */
   archived(link: Pick<TendedLink, 'form' | 'target' | 'uuid'>): Archived | undefined {
+    if (link.uuid) return this.archivedByUuid(link.uuid);
     const a = this.loadArchive();
-    if (link.uuid) return a.byUuid.get(link.uuid.toLowerCase());
     return link.form === 'wiki' ? a.names.resolve(link.target).note : a.byName.get(link.target);
+  }
+
+  /** The archived note with this uuid. */
+  archivedByUuid(uuid: string): Archived | undefined {
+    return this.loadArchive().byUuid.get(uuid.toLowerCase());
   }
 
   /** The live note that replaced an archived one, following `superseded_by` through the archive. */

@@ -24,7 +24,7 @@ function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[]
   for (const old of notes) {
     const by = old.superseded_by?.toLowerCase();
     if (!by || map.holders(by).length) continue;
-    const archived = map.archived({ form: 'inline', target: '', uuid: by });
+    const archived = map.archivedByUuid(by);
     const next = archived && map.successor(archived);
     const base = { file: old.path, line: old.lines.superseded_by, label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by };
     if (next?.uuid) {
