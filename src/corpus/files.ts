@@ -137,54 +137,6 @@ export function replaceFile(_root: string, file: string, content: string, lock?:
   }
 }
 
-/** What a rewrite was planned from: a file's size, mtime and content hash when it was read. */
-export interface ReadState {
-  file: string;
-  size: number;
-  mtimeMs: number;
-  hash: string;
-}
-
-/** The read state of a note as it was loaded (its text is its bytes: UTF-8 round-trips exactly). */
-export function readStateOf(n: { file: string; size: number; mtimeMs: number; raw: string }): ReadState {
-  return { file: n.file, size: n.size, mtimeMs: n.mtimeMs, hash: sha256(Buffer.from(n.raw, 'utf8')) };
-}
-
-/** Whether a file still holds exactly the bytes it was planned from. */
-export function stillAsRead(r: ReadState): boolean {
-  try {
-    const st = fs.statSync(r.file);
-    if (st.size !== r.size || st.mtimeMs !== r.mtimeMs) return false;
-    return sha256(fs.readFileSync(r.file)) === r.hash;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Compare-and-swap under the corpus lock: put `tmp` (a finished temp file beside the note) in
- * place only if the note still holds the bytes the new content was planned from. False when it
- * changed; the caller plans again from what is there now.
- */
-export function swapIfUnchanged(lock: HeldLock, expected: ReadState, tmp: string): boolean {
-  if (!stillAsRead(expected)) return false;
-  lock.assertHeld();
-  fs.renameSync(tmp, expected.file);
-  recordChange({ path: expected.file, what: 'changed' });
-  return true;
-}
-
-/** The same, writing the temp file itself (for small files changed under the lock). */
-export function replaceIfUnchanged(lock: HeldLock, expected: ReadState, content: string): boolean {
-  const st = fs.lstatSync(expected.file, { throwIfNoEntry: false });
-  const tmp = writeTemp(expected.file, content, st?.isFile() ? st.mode & 0o7777 : 0o644);
-  try {
-    return swapIfUnchanged(lock, expected, tmp);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
-}
-
 /**
  * Open a file under `.zk/` for appending without following a planted symlink: a symlink there
  * would make the tool write into a file outside the corpus.

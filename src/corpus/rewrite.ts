@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { ZkError } from '../errors.js';
-import { readStateOf, swapIfUnchanged, writeTemp } from './files.js';
+import { writeTemp } from './files.js';
 import { withCorpusLock } from './lock.js';
 import { readNoteFile, type Note } from './notes.js';
+import { readStateOf, swapIfUnchanged } from './swap.js';
 
 /** A note's text just before and just after a rewrite the tool made. */
 export interface FileChange {

@@ -1,19 +1,19 @@
 import crypto from 'node:crypto';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { readStateOf, replaceIfUnchanged } from './files.js';
 import { applyEdits, setKeyEdit } from './frontmatter.js';
 import { withCorpusLock, type HeldLock } from './lock.js';
 import { noteFromText, readNoteFile, type Note } from './notes.js';
 import { noteByUuid, resolveRef, successors } from './refs.js';
 import { writeNote, type WriteOptions } from './ops.js';
+import { readStateOf, replaceIfUnchanged } from './swap.js';
 import { trace } from './trace.js';
 
 /**
  * Rewrite a note's frontmatter keys under the lock, keeping every other byte; the file is replaced
  * only if it still holds the bytes the edit was made from.
  */
-function rewriteKeys(root: string, lock: HeldLock, note: Note, values: Record<string, unknown>, o: { first?: boolean } = {}): Note {
+async function rewriteKeys(root: string, lock: HeldLock, note: Note, values: Record<string, unknown>, o: { first?: boolean } = {}): Promise<Note> {
   for (let attempt = 0, base = note; attempt < 5; attempt++) {
     let current = base;
     // Each key is edited on the text as it stands after the previous one, so offsets stay true.
@@ -22,7 +22,7 @@ function rewriteKeys(root: string, lock: HeldLock, note: Note, values: Record<st
       if (!edit) throw new ZkError('refused', `cannot rewrite the frontmatter of ${note.path}: it is not valid YAML`);
       current = noteFromText(root, note.file, applyEdits(current.raw, [edit]), 0, 0);
     }
-    if (replaceIfUnchanged(lock, readStateOf(base), current.raw)) return readNoteFile(root, note.path) ?? current;
+    if (await replaceIfUnchanged(lock, readStateOf(base), current.raw)) return readNoteFile(root, note.path) ?? current;
     const fresh = readNoteFile(root, note.path);
     if (!fresh) throw new ZkError('refused', `${note.path} vanished while its frontmatter was being rewritten`);
     base = fresh;
@@ -31,9 +31,9 @@ function rewriteKeys(root: string, lock: HeldLock, note: Note, values: Record<st
 }
 
 /** A note's uuid, minting one into its frontmatter when it has none. */
-function ensureUuid(root: string, lock: HeldLock, note: Note): Note {
+async function ensureUuid(root: string, lock: HeldLock, note: Note): Promise<Note> {
   if (note.uuid) return note;
-  const minted = rewriteKeys(root, lock, note, { uuid: crypto.randomUUID() }, { first: true });
+  const minted = await rewriteKeys(root, lock, note, { uuid: crypto.randomUUID() }, { first: true });
   trace(root, 'mint', { path: note.path, uuid: minted.uuid });
   return minted;
 }
@@ -54,12 +54,12 @@ export interface SupersedeResult {
  * under `supersedes`; both stay. Self-supersession, cycles and re-pointing are refused.
  */
 export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeResult> {
-  return withCorpusLock(root, (lock) => {
+  return withCorpusLock(root, async (lock) => {
     let oldNote = resolveRef(root, oldRef);
     let newNote = resolveRef(root, newRef);
     if (oldNote.path === newNote.path) throw new ZkError('refused', `a note cannot supersede itself: ${oldNote.path}`);
-    oldNote = ensureUuid(root, lock, oldNote);
-    newNote = ensureUuid(root, lock, newNote);
+    oldNote = await ensureUuid(root, lock, oldNote);
+    newNote = await ensureUuid(root, lock, newNote);
     if (oldNote.superseded_by) {
       if (oldNote.superseded_by.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
       throw alreadySuperseded(root, oldNote);
@@ -68,8 +68,8 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
       throw new ZkError('refused', `superseding ${oldNote.path} by ${newNote.path} would make a cycle`);
     }
     const supersedes = [...new Set([...newNote.supersedes, oldNote.uuid])];
-    newNote = rewriteKeys(root, lock, newNote, { supersedes });
-    oldNote = rewriteKeys(root, lock, oldNote, { superseded_by: newNote.uuid });
+    newNote = await rewriteKeys(root, lock, newNote, { supersedes });
+    oldNote = await rewriteKeys(root, lock, oldNote, { superseded_by: newNote.uuid });
     trace(root, 'supersede', { old: oldNote.path, old_uuid: oldNote.uuid, new: newNote.path, new_uuid: newNote.uuid });
     return { action: 'superseded', old: oldNote, new: newNote };
   });
@@ -88,13 +88,13 @@ function alreadySuperseded(root: string, note: Note): ZkError {
  * answer: `tend check` reports it and `tend repair --write` completes it.
  */
 export async function writeSuperseding(root: string, o: WriteOptions, oldRef: string): Promise<SupersedeResult> {
-  return withCorpusLock(root, (lock) => {
+  return withCorpusLock(root, async (lock) => {
     let old = resolveRef(root, oldRef);
     if (old.superseded_by) throw alreadySuperseded(root, old);
-    old = ensureUuid(root, lock, old);
+    old = await ensureUuid(root, lock, old);
     const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
     crashAfterCreate();
-    old = rewriteKeys(root, lock, old, { superseded_by: created.uuid });
+    old = await rewriteKeys(root, lock, old, { superseded_by: created.uuid });
     trace(root, 'supersede', { old: old.path, old_uuid: old.uuid, new: created.path, new_uuid: created.uuid });
     return { action: 'superseded', old, new: created };
   });
