@@ -9,8 +9,8 @@ import { mdFiles, tempCorpus, write, zk, zkProcess } from './helpers/corpus.js';
 // ZK_MEMORY_INDEX_SCAN_BELOW=0 makes these small corpora take the path large ones take.
 const journalOnly = { ZK_MEMORY_INDEX_SCAN_BELOW: '0', ZK_MEMORY_INDEX_SCAN_SECONDS: '3600' };
 
-async function titles(root: string, query: string, env: Record<string, string> = journalOnly): Promise<string[]> {
-  const r = await zk(['--root', root, '--json', 'search', query, '--backend', 'fts'], { env });
+async function titles(root: string, query: string, env: Record<string, string> = journalOnly, clock?: () => number): Promise<string[]> {
+  const r = await zk(['--root', root, '--json', 'search', query, '--backend', 'fts'], { env, clock });
   return (r.json?.hits ?? []).map((h: any) => h.title);
 }
 
@@ -87,15 +87,17 @@ describe('search freshness without a full check', () => {
 
   it('a full check that finds every note as last recorded reads no manifest, and marks left from an older manifest are not trusted', async () => {
     const root = seedCorpus();
+    // A clock a minute ahead: the notes just written look settled, so their stamps vouch for them.
+    const later = () => Date.now() + 60_000;
     const hill = path.join(root, '20260102-hill.md');
     const marks = path.join(root, '.zk', 'index', 'marks.json');
     const manifest = path.join(root, '.zk', 'index', 'manifest.json');
     // A note that cannot be indexed (not text) is in every scan but never in the manifest: the
     // marks record what the scan saw, so after one search it costs no manifest read either.
     fs.writeFileSync(path.join(root, '20260103-binary.md'), Buffer.from([0x68, 0x69, 0x00, 0x01]));
-    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
-    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
-    const fresh = async () => (await zk(['--root', root, '--json', 'status'])).json.index;
+    expect(await titles(root, 'hill', {}, later)).toEqual(['Hill']);
+    expect(await titles(root, 'hill', {}, later)).toEqual(['Hill']);
+    const fresh = async () => (await zk(['--root', root, '--json', 'status'], { clock: later })).json.index;
     expect(await fresh()).toMatchObject({ exists: true, fresh: true, pending: 0 });
     // A manifest blanked in place (same file, size and mtime to the nanosecond, which `cp -p` and
     // `touch -r` keep) is not read on an unchanged corpus: the marks' digest vouches for every
@@ -107,7 +109,7 @@ describe('search freshness without a full check', () => {
     fs.writeFileSync(blank, ' '.repeat(fs.statSync(manifest).size));
     execFileSync('touch', ['-r', manifest, blank]);
     keep(blank, manifest);
-    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
+    expect(await titles(root, 'hill', {}, later)).toEqual(['Hill']);
     expect(fs.readFileSync(manifest, 'utf8').trim()).toBe('');
     keep(saved, manifest);
     // An edit refreshes the index; then the marks are put back as they were before it (as if the
@@ -119,11 +121,11 @@ describe('search freshness without a full check', () => {
     const oldMarks = fs.readFileSync(marks);
     fs.writeFileSync(hill, fs.readFileSync(hill, 'utf8').replace('A climb', 'Ibexes'));
     expect(await fresh()).toMatchObject({ fresh: false, pending: 1 });
-    expect(await titles(root, 'ibexes', {})).toEqual(['Hill']);
+    expect(await titles(root, 'ibexes', {}, later)).toEqual(['Hill']);
     fs.writeFileSync(marks, oldMarks);
     keep(backup, hill);
-    expect(await titles(root, 'ibexes', {})).toEqual([]);
-    expect(await titles(root, 'climb', {})).toEqual(['Hill']);
+    expect(await titles(root, 'ibexes', {}, later)).toEqual([]);
+    expect(await titles(root, 'climb', {}, later)).toEqual(['Hill']);
   });
 
   it('keeps no journal where there is no index yet, and a lost journal means a full check', async () => {
@@ -137,3 +139,82 @@ describe('search freshness without a full check', () => {
     expect(mdFiles(root)).toHaveLength(3);
   });
 });
+
+// An edit that keeps a note's size and mtime: `sed -i` plus `touch -r`, rsync and sync tools that
+// copy mtimes, or any same-size edit within one tick of a coarse clock.
+describe('same-size edits that keep the mtime', () => {
+  /** Replace `from` by `to` (same length) in a note and put its old mtime back, as `touch -r` does. */
+  function editKeepingMtime(file: string, from: string, to: string): void {
+    const st = fs.statSync(file);
+    const ref = `${file}.ref`;
+    execFileSync('cp', ['-p', file, ref]);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(from, to));
+    execFileSync('touch', ['-r', ref, file]);
+    fs.rmSync(ref);
+    expect(fs.statSync(file)).toMatchObject({ size: st.size, mtimeMs: st.mtimeMs });
+  }
+
+  it('are found by search, index and status: the ctime moved', async () => {
+    const root = seedCorpus();
+    // A clock a minute ahead: every note looks long settled, so only its stamp can tell.
+    const later = () => Date.now() + 60_000;
+    const fts = async (q: string) => (await zk(['--root', root, '--json', 'search', q, '--backend', 'fts'], { clock: later })).json.hits.map((h: any) => h.title);
+    expect(await fts('climb')).toEqual(['Hill']);
+    editKeepingMtime(path.join(root, '20260102-hill.md'), 'climb', 'ibexs');
+    const status = await zk(['--root', root, '--json', 'status'], { clock: later });
+    expect(status.json.index).toMatchObject({ fresh: false, pending: 1 });
+    expect(await fts('ibexs')).toEqual(['Hill']);
+    expect(await fts('climb')).toEqual([]);
+    editKeepingMtime(path.join(root, '20260101-lake.md'), 'walk', 'wade');
+    expect((await zk(['--root', root, '--json', 'index'], { clock: later })).json).toMatchObject({ changed: 1 });
+    expect(await fts('wade')).toEqual(['Lake']);
+  });
+
+  // On a file system with 1 s timestamps (ext4 with 128-byte inodes), an edit in the same second
+  // as the index's look leaves every field of the stat as it was: the index must not trust it.
+  const canMount = process.getuid?.() === 0 && process.platform === 'linux' && hasCommand('mkfs.ext4');
+  it.skipIf(!canMount)('are found on a file system with 1 s timestamps, when made in the same second', async () => {
+    const dir = tempCorpus(false);
+    const image = path.join(dir, 'fs.img');
+    const mnt = path.join(dir, 'mnt');
+    fs.mkdirSync(mnt);
+    fs.closeSync(fs.openSync(image, 'w'));
+    fs.truncateSync(image, 16 << 20);
+    execFileSync('mkfs.ext4', ['-q', '-F', '-I', '128', image], { stdio: 'ignore' });
+    execFileSync('mount', ['-o', 'loop', image, mnt]);
+    try {
+      const root = path.join(mnt, 'corpus');
+      fs.mkdirSync(root);
+      await zk(['init', root]);
+      write(root, '20260101-lake.md', '---\ntitle: Lake\n---\n\nA walk by the lake.\n');
+      const fts = async (q: string) => (await zk(['--root', root, '--json', 'search', q, '--backend', 'fts'])).json.hits.map((h: any) => h.title);
+      expect(await fts('walk')).toEqual(['Lake']);
+      let sameSecond = false;
+      for (let attempt = 0; attempt < 5 && !sameSecond; attempt++) {
+        // Start just after a second begins, so the note, the look and the edit share it.
+        await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20));
+        const file = path.join(root, `20260102-hill${attempt}.md`);
+        const word = `crag${attempt}`;
+        fs.writeFileSync(file, `---\ntitle: Hill ${attempt}\n---\n\nA ${word} on the hill.\n`);
+        expect(await fts(word)).toEqual([`Hill ${attempt}`]);
+        const before = fs.statSync(file);
+        fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(word, `tor${attempt}x`));
+        const after = fs.statSync(file);
+        sameSecond = after.mtimeMs === before.mtimeMs && after.ctimeMs === before.ctimeMs;
+        if (sameSecond) expect(await fts(`tor${attempt}x`)).toEqual([`Hill ${attempt}`]);
+      }
+      expect(sameSecond, 'an edit within the same second').toBe(true);
+    } finally {
+      execFileSync('umount', [mnt]);
+    }
+  });
+});
+
+function hasCommand(name: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -59,6 +60,16 @@ describe('a warm MCP server searches a corpus others change', () => {
     expect(await titles('pikes')).toEqual(['Lake']);
     fs.appendFileSync(path.join(root, '20260101-lake.md'), '\nOtters too.\n');
     expect(await titles('otters')).toEqual(['Lake']);
+  });
+
+  it('finds a same-size edit that put the old mtime back (sed -i, then touch -r)', async () => {
+    const file = path.join(root, '20260102-hill.md');
+    const ref = `${file}.ref`;
+    execFileSync('cp', ['-p', file, ref]);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('up the', 'yurts '));
+    execFileSync('touch', ['-r', ref, file]);
+    fs.rmSync(ref);
+    expect(await titles('yurts')).toEqual(['Hill']);
   });
 
   it("finds a note an editor replaced under its own name", async () => {

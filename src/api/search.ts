@@ -2,6 +2,7 @@ import { ZkError } from '../errors.js';
 import { checkKind } from '../corpus/kinds.js';
 import type { CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
+import type { StatedNotes } from '../search/fts.js';
 import type { SearchHit } from '../search/types.js';
 import type { GitState } from '../adapters/git.js';
 
@@ -36,8 +37,11 @@ export async function search(root: string, query: string, o: SearchRequest = {})
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits };
 }
 
-/** How fresh the full-text index and the vectors are (`listed`: the notes' stats, when just taken). */
-export async function indexStatus(root: string, listed?: readonly { name: string; mtimeMs: number; size: number }[]) {
+/**
+ * How fresh the full-text index and the vectors are (`listed`: the notes' stamps in name order
+ * when just taken, and when they were taken).
+ */
+export async function indexStatus(root: string, listed?: StatedNotes) {
   const { scanIndex } = await import('../search/fts.js');
   const { vectorStatus } = await import('../search/vector.js');
   const { indexLocation } = await import('../search/location.js');
@@ -85,8 +89,10 @@ export async function status(root: string): Promise<StatusResult> {
   const { loadNoteMetas } = await import('../corpus/note-meta.js');
   const { gitState } = await import('../adapters/git.js');
   // The notes are listed and stated once, for the corpus figures and the index's freshness alike.
+  const { now } = await import('../context.js');
+  const seenAt = now();
   const notes = loadNoteMetas(root);
-  const listed = notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, size: n.size }));
+  const listed = { seenAt, stats: notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, ctimeMs: n.ctimeMs, ino: n.ino, size: n.size })) };
   return { root, ...corpusStatus(root, notes), index: await indexStatus(root, listed), git: await gitState(root) };
 }
 

@@ -1,3 +1,4 @@
+import type { FileStamp } from './file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo } from './notes.js';
 import { isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from './stat-cache.js';
@@ -5,18 +6,19 @@ import { isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from './sta
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/stat-cache.ts): only notes that changed are read.
 
-/** A note's public fields and the few the library sorts and links by, without its text. */
-export interface NoteMeta extends NoteInfo {
+/**
+ * A note's public fields and the few the library sorts and links by, without its text; its file's
+ * stamp as stated before it was read (the index's freshness check compares it).
+ */
+export interface NoteMeta extends NoteInfo, FileStamp {
   supersedes: string[];
-  size: number;
-  mtimeMs: number;
 }
 
-/** The fields of a note read from its file (nothing of the text is kept). */
-export function noteMeta(n: Note): NoteMeta {
+/** The fields of a note read from its file (nothing of the text is kept), with the file's stamp. */
+export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes'>, seen: FileStamp): NoteMeta {
   return {
     uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date, kind: n.kind, author: n.author,
-    superseded_by: n.superseded_by, supersedes: n.supersedes, size: n.size, mtimeMs: n.mtimeMs,
+    superseded_by: n.superseded_by, supersedes: n.supersedes, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, ino: seen.ino, size: seen.size,
   };
 }
 
@@ -34,7 +36,7 @@ const META: DerivedKind<NoteMeta> = {
     const [uuid, title, date, kind, author, superseded_by, supersedes] = k as Kept;
     if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
       || !isStrs(supersedes)) return undefined;
-    return { uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes, size: seen.size, mtimeMs: seen.mtimeMs };
+    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes }, seen);
   },
 };
 

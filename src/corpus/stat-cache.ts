@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { current } from '../context.js';
+import { current, now } from '../context.js';
+import { sameStamp, stampOf, stampTrusted, type FileStamp } from './file-stamp.js';
 import { replaceDerivedFile } from './files.js';
 import { listNoteFiles, readNoteFile, type Note } from './notes.js';
 
@@ -9,13 +10,8 @@ import { listNoteFiles, readNoteFile, type Note } from './notes.js';
 // by file name with the stat that was seen; a note whose stat moved is read again. The files stay
 // the truth: a missing, damaged or foreign cache is rebuilt from them.
 
-/** What was seen of a file when its answer was derived: any change to one of these reads it again. */
-export interface Seen {
-  mtimeMs: number;
-  ctimeMs: number;
-  ino: number;
-  size: number;
-}
+/** What was seen of a file when its answer was derived: any change to it reads the file again. */
+export type Seen = FileStamp;
 
 /**
  * One kind of answer kept per note. At 50,000 notes the cache is read whole by every call, so a
@@ -26,7 +22,8 @@ export interface DerivedKind<T> {
   file: string;
   /** Bumped whenever what is kept changes: a cache of another version is rebuilt. */
   version: number;
-  derive(note: Note): T;
+  /** `seen`: the file's stamp, taken before it was read. */
+  derive(note: Note, seen: Seen): T;
   encode(value: T): unknown;
   /** The value back from its kept form, or undefined when that is not what `encode` gives. */
   decode(kept: unknown, name: string, seen: Seen): T | undefined;
@@ -40,13 +37,6 @@ interface CacheFile {
   seenAt: number;
   rows: Row[];
 }
-
-/**
- * A file changed this close (ms) before it was stated may change again within the same timestamp
- * tick (coarse on some file systems) with its stat unchanged: its row is not trusted, and the note
- * is read again next time.
- */
-const RACY_MS = 2000;
 
 // What a value read back from a cache may be: a `decode` checks every field with these.
 export const isStr = (v: unknown): v is string => typeof v === 'string';
@@ -85,10 +75,10 @@ function writeCache(file: string, cache: CacheFile): void {
 
 function stat(file: string): Seen | undefined {
   const st = fs.statSync(file, { throwIfNoEntry: false });
-  return st && { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size };
+  return st && stampOf(st);
 }
 
-const sameStat = (r: Row, st: Seen) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
+const rowStamp = (r: Row): Seen => ({ mtimeMs: r[1], ctimeMs: r[2], ino: r[3], size: r[4] });
 
 /**
  * Every readable note's answer, in file-name order. With a cache file (the context's `noteCache`
@@ -100,9 +90,8 @@ const sameStat = (r: Row, st: Seen) => r[1] === st.mtimeMs && r[2] === st.ctimeM
 export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
   const cacheFile = current().noteCache?.(root, kind.file);
   if (!cacheFile) return loadAll(root, kind);
-  const seenAt = Date.now();
+  const seenAt = now();
   const cache = readCache(cacheFile, kind.version);
-  const trustBefore = cache ? cache.seenAt - RACY_MS : -Infinity;
   const rows: Row[] = [];
   const values: T[] = [];
   let reused = 0;
@@ -112,7 +101,7 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
     const st = stat(dir + name);
     if (!st) continue; // gone since the listing
     const known = cache?.rows.get(name);
-    const kept = known && sameStat(known, st) && Math.max(st.mtimeMs, st.ctimeMs) < trustBefore ? kind.decode(known[5], name, st) : undefined;
+    const kept = known && cache && sameStamp(rowStamp(known), st) && stampTrusted(st, cache.seenAt) ? kind.decode(known[5], name, st) : undefined;
     if (kept !== undefined) {
       reused++;
       rows.push(known!);
@@ -121,7 +110,7 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
     }
     const note = readNoteFile(root, name);
     if (!note) continue;
-    const value = kind.derive(note);
+    const value = kind.derive(note, st);
     values.push(value);
     // The stat taken before the read: a change during the read shows as a moved stat next time.
     if (!note.parsed.yamlError) rows.push([name, st.mtimeMs, st.ctimeMs, st.ino, st.size, kind.encode(value)]);
@@ -133,9 +122,11 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
 
 function loadAll<T>(root: string, kind: DerivedKind<T>): T[] {
   const values: T[] = [];
+  const dir = root.endsWith(path.sep) ? root : root + path.sep;
   for (const name of listNoteFiles(root)) {
-    const n = readNoteFile(root, name);
-    if (n) values.push(kind.derive(n));
+    const st = stat(dir + name);
+    const n = st && readNoteFile(root, name);
+    if (n) values.push(kind.derive(n, st));
   }
   return values;
 }

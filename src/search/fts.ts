@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { current, settings } from '../context.js';
+import { current, now, settings } from '../context.js';
 import { ZkError } from '../errors.js';
+import { sameStamp, stampOf, stampTrusted, type FileStamp } from '../corpus/file-stamp.js';
 import { sha256 } from '../corpus/files.js';
 import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
 import type { Note } from '../corpus/notes.js';
@@ -19,14 +20,14 @@ import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
-const MANIFEST_VERSION = 2;
+const MANIFEST_VERSION = 3;
 
 /** What the index knows of one note file, to tell cheaply whether it changed. */
-export interface FileState {
-  mtimeMs: number;
-  size: number;
+export interface FileState extends FileStamp {
   /** The first 16 hex digits of the content's sha256: enough to tell a real change from a touch. */
   hash: string;
+  /** Stated too soon after a change for its stamp to vouch for its content: read again next time. */
+  unsure: boolean;
 }
 
 /** What the index knows of the corpus (on disk as compact rows, it is read before every query). */
@@ -39,7 +40,8 @@ export interface Manifest {
 
 interface ManifestFile {
   version: number;
-  files: [string, number, number, string][];
+  /** name, mtime, size, hash, ctime, inode, unsure (1) or not (0). */
+  files: [string, number, number, string, number, number, number][];
   refreshes: number;
   builtAt: string;
   refreshedAt: string;
@@ -67,7 +69,7 @@ type Row = {
 
 /** The change set between the files on disk and the manifest. */
 export interface IndexDelta {
-  upsert: Map<string, { note: Note; hash: string }>;
+  upsert: Map<string, { note: Note; state: FileState }>;
   restat: Map<string, FileState>;
   removed: string[];
   files: number;
@@ -94,7 +96,7 @@ function readManifest(root: string): KnownManifest | undefined {
     const m = JSON.parse(fs.readFileSync(fd, 'utf8')) as ManifestFile;
     if (m.version !== MANIFEST_VERSION || !Array.isArray(m.files)) return undefined;
     const files = new Map<string, FileState>();
-    for (const [name, mtimeMs, size, hash] of m.files) files.set(name, { mtimeMs, size, hash });
+    for (const [name, mtimeMs, size, hash, ctimeMs, ino, unsure] of m.files) files.set(name, { mtimeMs, size, hash, ctimeMs, ino, unsure: unsure !== 0 });
     return { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt, id };
   } catch {
     return undefined;
@@ -120,17 +122,15 @@ function toRow(note: Note): Row {
 }
 
 /** A note file as one stat shows it. */
-export interface Stat {
+export interface Stat extends FileStamp {
   name: string;
-  mtimeMs: number;
-  size: number;
 }
 
 /** Stat one note file; undefined when it is gone. */
 function statNote(root: string, name: string): Stat | undefined {
   // A name from the listing holds no separator: joined plainly, as path.join costs a normalisation per note.
   const st = fs.statSync(`${root}${path.sep}${name}`, { throwIfNoEntry: false });
-  return st && { name, mtimeMs: st.mtimeMs, size: st.size };
+  return st && { name, ...stampOf(st) };
 }
 
 /** Stat every note file of the root, in name order (a file gone meanwhile is left out). */
@@ -144,14 +144,16 @@ function statNotes(root: string): Stat[] {
 }
 
 /**
- * One digest of every note's name, mtime and size, in name order: when the files on disk give the
- * digest the manifest gave, every file passes the per-file check, so the manifest need not be read.
+ * One digest of every note's name and stamp, in name order, stated at `seenAt`: when the files on
+ * disk give the digest the manifest gave, every file passes the per-file check, so the manifest
+ * need not be read. '' (no digest) when a stamp is too recent to vouch for its file's content.
  */
-function statesDigest(states: Iterable<Stat>): string {
+function statesDigest(states: Iterable<Stat>, seenAt: number): string {
   const hash = crypto.createHash('sha256');
   let chunk = '';
   for (const s of states) {
-    chunk += `${s.name}\0${s.mtimeMs}\0${s.size}\n`;
+    if (!stampTrusted(s, seenAt)) return '';
+    chunk += `${s.name}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\0${s.size}\n`;
     if (chunk.length > 65536) {
       hash.update(chunk);
       chunk = '';
@@ -161,27 +163,37 @@ function statesDigest(states: Iterable<Stat>): string {
 }
 
 /**
- * What a stat-level comparison with the manifest found: the notes to read (new, or their size or
- * mtime moved) and the notes gone. Reading them needs the note parser, loaded only then.
+ * What a stat-level comparison with the manifest found: the notes to read (new, their stamp moved,
+ * or not vouched for by it) and the notes gone, stated at `seenAt`. Reading them needs the note
+ * parser, loaded only then.
  */
 interface Pending {
   read: Stat[];
   removed: string[];
   files: number;
+  seenAt: number;
 }
 
-/** Whether a note file must be read: unknown to the manifest, or its size or mtime moved. */
-const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.mtimeMs !== st.mtimeMs || prev.size !== st.size;
+/** Whether a note file must be read: unknown to the manifest, its stamp moved, or unsure. */
+const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.unsure || !sameStamp(prev, st);
 
-/** Compare every note file's stat with the manifest. */
-function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>): Pending {
+/** Compare every note file's stat, taken at `seenAt`, with the manifest. */
+function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number): Pending {
   const seen = new Set(scan.map((s) => s.name));
   return {
     read: scan.filter((st) => moved(st, known.get(st.name))),
     removed: [...known.keys()].filter((name) => !seen.has(name)),
     files: scan.length,
+    seenAt,
   };
 }
+
+/** What the index records of a note file read after the stat `st` taken at `seenAt`. */
+function stateOf(st: Stat, hash: string, seenAt: number): FileState {
+  return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size, hash, unsure: !stampTrusted(st, seenAt) };
+}
+
+const sameState = (a: FileState, b: FileState) => sameStamp(a, b) && a.hash === b.hash && a.unsure === b.unsure;
 
 /** Read the pending notes: a file whose content hash is unchanged only has its stat recorded. */
 function readPending(root: string, pending: Pending, known: ReadonlyMap<string, FileState>, parser: NoteParser): IndexDelta {
@@ -196,9 +208,9 @@ function readPending(root: string, pending: Pending, known: ReadonlyMap<string, 
       if (prev) delta.removed.push(st.name);
       continue;
     }
-    const hash = contentHash(buf);
-    if (prev && prev.hash === hash) {
-      delta.restat.set(st.name, { mtimeMs: st.mtimeMs, size: st.size, hash });
+    const state = stateOf(st, contentHash(buf), pending.seenAt);
+    if (prev && prev.hash === state.hash) {
+      if (!sameState(prev, state)) delta.restat.set(st.name, state);
       continue;
     }
     const text = parser.decodeNote(buf, st.name);
@@ -206,7 +218,7 @@ function readPending(root: string, pending: Pending, known: ReadonlyMap<string, 
       if (prev) delta.removed.push(st.name);
       continue;
     }
-    delta.upsert.set(st.name, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), hash });
+    delta.upsert.set(st.name, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), state });
   }
   return delta;
 }
@@ -218,16 +230,16 @@ async function resolvePending(root: string, pending: Pending, known: ReadonlyMap
 }
 
 /** Compare every note file of `scan` with what the index knows (`known`): only new or changed files are read. */
-function computeDelta(root: string, scan: readonly Stat[], known: ReadonlyMap<string, FileState>, parser: NoteParser): IndexDelta {
-  return readPending(root, comparedAll(scan, known), known, parser);
+function computeDelta(root: string, scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number, parser: NoteParser): IndexDelta {
+  return readPending(root, comparedAll(scan, known, seenAt), known, parser);
 }
 
 /**
  * Compare only the notes that can have changed: those the change journal names, and, when the
  * root folder's entries changed (`listing` given), the names added and removed.
  */
-function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journal: Set<string>, listing: string[] | undefined): Pending {
-  const pending: Pending = { read: [], removed: [], files: listing?.length ?? known.size };
+function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journal: Set<string>, listing: string[] | undefined, seenAt: number): Pending {
+  const pending: Pending = { read: [], removed: [], files: listing?.length ?? known.size, seenAt };
   const present = listing && new Set(listing);
   const candidates = new Set(journal);
   if (present) {
@@ -291,7 +303,7 @@ function readMarks(root: string): Marks | undefined {
 }
 
 function rootState(root: string): Marks['root'] {
-  const seenAt = Date.now();
+  const seenAt = now();
   const st = fs.statSync(root);
   return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, seenAt };
 }
@@ -327,7 +339,7 @@ type Plan =
 
 /**
  * Find what changed since the index last looked, as cheaply as is sound:
- * - every note file is checked (stat, then read if its size or mtime moved) when the corpus is
+ * - every note file is checked (stat, then read if its stamp moved or was unsure) when the corpus is
  *   small, on a network file system (other hosts' writes reach neither this host's journal nor,
  *   reliably, the folder's metadata), when the last full check is older than
  *   `ZK_MEMORY_INDEX_SCAN_SECONDS`, or when anything cheaper cannot be trusted; when every stat
@@ -348,7 +360,7 @@ type Plan =
 function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?: Watched): Plan {
   const s = settings();
   const location = indexLocation(root);
-  const startedAt = Date.now();
+  const startedAt = now();
   const old = readMarks(root);
   // Taken before anything is looked at: whatever changes afterwards shows next time.
   let journal = markJournal(location.dir);
@@ -360,13 +372,13 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
     }
     const scan = statNotes(root);
     const seen: Seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
-    const digest = statesDigest(scan);
-    if (old && old.digest === digest) {
+    const digest = statesDigest(scan, startedAt);
+    if (old && digest && old.digest === digest) {
       return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
     }
     const manifest = loadManifest(root, warm);
     if (!manifest) return { kind: 'rebuild' };
-    return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files), seen, digest: { ifEmpty: digest, ifApplied: digest } };
+    return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files, startedAt), seen, digest: { ifEmpty: digest, ifApplied: digest } };
   };
   const scanMs = s.indexScanSeconds() * 1000;
   const watching = Boolean(watched?.complete && old && old.scannedAt > watched.since);
@@ -386,7 +398,7 @@ function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?:
   const listing = sameRoot ? undefined : listNoteFiles(root);
   // (A watcher would have named a note replaced under its own name.)
   if (!watching && listing && written.size === 0 && listing.length === manifest.files.size && listing.every((n) => manifest.files.has(n))) return full();
-  const pending = comparedSome(root, manifest.files, written, listing);
+  const pending = comparedSome(root, manifest.files, written, listing, startedAt);
   const seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: old.scannedAt, notes: pending.files };
   // Notes not looked at may have changed since the last full scan: once the index takes a change,
   // no digest describes what it holds until the next full scan.
@@ -424,11 +436,11 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   removeTableFiles(root, TABLE);
   fs.mkdirSync(indexDir(root), { recursive: true });
   rotateJournal(indexDir(root));
-  const startedAt = Date.now();
+  const startedAt = now();
   const journal = markJournal(indexDir(root));
   const rootNow = rootState(root);
   const scan = statNotes(root);
-  const delta = computeDelta(root, scan, new Map(), parser);
+  const delta = computeDelta(root, scan, new Map(), startedAt, parser);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   const db = await connectIndex(root);
   // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
@@ -437,13 +449,13 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   if (!rows.length) await table.delete('true');
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
-  const now = new Date().toISOString();
+  const builtAt = new Date().toISOString();
   const manifest: Manifest = {
-    files: new Map([...delta.upsert].map(([name, u]) => [name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash }])),
-    refreshes: 0, builtAt: now, refreshedAt: now,
+    files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),
+    refreshes: 0, builtAt, refreshedAt: builtAt,
   };
   const id = writeManifest(root, manifest);
-  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, statesDigest(scan)));
+  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, statesDigest(scan, startedAt)));
   return { delta, manifest };
 }
 
@@ -451,7 +463,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
 function writeManifest(root: string, m: Manifest): string | undefined {
   const out: ManifestFile = {
     version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
-    files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash]),
+    files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash, f.ctimeMs, f.ino, f.unsure ? 1 : 0]),
   };
   writeIndexJson(manifestPath(root), out);
   return manifestId(root);
@@ -464,7 +476,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   if (rows.length) await table.add(rows);
   for (const name of delta.removed) manifest.files.delete(name);
-  for (const [name, u] of delta.upsert) manifest.files.set(name, { mtimeMs: u.note.mtimeMs, size: u.note.size, hash: u.hash });
+  for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
   manifest.refreshedAt = new Date().toISOString();
@@ -549,10 +561,10 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     }
     if (!manifest || !table) return rebuilt(root);
     // Unless another process refreshed meanwhile, the change set found before locking still holds.
-    const now = seen?.kind === 'delta' && seen.manifest.id === manifest.id ? seen : plan();
-    if (now.kind === 'unchanged') return unchanged(root, now.notes, now.refreshedAt, warm);
-    if (now.kind !== 'delta') return rebuilt(root);
-    const delta = now === seen && found ? found : await resolvePending(root, now.pending, manifest.files);
+    const planned = seen?.kind === 'delta' && seen.manifest.id === manifest.id ? seen : plan();
+    if (planned.kind === 'unchanged') return unchanged(root, planned.notes, planned.refreshedAt, warm);
+    if (planned.kind !== 'delta') return rebuilt(root);
+    const delta = planned === seen && found ? found : await resolvePending(root, planned.pending, manifest.files);
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
     let id: string | undefined;
     try {
@@ -564,7 +576,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     }
     // The manifest just written, as a warm process reads it next.
     warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
-    writeMarks(root, marksFor(now.seen, manifest, id, now.digest.ifApplied));
+    writeMarks(root, marksFor(planned.seen, manifest, id, planned.digest.ifApplied));
     // The table just written is the one this refresh describes: a warm process queries it next.
     warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
     const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
@@ -591,28 +603,35 @@ export interface IndexFreshness {
   refreshedAt: string | null;
 }
 
+/** The notes' stats in name order, and when they were taken. */
+export interface StatedNotes {
+  stats: readonly Stat[];
+  seenAt: number;
+}
+
 /**
  * How fresh the index is, and the content hash of every note file on disk now (known only when
  * the index exists), found with the index's change scan and without changing anything.
  */
-export async function scanIndex(root: string, listed?: readonly Stat[]): Promise<{ freshness: IndexFreshness; hashes?: () => Map<string, string> }> {
+export async function scanIndex(root: string, listed?: StatedNotes): Promise<{ freshness: IndexFreshness; hashes?: () => Map<string, string> }> {
   // Every note as the index last recorded it (see `planRefresh`): fresh, and the manifest is read
   // only if the hashes are asked for. `listed`: the notes' stats in name order, when the caller
   // has just taken them (a note it could not read is missing there: the digests then differ, and
   // the manifest is compared note by note).
-  const scan = listed ?? statNotes(root);
+  const seenAt = listed?.seenAt ?? now();
+  const scan = listed?.stats ?? statNotes(root);
   const marks = readMarks(root);
-  if (marks && statesDigest(scan) === marks.digest) {
+  if (marks?.digest && statesDigest(scan, seenAt) === marks.digest) {
     const hashes = () => new Map([...(readManifest(root)?.files ?? [])].map(([name, f]) => [name, f.hash]));
     return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
   }
   const manifest = readManifest(root);
   if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: scan.length, refreshedAt: null } };
-  const d = computeDelta(root, scan, manifest.files, await noteParser());
+  const d = computeDelta(root, scan, manifest.files, seenAt, await noteParser());
   const pending = d.upsert.size + d.removed.length;
   const hashes = new Map([...manifest.files].map(([name, f]) => [name, f.hash]));
   for (const name of d.removed) hashes.delete(name);
-  for (const [name, u] of d.upsert) hashes.set(name, u.hash);
+  for (const [name, u] of d.upsert) hashes.set(name, u.state.hash);
   return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes: () => hashes };
 }
 
