@@ -1,5 +1,8 @@
 #!/usr/bin/env node
+import { prepareProcess } from '../dist/src/process.js';
 import { main } from '../dist/src/cli.js';
+
+prepareProcess();
 
 // A reader that goes away early (`zk-memory list | head`) is not an error.
 process.stdout.on('error', (err) => {

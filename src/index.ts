@@ -44,6 +44,7 @@ export const ingestStatus = wired(api.ingestStatus);
 export type * from './api/index.js';
 
 export { ZkError, EXIT } from './errors.js';
+export { prepareProcess } from './process.js';
 export { Settings, type Env } from './settings.js';
 export { withContext, type RunContext, type Io } from './context.js';
 export type { StructuredLLM, ChatMessage, StructuredCallOptions } from './llm/types.js';

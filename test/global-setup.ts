@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareProcess } from '../src/process.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -12,6 +13,8 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  */
 export default async function setup(): Promise<() => void> {
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'inherit' });
+  // The test workers run the CLI in-process: they get the process set-up the command line's entry makes.
+  prepareProcess();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-run-'));
   // The test workers are started after this and inherit it, as do the processes they start.
   process.env.TMPDIR = tmp;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lanceLogEnv, lanceRuntimeEnv } from '../src/search/lance.js';
+import { lanceLogEnv, lanceRuntimeEnv } from '../src/process.js';
 import { decideIndexLocation, networkFileSystem, type IndexSettings } from '../src/search/location.js';
 import { tempCorpus, write, zk } from './helpers/corpus.js';
 

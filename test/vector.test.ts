@@ -241,7 +241,7 @@ describe('past the size threshold', () => {
     const env = { ...embedEnv(), ZK_MEMORY_VECTOR_INDEX_ABOVE: '250' };
 
     const first = await search(root, ['--backend', 'vector'], env);
-    expect(first.code).toBe(0);
+    expect(first.code, first.stdout).toBe(0);
     expect(readVectorState(root)?.ann).toEqual({ rows: 310, partitions: 18 });
     const table = await openTable(root, 'vectors');
     expect((await table!.listIndices()).map((i) => i.indexType)).toEqual(['IvfPq']);

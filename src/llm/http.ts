@@ -14,20 +14,10 @@ export interface PostOptions {
 }
 
 type Undici = typeof import('undici');
-let undici: Promise<Undici> | undefined;
 
-/**
- * undici is loaded on the first request, so commands that never call a model never pay for it.
- * Its HTTP parser is WebAssembly, which V8 would also compile to optimized code in the background;
- * a short-lived command never runs long enough to gain from that, yet waits for it at exit (about
- * 0.2 s), so baseline code is kept.
- */
+/** undici is loaded on the first request, so commands that never call a model never pay for it. */
 function loadUndici(): Promise<Undici> {
-  undici ??= import('node:v8').then((v8) => {
-    v8.setFlagsFromString('--liftoff-only');
-    return import('undici');
-  });
-  return undici;
+  return import('undici');
 }
 
 /** 429 and server errors are transient; 501 (not implemented) is an answer, not a hiccup. */

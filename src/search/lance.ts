@@ -1,6 +1,4 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { replaceDerivedFile } from '../corpus/files.js';
 import { withLock } from '../corpus/lock.js';
@@ -9,72 +7,12 @@ import { indexLocation } from './location.js';
 export type LanceDb = typeof import('@lancedb/lancedb');
 export type Table = import('@lancedb/lancedb').Table;
 
-/** Fewest threads lance's CPU pool may have for a full-text index build to always finish. */
-export const MIN_LANCE_CPU_THREADS = 4;
-
-/**
- * The LanceDB runtime settings this process needs, beyond what the user set.
- *
- * Lance builds a full-text index with posting-list producers running on its CPU pool, each handing
- * batches through a one-slot channel to a writer that itself needs a pool thread to encode them.
- * When the producers hold every pool thread, producer and writer wait on each other forever: 0%
- * CPU, an empty file under `_indices/`, no error (lancedb/lancedb#3568, lance-format/lance#7423;
- * facebookexperimental/semcode#61 for the multi-worker case). Lance sizes the pool
- * `max(1, cpus - LANCE_IO_CORE_RESERVATION)` with a reservation of 2 and runs about
- * `(pool + 2) / 2` build workers, so a host with 2 or 3 CPUs gets one thread for one producer, and
- * a 4-CPU host two threads for two producers. With `LANCE_CPU_THREADS` = 4 there are 3 workers
- * and always a thread to spare, at the cost of a little oversubscription on small hosts. Larger
- * hosts (6 CPUs and up) already have a spare thread and are left alone, as is a value the user set.
- */
-export function lanceRuntimeEnv(env: NodeJS.ProcessEnv, cpus: number): Record<string, string> {
-  if (env.LANCE_CPU_THREADS?.trim()) return {};
-  const pool = cpus - 2;
-  return pool >= MIN_LANCE_CPU_THREADS ? {} : { LANCE_CPU_THREADS: String(MIN_LANCE_CPU_THREADS) };
-}
-
-/**
- * LanceDB's logging, unless the user set it: errors only. Its warnings (k-means leaving clusters
- * empty while it trains a vector index on fewer than 65,536 rows) are advice to whoever tunes the
- * index, printed into the user's terminal mid-search.
- */
-export function lanceLogEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return env.LANCEDB_LOG?.trim() ? {} : { LANCEDB_LOG: 'error' };
-}
-
-/**
- * LanceDB requires apache-arrow's CommonJS build, about 200 modules that cost about 50 ms to load
- * in every process that searches; the package's single-file build exports the same API (the Node
- * build only adds stream adapters LanceDB does not use) and loads in about 12 ms. So the single
- * file is loaded first and entered in the require cache under the name LanceDB's require resolves
- * to. Where anything about this does not hold (another layout, arrow already loaded), nothing is
- * changed and LanceDB loads arrow as it ships.
- */
-function preloadArrowBundle(): void {
-  try {
-    const fromLance = createRequire(createRequire(import.meta.url).resolve('@lancedb/lancedb'));
-    const main = fromLance.resolve('apache-arrow');
-    const bundle = path.join(path.dirname(main), 'Arrow.es2015.min.js');
-    if (fromLance.cache[main] || !fs.existsSync(bundle)) return;
-    fromLance(bundle);
-    fromLance.cache[main] = fromLance.cache[bundle];
-  } catch {
-    // LanceDB loads arrow itself
-  }
-}
-
-let lancePromise: Promise<LanceDb> | undefined;
-
 /**
  * LanceDB is loaded on first use, so commands that never touch the index never pay for it. Its
- * native runtime reads its thread and log settings once, when it starts: they are set here, before.
+ * native runtime's settings are the process's, set up by `prepareProcess` (src/process.ts).
  */
 export function lance(): Promise<LanceDb> {
-  if (!lancePromise) {
-    Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()), lanceLogEnv(process.env));
-    preloadArrowBundle();
-    lancePromise = import('@lancedb/lancedb');
-  }
-  return lancePromise;
+  return import('@lancedb/lancedb');
 }
 
 /** The folder the index database lives in (see `indexLocation`). */

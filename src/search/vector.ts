@@ -1,12 +1,14 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import type { Embedder } from '../llm/embed.js';
 import { contentHash, type FileState } from './fts.js';
 import {
-  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, lance, deletePaths, fileIdentity, indexDir, openTable, removeTableFiles,
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, fileIdentity, indexDir, openTable, removeTableFiles,
   unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import type { Ranked } from './hits.js';
@@ -194,29 +196,37 @@ async function keepAnnIndex(root: string, table: Table, ann: AnnState | undefine
   // best tenfold by exact distance finds the true top 10; long vectors (where that would make
   // training slow) get LanceDB's default (16 dimensions each).
   const numSubVectors = dimension % 4 === 0 && dimension <= 256 ? dimension / 4 : undefined;
-  const { Index } = await lance();
-  await inScratchTmp(root, () => table.createIndex('vector', { config: Index.ivfPq({ distanceType: 'cosine', numPartitions: partitions, numSubVectors }), replace: true }));
+  await trainAnnIndex(root, table, { distanceType: 'cosine', numPartitions: partitions, numSubVectors });
   return { rows, partitions };
 }
 
+/** The compiled worker; run from TypeScript sources (a test runner), the one the build made. */
+function ivfBuildWorker(): string {
+  const beside = fileURLToPath(new URL('./ivf-build.js', import.meta.url));
+  return fs.existsSync(beside) ? beside : path.resolve(path.dirname(beside), '../../dist/src/search/ivf-build.js');
+}
+
 /**
- * Run `fn` with the temporary folder pointed into the index folder, then remove what it left: lance
- * shuffles an IVF build through a `.tmpXXXXXX` folder of the temporary folder and does not remove
- * it, so every build would leave a copy of the vectors in the user's `/tmp`.
+ * Train the table's IVF_PQ index in a process of its own (src/search/ivf-build.ts), whose temporary
+ * folder is a scratch folder in the index folder, removed afterwards: lance shuffles the build
+ * through the temporary folder, which only the environment names, and leaves a copy of the vectors
+ * there. The table is then brought to the version the build wrote.
  */
-async function inScratchTmp<T>(root: string, fn: () => Promise<T>): Promise<T> {
+async function trainAnnIndex(root: string, table: Table, config: { distanceType: 'cosine'; numPartitions: number; numSubVectors?: number }): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(indexDir(root), '.build-'));
-  const before = process.env.TMPDIR;
-  process.env.TMPDIR = scratch;
+  const worker = ivfBuildWorker();
   try {
-    return await fn();
+    await new Promise<void>((resolve, reject) => {
+      execFile(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { env: { ...process.env, TMPDIR: scratch } }, (err, _out, stderr) => {
+        if (err) reject(new ZkError('io', `the vector index could not be built: ${String(stderr).trim().split('\n').pop() || err.message}`));
+        else resolve();
+      });
+    });
+    await table.checkoutLatest();
   } finally {
-    if (before === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = before;
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
-
 
 export interface VectorReport {
   model: string;

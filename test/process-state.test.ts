@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from './helpers/corpus.js';
+
+// Many calls run at once in one long-lived process: library code must not change what the whole
+// process shares. Only the composition root (src/process.ts, and the entries that call it) may.
+
+const ALLOWED = new Set(['src/process.ts']);
+const PROCESS_STATE: [string, RegExp][] = [
+  ['writes the environment', /process\.env(\.\w+|\[[^\]]+\])\s*=(?!=)|Object\.assign\(\s*process\.env|delete\s+process\.env/],
+  ['sets a V8 flag', /setFlagsFromString/],
+  ['changes the module cache', /require\.cache|\.cache\[/],
+  ['handles a process signal or event', /process\.(on|once|addListener|prependListener)\(/],
+  ['changes the working folder or umask', /process\.(chdir|umask)\(/],
+];
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+describe('process state', () => {
+  it('is touched by the composition root only', () => {
+    const found: string[] = [];
+    for (const file of sources(path.join(REPO, 'src'))) {
+      const rel = path.relative(REPO, file);
+      if (ALLOWED.has(rel)) continue;
+      const text = fs.readFileSync(file, 'utf8');
+      for (const [what, re] of PROCESS_STATE) if (re.test(text)) found.push(`${rel} ${what}`);
+    }
+    expect(found).toEqual([]);
+    // The check itself sees what it looks for.
+    const root = fs.readFileSync(path.join(REPO, 'src', 'process.ts'), 'utf8');
+    expect(PROCESS_STATE.filter(([, re]) => re.test(root)).map(([what]) => what)).toEqual(['writes the environment', 'sets a V8 flag', 'changes the module cache']);
+  });
+});
