@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'no_root'
   | 'llm_unconfigured'
   | 'llm_failed'
+  | 'llm_unreachable'
   | 'busy'
   | 'lease_held'
   | 'io';
@@ -33,6 +34,7 @@ const EXIT_OF: Record<ErrorCode, number> = {
   no_root: EXIT.usage,
   llm_unconfigured: EXIT.llm,
   llm_failed: EXIT.llm,
+  llm_unreachable: EXIT.llm,
   busy: EXIT.busy,
   lease_held: EXIT.busy,
   io: EXIT.busy,

@@ -17,12 +17,16 @@ interface Reply {
   headers?: Record<string, string>;
   /** Never answer (to provoke a timeout). */
   hang?: boolean;
+  /** Drop the connection without an answer. */
+  reset?: boolean;
 }
 
 /** A tiny OpenAI-compatible server whose answers each test scripts. */
 let server: http.Server;
 let base: string;
 let seen: Seen[] = [];
+/** Connections the server accepted in the current test, requests or not. */
+let connections = 0;
 let script: (req: Seen, n: number) => Reply;
 
 beforeAll(async () => {
@@ -34,10 +38,12 @@ beforeAll(async () => {
       seen.push(s);
       const r = script(s, seen.length);
       if (r.hang) return;
+      if (r.reset) return void req.socket.destroy();
       res.writeHead(r.status ?? 200, { 'content-type': 'application/json', ...(r.headers ?? {}) });
       res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body ?? {}));
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -49,6 +55,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   seen = [];
+  connections = 0;
 });
 
 function config(over: Partial<LlmConfig> = {}): LlmConfig {
@@ -138,12 +145,35 @@ describe('chat-completions adapter', () => {
     expect(reason).toMatch(/HTTP 500 after 3 attempts/);
   });
 
-  it('does not retry a client error such as 401', async () => {
-    script = () => ({ status: 401, body: { error: 'bad key' } });
-    const { answer, reason } = await ask(config());
-    expect(answer).toBeNull();
-    expect(seen).toHaveLength(1);
-    expect(reason).toMatch(/HTTP 401/);
+  it('takes a 401 or a 403 as an unreachable endpoint: one request, the endpoint and the answer named', async () => {
+    for (const [status, cause] of [[401, 'the key was not accepted'], [403, 'access denied']] as const) {
+      seen = [];
+      script = () => ({ status, body: { error: 'bad key' } });
+      expect(await ask(config())).toMatchObject({
+        answer: null, kind: 'unreachable', reason: `LLM endpoint ${base}/v1/chat/completions unreachable: HTTP ${status}, ${cause}: {"error":"bad key"}`,
+      });
+      expect(seen).toHaveLength(1);
+    }
+  });
+
+  it('takes a refused connection, an unknown host or a failed TLS handshake as unreachable, never retried; a reset is retried', async () => {
+    // Nothing listens on port 1.
+    expect(await ask(config({ base: 'http://127.0.0.1:1' }))).toMatchObject({
+      answer: null, kind: 'unreachable', reason: 'LLM endpoint http://127.0.0.1:1/v1/chat/completions unreachable: connection refused (ECONNREFUSED)',
+    });
+    // The .invalid domain never resolves.
+    expect(await ask(config({ base: 'http://zk-memory-test.invalid' }))).toMatchObject({
+      answer: null, kind: 'unreachable', reason: expect.stringMatching(/^LLM endpoint http:\/\/zk-memory-test\.invalid\/v1\/chat\/completions unreachable: host not found \((ENOTFOUND|EAI_AGAIN)\)$/),
+    });
+    // TLS spoken to this plain-HTTP server fails its handshake, once: the server sees one connection.
+    expect(await ask(config({ base: base.replace('http:', 'https:') }))).toMatchObject({
+      answer: null, kind: 'unreachable', reason: expect.stringMatching(/ unreachable: TLS failed \(\w+\)$/),
+    });
+    expect(connections).toBe(1);
+    // A connection reset is a hiccup, not a dead endpoint: it is retried.
+    script = (_req, n) => (n === 1 ? { reset: true } : { body: toolAnswer({ x: 1 }) });
+    expect((await ask(config())).answer).toEqual({ x: 1 });
+    expect(seen).toHaveLength(2);
   });
 
   it('times out to null', async () => {
@@ -153,12 +183,6 @@ describe('chat-completions adapter', () => {
     expect(answer).toBeNull();
     expect(reason).toMatch(/timed out/);
     expect(Date.now() - started).toBeLessThan(1500);
-  });
-
-  it('reports a dead endpoint as a network error', async () => {
-    const { answer, reason } = await ask(config({ base: 'http://127.0.0.1:1', retries: 1 }));
-    expect(answer).toBeNull();
-    expect(reason).toMatch(/network error/);
   });
 
   it('turns garbage content into null with a reason', async () => {
@@ -182,7 +206,7 @@ describe('chat-completions adapter', () => {
     expect((await ask(config())).kind).toBe('transport');
     script = () => ({ status: 400, body: { error: { code: 'context_length_exceeded', message: 'too long' } } });
     expect((await ask(config())).kind).toBe('transport');
-    expect((await ask(config({ base: 'http://127.0.0.1:1', retries: 0 }))).kind).toBe('transport');
+    expect((await ask(config({ base: 'http://127.0.0.1:1', retries: 0 }))).kind).toBe('unreachable');
   });
 
   it('accepts a base with or without /v1', async () => {

@@ -92,6 +92,15 @@ describe('the embeddings client', () => {
     const err = await failure(openAiEmbedder(config()).embed(['a'], { retries: 0 }));
     expect(err.message).toBe('embedding endpoint failed: HTTP 500: boom');
   });
+
+  it('an endpoint refusing the key or the connection is llm_unreachable, after one request', async () => {
+    scripted = () => ({ status: 401, body: 'no' });
+    const refused = await failure(openAiEmbedder(config()).embed(['a']));
+    expect([refused.code, refused.exitCode, refused.message]).toEqual(['llm_unreachable', 3, `embedding endpoint ${server.url}/v1/embeddings unreachable: HTTP 401, the key was not accepted: no`]);
+    expect(count).toBe(1);
+    const closed = await failure(openAiEmbedder(config({ base: 'http://127.0.0.1:1' })).embed(['a']));
+    expect([closed.code, closed.message]).toEqual(['llm_unreachable', 'embedding endpoint http://127.0.0.1:1/v1/embeddings unreachable: connection refused (ECONNREFUSED)']);
+  });
 });
 
 describe('embedding configuration', () => {

@@ -1,4 +1,5 @@
 import { trace } from '../corpus/trace.js';
+import { ZkError } from '../errors.js';
 import type { ChatMessage, LlmFailureKind, StructuredLLM } from '../llm/types.js';
 import { correctionMessages, notJsonMessages, PROMPT_VERSION } from './prompts.js';
 import { fitToSchema, isPlainObject } from './repair.js';
@@ -14,10 +15,30 @@ export interface JudgeContext {
   model?: string;
 }
 
-/** A judged answer, or why there is none. Model failures are values, never exceptions. */
+/**
+ * A judged answer, or why there is none. Model failures are values, never exceptions;
+ * `unreachable` marks a failure because the endpoint cannot be used at all.
+ */
 export type JudgeResult<T> =
   | { ok: true; value: T; repairs: string[]; attempts: number }
-  | { ok: false; reason: string; attempts: number };
+  | JudgeFailure;
+
+export interface JudgeFailure {
+  ok: false;
+  reason: string;
+  attempts: number;
+  unreachable?: true;
+}
+
+/**
+ * The error of a failed judge call: `llm_unreachable` with the adapter's reason (which names the
+ * endpoint and the cause) when the endpoint cannot be used at all, so callers stop rather than
+ * fail every later call alike; else `llm_failed`, saying what could not be judged and why.
+ */
+export function judgeError(failed: JudgeFailure, what: string, details?: Record<string, unknown>): ZkError {
+  if (failed.unreachable) return new ZkError('llm_unreachable', failed.reason, details);
+  return new ZkError('llm_failed', `the LLM could not ${what}: ${failed.reason}`, details);
+}
 
 type Answer = Record<string, unknown>;
 
@@ -100,7 +121,7 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
         continue;
       }
       const twice = kind === 'unparseable' && unparsed !== undefined ? `no JSON answer twice: ${reason}` : reason;
-      return record({ ok: false, reason: twice, attempts: attempt }, raw, invalid, unparsed);
+      return record({ ok: false, reason: twice, attempts: attempt, ...(kind === 'unreachable' ? { unreachable: true } : {}) }, raw, invalid, unparsed);
     }
     raw = answer;
     const repairs: string[] = [];

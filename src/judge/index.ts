@@ -3,7 +3,7 @@ export {
   DISTILL_CALL, MERGE_CALL, SPLIT_CALL, MAX_SPLIT_FRAGMENTS, MERGE_ACTIONS, LIMITS, distillSchema, mergeSchema, splitSchema,
   type Candidate, type Distillation, type MergeAction, type MergeDecision, type SplitDecision, type SplitFragment,
 } from './schemas.js';
-export { runJudge, type JudgeContext, type JudgeResult, type JudgeSpec } from './call.js';
+export { judgeError, runJudge, type JudgeContext, type JudgeFailure, type JudgeResult, type JudgeSpec } from './call.js';
 export { distill, distillSegments, candidateNoteName, type DistillContext } from './distill.js';
 export { judgeMerge, verifyMergeDecision, shownNote, type MergeContext, type MergeVerdict } from './merge.js';
 export { judgeSplit } from './split.js';

@@ -10,8 +10,9 @@ export interface Embedder {
   /** The model id; the vector index is pinned to it. */
   readonly model: string;
   /**
-   * Embed the texts (each clipped to the embedder's character cap). Throws a ZkError
-   * (`llm_failed`, exit 3) when the endpoint fails or answers something unusable.
+   * Embed the texts (each clipped to the embedder's character cap). Throws a ZkError (exit 3):
+   * `llm_unreachable` when the endpoint cannot be reached, else `llm_failed` when it fails or
+   * answers something unusable.
    * `retries` overrides the configured retries, e.g. 0 for a call that has a fallback.
    */
   embed(texts: string[], opts?: { retries?: number }): Promise<number[][]>;
@@ -48,8 +49,8 @@ export function openAiEmbedder(config: EmbedConfig): Embedder {
 
   async function embedBatch(inputs: string[], retries: number): Promise<number[][]> {
     const out = await postJson(url, { model: config.model, input: inputs }, { ...postOptions, retries });
-    const result = postResult(out);
-    if ('failure' in result) throw failed(result.failure);
+    const result = postResult(out, `embedding endpoint ${url}`);
+    if ('failure' in result) throw result.kind === 'unreachable' ? new ZkError('llm_unreachable', result.failure) : failed(result.failure);
     const vectors = readEmbeddings(result.text, inputs.length);
     if ('failure' in vectors) throw failed(vectors.failure);
     return vectors;

@@ -50,10 +50,22 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** The body of a successful post, or why it failed (no response, or a status outside 2xx) in one line. */
-export function postResult(out: PostOutcome): { text: string } | { failure: string } {
+/**
+ * Why a post has no usable answer, in one line; `endpoint` names what was called (`LLM endpoint
+ * <url>`). An endpoint that cannot be used at all is the `unreachable` kind, for callers to stop at.
+ */
+function postFailure(out: PostOutcome, endpoint: string): { failure: string; kind?: 'unreachable' } {
+  if (out.unreachable) {
+    const body = 'text' in out ? snippet(out.text) : '';
+    return { failure: `${endpoint} unreachable: ${out.unreachable}${body ? `: ${body}` : ''}`, kind: 'unreachable' };
+  }
   if ('error' in out) return { failure: `${out.error}${afterAttempts(out.attempts)}` };
-  return isSuccess(out.status) ? { text: out.text } : { failure: httpFailure(out) };
+  return { failure: httpFailure(out) };
+}
+
+/** The body of a successful post, or why it failed (no response, or a status outside 2xx) in one line. */
+export function postResult(out: PostOutcome, endpoint: string): { text: string } | { failure: string; kind?: 'unreachable' } {
+  return 'error' in out || !isSuccess(out.status) ? postFailure(out, endpoint) : { text: out.text };
 }
 
 /** A successful answer's JSON body, or why it is not one (not JSON, or an `error` object). */
@@ -128,6 +140,7 @@ function withSchemaInstruction(messages: ChatMessage[], o: StructuredCallOptions
  */
 export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
   const url = chatCompletionsUrl(config.base);
+  const endpoint = `LLM endpoint ${url}`;
   const postOptions = endpointPostOptions(config);
   // Once a server has refused tools, later calls go straight to JSON mode.
   let toolsRefused = false;
@@ -140,7 +153,7 @@ export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
     // A refusal of tools is an answer, not a hiccup: never retry it, even when dressed as a 500.
     const retryable = (status: number, text: string) => transientStatus(status) && !MENTIONS_TOOLS.test(text);
     const out = await post({ messages, tools: [tool], tool_choice: { type: 'function', function: { name: o.name } } }, retryable);
-    if ('error' in out) return { failure: `${out.error}${afterAttempts(out.attempts)}` };
+    if ('error' in out || out.unreachable) return postFailure(out, endpoint);
     if (!isSuccess(out.status)) {
       if (TOOL_REJECTION.has(out.status) && MENTIONS_TOOLS.test(out.text)) return { unsupported: httpFailure(out), sticky: true };
       return { failure: httpFailure(out) };
@@ -163,10 +176,10 @@ export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
     const prompt = withSchemaInstruction(messages, o);
     let out = await post({ messages: prompt, response_format: { type: 'json_object' } });
     // Servers without JSON mode still follow the schema in the prompt.
-    if (!('error' in out) && out.status >= 400 && out.status < 500 && MENTIONS_JSON_MODE.test(out.text)) {
+    if (!('error' in out) && !out.unreachable && out.status >= 400 && out.status < 500 && MENTIONS_JSON_MODE.test(out.text)) {
       out = await post({ messages: prompt });
     }
-    const result = postResult(out);
+    const result = postResult(out, endpoint);
     if ('failure' in result) return result;
     const c = readCompletion(result.text);
     if ('failure' in c) return c;

@@ -20,11 +20,13 @@ export interface StructuredCallOptions {
 }
 
 /**
- * Why a call gave no answer. `transport`: no usable response at all (dead endpoint, timeout, an
- * HTTP error); the adapter has already retried what was worth retrying. `unparseable`: the model
- * answered, but with text that holds no JSON object; asking again can help.
+ * Why a call gave no answer. `transport`: no usable response at all (timeout, an HTTP error); the
+ * adapter has already retried what was worth retrying. `unreachable`: the endpoint cannot be used
+ * at all (connection refused, no such host, TLS failed, HTTP 401 or 403), so every further call
+ * would fail alike. `unparseable`: the model answered, but with text that holds no JSON object;
+ * asking again can help.
  */
-export type LlmFailureKind = 'transport' | 'unparseable';
+export type LlmFailureKind = 'transport' | 'unreachable' | 'unparseable';
 
 /**
  * The model as the library sees it: messages in, one JSON object out. A model failure (dead
