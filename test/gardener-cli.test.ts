@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeNote } from '../src/corpus/ops.js';
 import type { ChatMessage } from '../src/llm/types.js';
-import { startFakeLlm } from './helpers/fake-llm-server.js';
+import { closedBase, refuse, startFakeLlm } from './helpers/fake-llm-server.js';
 import { mdFiles, snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
 
 /** Fold what says DUPLICATE into the shown note titled Judy; fail on BROKEN; split notes titled Judy. */
@@ -115,6 +115,81 @@ describe('tend-writes from cron', () => {
     expect(r.json).toMatchObject({ ok: false, error: { code: 'llm_failed' } });
     expect(r.json.rows).toContainEqual({ note: broken.path, action: 'failed', stage: 'tend', error: expect.stringMatching(/LLM/) });
     expect(r.json.summary.merged).toBe(1);
+  });
+});
+
+describe('tend-writes with the LLM endpoint unreachable', () => {
+  /** Notes about Judy, newest first in the order given, each saying how the model answers for it. */
+  function dueNotes(markers: string[]) {
+    const root = tempCorpus();
+    const anchor = writeNote(root, { slug: 'judy', title: 'Judy', body: 'Judy paints lakes at sunrise with colours she mixes herself.' });
+    const notes = markers.map((m) => writeNote(root, { slug: `judy-${m.toLowerCase()}`, title: `Judy ${m}`, body: `${m}: Judy paints lakes at sunrise with colours she mixes herself.` }));
+    // The walk goes newest first: the notes in the order given, the one they all resemble last.
+    const now = Date.now() / 1000;
+    [...notes, anchor].forEach((n, i) => fs.utimesSync(path.join(root, n.path), now - i, now - i));
+    return { root, notes };
+  }
+  const tended = (root: string) => Object.keys(JSON.parse(fs.readFileSync(path.join(root, '.zk/tended.json'), 'utf8')).notes);
+  const fast = { ZK_MEMORY_LLM_RETRIES: '2', ZK_MEMORY_LLM_BACKOFF: '0.01' };
+
+  it('a refused connection stops the pass at the first note: exit 3, one line naming the endpoint, the rest tended next pass', async () => {
+    const { root, notes } = dueNotes(['ONE', 'TWO', 'THREE']);
+    const base = await closedBase();
+    const env = { ...llm.env, ...fast, ZK_MEMORY_LLM_BASE: base };
+    const r = await run(root, ['tend-writes', '--backend', 'rg'], env);
+    expect(r.code).toBe(3);
+    const endpoint = `LLM endpoint ${base}/chat/completions unreachable: connection refused (ECONNREFUSED)`;
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual([
+      `error: ${endpoint}; the pass stopped at ${notes[0].path}, and the notes not reached are tended next pass`,
+    ]);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const json = await run(root, ['tend-writes', '--json', '--backend', 'rg', '--split-sweep', '3'], env);
+    expect(json.code).toBe(3);
+    expect(json.json).toMatchObject({ ok: false, error: { code: 'llm_unreachable' }, summary: { failed: 1 } });
+    // The split sweep stops as well, before the walk begins.
+    expect(json.json.rows).toEqual([{ note: expect.any(String), action: 'failed', stage: 'split', error: expect.stringContaining(endpoint) }]);
+    expect(tended(root)).toEqual([]);
+
+    const back = await run(root, ['tend-writes', '--json', '--backend', 'rg']);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.json.rows.filter((row: { action: string }) => row.action !== 'skipped').map((row: { note: string }) => row.note).slice(0, 3)).toEqual(notes.map((n) => n.path));
+  });
+
+  it('401 and 403 stop the pass after one request', async () => {
+    for (const status of [401, 403]) {
+      const server = await startFakeLlm({ record_merge_decision: () => refuse(status, { error: 'no key' }) });
+      try {
+        const { root, notes } = dueNotes(['ONE', 'TWO', 'THREE']);
+        const r = await run(root, ['tend-writes', '--json', '--backend', 'rg'], { ...server.env, ...fast });
+        expect(r.code).toBe(3);
+        expect(r.json.error).toEqual({ code: 'llm_unreachable', message: expect.stringMatching(new RegExp(`^LLM endpoint ${server.base}/chat/completions unreachable: HTTP ${status}, .+; the pass stopped at ${notes[0].path}, `)) });
+        expect(server.calls).toHaveLength(1);
+        expect(tended(root)).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('a 500 or a 429 is still retried and the pass goes on; what it did before a 401 stays', async () => {
+    const answers: Record<string, unknown> = { FINE: { action: 'create', target: '', reason: 'separate' }, CRASH: null, BUSY: refuse(429, { error: 'slow down' }), NOKEY: refuse(401, { error: 'no key' }) };
+    const markerOf = (m: ChatMessage[]) => /<memory>\n[^<]*?^title: Judy (\w+)$/m.exec(m.map((x) => x.content).join('\n'))?.[1] ?? '';
+    const server = await startFakeLlm({ record_merge_decision: (m) => (markerOf(m) in answers ? answers[markerOf(m)] : answers.FINE) });
+    try {
+      const { root, notes } = dueNotes(['FINE', 'CRASH', 'BUSY', 'NOKEY', 'LATER']);
+      const r = await run(root, ['tend-writes', '--json', '--backend', 'rg'], { ...server.env, ...fast });
+      expect(r.code).toBe(3);
+      expect(r.json.error.code).toBe('llm_unreachable');
+      // Two retries each for the 500 and the 429, one request for the 401, none for the note after it.
+      expect(server.calls.map((c) => markerOf(c.messages))).toEqual(['FINE', 'CRASH', 'CRASH', 'CRASH', 'BUSY', 'BUSY', 'BUSY', 'NOKEY']);
+      expect(r.json.rows.map((row: { note: string; action: string }) => [row.note, row.action])).toEqual([
+        [notes[0].path, 'linked'], [notes[1].path, 'failed'], [notes[2].path, 'failed'], [notes[3].path, 'failed'],
+      ]);
+      expect(tended(root)).toContain(notes[0].path);
+      expect(tended(root)).not.toContain(notes[4].path);
+    } finally {
+      await server.close();
+    }
   });
 });
 

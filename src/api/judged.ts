@@ -187,6 +187,11 @@ export async function tendWrites(root: string, o: TendWritesRequest = {}): Promi
 function gardenResult(r: GardenReport): TendWritesResult {
   const result: TendWritesResult = { dry_run: r.dryRun, rows: r.rows, summary: r.summary };
   if (!r.errors.length) return result;
+  if (r.stoppedAt) {
+    const e = r.errors.at(-1)!;
+    const message = `${e.message}; the pass stopped at ${r.stoppedAt}, and the notes not reached are tended next pass`;
+    return { ...result, error: { code: e.code, message, exit: e.exitCode } };
+  }
   // An LLM failure names the pass's outcome; otherwise the first failure does.
   const first = r.errors.find((e) => e.code === 'llm_failed' || e.code === 'llm_unconfigured') ?? r.errors[0];
   const message = `${r.errors.length} note(s) could not be tended (first: ${first.message}); they are tried again next pass`;

@@ -56,6 +56,8 @@ export interface GardenReport {
   summary: Record<string, number>;
   /** The errors behind the failed rows (their exit codes tell an LLM failure from a busy corpus). */
   errors: ZkError[];
+  /** The note at which the pass stopped because the LLM endpoint cannot be reached; the notes after it were not looked at. */
+  stoppedAt?: string;
 }
 
 export interface GardenOptions {
@@ -81,6 +83,7 @@ interface Pass {
   record: TendingRecord;
   rows: GardenRow[];
   errors: ZkError[];
+  stoppedAt?: string;
 }
 
 /**
@@ -88,7 +91,9 @@ interface Pass {
  * a dry run), it optionally splits the largest notes, then walks the notes newest first: a note
  * unchanged since it was last tended is skipped; a duplicate is folded into the note it repeats
  * (decisions never fold, nor notes of one split family into one another); otherwise related notes
- * are linked both ways. One note's failure makes its row `failed` and the pass goes on.
+ * are linked both ways. One note's failure makes its row `failed` and the pass goes on, unless the
+ * LLM endpoint cannot be reached (`llm_unreachable`): every later note would fail alike, so the pass
+ * stops there and the notes not reached stay due for the next pass.
  */
 export async function tendWrites(root: string, o: GardenOptions): Promise<GardenReport> {
   if (!o.dryRun) return withCaretakerLease(root, 'tend-writes', () => gardenPass(root, o));
@@ -108,7 +113,7 @@ async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport>
   const pass: Pass = { root, o, record: TendingRecord.load(root), rows: [], errors: [] };
   try {
     if (o.splitSweep) await sweep(pass, o.splitSweep);
-    await walk(pass, o.limit ?? DEFAULT_TEND_LIMIT);
+    if (!pass.stoppedAt) await walk(pass, o.limit ?? DEFAULT_TEND_LIMIT);
   } finally {
     if (!o.dryRun) {
       const summary = summarize(pass.rows);
@@ -116,7 +121,7 @@ async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport>
       trace(root, 'garden_pass', { started, summary, limit: o.limit ?? DEFAULT_TEND_LIMIT, split_sweep: o.splitSweep ?? 0 });
     }
   }
-  return { dryRun: Boolean(o.dryRun), rows: pass.rows, summary: summarize(pass.rows), errors: pass.errors };
+  return { dryRun: Boolean(o.dryRun), rows: pass.rows, summary: summarize(pass.rows), errors: pass.errors, stoppedAt: pass.stoppedAt };
 }
 
 /** Add a row; every action but a skip is traced (never on a dry run). */
@@ -128,6 +133,7 @@ function report(pass: Pass, row: GardenRow): void {
 function fail(pass: Pass, note: string, stage: GardenRow['stage'], err: unknown): void {
   const e = asZkError(err);
   pass.errors.push(e);
+  if (e.code === 'llm_unreachable') pass.stoppedAt = note;
   report(pass, { note, action: 'failed', stage, error: e.message });
 }
 
@@ -156,6 +162,7 @@ async function sweep(pass: Pass, top: number): Promise<void> {
       report(pass, { note: note.path, action: 'split', stage: 'split', children: r.children.map((c) => c.path) });
     } catch (err) {
       fail(pass, note.path, 'split', err);
+      if (pass.stoppedAt) return;
     }
   }
 }
@@ -191,6 +198,7 @@ async function walk(pass: Pass, limit: number): Promise<void> {
       await tendNote(pass, note);
     } catch (err) {
       fail(pass, note.path, 'tend', err);
+      if (pass.stoppedAt) return;
     }
   }
 }

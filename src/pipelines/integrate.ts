@@ -4,7 +4,7 @@ import { readNoteFile, type Note } from '../corpus/notes.js';
 import { checkKind, mergeNote, writeNote } from '../corpus/ops.js';
 import { supersede } from '../corpus/supersede.js';
 import { trace } from '../corpus/trace.js';
-import { candidateNoteName, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
+import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
 import { LLM_UNCONFIGURED } from '../llm/config.js';
 import type { StructuredLLM } from '../llm/types.js';
@@ -130,7 +130,7 @@ function foldRefusal(placing: Note | undefined, target: Note): string | undefine
  * The merge-or-create decision every pipeline shares, without writing: a decision is always a note
  * of its own; otherwise the topic is searched and, when notes are found, one judge call decides. A
  * target the judge was not shown is never acted on. Throws ZkError('llm_failed') when the judge
- * cannot answer.
+ * cannot answer (`llm_unreachable` when its endpoint cannot be reached).
  */
 export async function decideTarget(root: string, c: Candidate, o: DecideOptions): Promise<TargetDecision> {
   if (c.kind === 'decision') return { action: 'create', reason: 'a decision is always a note of its own', shown: [] };
@@ -139,9 +139,7 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
   const shown = notes.map(shownNote);
   if (!o.llm) throw new ZkError('llm_unconfigured', LLM_UNCONFIGURED, { shown: shown.map((n) => n.path ?? n.id) });
   const judged = await judgeMerge(o.llm, c, shown, { root: o.untraced ? undefined : root, trace: o.trace, allowSupersede: o.allowSupersede });
-  if (!judged.ok) {
-    throw new ZkError('llm_failed', `the LLM could not judge where this belongs: ${judged.reason}`, { shown: shown.map((n) => n.path ?? n.id) });
-  }
+  if (!judged.ok) throw judgeError(judged, 'judge where this belongs', { shown: shown.map((n) => n.path ?? n.id) });
   const v = judged.value;
   const target = v.target && notes.find((n) => n.path === v.target!.path);
   const refused = v.action === 'merge' && target ? foldRefusal(o.placing, target) : undefined;
@@ -171,7 +169,7 @@ export async function integrate(root: string, c: Candidate, o: IntegrateOptions)
   try {
     d = await decideTarget(root, c, o);
   } catch (err) {
-    if (err instanceof ZkError && err.code === 'llm_failed') {
+    if (err instanceof ZkError && (err.code === 'llm_failed' || err.code === 'llm_unreachable')) {
       trace(root, 'integrate', { ...base, shown: err.details?.shown ?? [], action: 'failed', reason: err.message });
     }
     throw err;

@@ -14,7 +14,7 @@ import type { FileChange } from '../corpus/rewrite.js';
 import { isoDate } from '../corpus/slug.js';
 import { trace } from '../corpus/trace.js';
 import { warn } from '../corpus/warn.js';
-import { candidateNoteName, judgeSplit, MAX_SPLIT_FRAGMENTS, type SplitDecision, type SplitFragment } from '../judge/index.js';
+import { candidateNoteName, judgeError, judgeSplit, MAX_SPLIT_FRAGMENTS, type SplitDecision, type SplitFragment } from '../judge/index.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { repointInbound } from '../tend/repoint.js';
 
@@ -84,7 +84,8 @@ function refuseUnsplittable(note: Note): void {
 /**
  * De-merge an overgrown note: the split judge proposes a summary parent and at most
  * `maxFragments` children, or says to keep the note whole (`not_split`, nothing changes).
- * Throws ZkError('llm_failed') when the judge cannot answer, having changed nothing.
+ * Throws ZkError('llm_failed') when the judge cannot answer (`llm_unreachable` when its endpoint
+ * cannot be reached), having changed nothing.
  */
 export async function splitNote(root: string, ref: string, o: SplitOptions): Promise<SplitResult> {
   const note = resolveRef(root, ref);
@@ -98,7 +99,7 @@ export async function splitNote(root: string, ref: string, o: SplitOptions): Pro
   if (!text) return keep('the note has no text to split');
   const shown = { id: note.uuid || note.slug, title: note.title, body: text, path: note.path };
   const judged = await judgeSplit(o.llm, shown, max, { root: o.dryRun ? undefined : root });
-  if (!judged.ok) throw new ZkError('llm_failed', `the LLM could not judge whether to split ${note.path}: ${judged.reason}`);
+  if (!judged.ok) throw judgeError(judged, `judge whether to split ${note.path}`);
   const d = judged.value;
   if (!d.split) return keep('the judge kept the note whole');
   if (o.dryRun) return { action: 'split', note, children: [], failed: [], planned: d.fragments, changes: [] };

@@ -62,3 +62,12 @@ export async function startFakeLlm(handlers: Record<string, Handler>, o: { delay
     },
   };
 }
+
+/** A base URL on 127.0.0.1 where nothing listens (a port just given up), so connecting is refused. */
+export async function closedBase(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}/v1`;
+}
