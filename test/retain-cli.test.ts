@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationOf, shownIds } from './helpers/llm-stub.js';
-import { startFakeLlm } from './helpers/fake-llm-server.js';
+import { closedBase, refuse, startFakeLlm } from './helpers/fake-llm-server.js';
 import { mdFiles, snapshot, tempCorpus, zk } from './helpers/corpus.js';
 
 let llm: Awaited<ReturnType<typeof startFakeLlm>>;
@@ -115,5 +115,67 @@ describe('retain and integrate from the command line', () => {
       expect(r.stderr.trim().startsWith(message), r.stderr).toBe(true);
     }
     expect(mdFiles(root)).toEqual([]);
+  });
+});
+
+describe('retain and integrate with the LLM endpoint unreachable', () => {
+  const inbox = (root: string) => {
+    const dir = path.join(root, '.zk', 'inbox');
+    return Object.fromEntries(fs.readdirSync(dir).sort().map((f) => [f, JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).items]));
+  };
+  /** A server that refuses every call with this status, and counts the calls. */
+  const refusing = (status: number) => startFakeLlm({ record_candidates: () => refuse(status, { error: 'no key' }), record_merge_decision: () => refuse(status, { error: 'no key' }) });
+
+  it('retain --drain stops at the first item: exit 3, one line naming the endpoint, every inbox file kept', async () => {
+    const root = tempCorpus();
+    for (const pet of ['Pip', 'Rex']) expect((await zk(['--root', root, 'retain', `My cat is called ${pet}.`, 'Sweet.'])).code).toBe(3);
+    const before = inbox(root);
+    expect(Object.keys(before)).toHaveLength(2);
+
+    const base = await closedBase();
+    const closed = await zk(['--root', root, 'retain', '--drain', '--backend', 'rg'], { env: { ...llm.env, ZK_MEMORY_LLM_BASE: base, ZK_MEMORY_LLM_RETRIES: '3' } });
+    expect(closed.code).toBe(3);
+    expect(closed.stderr).toBe(`error: LLM endpoint ${base}/chat/completions unreachable: connection refused (ECONNREFUSED); the drain stopped, and the rest stays in the inbox`);
+    expect(inbox(root)).toEqual(before);
+
+    for (const status of [401, 403]) {
+      const server = await refusing(status);
+      try {
+        const r = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: server.env });
+        expect(r.code).toBe(3);
+        expect(r.json).toMatchObject({ ok: false, drained: 0, error: { code: 'llm_unreachable', message: expect.stringContaining(`unreachable: HTTP ${status}, `) } });
+        expect(server.calls).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    }
+    expect(inbox(root)).toEqual(before);
+    const d = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: llm.env });
+    expect(d.json).toMatchObject({ ok: true, drained: 2, kept: 0 });
+  });
+
+  it('retain makes one call for a transcript of many segments and keeps it all; integrate keeps its memory, code llm_unreachable', async () => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'cat', 'Cat Tofu', 'The cat Tofu likes tuna.']);
+    const transcript = Array.from({ length: 6 }, (_, i) => `user: fact ${i}: ${'the cat naps in the sun. '.repeat(12)}`).join('\n\n');
+    const server = await refusing(401);
+    try {
+      const env = { ...server.env, ZK_MEMORY_SEGMENT_CHARS: '400' };
+      const r = await zk(['--root', root, '--json', 'retain', '--transcript', '-', '--backend', 'rg'], { env, input: transcript });
+      expect(r.code).toBe(3);
+      expect(r.json.error).toEqual({ code: 'llm_unreachable', message: expect.stringMatching(/^LLM endpoint .+ unreachable: HTTP 401, .+; input kept in \.zk\/inbox\/.+\.json \(retry with retain --drain\)$/) });
+      expect(server.calls).toHaveLength(1);
+      const kept = inbox(root)[path.basename(r.json.spooled)];
+      expect(kept.length).toBeGreaterThan(1);
+      for (let i = 0; i < 6; i++) expect(kept.some((item: { text: string }) => item.text.includes(`fact ${i}:`)), `fact ${i}`).toBe(true);
+
+      const i = await zk(['--root', root, '--json', 'integrate', 'Tofu sleeps a lot.', '--topic', 'cat Tofu', '--backend', 'rg'], { env });
+      expect(i.code).toBe(3);
+      expect(i.json.error).toMatchObject({ code: 'llm_unreachable', message: expect.stringMatching(/ unreachable: HTTP 401, .+ \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/) });
+      expect(inbox(root)[path.basename(i.json.error.spooled)]).toEqual([expect.objectContaining({ type: 'candidate', candidate: expect.objectContaining({ content: 'Tofu sleeps a lot.' }) })]);
+      expect(server.calls).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
   });
 });

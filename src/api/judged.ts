@@ -48,7 +48,7 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
       return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
     }, integrateCommit);
   } catch (err) {
-    if (!(err instanceof ZkError) || (err.code !== 'llm_failed' && err.code !== 'llm_unconfigured')) throw err;
+    if (!(err instanceof ZkError) || !['llm_failed', 'llm_unreachable', 'llm_unconfigured'].includes(err.code)) throw err;
     const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.code === 'llm_unconfigured' ? 'no LLM configured' : err.message });
     throw new ZkError(err.code, `${err.message} (kept in ${spooled} for retain --drain)`, { spooled });
   }
@@ -68,7 +68,7 @@ export interface RetainResult {
   /** The inbox file keeping what could not be distilled, or null. */
   spooled: string | null;
   /** Why something was kept in the inbox (the run failed part-way). */
-  error?: { code: 'llm_unconfigured' | 'llm_failed'; message: string };
+  error?: { code: 'llm_unconfigured' | 'llm_failed' | 'llm_unreachable'; message: string };
   commit?: CommitOutcome;
 }
 
@@ -90,7 +90,8 @@ async function retainUncommitted(root: string, o: RetainRequest): Promise<Retain
   const r = await retainInput(root, asRetainInput(o.input), llm ? { llm, backend, source } : { unavailable: LLM_UNCONFIGURED, backend, source });
   if (!r.spooled) return { results: r.results, spooled: null };
   const message = `${r.failure ?? 'the LLM failed'}; input kept in ${r.spooled} (retry with retain --drain)`;
-  return { results: r.results, spooled: r.spooled, error: { code: r.failure === LLM_UNCONFIGURED ? 'llm_unconfigured' : 'llm_failed', message } };
+  const code = r.failure === LLM_UNCONFIGURED ? 'llm_unconfigured' : r.unreachable ? 'llm_unreachable' : 'llm_failed';
+  return { results: r.results, spooled: r.spooled, error: { code, message } };
 }
 
 export interface DrainResult {
@@ -98,15 +99,19 @@ export interface DrainResult {
   drained: number;
   kept: number;
   files: number;
+  /** When the LLM endpoint could not be reached: the drain stopped there, the rest waits in the inbox. */
+  error?: { code: 'llm_unreachable'; message: string };
   commit?: CommitOutcome;
 }
 
-/** Retry what earlier runs left in the inbox. */
+/** Retry what earlier runs left in the inbox; an unreachable endpoint stops it at the first item. */
 export async function retainDrain(root: string, o: Judged = {}): Promise<DrainResult> {
   const llm = o.llm ?? requireLlm();
   return committing(root, async () => {
     const d = await drain(root, { llm, backend: configuredBackend(o.backend), source: defaultSource(o.source) });
-    return { results: d.results, drained: d.done, kept: d.kept, files: d.files };
+    const result: DrainResult = { results: d.results, drained: d.done, kept: d.kept, files: d.files };
+    if (!d.stopped) return result;
+    return { ...result, error: { code: 'llm_unreachable', message: `${d.stopped.message}; the drain stopped, and the rest stays in the inbox` } };
   }, drainCommit);
 }
 

@@ -58,7 +58,7 @@ export function register(program: Command, cli: Invocation): void {
         throw new ZkError('usage', 'retain --drain takes no other input');
       }
       const d = await api.retainDrain(root, { source: flags.source, backend: flags.backend });
-      return { ok: d.kept === 0, json: { ...d }, text: views.drainText(d), exitCode: d.kept ? EXIT.llm : EXIT.ok };
+      return { ok: d.kept === 0, json: { ...d }, text: views.drainText(d), exitCode: d.kept ? EXIT.llm : EXIT.ok, error: d.error?.message };
     }
     const r = await api.retain(root, { input: retainInput(user, assistant, flags), source: flags.source, backend: flags.backend });
     if (!r.error) return { json: { ...r }, text: views.retainText(r) };

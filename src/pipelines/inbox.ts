@@ -5,6 +5,7 @@ import { createFileExclusive, replaceFile, sidecarDir } from '../corpus/files.js
 import { ensureSidecar } from '../corpus/lock.js';
 import { relToRoot, sidecar } from '../corpus/paths.js';
 import { trace } from '../corpus/trace.js';
+import { ZkError } from '../errors.js';
 import type { Candidate } from '../judge/schemas.js';
 
 /** Something that still has to go through the LLM: text to distill, or a candidate to place. */
@@ -67,12 +68,16 @@ export interface DrainReport {
   files: number;
   done: number;
   kept: number;
+  /** Why the drain stopped early: the LLM endpoint cannot be reached, so nothing after it was tried. */
+  stopped?: ZkError;
 }
 
 /**
  * Retry every inbox file: each is claimed by renaming it (so two drains never take the same one),
  * its items are processed one by one, and after each the file is rewritten to hold only what is
  * left, so a drain that dies repeats at most one item. What failed again goes back to the inbox.
+ * An item that fails with `llm_unreachable` stops the drain: every later item would fail alike,
+ * so what is left of its file goes back and later files are not touched.
  */
 export async function drainInbox(root: string, process: (item: InboxItem, entry: InboxEntry) => Promise<void>): Promise<DrainReport> {
   const dir = sidecar(root).inbox;
@@ -99,6 +104,7 @@ export async function drainInbox(root: string, process: (item: InboxItem, entry:
     }
     const failed: InboxItem[] = [];
     const items = entry.items ?? [];
+    let left: InboxItem[] = [];
     for (const [i, item] of items.entries()) {
       try {
         await process(item, entry);
@@ -106,12 +112,16 @@ export async function drainInbox(root: string, process: (item: InboxItem, entry:
       } catch (err) {
         failed.push(item);
         entry.reason = String((err as Error).message ?? err);
+        if (err instanceof ZkError && err.code === 'llm_unreachable') report.stopped = err;
       }
-      replaceFile(root, claimed, `${JSON.stringify({ ...entry, items: [...failed, ...items.slice(i + 1)] }, null, 2)}\n`);
+      left = [...failed, ...items.slice(i + 1)];
+      replaceFile(root, claimed, `${JSON.stringify({ ...entry, items: left }, null, 2)}\n`);
+      if (report.stopped) break;
     }
-    report.kept += failed.length;
-    if (failed.length) fs.renameSync(claimed, original);
+    report.kept += left.length;
+    if (left.length) fs.renameSync(claimed, original);
     else fs.rmSync(claimed, { force: true });
+    if (report.stopped) break;
   }
   return report;
 }

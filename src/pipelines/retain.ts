@@ -1,6 +1,7 @@
+import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
-import { distill, transcriptSegments, textSegments, type InputMessage } from '../judge/index.js';
+import { distill, judgeError, transcriptSegments, textSegments, type InputMessage } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { spool, drainInbox, type InboxItem, type DrainReport } from './inbox.js';
@@ -26,6 +27,8 @@ export interface RetainReport {
   spooled: string | null;
   /** Why something was spooled. */
   failure?: string;
+  /** The LLM endpoint could not be reached: what was left after the first failure was spooled untried. */
+  unreachable?: boolean;
 }
 
 export interface RetainOptions {
@@ -60,6 +63,8 @@ interface Failures {
   segments: string[];
   /** Why each candidate could not be placed. */
   candidates: string[];
+  /** Set when the endpoint cannot be reached: every later call would fail alike, so none is made. */
+  unreachable?: ZkError;
 }
 
 function noFailures(): Failures {
@@ -80,6 +85,7 @@ function distinct(reasons: string[]): string {
  * the distinct reasons, so a run whose every segment was refused says so rather than naming one.
  */
 function failureMessage(f: Failures, segmentCount: number): string {
+  if (f.unreachable) return f.unreachable.message;
   const parts: string[] = [];
   if (f.segments.length) {
     parts.push(segmentCount > 1
@@ -93,22 +99,35 @@ function failureMessage(f: Failures, segmentCount: number): string {
   return parts.join('; ');
 }
 
-/** Distill a text and place every candidate; what fails (the distillation, a candidate) goes into `failures`. */
+/**
+ * Distill a text and place every candidate; what fails (the distillation, a candidate) goes into
+ * `failures`. Once the endpoint has proved unreachable, what is left goes there untried.
+ */
 async function retainText(root: string, text: string, llm: StructuredLLM, o: RetainOptions, segment: { index: number; count: number } | undefined, failures: Failures): Promise<RetainResultRow[]> {
+  if (failures.unreachable) {
+    failures.items.push({ type: 'text', text });
+    return [];
+  }
   const inputHash = sha256(text);
   const d = await distill(llm, text, { root, segment, trace: { input_hash: inputHash } });
   if (!d.ok) {
     failures.items.push({ type: 'text', text });
     failures.segments.push(d.reason);
+    if (d.unreachable) failures.unreachable = judgeError(d, 'distill the conversation');
     return [];
   }
   const rows: RetainResultRow[] = [];
   for (const c of d.value.candidates) {
+    if (failures.unreachable) {
+      failures.items.push({ type: 'candidate', candidate: c });
+      continue;
+    }
     try {
       rows.push(await place(root, c, llm, o, { input_hash: inputHash, ...(segment ? { segment } : {}) }));
     } catch (err) {
       failures.items.push({ type: 'candidate', candidate: c });
       failures.candidates.push(errorText(err));
+      if (err instanceof ZkError && err.code === 'llm_unreachable') failures.unreachable = err;
     }
   }
   return rows;
@@ -138,7 +157,8 @@ export async function retain(root: string, input: RetainInput, o: RetainOptions)
   }
   if (!failures.items.length) return { results, spooled: null };
   const failure = failureMessage(failures, segments.length);
-  return { results, spooled: spool(root, failures.items, { source: o.source, reason: failure }), failure };
+  const spooled = spool(root, failures.items, { source: o.source, reason: failure });
+  return { results, spooled, failure, ...(failures.unreachable ? { unreachable: true } : {}) };
 }
 
 /** Retry the inbox with the LLM: texts are distilled and placed, candidates placed. */
@@ -154,7 +174,8 @@ export async function drain(root: string, o: RetainOptions & { llm: StructuredLL
     const rows = await retainText(root, item.text, o.llm, opts, undefined, failures);
     results.push(...rows);
     // The text stays whole in the inbox when its distillation or any of its candidates failed
-    // (what did land is not undone).
+    // (what did land is not undone); an unreachable endpoint stops the drain.
+    if (failures.unreachable) throw failures.unreachable;
     if (failures.items.length) throw new Error(failureMessage(failures, 1));
   });
   return { ...report, results };
