@@ -149,6 +149,8 @@ describe('tend-writes with the LLM endpoint unreachable', () => {
     // The split sweep stops as well, before the walk begins.
     expect(json.json.rows).toEqual([{ note: expect.any(String), action: 'failed', stage: 'split', error: expect.stringContaining(endpoint) }]);
     expect(tended(root)).toEqual([]);
+    const passes = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.event === 'garden_pass');
+    expect(passes.map((p) => p.stopped_at)).toEqual([notes[0].path, json.json.rows[0].note]);
 
     const back = await run(root, ['tend-writes', '--json', '--backend', 'rg']);
     expect(back.code, back.stderr).toBe(0);

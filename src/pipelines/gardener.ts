@@ -118,7 +118,8 @@ async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport>
     if (!o.dryRun) {
       const summary = summarize(pass.rows);
       pass.record.save({ started, finished: new Date().toISOString(), host: os.hostname(), summary }, listNoteFiles(root));
-      trace(root, 'garden_pass', { started, summary, limit: o.limit ?? DEFAULT_TEND_LIMIT, split_sweep: o.splitSweep ?? 0 });
+      const stopped = pass.stoppedAt ? { stopped_at: pass.stoppedAt } : {};
+      trace(root, 'garden_pass', { started, summary, limit: o.limit ?? DEFAULT_TEND_LIMIT, split_sweep: o.splitSweep ?? 0, ...stopped });
     }
   }
   return { dryRun: Boolean(o.dryRun), rows: pass.rows, summary: summarize(pass.rows), errors: pass.errors, stoppedAt: pass.stoppedAt };
