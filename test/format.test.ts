@@ -13,6 +13,7 @@ describe('slugify', () => {
     ['  --Rollback strategy: blue-green!!  ', 'rollback-strategy-blue-green'],
     ['Москва, зима', 'москва-зима'],
     ['a/../../etc/passwd', 'a-etc-passwd'],
+    ["Dana's trip", 'danas-trip'],
     ['!!!', ''],
     ['😀🎉', ''],
   ])('%s -> %s', (input, want) => {

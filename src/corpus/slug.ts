@@ -30,17 +30,42 @@ function stripLatinDiacritics(text: string): string {
   return out.normalize('NFC');
 }
 
+/** The most characters of a slug a title makes: a few words, so file names stay readable. */
+export const MAX_TITLE_SLUG = 60;
+
+// An apostrophe between two letters or digits (`dana's`, `don’t`) joins the word instead of splitting it.
+const INNER_APOSTROPHE = /(?<=[\p{L}\p{N}\p{M}])['\u2019](?=[\p{L}\p{N}\p{M}])/gu;
+
 /**
- * A slug: lowercase, Latin without diacritics, other scripts' letters and digits kept,
- * every other run of characters one `-`, at most 80 characters cut at a `-` boundary.
- * Returns '' when nothing usable is left.
+ * Lowercase, Latin without diacritics, other scripts' letters and digits kept, every other run of
+ * characters one `-`, at most `max` characters cut at a `-` boundary (and 200 bytes). With
+ * `apostrophes` 'join', an apostrophe inside a word is dropped rather than made a `-`.
  */
+function slugOf(text: string, max: number, apostrophes: 'join' | 'split'): string {
+  const joined = apostrophes === 'join' ? text.replace(INNER_APOSTROPHE, '') : text;
+  const lowered = stripLatinDiacritics(joined.toLowerCase()).toLowerCase();
+  return capSlug(lowered.replace(/[^\p{L}\p{N}\p{M}]+/gu, '-').replace(/^-+|-+$/g, ''), max);
+}
+
+/** A slug cut to at most `max` characters at a word boundary, and to 200 UTF-8 bytes. */
+export function capSlug(slug: string, max: number): string {
+  let capped = slug;
+  if ([...capped].length > max) capped = cutAtBoundary(capped, max);
+  if (Buffer.byteLength(capped, 'utf8') > MAX_SLUG_BYTES) capped = cutToBytes(capped, MAX_SLUG_BYTES);
+  return capped;
+}
+
+/** A slug as given (`write SLUG`, `--slug`, a judge's slug): at most 80 characters. Returns '' when nothing usable is left. */
 export function slugify(text: string): string {
-  const lowered = stripLatinDiacritics(text.toLowerCase()).toLowerCase();
-  let slug = lowered.replace(/[^\p{L}\p{N}\p{M}]+/gu, '-').replace(/^-+|-+$/g, '');
-  if ([...slug].length > MAX_SLUG) slug = cutAtBoundary(slug, MAX_SLUG);
-  if (Buffer.byteLength(slug, 'utf8') > MAX_SLUG_BYTES) slug = cutToBytes(slug, MAX_SLUG_BYTES);
-  return slug;
+  return slugOf(text, MAX_SLUG, 'join');
+}
+
+/**
+ * The slug a title (or other text a pipeline names a note after) makes: the same rule, cut at a
+ * word boundary within 60 characters. Every note named after its title gets its slug here.
+ */
+export function titleSlug(title: string): string {
+  return slugOf(title, MAX_TITLE_SLUG, 'join');
 }
 
 /** The longest head of a slug within `max` UTF-8 bytes, cut between characters (at a `-` if one is near). */
@@ -65,9 +90,9 @@ function cutAtBoundary(slug: string, max: number): string {
   return head.replace(/-+$/, '');
 }
 
-/** slugify, or the `invalid slug` refusal when nothing is left. */
-export function requireSlug(text: string): string {
-  const slug = slugify(text);
+/** The slug of a text (by `make`, slugify unless told), or the `invalid slug` refusal when nothing is left. */
+export function requireSlug(text: string, make: (text: string) => string = slugify): string {
+  const slug = make(text);
   if (!slug) throw new ZkError('invalid_slug', `invalid slug: ${JSON.stringify(text)} has no letters or digits`);
   return slug;
 }

@@ -5,6 +5,7 @@ import { sha256 } from '../corpus/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { mergeNote, writeNote } from '../corpus/ops.js';
 import { resolveRef } from '../corpus/refs.js';
+import { requireSlug, titleSlug } from '../corpus/slug.js';
 import { trace } from '../corpus/trace.js';
 import { claimWindow, currentReader, requireOpen, targetWindow } from './claims.js';
 import { provenance } from './provenance.js';
@@ -123,7 +124,7 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
     note = intent.target
       ? await mergeNote(root, intent.target, o.body, { source: o.source, date: o.date })
       : writeNote(root, {
-        slug: o.slug ?? o.title ?? '', title: o.title ?? '', body: o.body, kind: o.kind, source: o.source, date: o.date,
+        slug: o.slug ?? requireSlug(o.title ?? '', titleSlug), title: o.title ?? '', body: o.body, kind: o.kind, source: o.source, date: o.date,
         unique: true, extra: prep.extra,
       });
   } catch (err) {

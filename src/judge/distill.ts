@@ -1,5 +1,5 @@
 import { sha256 } from '../corpus/files.js';
-import { isoDate, slugify } from '../corpus/slug.js';
+import { isoDate, titleSlug } from '../corpus/slug.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { runJudge, type JudgeContext, type JudgeResult, type JudgeSpec } from './call.js';
 import { distillMessages } from './prompts.js';
@@ -149,6 +149,6 @@ export async function distillSegments(llm: StructuredLLM, segments: string[], ct
  */
 export function candidateNoteName(c: Candidate): { title: string; slug: string } {
   const title = c.title || c.topic || c.content.split('\n')[0].slice(0, 80).trim() || 'Note';
-  const slug = c.slug || slugify(title) || slugify(c.topic) || slugify(c.content.slice(0, 200)) || 'note';
+  const slug = c.slug || titleSlug(title) || titleSlug(c.topic) || titleSlug(c.content.slice(0, 200)) || 'note';
   return { title, slug };
 }

@@ -1,5 +1,5 @@
 import { isKind, type Kind } from '../corpus/format.js';
-import { slugify } from '../corpus/slug.js';
+import { slugify, titleSlug } from '../corpus/slug.js';
 
 /**
  * Harmless slips a model makes are repaired, never silently: every repair is described in `repairs`
@@ -122,8 +122,8 @@ export function defaultText(item: Obj, keys: string[]): void {
 }
 
 /**
- * A slug as the corpus spells slugs; when the model gave none usable, one derived from the first
- * non-empty fallback (title, then topic). May stay empty when nothing yields one.
+ * A slug as the corpus spells slugs; when the model gave none usable, the slug of the first
+ * non-empty fallback (title, then topic), made as a title's slug is. May stay empty when nothing yields one.
  */
 export function repairSlug(item: Obj, at: string, repairs: string[], fallbacks: unknown[]): void {
   const given = typeof item.slug === 'string' ? item.slug : '';
@@ -131,7 +131,7 @@ export function repairSlug(item: Obj, at: string, repairs: string[], fallbacks: 
   if (slug && slug !== given) repairs.push(`${at}/slug: ${show(given)} sanitized to ${show(slug)}`);
   if (!slug) {
     for (const f of fallbacks) {
-      slug = typeof f === 'string' ? slugify(f) : '';
+      slug = typeof f === 'string' ? titleSlug(f) : '';
       if (slug) {
         repairs.push(`${at}/slug: ${given ? `${show(given)} unusable` : 'missing'}; derived ${show(slug)}`);
         break;
