@@ -1,14 +1,18 @@
 import { ZkError } from '../errors.js';
 import { candidateFiles } from './grep.js';
 import { isNoteFile, listNoteFiles, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
-import { isoDate, slugify, stemFor } from './slug.js';
+import { undatedSlug } from './note-names.js';
+import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from './slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
 /**
  * Resolve a ref (file name, stem, uuid or uuid prefix of 8+ hex digits, undated slug) to a note in
- * the root; a ref that is none of these is slugged as `write` slugs a title (`Café Crème` names
- * `…-cafe-creme.md`). A ref is a name, never a path: anything that could point elsewhere is refused.
+ * the root; a ref that is none of these is slugged as a title is, as a given slug is, and as the
+ * earlier rule slugged both (`Café Crème` names `…-cafe-creme.md`, `Dana's trip` names
+ * `…-danas-trip.md` or an older `…-dana-s-trip.md`); last, a title's slug names the note whose
+ * older, longer name that title made. A ref is a name, never a path: anything that could point
+ * elsewhere is refused.
  */
 export function resolveRef(root: string, ref: string): Note {
   const r = ref.trim();
@@ -26,8 +30,12 @@ export function resolveRef(root: string, ref: string): Note {
       throw new ZkError('ambiguous_ref', `ambiguous ref: ${r} matches ${hits.map((n) => n.path).join(', ')}`);
     }
   }
-  const named = notesNamedBy(root, r) ?? notesNamedBy(root, slugify(r));
-  if (named) return named;
+  for (const name of new Set([r, titleSlug(r), slugify(r), earlierSlug(r)])) {
+    const named = notesNamedBy(root, name);
+    if (named) return named;
+  }
+  const renamed = noteNamedByEarlierRule(root, titleSlug(r));
+  if (renamed) return renamed;
   if (/^[0-9a-f]{4,7}$/i.test(r)) throw new ZkError('not_found', `unknown ref: ${r} (a uuid prefix needs at least 8 hex digits)`);
   throw new ZkError('not_found', `unknown ref: ${r}`);
 }
@@ -71,6 +79,49 @@ function notesNamedBy(root: string, name: string): Note | undefined {
   if (current.length === 1) return current[0];
   if (notes.length === 1) return sameSubjectSuccessor(root, notes[0], name) ?? notes[0];
   throw new ZkError('ambiguous_ref', `ambiguous ref: ${name} matches ${undated.join(', ')} (name one by its file name)`);
+}
+
+/**
+ * The note whose title slugs to `slug` while its file keeps the name the earlier rule made of that
+ * title: longer (`…-trust-store-on-every-build-agent.md`), or with an apostrophe split off
+ * (`…-dana-s-trip.md`). Only names that could be such a name are read, to confirm by the title;
+ * several such notes are ambiguous unless one alone is current.
+ */
+function noteNamedByEarlierRule(root: string, slug: string): Note | undefined {
+  if (!slug) return undefined;
+  const notes = listNoteFiles(root)
+    .filter((name) => {
+      const undated = undatedSlug(name);
+      return undated !== undefined && couldBeEarlierName(undated, slug);
+    })
+    .flatMap((name) => readNoteFile(root, name) ?? [])
+    .filter((n) => titleSlug(n.title) === slug && earlierSlug(n.title) === undatedSlug(n.path));
+  const current = notes.filter((n) => !n.superseded_by);
+  if (current.length === 1) return current[0];
+  if (notes.length === 1) return notes[0];
+  if (!notes.length) return undefined;
+  throw new ZkError('ambiguous_ref', `ambiguous ref: ${slug} matches ${notes.map((n) => n.path).join(', ')} (name one by its file name)`);
+}
+
+/**
+ * Whether the earlier rule could have named a note `name` whose title now slugs to `slug`: the name
+ * was only cut later (cutting it as a title is cut gives `slug`), or `slug` is its head with some
+ * `-` dropped where an apostrophe split a word. Cheap, on names alone; the title confirms.
+ */
+function couldBeEarlierName(name: string, slug: string): boolean {
+  if (name.startsWith(slug)) return name !== slug && capSlug(name, MAX_TITLE_SLUG) === slug;
+  let i = 0;
+  let joined = false;
+  for (const ch of slug) {
+    if (name[i] === '-' && ch !== '-') {
+      i++;
+      joined = true;
+    }
+    if (!name.startsWith(ch, i)) return false;
+    i += ch.length;
+  }
+  // A name that goes on past that head was cut later than the slug, so it is the longer of the two.
+  return joined && (i === name.length || (name[i] === '-' && [...name].length > MAX_TITLE_SLUG));
 }
 
 /** The latest successor of a superseded note when it carries the same slug with a number (`judy-2`). */

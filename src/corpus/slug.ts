@@ -68,6 +68,14 @@ export function titleSlug(title: string): string {
   return slugOf(title, MAX_TITLE_SLUG, 'join');
 }
 
+/**
+ * The slug the earlier rule made of a text (an apostrophe split the word, 80 characters): the names
+ * notes written before keep, so a ref typed as that text still finds them (see refs.ts).
+ */
+export function earlierSlug(text: string): string {
+  return slugOf(text, MAX_SLUG, 'split');
+}
+
 /** The longest head of a slug within `max` UTF-8 bytes, cut between characters (at a `-` if one is near). */
 function cutToBytes(slug: string, max: number): string {
   const chars = [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(slug)].map((s) => s.segment);
