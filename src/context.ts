@@ -27,8 +27,25 @@ export interface ChangeRecorder {
   record(change: WrittenFile): void;
 }
 
+/**
+ * What one call remembers while it runs (the warnings it gave, where an index lives), so it works
+ * a thing out or says a thing once. A context derived from the call's (`{ ...ctx, … }`) shares it;
+ * a new call gets a new one (`newCall`).
+ */
+export class CallMemo {
+  private readonly values = new Map<string, unknown>();
+
+  /** What is kept under `key`, made by `make` the first time it is asked for in this call. */
+  get<T>(key: string, make: () => T): T {
+    if (!this.values.has(key)) this.values.set(key, make());
+    return this.values.get(key) as T;
+  }
+}
+
 /** What one call of the library runs with: its settings and its input and output. */
 export interface RunContext {
+  /** What the call remembers while it runs; given to a call by `withContext` when it has none. */
+  memo?: CallMemo;
   /** The clock claims and leases are judged by (default: the system's). */
   clock?: () => number;
   settings: Settings;
@@ -60,7 +77,17 @@ const store = new AsyncLocalStorage<RunContext>();
  * state: the context travels with the call, not in a module variable.
  */
 export function withContext<T>(ctx: RunContext, fn: () => T): T {
-  return store.run(ctx, fn);
+  return store.run(ctx.memo ? ctx : { ...ctx, memo: new CallMemo() }, fn);
+}
+
+/** A context for a new call made with what `ctx` holds, remembering nothing of `ctx`'s calls. */
+export function newCall(ctx: RunContext): RunContext {
+  return { ...ctx, memo: new CallMemo() };
+}
+
+/** What the current call remembers (see CallMemo): outside any call, nothing is remembered. */
+export function callMemo(): CallMemo {
+  return store.getStore()?.memo ?? new CallMemo();
 }
 
 /** The process's own input and output. */

@@ -37,3 +37,22 @@ describe('process state', () => {
     expect(PROCESS_STATE.filter(([, re]) => re.test(root)).map(([what]) => what)).toEqual(['writes the environment', 'sets a V8 flag', 'changes the module cache']);
   });
 });
+
+describe('what a call remembers', () => {
+  it('is shared by the contexts derived from the call, and new for each call', async () => {
+    const { current, newCall, withContext } = await import('../src/context.js');
+    const { warn } = await import('../src/corpus/warn.js');
+    const { Settings } = await import('../src/settings.js');
+    let stderr = '';
+    const io = { stdout: () => {}, stderr: (t: string) => void (stderr += t), stdin: () => undefined, cwd: () => '/' };
+    const ctx = { settings: new Settings({}), io };
+    withContext(ctx, () => {
+      warn('odd file');
+      // A context derived inside the call (a commit's change recorder, a command's flags) is the same call.
+      withContext({ ...current(), changes: { record: () => {} } }, () => warn('odd file'));
+      withContext(newCall(current()), () => warn('odd file'));
+    });
+    withContext(ctx, () => warn('odd file'));
+    expect(stderr.split('\n').filter(Boolean)).toEqual(['warning: odd file', 'warning: odd file', 'warning: odd file']);
+  });
+});

@@ -2,7 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
-import { withContext, type RunContext } from '../context.js';
+import { newCall, withContext, type RunContext } from '../context.js';
 import { llmConfigured } from '../llm/config.js';
 import { asZkError, errorJson } from '../errors.js';
 import { INSTRUCTIONS } from './instructions.js';
@@ -38,8 +38,8 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   const validate = validators.get(name)!;
   if (!validate(args)) return invalid(tool, validate);
   try {
-    // A context object of its own per call: what a call keeps (the warnings it gave) ends with it.
-    const r = await withContext({ ...ctx }, () => tool.run(root, args));
+    // A call of its own: what it remembers (the warnings it gave) ends with it.
+    const r = await withContext(newCall(ctx), () => tool.run(root, args));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { current, settings } from '../context.js';
+import { callMemo, current, settings } from '../context.js';
 import type { Settings } from '../settings.js';
 import { sidecar } from '../corpus/paths.js';
 
@@ -118,17 +118,14 @@ export function noteCacheFile(root: string, name: string): string {
   return path.join(indexLocation(root).dir, name);
 }
 
-/** Each call's answers (the settings are the call's, and a root's file system does not change under it). */
-const located = new WeakMap<object, Map<string, IndexLocation>>();
-
 /**
  * Where the index of `root` lives on this host (see `decideIndexLocation`), worked out once per
  * call: a search asks for it several times, and on a network file system each `statfs` is a
  * round trip to the server.
  */
 export function indexLocation(root: string): IndexLocation {
-  let known = located.get(current());
-  if (!known) located.set(current(), (known = new Map()));
+  // Per call: the settings are the call's, and a root's file system does not change under it.
+  const known = callMemo().get('index-locations', () => new Map<string, IndexLocation>());
   let location = known.get(root);
   if (!location) known.set(root, (location = decideIndexLocation(root, indexSettingsFromEnv(), statfsType(root))));
   return location;
