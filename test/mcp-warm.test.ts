@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, write, zkProcess } from './helpers/corpus.js';
+import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
 
 // The MCP server keeps the index open and watches the root between calls, checking every note
 // file only as a backstop: whatever another program changes must still be found by the very next
@@ -36,11 +36,20 @@ afterAll(async () => {
   await client?.close();
 });
 
-async function titles(query: string): Promise<string[]> {
+async function hits(query: string): Promise<any[]> {
   const r = (await client.callTool({ name: 'search', arguments: { query } })) as any;
   expect(r.structuredContent.ok).toBe(true);
   expect(r.structuredContent.backend).toBe('fts');
-  return r.structuredContent.hits.map((h: any) => h.title);
+  return r.structuredContent.hits;
+}
+
+async function titles(query: string): Promise<string[]> {
+  return (await hits(query)).map((h) => h.title);
+}
+
+/** The note files a search finds, in name order (a symlinked note and its target share a title). */
+async function paths(query: string): Promise<string[]> {
+  return (await hits(query)).map((h) => h.path).sort();
 }
 
 describe('a warm MCP server searches a corpus others change', () => {
@@ -99,5 +108,59 @@ describe('a warm MCP server searches a corpus others change', () => {
     expect(await titles('bitterns')).toEqual(['Fen']);
     fs.rmSync(path.join(root, '20260103-fen.md'));
     expect(await titles('herons')).toEqual([]);
+  });
+});
+
+describe('a warm MCP server searches notes that are symlinks', () => {
+  // A symlinked note changes when its target does, and the watcher names the target, or nothing
+  // when the change is to a link outside the root or in a folder below it: the server must still
+  // see it at the next search.
+  it('sees a target edited in place, to the same size', async () => {
+    write(root, '20260105-pond.md', note('55555555-5555-4555-8555-555555555555', 'Pond', 'Newts in the pond.'));
+    fs.symlinkSync('20260105-pond.md', path.join(root, 'pond.md'));
+    expect(await paths('newts')).toEqual(['20260105-pond.md', 'pond.md']);
+    const target = path.join(root, '20260105-pond.md');
+    const before = fs.statSync(target).size;
+    fs.writeFileSync(target, fs.readFileSync(target, 'utf8').replace('Newts', 'Toads'));
+    expect(fs.statSync(target).size).toBe(before);
+    expect(await paths('toads')).toEqual(['20260105-pond.md', 'pond.md']);
+    expect(await paths('newts')).toEqual([]);
+  });
+
+  it('sees a note reached through a link outside the corpus, and one in a folder below it, lead elsewhere', async () => {
+    write(root, '20260106-wood.md', note('66666666-6666-4666-8666-666666666666', 'Wood', 'Owls in the wood.'));
+    write(root, '20260107-marsh.md', note('77777777-7777-4777-8777-777777777777', 'Marsh', 'Bitterns and harriers over the marsh.'));
+    const outside = tempDir();
+    fs.mkdirSync(path.join(root, 'links'));
+    fs.symlinkSync(path.join(root, '20260106-wood.md'), path.join(outside, 'hop.md'));
+    fs.symlinkSync(path.join('..', '20260106-wood.md'), path.join(root, 'links', 'hop.md'));
+    fs.symlinkSync(path.join(outside, 'hop.md'), path.join(root, 'via-outside.md'));
+    fs.symlinkSync(path.join('links', 'hop.md'), path.join(root, 'via-folder.md'));
+    expect(await paths('owls')).toEqual(['20260106-wood.md', 'via-folder.md', 'via-outside.md']);
+    // Changed where the root's watcher sees nothing: both now lead to the marsh.
+    for (const hop of [path.join(outside, 'hop.md'), path.join(root, 'links', 'hop.md')]) {
+      fs.rmSync(hop);
+      fs.symlinkSync(path.join(root, '20260107-marsh.md'), hop);
+    }
+    expect(await paths('harriers')).toEqual(['20260107-marsh.md', 'via-folder.md', 'via-outside.md']);
+    expect(await paths('owls')).toEqual(['20260106-wood.md']);
+    // Now leading out of the root: no longer a note.
+    fs.writeFileSync(path.join(outside, 'away.md'), note('88888888-8888-4888-8888-888888888888', 'Away', 'Harriers far away.'));
+    fs.rmSync(path.join(outside, 'hop.md'));
+    fs.symlinkSync(path.join(outside, 'away.md'), path.join(outside, 'hop.md'));
+    expect(await paths('harriers')).toEqual(['20260107-marsh.md', 'via-folder.md']);
+  });
+
+  it('never takes for a note a link to a file outside the corpus or in a folder below it, however it changes', async () => {
+    const outside = tempDir();
+    fs.mkdirSync(path.join(root, 'links'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'secret.md'), note('99999999-9999-4999-8999-999999999999', 'Secret', 'Ferrets kept elsewhere.'));
+    write(root, 'links/below.md', note('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'Below', 'Ferrets kept below.'));
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(root, 'secret.md'));
+    fs.symlinkSync(path.join('links', 'below.md'), path.join(root, 'below.md'));
+    expect(await paths('ferrets')).toEqual([]);
+    fs.appendFileSync(path.join(outside, 'secret.md'), '\nStoats too.\n');
+    fs.appendFileSync(path.join(root, 'links', 'below.md'), '\nStoats too.\n');
+    expect(await paths('stoats')).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { isNoteName } from '../corpus/note-files.js';
 import type { KnownManifest } from './fts.js';
 import type { VectorState } from './vector.js';
@@ -91,7 +92,10 @@ export class TableCache {
 
 /** What the watcher saw since it was last asked. */
 export interface Watched {
-  /** Note file names (top-level `*.md`) created, changed, renamed or removed. */
+  /**
+   * Note file names (top-level `*.md`) created, changed, renamed or removed, and the symlinked
+   * notes whose target is no longer the file, or the version, it was when last asked.
+   */
   names: Set<string>;
   /**
    * Whether `names` is everything that changed since the watcher started: false once it erred or
@@ -105,15 +109,23 @@ export interface Watched {
 /**
  * An `fs.watch` on the corpus root (note files are top-level, so one non-recursive watch sees
  * every one), collecting the names of changed notes until the next search takes them.
+ *
+ * A note that is a symlink changes with what it leads to, and no event names it then: the event
+ * names the target, or nothing at all when the link goes through a folder the watch does not
+ * cover (see `isNoteEntry` in src/corpus/note-files.ts for the links that are notes). So every
+ * symlinked note's target is stated on each `take`, and the note is named when it moved. Which
+ * notes are symlinks is listed once, then kept by the events on their own names.
  */
 export class RootWatch {
   private names = new Set<string>();
   private complete = true;
   private alive = true;
   private readonly watcher: fs.FSWatcher;
+  /** Each symlinked note's name, with its target as last stated (`targetState`); listed at the first `take`, and after events were lost. */
+  private links?: Map<string, string>;
   readonly since: number;
 
-  constructor(root: string) {
+  constructor(private readonly root: string) {
     this.watcher = fs.watch(root, { persistent: false }, (_event, name) => {
       const file = name?.toString();
       if (!file) this.complete = false;
@@ -135,7 +147,23 @@ export class RootWatch {
     const out = { names: this.names, complete: this.complete && this.alive, since: this.since };
     this.names = new Set();
     this.complete = true;
+    // A watcher that died is not trusted again: its caller checks every note from now on.
+    if (this.alive) this.followLinks(out);
     return out;
+  }
+
+  /** Add to what was taken the symlinked notes whose target moved, keeping the list of links up to date. */
+  private followLinks(taken: Watched): void {
+    if (taken.complete && this.links) {
+      this.checkLinks(this.links, taken.names);
+      return;
+    }
+    // Listed while watching, a link made later has an event of its own; each one listed is named
+    // once, as what it led to before is not known.
+    this.links = this.listLinks();
+    for (const name of this.links?.keys() ?? []) taken.names.add(name);
+    // Links that could not be listed: the next search checks every note, and lists them again.
+    if (!this.links) this.complete = false;
   }
 
   /** Put back what a refresh took and could not finish, so the next one does it. */
@@ -147,6 +175,48 @@ export class RootWatch {
   close(): void {
     this.alive = false;
     this.watcher.close();
+  }
+
+  /** Every symlinked note name of the root, with its target's state now; undefined when the root cannot be read. */
+  private listLinks(): Map<string, string> | undefined {
+    const links = new Map<string, string>();
+    try {
+      for (const d of fs.readdirSync(this.root, { withFileTypes: true })) {
+        if (d.isSymbolicLink() && isNoteName(d.name)) links.set(d.name, this.targetState(d.name));
+      }
+    } catch {
+      return undefined;
+    }
+    return links;
+  }
+
+  /**
+   * Bring the links up to date with the names an event gave (each may have become a symlink or
+   * stopped being one), and add to `names` every link whose target moved.
+   */
+  private checkLinks(links: Map<string, string>, names: Set<string>): void {
+    for (const name of names) {
+      const st = fs.lstatSync(path.join(this.root, name), { throwIfNoEntry: false });
+      if (st?.isSymbolicLink()) links.set(name, this.targetState(name));
+      else links.delete(name);
+    }
+    for (const [name, was] of links) {
+      if (names.has(name)) continue;
+      const now = this.targetState(name);
+      if (now === was) continue;
+      links.set(name, now);
+      names.add(name);
+    }
+  }
+
+  /** What a stat through the link shows of its target: which file, which version; '' when it leads nowhere. */
+  private targetState(name: string): string {
+    try {
+      const st = fs.statSync(path.join(this.root, name), { bigint: true });
+      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+    } catch {
+      return ''; // dangling, a loop, or gone
+    }
   }
 }
 
