@@ -19,6 +19,9 @@ beforeAll(async () => {
   root = tempCorpus();
   write(root, '20260101-lake.md', note('11111111-1111-4111-8111-111111111111', 'Lake', 'A walk by the lake.'));
   write(root, '20260102-hill.md', note('22222222-2222-4222-8222-222222222222', 'Hill', 'A climb up the hill.'));
+  // A note that is a symlink before the server starts: the server lists it itself.
+  write(root, '20260100-brook.md', note('00000000-0000-4000-8000-000000000000', 'Brook', 'Trout in the brook.'));
+  fs.symlinkSync('20260100-brook.md', path.join(root, 'brook.md'));
   const transport = new StdioClientTransport({
     command: 'node',
     args: [BIN, 'mcp', '--root', root],
@@ -115,6 +118,12 @@ describe('a warm MCP server searches notes that are symlinks', () => {
   // A symlinked note changes when its target does, and the watcher names the target, or nothing
   // when the change is to a link outside the root or in a folder below it: the server must still
   // see it at the next search.
+  it('sees the target of one that was there before it started edited in place', async () => {
+    expect(await paths('trout')).toEqual(['20260100-brook.md', 'brook.md']);
+    fs.appendFileSync(path.join(root, '20260100-brook.md'), '\nGrayling too.\n');
+    expect(await paths('grayling')).toEqual(['20260100-brook.md', 'brook.md']);
+  });
+
   it('sees a target edited in place, to the same size', async () => {
     write(root, '20260105-pond.md', note('55555555-5555-4555-8555-555555555555', 'Pond', 'Newts in the pond.'));
     fs.symlinkSync('20260105-pond.md', path.join(root, 'pond.md'));

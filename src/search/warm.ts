@@ -99,7 +99,8 @@ export interface Watched {
   names: Set<string>;
   /**
    * Whether `names` is everything that changed since the watcher started: false once it erred or
-   * got an event without a name, until the caller has checked every note file.
+   * got an event without a name, until the caller has checked every note file; false too until
+   * it has listed the symlinked notes.
    */
   complete: boolean;
   /** When the watcher started (ms since the epoch): a full check begun after it is covered. */
@@ -111,25 +112,36 @@ export interface Watched {
  * every one), collecting the names of changed notes until the next search takes them.
  *
  * A note that is a symlink changes with what it leads to, and no event names it then: the event
- * names the target, or nothing at all when the link goes through a folder the watch does not
- * cover (see `isNoteEntry` in src/corpus/note-files.ts for the links that are notes). So every
- * symlinked note's target is stated on each `take`, and the note is named when it moved. Which
- * notes are symlinks is listed once, then kept by the events on their own names.
+ * names the target, or nothing at all when a link on the way, outside the root or in a folder
+ * below it, is made to lead elsewhere (see `isNoteEntry` in src/corpus/note-files.ts for the
+ * links that are notes). So each symlinked note's target is stated at every `take`, and the note
+ * is named when it moved. Which notes are symlinks is listed once, in the background (the root
+ * may hold many thousand notes), then kept by the events on their own names.
  */
 export class RootWatch {
   private names = new Set<string>();
+  /** False when a change may have gone unnamed: the next caller must check every note. */
   private complete = true;
+  /** True when an event was lost: a symlinked note made meanwhile is known to no one. */
+  private lost = false;
   private alive = true;
   private readonly watcher: fs.FSWatcher;
-  /** Each symlinked note's name, with its target as last stated (`targetState`); listed at the first `take`, and after events were lost. */
-  private links?: Map<string, string>;
+  /** The root's symlinked notes, each with what a stat through it last showed (`targetState`). */
+  private readonly links = new Map<string, string>();
+  /** Whether `links` holds every one: once the latest listing, begun while watching, came back. */
+  private listed = false;
+  /** The latest listing's number, while it is under way. */
+  private listing?: number;
+  private listings = 0;
   readonly since: number;
 
   constructor(private readonly root: string) {
     this.watcher = fs.watch(root, { persistent: false }, (_event, name) => {
       const file = name?.toString();
-      if (!file) this.complete = false;
-      else if (isNoteName(file)) this.names.add(file);
+      if (!file) {
+        this.complete = false;
+        this.lost = true;
+      } else if (isNoteName(file)) this.names.add(file);
     });
     this.watcher.on('error', () => {
       this.alive = false;
@@ -137,6 +149,7 @@ export class RootWatch {
     });
     // Taken once watching: a check of every note begun later sees what changed before it.
     this.since = Date.now();
+    this.listLinks();
   }
 
   /**
@@ -144,26 +157,15 @@ export class RootWatch {
    * queued before this call are delivered first (see `settle`).
    */
   take(): Watched {
-    const out = { names: this.names, complete: this.complete && this.alive, since: this.since };
+    const out = { names: this.names, complete: this.complete && this.alive && this.listed, since: this.since };
     this.names = new Set();
     this.complete = true;
     // A watcher that died is not trusted again: its caller checks every note from now on.
-    if (this.alive) this.followLinks(out);
+    if (!this.alive) return out;
+    this.followLinks(out.names);
+    if (this.lost || (!this.listed && this.listing === undefined)) this.listLinks();
+    this.lost = false;
     return out;
-  }
-
-  /** Add to what was taken the symlinked notes whose target moved, keeping the list of links up to date. */
-  private followLinks(taken: Watched): void {
-    if (taken.complete && this.links) {
-      this.checkLinks(this.links, taken.names);
-      return;
-    }
-    // Listed while watching, a link made later has an event of its own; each one listed is named
-    // once, as what it led to before is not known.
-    this.links = this.listLinks();
-    for (const name of this.links?.keys() ?? []) taken.names.add(name);
-    // Links that could not be listed: the next search checks every note, and lists them again.
-    if (!this.links) this.complete = false;
   }
 
   /** Put back what a refresh took and could not finish, so the next one does it. */
@@ -177,36 +179,54 @@ export class RootWatch {
     this.watcher.close();
   }
 
-  /** Every symlinked note name of the root, with its target's state now; undefined when the root cannot be read. */
-  private listLinks(): Map<string, string> | undefined {
-    const links = new Map<string, string>();
-    try {
-      for (const d of fs.readdirSync(this.root, { withFileTypes: true })) {
-        if (d.isSymbolicLink() && isNoteName(d.name)) links.set(d.name, this.targetState(d.name));
-      }
-    } catch {
-      return undefined;
-    }
-    return links;
-  }
-
-  /**
-   * Bring the links up to date with the names an event gave (each may have become a symlink or
-   * stopped being one), and add to `names` every link whose target moved.
-   */
-  private checkLinks(links: Map<string, string>, names: Set<string>): void {
-    for (const name of names) {
-      const st = fs.lstatSync(path.join(this.root, name), { throwIfNoEntry: false });
-      if (st?.isSymbolicLink()) links.set(name, this.targetState(name));
-      else links.delete(name);
-    }
-    for (const [name, was] of links) {
+  /** Keep `links` up to date with the names events gave, and add to `names` each link whose target moved. */
+  private followLinks(names: Set<string>): void {
+    for (const name of names) this.relink(name);
+    for (const [name, was] of this.links) {
       if (names.has(name)) continue;
       const now = this.targetState(name);
       if (now === was) continue;
-      links.set(name, now);
+      this.links.set(name, now);
       names.add(name);
     }
+  }
+
+  /** Whether `name` is a symlink now, kept in `links` with its target's state if so. */
+  private relink(name: string): boolean {
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(path.join(this.root, name), { throwIfNoEntry: false });
+    } catch {
+      st = undefined; // unreadable: whatever it is, the refresh that checks it says so
+    }
+    if (st?.isSymbolicLink()) {
+      this.links.set(name, this.targetState(name));
+      return true;
+    }
+    this.links.delete(name);
+    return false;
+  }
+
+  /**
+   * List the symlinked notes without holding up the calls meanwhile, which check every note (see
+   * `take`). A link listed may be none by the time the listing comes back: each is looked at
+   * again, and every change since has an event. One not known before is named once, as what it
+   * led to before is not known.
+   */
+  private listLinks(): void {
+    const run = (this.listing = ++this.listings);
+    this.listed = false;
+    fs.promises.readdir(this.root, { withFileTypes: true }).then((entries) => {
+      if (run !== this.listing || !this.alive) return;
+      for (const d of entries) {
+        if (!d.isSymbolicLink() || !isNoteName(d.name) || this.links.has(d.name)) continue;
+        if (this.relink(d.name)) this.names.add(d.name);
+      }
+      this.listed = true;
+      this.listing = undefined;
+    }, () => {
+      if (run === this.listing) this.listing = undefined; // the next take lists again
+    });
   }
 
   /** What a stat through the link shows of its target: which file, which version; '' when it leads nowhere. */
