@@ -164,7 +164,7 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
     expect(snapshot(root)).toEqual(before);
   });
 
-  it('malformed frontmatter, binary and outside-symlink notes are skipped or read with a warning', async () => {
+  it('malformed frontmatter, binary notes and symlinks to no note are skipped or read with a warning', async () => {
     const root = tempCorpus();
     const outside = tempDir('zk-outside-');
     write(outside, 'secret.md', '# Secret\n');
@@ -172,6 +172,11 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
     write(root, 'blob.md', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0xff]));
     write(root, 'latin1.md', Buffer.from([0x23, 0x20, 0xe9, 0x74, 0xe9, 0x0a]));
     fs.symlinkSync(path.join(outside, 'secret.md'), path.join(root, 'escape.md'));
+    fs.mkdirSync(path.join(root, '.archive'));
+    write(root, '.archive/old.md', '# Old\n');
+    fs.symlinkSync(path.join('.archive', 'old.md'), path.join(root, 'old.md'));
+    fs.symlinkSync('.archive', path.join(root, 'folder.md'));
+    fs.symlinkSync('nowhere.md', path.join(root, 'dangling.md'));
     const before = snapshot(root);
     const l = await zk(['--root', root, '--json', 'list']);
     expect(l.code).toBe(0);
@@ -181,6 +186,9 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
     expect(l.stderr).toContain('warning: skipping blob.md: binary file');
     expect(l.stderr).toContain('warning: skipping latin1.md: not valid UTF-8');
     expect(l.stderr).toContain('warning: skipping escape.md: symlink leads outside the corpus');
+    expect(l.stderr).toContain('warning: skipping old.md: symlink leads into a folder below the root');
+    expect(l.stderr).toContain('warning: skipping folder.md: symlink does not lead to a file');
+    expect(l.stderr).toContain('warning: skipping dangling.md: broken symlink');
     const r = await zk(['--root', root, 'read', 'escape']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('error: unknown ref: escape');

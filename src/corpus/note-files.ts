@@ -17,8 +17,8 @@ export function isNoteName(name: string): boolean {
 
 /**
  * Whether a directory entry of the root is a note: a top-level `*.md` regular file (hidden names
- * excluded), or a symlink that resolves to a regular file inside the root (one leading outside is
- * skipped with a warning).
+ * excluded), or a symlink that resolves to a regular file directly in the root (any other is
+ * skipped with a warning saying why, see `refusedLink`).
  */
 function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRoot: () => string): boolean {
   if (!isNoteName(name)) return false;
@@ -29,8 +29,9 @@ function isNoteEntry(root: string, d: fs.Dirent | fs.Stats, name: string, realRo
   }
   if (d.isFile()) return true;
   if (!d.isSymbolicLink()) return false;
-  if (symlinkStaysInside(realRoot(), path.join(root, name))) return true;
-  warn(`skipping ${name}: symlink leads outside the corpus`);
+  const refused = refusedLink(realRoot(), path.join(root, name));
+  if (!refused) return true;
+  warn(`skipping ${name}: ${refused}`);
   return false;
 }
 
@@ -56,11 +57,22 @@ export function isNoteFile(root: string, name: string): boolean {
   return Boolean(st && isNoteEntry(root, st, name, realRootOf(root)));
 }
 
-function symlinkStaysInside(realRoot: string, file: string): boolean {
+/**
+ * Why a symlink of the root is not a note, or undefined when it is one. Only a link to a file
+ * among the notes is: a file elsewhere (or in a folder below the root, such as `.archive/`) is not
+ * part of the corpus, and searching it would show what the corpus never held.
+ */
+function refusedLink(realRoot: string, file: string): string | undefined {
+  let target: string;
+  let st: fs.Stats;
   try {
-    const target = fs.realpathSync(file);
-    return path.dirname(target) === realRoot && fs.statSync(target).isFile();
+    target = fs.realpathSync(file);
+    st = fs.statSync(target);
   } catch {
-    return false;
+    return 'broken symlink'; // dangling, a loop, or unreadable
   }
+  const rel = path.relative(realRoot, target);
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return 'symlink leads outside the corpus';
+  if (!st.isFile()) return 'symlink does not lead to a file';
+  return path.dirname(target) === realRoot ? undefined : 'symlink leads into a folder below the root';
 }
