@@ -91,6 +91,15 @@ async function buildProgram(rest: string[], cli: Invocation, io: Io): Promise<Co
   return program;
 }
 
+/**
+ * Commander's message on one line: it puts its suggestion on a line of its own
+ * (`unknown command 'serve'\n(Did you mean merge?)`), which goes after a space instead, so only
+ * a line break in the user's input is left for ZkError to show as `\n`.
+ */
+function commanderMessage(err: CommanderError): string {
+  return err.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean ([^\n]*\?)\)$/, ' (did you mean $1)');
+}
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Piped text as UTF-8; bytes that are not would turn into U+FFFD unseen, so they are refused. */
@@ -155,7 +164,7 @@ async function run(argv: string[], io: Io): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.version' || err.code === 'commander.helpDisplayed' || err.code === 'commander.help') return EXIT.ok;
-      return cli.printError(new ZkError('usage', err.message.replace(/^error:\s*/, '')));
+      return cli.printError(new ZkError('usage', commanderMessage(err)));
     }
     return cli.printError(err);
   }

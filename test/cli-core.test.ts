@@ -145,6 +145,10 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
     ['empty fragment', ['merge', 'base', '   '], 2, /^error: empty fragment: nothing to merge$/],
     ['huge body', ['write', 'big', 'Big', 'x'.repeat(2000)], 2, /^error: body too large: 2000 bytes \(limit 1000; set ZK_MEMORY_MAX_BODY to change it\)$/],
     ['unknown command', ['frobnicate'], 2, /^error: unknown command 'frobnicate'$/],
+    // Commander's suggestion stays on the error's line; a line break the user typed is still shown as \n.
+    ['unknown command, with a suggestion', ['serve'], 2, /^error: unknown command 'serve' \(did you mean merge\?\)$/],
+    ['unknown option, with a suggestion', ['list', '--kinds', 'x'], 2, /^error: unknown option '--kinds' \(did you mean --kind\?\)$/],
+    ['unknown command with a line break', ['frob\nnicate'], 2, /^error: unknown command 'frob\\nnicate'$/],
     ['bad --recent', ['list', '--recent', 'x'], 2, /^error: --recent takes a whole number >= 1, not "x"$/],
   ];
   it.each(cases)('%s', async (_name, args, code, message) => {
