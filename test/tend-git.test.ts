@@ -53,3 +53,34 @@ describe('renaming a note in a git-versioned corpus', () => {
     expect(fs.readFileSync(path.join(root, paris), 'utf8')).toContain(`[Judy](${judy}) in a code sample`);
   });
 });
+
+describe('a .zk/.gitignore that is not a file', () => {
+  it('is reported by check with the way out, since git would version the sidecar', async () => {
+    const root = path.join(tempCorpus(false), 'memory');
+    await zk(['init', root]);
+    await git(root, 'init', '-q');
+    expect((await zk(['--root', root, 'write', 'judy', 'Judy', 'Judy paints.'])).code).toBe(0);
+    const gitignore = path.join(root, '.zk', '.gitignore');
+    fs.rmSync(gitignore);
+    fs.mkdirSync(gitignore);
+    fs.writeFileSync(path.join(gitignore, 'notes.txt'), 'someone keeps things here\n');
+    fs.writeFileSync(path.join(root, '.zk', 'lock'), 'a lock git should not see\n');
+    // What the finding warns of: git now offers the lock for commit.
+    expect(await git(root, 'status', '--porcelain', '--untracked-files=all', '--', '.zk/lock')).toBe('?? .zk/lock');
+
+    const r = await zk(['--root', root, 'tend', 'check', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.json.findings.filter((f: { file: string }) => f.file === '.zk/.gitignore')).toEqual([{
+      file: '.zk/.gitignore', line: 1, label: '.gitignore', target: '.zk/.gitignore', uuid: null, verdict: 'broken',
+      reason: expect.stringMatching(/^\.zk\/\.gitignore is a folder, so git would version .*: move it out of \.zk\/, and the next write \(or zk-memory init\) writes the file$/),
+    }]);
+    const text = await zk(['--root', root, 'tend', 'check']);
+    expect(text.stdout).toMatch(/^\.zk\/\.gitignore:1: broken: .*\(\.zk\/\.gitignore is a folder, /m);
+
+    // The way out: the folder moves away and init writes the file again.
+    fs.renameSync(gitignore, path.join(root, 'gitignore-was-here'));
+    expect((await zk(['init', root])).code).toBe(0);
+    expect((await zk(['--root', root, 'tend', 'check'])).code).toBe(0);
+    expect(await git(root, 'status', '--porcelain', '--untracked-files=all', '--', '.zk/lock')).toBe('');
+  });
+});
