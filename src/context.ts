@@ -20,6 +20,8 @@ export interface WrittenFile {
   what: 'created' | 'changed' | 'appended' | 'archived';
   /** For `archived`: where the file went (absolute). */
   to?: string;
+  /** For `appended`, when the writer says: the text it appended. */
+  text?: string;
 }
 
 /** Collects the files one call wrote (so a commit can name exactly those). */

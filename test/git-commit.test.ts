@@ -165,6 +165,46 @@ describe('when a commit cannot be made, the write stands and the commit is skipp
   });
 });
 
+describe('what a commit holds', () => {
+  it("of the trace, the call's own lines only: lines of earlier calls that were not committed stay uncommitted", async () => {
+    const { top, root } = await repo();
+    await commitAll(top);
+    const ann = await zk(['--root', root, 'write', 'ann', 'Ann', 'Ann writes.', '--commit', '--json']);
+    const bob = await zk(['--root', root, 'write', 'bob', 'Bob', 'Bob writes, and nobody commits it.', '--json']);
+    const cy = await zk(['--root', root, 'write', 'cy', 'Cy', 'Cy writes.', '--commit', '--json']);
+    expect(cy.json.commit.sha, cy.stderr).toMatch(/^[0-9a-f]{40}$/);
+    expect(cy.stderr).toBe('');
+
+    const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const bobs = trace.filter((l) => l.includes(bob.json.note.path));
+    expect(bobs).toHaveLength(1);
+    const committed = (await git(top, 'show', 'HEAD:memory/.zk/trace.jsonl')).split('\n').filter(Boolean);
+    expect(committed).toEqual(trace.filter((l) => !bobs.includes(l)));
+    expect(committed.some((l) => l.includes(ann.json.note.path)) && committed.some((l) => l.includes(cy.json.note.path))).toBe(true);
+    // Bob's note and his line of the trace wait, unstaged, for whoever commits them.
+    expect((await git(top, 'status', '--porcelain', '--', 'memory')).split('\n').sort()).toEqual([' M memory/.zk/trace.jsonl', `?? memory/${bob.json.note.path}`]);
+    const diff = (await git(top, 'diff', '--unified=0', '--', 'memory/.zk/trace.jsonl')).split('\n').filter((l) => /^[-+][^-+]/.test(l));
+    expect(diff).toEqual(bobs.map((l) => `+${l}`));
+  });
+
+  it('a hook that adds files of its own to the commit: the commit is made, and the command warns of them', async () => {
+    const { top, root } = await repo();
+    await commitAll(top);
+    const hook = path.join(top, '.git', 'hooks', 'pre-commit');
+    fs.mkdirSync(path.dirname(hook), { recursive: true });
+    fs.writeFileSync(hook, '#!/bin/sh\ngit add -A\n', { mode: 0o755 });
+    write(top, 'unrelated.txt', 'first\nedited by a person\n');
+    const r = await zk(['--root', root, 'write', 'judy', 'Judy', 'Judy paints.', '--commit', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const warning = `a git hook added files this command did not write to its commit ${r.json.commit.sha.slice(0, 12)}: ../unrelated.txt`;
+    expect(r.json.commit).toMatchObject({ sha: await git(top, 'rev-parse', 'HEAD'), warnings: [warning] });
+    expect(r.stderr.trim()).toBe(`warning: ${warning}`);
+    expect((await git(top, 'show', '--name-only', '--format=', 'HEAD')).split('\n')).toContain('unrelated.txt');
+    // The index holds what was committed: nothing shows as staged or changed afterwards.
+    expect(await git(top, 'status', '--porcelain')).toBe('');
+  });
+});
+
 describe('committing writers at once', () => {
   it('every writer ends up in history, each commit holding its own note', async () => {
     const { top, root } = await repo();

@@ -1,12 +1,13 @@
 import path from 'node:path';
-import { commitPaths, type CommitOutcome } from '../adapters/git.js';
+import { commitPaths, type CommitOutcome } from '../adapters/git-commit.js';
 import { current, settings, withContext, type WrittenFile } from '../context.js';
 import { isNoteName } from '../corpus/note-files.js';
 import { readNoteFile } from '../corpus/notes.js';
+import { relToRoot } from '../corpus/paths.js';
 import { warn } from '../corpus/warn.js';
 import type { TitleOf } from './commit-message.js';
 
-export type { CommitOutcome } from '../adapters/git.js';
+export type { CommitOutcome } from '../adapters/git-commit.js';
 
 /** A commit message: what happened in one line, then the decisions, one a line. */
 export interface CommitMessage {
@@ -14,10 +15,13 @@ export interface CommitMessage {
   lines?: string[];
 }
 
+/** The trace: shared by every call, so a commit takes the call's own lines of it, not the whole file. */
+const TRACE = '.zk/trace.jsonl';
+
 /** The files of a corpus git should keep: notes, the archive, the trace and the sidecar's ignore file. */
 function versioned(rel: string): boolean {
   if (!rel.includes('/')) return isNoteName(rel);
-  return rel.startsWith('.archive/') || rel === '.zk/trace.jsonl' || rel === '.zk/.gitignore';
+  return rel.startsWith('.archive/') || rel === TRACE || rel === '.zk/.gitignore';
 }
 
 /** The versioned files (relative to the root) a call wrote, created, changed or moved away. */
@@ -25,11 +29,17 @@ function touchedPaths(root: string, changes: WrittenFile[]): string[] {
   const out = new Set<string>();
   for (const c of changes) {
     for (const p of c.to ? [c.path, c.to] : [c.path]) {
-      const rel = path.relative(root, p).split(path.sep).join('/');
+      const rel = relToRoot(root, p);
       if (!rel.startsWith('..') && !path.isAbsolute(rel) && versioned(rel)) out.add(rel);
     }
   }
   return [...out].sort();
+}
+
+/** The lines the call appended to the trace, for a commit of those alone. */
+function ownTraceLines(root: string, changes: WrittenFile[]): Record<string, string> {
+  const text = changes.filter((c) => c.text !== undefined && relToRoot(root, c.path) === TRACE).map((c) => c.text).join('');
+  return text ? { [TRACE]: text } : {};
 }
 
 /** Titles of notes named in a result: live ones as they are now, archived ones where this call put them. */
@@ -51,7 +61,7 @@ function messageText(m: CommitMessage): string {
 
 /**
  * Run a write, and when the call asks for commits (`--commit`, ZK_MEMORY_GIT_COMMIT), commit the
- * files it touched and nothing else, with the message `describe` makes of its result. The write's
+ * files it touched and nothing else (of the trace, only its own lines), with the message `describe` makes of its result. The write's
  * result stands whatever git says: a commit that cannot be made is skipped with a warning, and
  * the result says why in `commit`.
  */
@@ -63,7 +73,8 @@ export async function committing<T extends object>(root: string, run: () => Prom
   const result = await withContext({ ...ctx, changes: { record: (c) => void changes.push(c) } }, run);
   const paths = touchedPaths(root, changes);
   if (!paths.length) return { ...result, commit: { skipped: 'nothing changed' } };
-  const commit = await commitPaths(root, paths, messageText(describe(result, titleFinder(root, changes))));
+  const commit = await commitPaths(root, paths, messageText(describe(result, titleFinder(root, changes))), { ownLines: ownTraceLines(root, changes) });
   if ('skipped' in commit) warn(`not committed to git: ${commit.skipped}`);
+  else for (const w of commit.warnings ?? []) warn(w);
   return { ...result, commit };
 }

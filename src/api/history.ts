@@ -1,4 +1,4 @@
-import { gitLog, type LogEntry } from '../adapters/git.js';
+import { gitLog, type LogEntry } from '../adapters/git-log.js';
 import { ZkError } from '../errors.js';
 import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/notes.js';
 import { noteByUuid, resolveRef, supersession } from '../corpus/refs.js';

@@ -14,12 +14,13 @@ export function trace(root: string, event: string, fields: Record<string, unknow
   try {
     const p = sidecar(root);
     ensureSidecar(root);
-    const line = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
+    const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`;
     // Never through a symlink planted at the trace's name (it would append to a file elsewhere).
     const fd = openSidecarForAppend(p.trace);
     try {
-      writeAll(fd, Buffer.from(`${line}\n`, 'utf8'));
-      recordChange({ path: p.trace, what: 'appended' });
+      writeAll(fd, Buffer.from(line, 'utf8'));
+      // The line itself: a commit of this call takes its own lines of the trace only.
+      recordChange({ path: p.trace, what: 'appended', text: line });
     } finally {
       fs.closeSync(fd);
     }
