@@ -245,4 +245,35 @@ describe('log', () => {
     const all = await zk(['--root', root, 'log', '--json']);
     expect(all.json.commits.map((c: { subject: string }) => c.subject)).toEqual(['archive: Judy', 'merge: into Judy', 'write: Judy now supersedes Judy', 'write: Judy', 'baseline']);
   });
+
+  it("follows the note's uuid: a slug reused after an archive has a history of its own, through a rename by hand", async () => {
+    const { top, root } = await repo();
+    await commitAll(top);
+    const env = { ZK_MEMORY_GIT_COMMIT: '1' };
+    const first = await zk(['--root', root, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-11-30', '--json'], { env });
+    await zk(['--root', root, 'merge', 'judy', 'She moved.'], { env });
+    await zk(['--root', root, 'archive', 'judy', '--reason', 'another Judy'], { env });
+    const second = await zk(['--root', root, 'write', 'judy', 'Judy', 'Another Judy sails.', '--date', '2026-11-30', '--json'], { env });
+    expect(second.json.note.path).toBe(first.json.note.path);
+    await zk(['--root', root, 'merge', 'judy', 'She sails on.'], { env });
+    await git(top, 'mv', `memory/${second.json.note.path}`, 'memory/20261130-judy-sails.md');
+    await git(top, 'commit', '-q', '-m', 'rename by hand');
+
+    const subjects = (r: { json: { commits: { subject: string; path: string }[] } }) => r.json.commits.map((c) => [c.subject, c.path]);
+    const now = await zk(['--root', root, 'log', 'judy-sails', '--json']);
+    expect(now.code, now.stderr).toBe(0);
+    expect(subjects(now)).toEqual([
+      ['rename by hand', '20261130-judy-sails.md'],
+      ['merge: into Judy', '20261130-judy.md'],
+      ['write: Judy', '20261130-judy.md'],
+    ]);
+    const archived = await zk(['--root', root, 'log', first.json.note.uuid, '--json']);
+    expect(subjects(archived)).toEqual([
+      ['archive: Judy', '.archive/20261130-judy.md'],
+      ['merge: into Judy', '20261130-judy.md'],
+      ['write: Judy', '20261130-judy.md'],
+    ]);
+    expect(archived.json.commits.map((c: { sha: string }) => c.sha)).not.toContain(now.json.commits[2].sha);
+    expect((await zk(['--root', root, 'log', 'judy-sails', '--limit', '1', '--json'])).json.commits).toHaveLength(1);
+  });
 });

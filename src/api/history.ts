@@ -1,4 +1,4 @@
-import { gitLog, type LogEntry } from '../adapters/git-log.js';
+import { gitLog, gitLogHolding, type LogEntry } from '../adapters/git-log.js';
 import { ZkError } from '../errors.js';
 import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/notes.js';
 import { noteByUuid, resolveRef, supersession } from '../corpus/refs.js';
@@ -63,7 +63,20 @@ function findNote(root: string, ref: string): { note: Note; file: string } {
   }
 }
 
-/** The commits of the corpus, or of one note (following its renames and its move to the archive). */
+/**
+ * The frontmatter line that gives a note its uuid, as an extended regular expression for git: in
+ * any case, maybe quoted, as YAML allows (src/corpus/notes.ts reads it as YAML).
+ */
+function uuidLine(uuid: string): string {
+  const letters = [...uuid].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : /[0-9-]/.test(ch) ? ch : `[${ch}]`));
+  return `^uuid:[[:space:]]*["']?${letters.join('')}["']?[[:space:]]*$`;
+}
+
+/**
+ * The commits of the corpus, or of one note: those of the files that held its uuid (through
+ * renames and its move to the archive, and none of another note that had its file name), or,
+ * for a note without a uuid, those of its file as git follows it.
+ */
 export async function log(root: string, ref?: string, o: LogRequest = {}): Promise<LogResult> {
   if (ref === undefined) {
     const commits = await gitLog(root, { limit: o.limit });
@@ -71,7 +84,7 @@ export async function log(root: string, ref?: string, o: LogRequest = {}): Promi
     return { commits };
   }
   const { note, file } = findNote(root, ref);
-  const commits = await gitLog(root, { file, limit: o.limit });
+  const commits = note.uuid ? await gitLogHolding(root, uuidLine(note.uuid), { limit: o.limit }) : await gitLog(root, { file, limit: o.limit });
   if ('skipped' in commits) throw new ZkError('refused', `no history: ${commits.skipped}`);
   return { note: { ...noteInfo(note), path: file }, commits, ...supersession(root, note), split: family(root, note) };
 }

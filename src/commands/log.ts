@@ -4,7 +4,7 @@ import { intOption, type Invocation } from '../cli/context.js';
 export function register(program: Command, cli: Invocation): void {
   program
     .command('log [ref]')
-    .description('the git history of the corpus, or of one note (following renames and its move to .archive/), with its supersession chain and split family')
+    .description('the git history of the corpus, or of one note (following its uuid through renames and its move to .archive/), with its supersession chain and split family')
     .option('--limit <n>', 'at most this many commits, newest first', intOption('--limit'))
     .action(cli.action(async (ref: string | undefined, flags: { limit?: number }) => {
       const { log } = await import('../api/history.js');

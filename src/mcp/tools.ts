@@ -183,7 +183,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'log',
-    description: 'What happened to the memory, from git: the commits of the whole corpus, or of one note (following renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
+    description: 'What happened to the memory, from git: the commits of the whole corpus, or of one note (following its uuid through renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
     inputSchema: schema({ ref: str('a note (uuid, uuid prefix, stem, file name or undated slug); omit for the whole corpus'), limit: int('at most this many commits, newest first') }),
     readOnly: true,
     async run(root, a) {
