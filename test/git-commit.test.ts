@@ -48,6 +48,13 @@ async function commitAll(top: string, message = 'baseline') {
   await git(top, 'commit', '-q', '-m', message);
 }
 
+/** Install `script` as the repository's pre-commit hook. */
+function preCommitHook(top: string, script: string) {
+  const hook = path.join(top, '.git', 'hooks', 'pre-commit');
+  fs.mkdirSync(path.dirname(hook), { recursive: true });
+  fs.writeFileSync(hook, script, { mode: 0o755 });
+}
+
 const run = (root: string, args: string[], env: Record<string, string> = llm.env) => zk(['--root', root, ...args], { env });
 
 describe('a gardener pass with --commit', () => {
@@ -153,9 +160,7 @@ describe('when a commit cannot be made, the write stands and the commit is skipp
   it('when a hook refuses the commit, and the index is left as it was', async () => {
     const { top, root } = await repo();
     await commitAll(top);
-    const hook = path.join(top, '.git', 'hooks', 'pre-commit');
-    fs.mkdirSync(path.dirname(hook), { recursive: true });
-    fs.writeFileSync(hook, '#!/bin/sh\necho "no commits today" >&2\nexit 1\n', { mode: 0o755 });
+    preCommitHook(top, '#!/bin/sh\necho "no commits today" >&2\nexit 1\n');
     const r = await writesWithoutCommit(root, /git commit failed: no commits today/);
     expect(await commits(top)).toBe(1);
     // The new note is untracked again, not left announced in the index.
@@ -190,9 +195,7 @@ describe('what a commit holds', () => {
   it('a hook that adds files of its own to the commit: the commit is made, and the command warns of them', async () => {
     const { top, root } = await repo();
     await commitAll(top);
-    const hook = path.join(top, '.git', 'hooks', 'pre-commit');
-    fs.mkdirSync(path.dirname(hook), { recursive: true });
-    fs.writeFileSync(hook, '#!/bin/sh\ngit add -A\n', { mode: 0o755 });
+    preCommitHook(top, '#!/bin/sh\ngit add -A\n');
     write(top, 'unrelated.txt', 'first\nedited by a person\n');
     const r = await zk(['--root', root, 'write', 'judy', 'Judy', 'Judy paints.', '--commit', '--json']);
     expect(r.code, r.stderr).toBe(0);
