@@ -68,7 +68,7 @@ function findNote(root: string, ref: string): { note: Note; file: string } {
  * any case, maybe quoted, as YAML allows (src/corpus/notes.ts reads it as YAML).
  */
 function uuidLine(uuid: string): string {
-  const letters = [...uuid].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : /[0-9-]/.test(ch) ? ch : `[${ch}]`));
+  const letters = [...uuid].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : /[.[\]()*+?{}|^$\\]/.test(ch) ? `\\${ch}` : ch));
   return `^uuid:[[:space:]]*["']?${letters.join('')}["']?[[:space:]]*$`;
 }
 
