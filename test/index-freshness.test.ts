@@ -58,31 +58,37 @@ describe('search freshness without a full check', () => {
 
   it('finds an in-place edit by another program once the full check is due, and at once with `index`', async () => {
     const root = seedCorpus();
-    expect(await titles(root, 'lake')).toEqual(['Lake']);
+    // The calls' clock, moved on instead of sleeping until the root folder is old enough to trust.
+    let ahead = 0;
+    const clock = () => Date.now() + ahead;
+    expect(await titles(root, 'lake', journalOnly, clock)).toEqual(['Lake']);
     // Appended in place: no folder metadata moves, and the journal does not know.
     fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
-    expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Hill']);
+    expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' }, clock)).toEqual(['Hill']);
     // Once a full check has seen the root folder long enough after its last change to trust it, a
     // search between full checks answers from the journal and the folder alone: the setting's trade.
-    await new Promise((r) => setTimeout(r, 2100));
-    expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Hill']);
+    ahead += 2100;
+    expect(await titles(root, 'badgers', { ...journalOnly, ZK_MEMORY_INDEX_SCAN_SECONDS: '0' }, clock)).toEqual(['Hill']);
     fs.appendFileSync(path.join(root, '20260101-lake.md'), '\nPikes live here.\n');
-    expect(await titles(root, 'pikes')).toEqual([]);
-    expect((await zk(['--root', root, '--json', 'index'], { env: journalOnly })).json).toMatchObject({ changed: 1 });
-    expect(await titles(root, 'pikes')).toEqual(['Lake']);
+    expect(await titles(root, 'pikes', journalOnly, clock)).toEqual([]);
+    expect((await zk(['--root', root, '--json', 'index'], { env: journalOnly, clock })).json).toMatchObject({ changed: 1 });
+    expect(await titles(root, 'pikes', journalOnly, clock)).toEqual(['Lake']);
   });
 
   it('every search checks every note file of a small corpus, even between full checks', async () => {
     const root = seedCorpus();
+    // The calls' clock, moved on instead of sleeping until the root folder is old enough to trust.
+    let ahead = 0;
+    const clock = () => Date.now() + ahead;
     const between = { ZK_MEMORY_INDEX_SCAN_SECONDS: '3600' };
-    expect(await titles(root, 'lake', between)).toEqual(['Lake']);
+    expect(await titles(root, 'lake', between, clock)).toEqual(['Lake']);
     // As above: the root folder is trusted once a check saw it long enough after its last change,
     // so only the corpus's size makes this search check every note.
-    await new Promise((r) => setTimeout(r, 2100));
-    expect(await titles(root, 'lake', { ZK_MEMORY_INDEX_SCAN_SECONDS: '0' })).toEqual(['Lake']);
+    ahead += 2100;
+    expect(await titles(root, 'lake', { ZK_MEMORY_INDEX_SCAN_SECONDS: '0' }, clock)).toEqual(['Lake']);
     fs.appendFileSync(path.join(root, '20260102-hill.md'), '\nBadgers live here.\n');
-    expect(await titles(root, 'badgers', between)).toEqual(['Hill']);
-    expect(await titles(root, 'badgers', {})).toEqual(['Hill']);
+    expect(await titles(root, 'badgers', between, clock)).toEqual(['Hill']);
+    expect(await titles(root, 'badgers', {}, clock)).toEqual(['Hill']);
   });
 
   it('a full check that finds every note as last recorded reads no manifest, and marks left from an older manifest are not trusted', async () => {

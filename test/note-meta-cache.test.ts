@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { tempCorpus, write, zk } from './helpers/corpus.js';
 
@@ -14,16 +13,21 @@ function note(uuid: string, title: string, extra = ''): string {
   return `---\nuuid: ${uuid}\ntitle: ${title}\ndate: 2026-01-01\nkind: concept\n${extra}---\n\n# ${title}\n\nSome text.\n`;
 }
 
+// The calls' clock: moved on instead of sleeping until a stat is old enough to be trusted.
+let ahead = 0;
+const clock = () => Date.now() + ahead;
+const settle = () => void (ahead += 2100);
+
 const U = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
 
 async function listed(root: string, ...flags: string[]): Promise<{ path: string; title: string; uuid: string; superseded_by: string | null }[]> {
-  const r = await zk(['--root', root, '--json', 'list', ...flags]);
+  const r = await zk(['--root', root, '--json', 'list', ...flags], { clock });
   expect(r.code).toBe(0);
   return r.json.notes.map((n: any) => ({ path: n.path, title: n.title, uuid: n.uuid, superseded_by: n.superseded_by }));
 }
 
 async function statusOf(root: string) {
-  const r = await zk(['--root', root, '--json', 'status']);
+  const r = await zk(['--root', root, '--json', 'status'], { clock });
   expect(r.code).toBe(0);
   return { notes: r.json.notes, byKind: r.json.byKind, superseded: r.json.superseded };
 }
@@ -51,7 +55,7 @@ describe('the note metadata cache behind list and status', () => {
     expect((await listed(root)).map((n) => n.title)).toEqual(['Appended', 'Deleted', 'Edited', 'Kept', 'Renamed']);
     expect(fs.existsSync(cacheFile(root))).toBe(true);
     // Stats seen less than 2 s after a change are not trusted; past that, unchanged notes come from the cache.
-    await sleep(2100);
+    settle();
     await listed(root);
     tamperTitle(root, '20260101-kept.md', 'From the cache');
     expect((await listed(root)).find((n) => n.path === '20260101-kept.md')?.title).toBe('From the cache');
@@ -89,7 +93,7 @@ describe('the note metadata cache behind list and status', () => {
     }
     // A cache the listing would trust but for its version, or for one row's shape: its rows are
     // not taken (each carries a title the file does not have).
-    await sleep(2100);
+    settle();
     await listed(root);
     const good = fs.readFileSync(cacheFile(root), 'utf8');
     const forged = (edit: (c: any) => void) => {
@@ -112,9 +116,9 @@ describe('the note metadata cache behind list and status', () => {
     const root = seed();
     write(root, '20260101-broken.md', '---\ntitle: [unclosed\n---\n\nBody.\n');
     // Old enough to be trusted: only its invalid frontmatter keeps it out of the cache.
-    await sleep(2100);
+    settle();
     for (let i = 0; i < 2; i++) {
-      const r = await zk(['--root', root, '--json', 'list']);
+      const r = await zk(['--root', root, '--json', 'list'], { clock });
       expect(r.json.notes).toHaveLength(6);
       expect(r.stderr).toMatch(/20260101-broken\.md: invalid frontmatter/);
     }
@@ -125,7 +129,7 @@ describe('the note metadata cache behind list and status', () => {
 describe('the link facts cache behind tend check', () => {
   const factsFile = (root: string) => path.join(root, '.zk', 'index', 'notes-links.json');
   const check = async (root: string) => {
-    const r = await zk(['--root', root, '--json', 'tend', 'check']);
+    const r = await zk(['--root', root, '--json', 'tend', 'check'], { clock });
     return r.json.findings.map((f: any) => `${f.file} ${f.target} ${f.verdict}`);
   };
 
@@ -134,7 +138,7 @@ describe('the link facts cache behind tend check', () => {
     write(root, '20260101-a.md', note(U(1), 'A').replace('Some text.', `See [B](20260101-b.md#part) <!-- uuid: ${U(2)} -->.`));
     write(root, '20260101-b.md', note(U(2), 'B').replace('Some text.', '## Part\n\nText.'));
     expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
-    await sleep(2100);
+    settle();
     await check(root);
     // Unchanged notes come from the cache: a row altered there (its stat left as seen) is believed.
     const c = JSON.parse(fs.readFileSync(factsFile(root), 'utf8'));
@@ -145,7 +149,7 @@ describe('the link facts cache behind tend check', () => {
     expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
 
     // The link's note is unchanged, but its target moves away and back, then loses its heading and gets it back.
-    await sleep(2100);
+    settle();
     await check(root);
     const b = path.join(root, '20260101-b.md');
     fs.renameSync(b, path.join(root, '20260102-b.md'));

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { firstLine, git, names, notNow, workTree, type Run, type WorkTree } from './git.js';
 
 // A commit of exactly the files one call wrote, made as `git commit --only` makes one (a fresh
@@ -29,13 +30,13 @@ const LOCK_WAIT_MS = 10_000;
  */
 async function holdingIndexLock<T>(tree: WorkTree, fn: () => Promise<T>): Promise<T | { skipped: string }> {
   const lock = path.join(tree.gitDir, 'index.lock');
-  for (const until = Date.now() + LOCK_WAIT_MS; ;) {
+  for (const until = performance.now() + LOCK_WAIT_MS; ;) {
     try {
       fs.closeSync(fs.openSync(lock, 'wx'));
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return { skipped: `cannot lock the git index: ${(err as Error).message}` };
-      if (Date.now() > until) return { skipped: BUSY };
+      if (performance.now() > until) return { skipped: BUSY };
       await sleep(40 + Math.random() * 120);
     }
   }

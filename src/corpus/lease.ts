@@ -62,7 +62,7 @@ function isOurs(lease: Lease | undefined): boolean {
  */
 export async function withCaretakerLease<T>(root: string, purpose: string, fn: () => Promise<T> | T): Promise<T> {
   const file = sidecar(root).lease;
-  const since = new Date().toISOString();
+  const since = new Date(now()).toISOString();
   const acquired = await withCorpusLock(root, (lock) => {
     if (createFileExclusive(root, file, render(purpose, since), lock)) return true;
     const current = readLease(root);

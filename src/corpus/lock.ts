@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { settings } from '../context.js';
+import { settings, now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { recoverAppends } from './append.js';
 import { readFully, writeAll } from './files.js';
@@ -219,8 +219,8 @@ class Lock implements HeldLock {
   private heldSince = 0;
 
   constructor(private readonly site: LockSite) {
-    const now = new Date().toISOString();
-    this.holder = { token: crypto.randomUUID(), host: os.hostname(), pid: process.pid, since: now, beat: 0, time: now };
+    const at = new Date(now()).toISOString();
+    this.holder = { token: crypto.randomUUID(), host: os.hostname(), pid: process.pid, since: at, beat: 0, time: at };
   }
 
   /** One attempt: the lock is ours when mkdir succeeds. */
@@ -237,7 +237,7 @@ class Lock implements HeldLock {
       throw err;
     }
     this.heldSince = performance.now();
-    this.holder.since = this.holder.time = new Date().toISOString();
+    this.holder.since = this.holder.time = new Date(now()).toISOString();
     try {
       writeRecord(this.site, this.holder, true);
     } catch (err) {
@@ -258,7 +258,7 @@ class Lock implements HeldLock {
       // A holder stuck past its maximum stops beating, so the others take the lock over.
       if (performance.now() - this.heldSince > maxHold || !this.isOurs()) return this.stopBeating();
       this.holder.beat++;
-      this.holder.time = new Date().toISOString();
+      this.holder.time = new Date(now()).toISOString();
       try {
         writeRecord(this.site, this.holder, false);
       } catch {

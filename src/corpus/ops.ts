@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings } from '../context.js';
+import { settings, now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { archiveNote } from './archive.js';
 import { appendFragment } from './append.js';
@@ -82,7 +82,7 @@ export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note 
   const title = (o.title ?? '').replace(/\s+/g, ' ').trim();
   if (!title) throw new ZkError('usage', 'empty title: a note needs a title');
   const kind = checkKind(o.kind);
-  const date = o.date ? parseDateOption(o.date) : isoDate(new Date());
+  const date = o.date ? parseDateOption(o.date) : isoDate(new Date(now()));
   let slug = requireSlug(o.slug);
   const dated = DATED_STEM.exec(slug);
   if (dated && dated[4]) slug = dated[4]; // a stem was given: never double the date
@@ -121,7 +121,7 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
   const text = (fragment ?? '').trim();
   if (!text) throw new ZkError('usage', 'empty fragment: nothing to merge');
   checkSize('fragment', text);
-  const date = o.date ? parseDateOption(o.date) : isoDate(new Date());
+  const date = o.date ? parseDateOption(o.date) : isoDate(new Date(now()));
   const source = defaultSource(o.source);
   return withCorpusLock(root, (lock) => {
     const note = resolveRef(root, ref);

@@ -1,3 +1,4 @@
+import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { candidateFiles } from './grep.js';
 import { isNoteFile, listNoteFiles, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
@@ -50,7 +51,7 @@ export function notesWithSlug(root: string, slug: string): string[] {
   if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];
   const names = new Set(listNoteFiles(root).filter((n) => n.length === slug.length + 12 && n.endsWith(`-${slug}.md`) && /^\d{8}-/.test(n)));
   for (const days of [-1, 0, 1]) {
-    const name = `${stemFor(isoDate(new Date(Date.now() + days * 86_400_000)), slug)}.md`;
+    const name = `${stemFor(isoDate(new Date(now() + days * 86_400_000)), slug)}.md`;
     if (!names.has(name) && isNoteFile(root, name)) names.add(name);
   }
   return [...names].sort();

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { recordChange } from '../context.js';
+import { recordChange, now } from '../context.js';
 import { openSidecarForAppend, writeAll } from './files.js';
 import { sidecar } from './paths.js';
 import { ensureSidecar } from './sidecar.js';
@@ -14,7 +14,7 @@ export function trace(root: string, event: string, fields: Record<string, unknow
   try {
     const p = sidecar(root);
     ensureSidecar(root);
-    const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`;
+    const line = `${JSON.stringify({ ts: new Date(now()).toISOString(), event, ...fields })}\n`;
     // Never through a symlink planted at the trace's name (it would append to a file elsewhere).
     const fd = openSidecarForAppend(p.trace);
     try {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { settings } from '../context.js';
+import { settings, now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
@@ -90,7 +90,7 @@ function prepare(t: Txn, o: AcceptOptions, digest: string): Prepared {
     keep: Boolean(o.keep),
     ...(target ? { target: target.path, targetSize: fs.statSync(target.file).size, fragment: o.body.trim() } : {}),
     ...whoAmI(),
-    at: new Date().toISOString(),
+    at: new Date(now()).toISOString(),
   };
   t.state.intents.push(intent);
   return { id, intent, extra: provenance(t.job, doc, window) };
@@ -133,7 +133,7 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
   }
   faultPoint();
   const action = intent.target ? 'merged' : 'created';
-  const captured: CapturedNote = { uuid: note.uuid, path: note.path, title: note.title, action, at: new Date().toISOString(), digest };
+  const captured: CapturedNote = { uuid: note.uuid, path: note.path, title: note.title, action, at: new Date(now()).toISOString(), digest };
   const status = await withJob(root, job, (t) => {
     dropIntent(t, intent);
     recordCapture(t.state, prep.id, captured, Boolean(o.keep));

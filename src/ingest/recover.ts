@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { now } from '../context.js';
 import { loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
 import { trace } from '../corpus/trace.js';
 import { WINDOW_KEY, windowRef } from './provenance.js';
@@ -47,7 +48,7 @@ export function repairIntents(t: Txn): void {
       trace(t.root, 'ingest_recovered', { job: t.job, window: intent.window, path: note.path, uuid: note.uuid });
       return false;
     }
-    return !(ownerGone(intent) || Date.now() - Date.parse(intent.at) > claimTtlMs());
+    return !(ownerGone(intent) || now() - Date.parse(intent.at) > claimTtlMs());
   });
 }
 

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sha256, sidecarDir } from '../corpus/files.js';
 import { ensureSidecar } from '../corpus/lock.js';
@@ -128,7 +129,7 @@ export async function startJob(root: string, o: StartOptions): Promise<StartResu
       throw new ZkError('refused', `nothing to read under ${from}${why ? ` (${why})` : ''}`, { unsupported: converted.unsupported });
     }
     const manifest: JobManifest = {
-      version: 2, name, from, fingerprint: fingerprint(sources), created: new Date().toISOString(), windowChars, ...converted,
+      version: 2, name, from, fingerprint: fingerprint(sources), created: new Date(now()).toISOString(), windowChars, ...converted,
     };
     const state = emptyState();
     touch(state, 'start');

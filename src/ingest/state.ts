@@ -199,7 +199,7 @@ export function ownerGone(o: { host: string; pid: number }): boolean {
 }
 
 export function touch(s: JobState, event: string, window?: string): void {
-  s.lastEvent = { at: new Date().toISOString(), event, ...(window ? { window } : {}) };
+  s.lastEvent = { at: new Date(now()).toISOString(), event, ...(window ? { window } : {}) };
 }
 
 export interface Txn {

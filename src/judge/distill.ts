@@ -1,3 +1,4 @@
+import { now } from '../context.js';
 import { sha256 } from '../corpus/files.js';
 import { isoDate, titleSlug } from '../corpus/slug.js';
 import type { StructuredLLM } from '../llm/types.js';
@@ -126,7 +127,7 @@ const distillSpec: JudgeSpec<Distillation> = {
  */
 export async function distill(llm: StructuredLLM, text: string, ctx: DistillContext = {}): Promise<JudgeResult<Distillation>> {
   if (!text.trim()) return { ok: true, value: { worth_retaining: false, candidates: [] }, repairs: [], attempts: 0 };
-  const messages = distillMessages(text, { today: ctx.today ?? isoDate(new Date()), segment: ctx.segment });
+  const messages = distillMessages(text, { today: ctx.today ?? isoDate(new Date(now())), segment: ctx.segment });
   const fields = { input_hash: sha256(text), chars: text.length, ...(ctx.segment ? { segment: ctx.segment } : {}) };
   return runJudge(llm, distillSpec, messages, { ...ctx, trace: { ...fields, ...ctx.trace } });
 }

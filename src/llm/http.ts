@@ -1,3 +1,5 @@
+import { now } from '../context.js';
+
 /**
  * How a POST ended: a response (any status), or no response at all. `unreachable` is set, with its
  * cause, when the endpoint cannot be used at all (see unreachableCause); that attempt was not repeated.
@@ -29,13 +31,13 @@ export function transientStatus(status: number): boolean {
 }
 
 /** Milliseconds a Retry-After header asks for (seconds or an HTTP date), if it asks. */
-export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+export function retryAfterMs(header: string | string[] | undefined, at = now()): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - at);
 }
 
 /** Exponential backoff with jitter, so many clients retrying at once spread out. */

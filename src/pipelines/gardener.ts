@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { now } from '../context.js';
 import { asZkError, ZkError } from '../errors.js';
 import { archiveReplaced } from '../corpus/archive.js';
 import { mergeFragment } from '../corpus/format.js';
@@ -109,7 +110,7 @@ function summarize(rows: GardenRow[]): Record<string, number> {
 }
 
 async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport> {
-  const started = new Date().toISOString();
+  const started = new Date(now()).toISOString();
   const pass: Pass = { root, o, record: TendingRecord.load(root), rows: [], errors: [] };
   try {
     if (o.splitSweep) await sweep(pass, o.splitSweep);
@@ -117,7 +118,7 @@ async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport>
   } finally {
     if (!o.dryRun) {
       const summary = summarize(pass.rows);
-      pass.record.save({ started, finished: new Date().toISOString(), host: os.hostname(), summary }, listNoteFiles(root));
+      pass.record.save({ started, finished: new Date(now()).toISOString(), host: os.hostname(), summary }, listNoteFiles(root));
       const stopped = pass.stoppedAt ? { stopped_at: pass.stoppedAt } : {};
       trace(root, 'garden_pass', { started, summary, limit: o.limit ?? DEFAULT_TEND_LIMIT, split_sweep: o.splitSweep ?? 0, ...stopped });
     }
@@ -263,7 +264,7 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   if (readNoteFile(root, dup.path)?.raw !== dup.raw) throw changed();
   const text = ownText(dup.parsed.body);
   if (text) {
-    const date = isoDate(new Date());
+    const date = isoDate(new Date(now()));
     const source = o.source ?? sourceFromAuthor(dup.author);
     const merged = await mergeNote(root, target.path, text, { source, date });
     // The fragment as mergeNote wrote it: in the note's own line ends.

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { now } from '../context.js';
 import { createFileExclusive, replaceFile, sidecarDir } from '../corpus/files.js';
 import { ensureSidecar } from '../corpus/lock.js';
 import { relToRoot, sidecar } from '../corpus/paths.js';
@@ -29,7 +30,7 @@ export function spool(root: string, items: InboxItem[], o: { source?: string; re
   ensureSidecar(root);
   const dir = sidecar(root).inbox;
   sidecarDir(dir);
-  const entry: InboxEntry = { version: 1, created: new Date().toISOString(), source: o.source ?? null, reason: o.reason, items };
+  const entry: InboxEntry = { version: 1, created: new Date(now()).toISOString(), source: o.source ?? null, reason: o.reason, items };
   // Milliseconds in the name, so files spooled within one second still drain oldest first.
   const stamp = entry.created.replace(/[-:.]/g, '');
   for (;;) {
@@ -57,7 +58,7 @@ function releaseStaleClaims(dir: string): void {
     const m = /^(.*)\.claimed-\d+\.json$/.exec(f);
     if (!m) continue;
     try {
-      if (Date.now() - fs.statSync(path.join(dir, f)).mtimeMs > CLAIM_STALE_MS) fs.renameSync(path.join(dir, f), path.join(dir, `${m[1]}.json`));
+      if (now() - fs.statSync(path.join(dir, f)).mtimeMs > CLAIM_STALE_MS) fs.renameSync(path.join(dir, f), path.join(dir, `${m[1]}.json`));
     } catch {
       // another drain got there first
     }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { now } from '../context.js';
 import { asZkError, ZkError } from '../errors.js';
 import { archiveReplaced } from '../corpus/archive.js';
 import { createFileExclusive, createNoteFile } from '../corpus/files.js';
@@ -153,7 +154,7 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     if (!children.length) throw new ZkError('io', `no part of ${note.path} could be written (${failed[0]?.error}); nothing was changed`);
     const archived = archiveReplaced(root, note, parentUuid, lock);
     const text = renderNote({
-      uuid: parentUuid, title: note.title, date: note.date || isoDate(new Date()), author: note.author ?? undefined,
+      uuid: parentUuid, title: note.title, date: note.date || isoDate(new Date(now())), author: note.author ?? undefined,
       kind: note.kind ?? undefined, supersedes: note.uuid ? [note.uuid] : undefined,
     }, parentBody(note, d.parent_summary, children, keptBack, style));
     return { children, failed, archived, parentPath: createParent(root, note, text, lock) };

@@ -73,6 +73,7 @@ export async function unindexedRows(table: Table, name: string): Promise<number>
 
 /** Fold the small fragments many incremental writes leave into few, and drop old table versions. */
 export async function compact(table: Table): Promise<void> {
+  // LanceDB dates its versions by the system's clock, so this one is too.
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { now } from '../context.js';
 import { isNoteName } from '../corpus/note-files.js';
 import type { KnownManifest } from './fts.js';
 import type { VectorState } from './vector.js';
@@ -148,7 +149,7 @@ export class RootWatch {
       this.watcher.close();
     });
     // Taken once watching: a check of every note begun later sees what changed before it.
-    this.since = Date.now();
+    this.since = now();
     this.listLinks();
   }
 
