@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { NoteCacheFile, NoteGrep } from './corpus/ports.js';
+import type { Clock, NoteCacheFile, NoteGrep, WarmIndexPort } from './ports.js';
 import { Settings } from './settings.js';
-import type { WarmIndex } from './search/warm.js';
 
 /** Where a call's output goes and where its input comes from. */
 export interface Io {
@@ -49,7 +48,7 @@ export interface RunContext {
   /** What the call remembers while it runs; given to a call by `withContext` when it has none. */
   memo?: CallMemo;
   /** The clock claims and leases are judged by (default: the system's). */
-  clock?: () => number;
+  clock?: Clock;
   settings: Settings;
   io: Io;
   /** Finds note files by their text; without it the domain reads every note (see src/corpus/grep.ts). */
@@ -68,7 +67,7 @@ export interface RunContext {
    * The search index kept open and watched between calls by a long-running process (the MCP
    * server); absent, every search opens the index and checks for changes as a fresh process does.
    */
-  warm?: WarmIndex;
+  warm?: WarmIndexPort;
 }
 
 const store = new AsyncLocalStorage<RunContext>();

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import type { NoteGrep } from '../corpus/ports.js';
+import type { NoteGrep } from '../ports.js';
 
 /** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep. */
 export function rgPath(): string {

@@ -1,8 +1,6 @@
 import { current } from '../context.js';
 import { isNoteFile, listNoteFiles } from './notes.js';
 
-export type { NoteGrep } from './ports.js';
-
 /**
  * The note files that may match: what the grep port found, else every note file. The one fallback
  * policy for a missing or failing grep: callers read the candidates and check them anyway.

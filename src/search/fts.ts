@@ -15,7 +15,7 @@ import { lastUpdated, snippet } from './snippet.js';
 import { coverage, round } from './score.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { indexLocation } from './location.js';
-import { settle, type Watched, type WarmIndex } from './warm.js';
+import { callWarmIndex, settle, type Watched, type WarmIndex } from './warm.js';
 import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
@@ -519,7 +519,7 @@ async function rebuilt(root: string): Promise<IndexSync> {
  * derived tables (the note vectors) are brought up to date from.
  */
 export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
-  const warm = current().warm;
+  const warm = callWarmIndex();
   if (!warm) return sync(root, opts);
   return warm.serial(async () => {
     if (!warm.watch) return sync(root, opts, warm);
@@ -640,7 +640,7 @@ export async function scanIndex(root: string, listed?: StatedNotes): Promise<{ f
  * refreshed, else opened now.
  */
 async function notesTable(root: string, refreshedAt: string | undefined): Promise<Table | undefined> {
-  const warm = current().warm;
+  const warm = callWarmIndex();
   if (!warm || refreshedAt === undefined) return openTable(root, TABLE);
   const dir = indexDir(root);
   const open = warm.tables.get(dir, TABLE, refreshedAt);

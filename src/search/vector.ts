@@ -12,6 +12,7 @@ import {
   unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import type { Ranked } from './hits.js';
+import { callWarmIndex } from './warm.js';
 
 const TABLE = 'vectors';
 const STATE_VERSION = 1;
@@ -75,7 +76,7 @@ export function readVectorState(root: string): VectorState | undefined {
  * file again only when another process has replaced it. Writers read it afresh under the lock.
  */
 function loadVectorState(root: string): VectorState | undefined {
-  const warm = current().warm;
+  const warm = callWarmIndex();
   return warm ? warm.vectors.load(fileIdentity(statePath(root)), () => readVectorState(root)) : readVectorState(root);
 }
 
@@ -85,7 +86,7 @@ function writeVectorState(root: string, s: VectorState): void {
     baseline: s.baseline, ann: s.ann,
   };
   writeIndexJson(statePath(root), out);
-  current().warm?.vectors.keep(fileIdentity(statePath(root)), s);
+  callWarmIndex()?.vectors.keep(fileIdentity(statePath(root)), s);
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';

@@ -1,17 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { now } from '../context.js';
+import { current, now } from '../context.js';
 import { isNoteName } from '../corpus/note-files.js';
 import type { KnownManifest } from './fts.js';
 import type { VectorState } from './vector.js';
 import type { Table } from './lance.js';
+import type { WarmIndexPort } from '../ports.js';
 
 /**
  * What a long-running process (the MCP server) keeps of the search index between calls, handed to
  * each call through its context (src/context.ts). A command line has none: every run starts cold
  * and checks as `planRefresh` (src/search/fts.ts) says.
  */
-export interface WarmIndex {
+export interface WarmIndex extends WarmIndexPort {
   /** Open tables, reused while the index has not been refreshed since they were opened. */
   readonly tables: TableCache;
   /** The manifest last read or written, reused while its file is unchanged (src/search/fts.ts). */
@@ -29,6 +30,12 @@ export interface WarmIndex {
    * meanwhile would find nothing to do and answer before the first has applied what it took.
    */
   serial<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** The current call's warm index, when a long-running process handed it one (see `warmIndex`). */
+export function callWarmIndex(): WarmIndex | undefined {
+  // Only `warmIndex` below makes one: the context carries it without knowing what it is.
+  return current().warm as WarmIndex | undefined;
 }
 
 /**
@@ -265,6 +272,7 @@ export function warmIndex(root: string, local: boolean): WarmIndex & { close(): 
   const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
   return {
+    kind: 'warm-index',
     tables, watch, manifest, vectors,
     serial<T>(fn: () => Promise<T>): Promise<T> {
       const run = queue.then(fn, fn);

@@ -1,4 +1,5 @@
-// The ports through which the domain uses what lies outside it; adapters implement them.
+// The ports a call uses what lies outside the domain through, handed to it in its context
+// (src/context.ts); adapters implement them, and this module imports none.
 
 /**
  * The port through which the domain finds note files by their text without reading every file
@@ -20,3 +21,14 @@ export interface NoteGrep {
  * missing. Without it, whole-corpus commands read every note.
  */
 export type NoteCacheFile = (root: string, name: string) => string;
+
+/**
+ * What a long-running process (the MCP server) keeps of the search index between calls. Only the
+ * search code knows what is inside (`WarmIndex` in src/search/warm.ts); to the context it is opaque.
+ */
+export interface WarmIndexPort {
+  readonly kind: 'warm-index';
+}
+
+/** The time now in milliseconds since the epoch, as the call sees it (see `now` in src/context.ts). */
+export type Clock = () => number;
