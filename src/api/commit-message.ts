@@ -1,16 +1,22 @@
-import type { ArchiveResult } from './corpus.js';
-import type { CommitMessage } from './commit.js';
 import type { AcceptResult } from '../ingest/accept.js';
-import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './judged.js';
-import type { MergeResult, SupersedeResult, WriteResult } from './notes.js';
-import type { TendResult } from './tend.js';
+import type { ArchiveResult, DrainResult, IntegrateResult, MergeResult, RetainResult, SplitResult, SupersedeResult, TendResult, TendWritesResult, WriteResult } from './results.js';
 import type { NoteInfo } from '../corpus/notes.js';
 import type { GardenRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
-import { countsText } from '../views/counts.js';
 
 // The messages of the commits the tool makes: what happened in one line, then each decision with
 // the notes' titles, so `git log` reads as a record of what the tool did and why.
+
+/** A commit message: what happened in one line, then the decisions, one a line. */
+export interface CommitMessage {
+  subject: string;
+  lines?: string[];
+}
+
+/** Counts for people: `3 kept, 1 merged`, or `none` when there are none. */
+export function countsText(counts: Record<string, number>, none = 'none'): string {
+  return Object.entries(counts).map(([what, n]) => `${n} ${what}`).join(', ') || none;
+}
 
 /** A note's title from its path (live, or where this call archived it). */
 export type TitleOf = (path: string) => string | undefined;

@@ -5,15 +5,9 @@ import { isNoteName } from '../corpus/note-files.js';
 import { readNoteFile } from '../corpus/notes.js';
 import { relToRoot } from '../corpus/paths.js';
 import { warn } from '../corpus/warn.js';
-import type { TitleOf } from './commit-message.js';
+import type { CommitMessage, TitleOf } from './commit-message.js';
 
 export type { CommitOutcome } from '../adapters/git-commit.js';
-
-/** A commit message: what happened in one line, then the decisions, one a line. */
-export interface CommitMessage {
-  subject: string;
-  lines?: string[];
-}
 
 /** The trace: shared by every call, so a commit takes the call's own lines of it, not the whole file. */
 const TRACE = '.zk/trace.jsonl';

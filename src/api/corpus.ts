@@ -11,6 +11,7 @@ import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
 import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
 import { configuredBackend } from '../search/index.js';
 import { archiveCommit } from './commit-message.js';
+import type { ArchiveResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // What an agent (or a person) needs to find their way around a corpus: an overview, the inbox of
@@ -44,15 +45,6 @@ export function overview(root: string, o: { recent?: number } = {}): OverviewRes
     embeddings: { configured: Boolean(embed), model: embed?.model ?? null },
     backend: configuredBackend(),
   };
-}
-
-export interface ArchiveResult {
-  action: 'archived';
-  note: NoteInfo;
-  /** Where the note went, relative to the root; move it back to undo. */
-  archived: string;
-  reason: string | null;
-  commit?: CommitOutcome;
 }
 
 /** Retract a note: it moves to `.archive/` (never deleted), and the trace says why. */

@@ -1,5 +1,6 @@
 // The library's operations: every surface (the CLI, the MCP server, a program importing the
 // library) calls these with typed options and gets back the objects `--json` prints.
+export type * from './results.js';
 export * from './notes.js';
 export * from './read.js';
 export * from './search.js';

@@ -12,6 +12,7 @@ import { drain, retain as retainInput, type RetainInput, type RetainResultRow } 
 import { configuredBackend } from '../search/index.js';
 import { requireLinkStyle } from '../corpus/related.js';
 import { drainCommit, integrateCommit, retainCommit, splitCommit, tendWritesCommit } from './commit-message.js';
+import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
@@ -26,14 +27,6 @@ export interface Judged {
 }
 
 export interface IntegrateRequest extends IntegrateInput, Judged {}
-
-export interface IntegrateResult {
-  action: 'created' | 'merged' | 'superseded';
-  note: NoteInfo;
-  target?: NoteInfo;
-  reason: string;
-  commit?: CommitOutcome;
-}
 
 /** Careful write: merge into the note it belongs to, supersede one, or create (the LLM judges). */
 export async function integrate(root: string, o: IntegrateRequest): Promise<IntegrateResult> {
@@ -63,15 +56,6 @@ export interface RetainRequest extends Judged {
   input: RetainRequestInput;
 }
 
-export interface RetainResult {
-  results: RetainResultRow[];
-  /** The inbox file keeping what could not be distilled, or null. */
-  spooled: string | null;
-  /** Why something was kept in the inbox (the run failed part-way). */
-  error?: { code: 'llm_unconfigured' | 'llm_failed' | 'llm_unreachable'; message: string };
-  commit?: CommitOutcome;
-}
-
 function asRetainInput(i: RetainRequestInput): RetainInput {
   if ('messages' in i) return { messages: i.messages };
   if ('transcript' in i) return { transcript: i.transcript };
@@ -94,16 +78,6 @@ async function retainUncommitted(root: string, o: RetainRequest): Promise<Retain
   return { results: r.results, spooled: r.spooled, error: { code, message } };
 }
 
-export interface DrainResult {
-  results: RetainResultRow[];
-  drained: number;
-  kept: number;
-  files: number;
-  /** When the LLM endpoint could not be reached: the drain stopped there, the rest waits in the inbox. */
-  error?: { code: 'llm_unreachable'; message: string };
-  commit?: CommitOutcome;
-}
-
 /** Retry what earlier runs left in the inbox; an unreachable endpoint stops it at the first item. */
 export async function retainDrain(root: string, o: Judged = {}): Promise<DrainResult> {
   const llm = o.llm ?? requireLlm();
@@ -119,16 +93,6 @@ export interface SplitRequest extends Pick<Judged, 'llm' | 'source'> {
   maxFragments?: number;
   /** How the parent and children link: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown). */
   linkStyle?: string;
-}
-
-export interface SplitResult {
-  action: 'split' | 'not_split';
-  note: NoteInfo;
-  parent?: NoteInfo;
-  children: NoteInfo[];
-  archived?: string;
-  failed: { title: string; error: string }[];
-  commit?: CommitOutcome;
 }
 
 /** De-merge an overgrown note into a summary parent and children (the LLM judges). */
@@ -163,15 +127,6 @@ export interface TendWritesRequest extends Judged {
   /** How new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown). */
   linkStyle?: string;
   progress?: (line: string) => void;
-}
-
-export interface TendWritesResult {
-  dry_run: boolean;
-  rows: GardenRow[];
-  summary: Record<string, number>;
-  /** When some notes could not be tended: the first failure's code and a summary; they are tried again next pass. */
-  error?: { code: string; message: string; exit: number };
-  commit?: CommitOutcome;
 }
 
 /** The gardener: fold duplicates, link related notes, and (with a split sweep) split the largest notes. */

@@ -3,6 +3,7 @@ import { initCorpus, listNotes, mergeNote, writeNote, type ListOptions, type Wri
 import { noteInfo, type NoteInfo } from '../corpus/notes.js';
 import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
+import type { MergeResult, SupersedeResult, WriteResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 // The library's note operations: typed options in, the objects `--json` prints out (without `ok`).
@@ -24,15 +25,6 @@ export interface WriteRequest extends Omit<WriteOptions, 'supersedes'> {
   supersedes?: string;
 }
 
-export interface WriteResult {
-  action: 'created' | 'superseded';
-  note: NoteInfo;
-  /** The note that was superseded. */
-  target?: NoteInfo;
-  /** With commits asked for: the commit made, or why none was. */
-  commit?: CommitOutcome;
-}
-
 /** Create a note; with `supersedes`, the new note replaces an existing one. */
 export async function write(root: string, o: WriteRequest): Promise<WriteResult> {
   return committing(root, () => writeUncommitted(root, o), writeCommit);
@@ -47,13 +39,6 @@ async function writeUncommitted(root: string, o: WriteRequest): Promise<WriteRes
   return { action: 'created', note: noteInfo(writeNote(root, options)) };
 }
 
-export interface MergeResult {
-  action: 'merged';
-  note: NoteInfo;
-  target: NoteInfo;
-  commit?: CommitOutcome;
-}
-
 /** Append a dated fragment to a note. */
 export async function merge(root: string, ref: string, fragment: string, o: { source?: string; date?: string } = {}): Promise<MergeResult> {
   return committing(root, async () => {
@@ -61,7 +46,6 @@ export async function merge(root: string, ref: string, fragment: string, o: { so
     return { action: 'merged' as const, note, target: note };
   }, mergeCommit);
 }
-
 
 export interface ListRequest extends ListOptions {
   /** At most this many notes (after `offset`). */
@@ -82,13 +66,6 @@ export function list(root: string, o: ListRequest = {}): ListResult {
   const all = listNotes(root, filters);
   const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
   return { notes: page.map(noteInfo), total: all.length };
-}
-
-export interface SupersedeResult {
-  action: 'superseded' | 'noop';
-  old: NoteInfo;
-  new: NoteInfo;
-  commit?: CommitOutcome;
 }
 
 /** Mark `oldRef` as replaced by `newRef`; both notes stay. */

@@ -2,6 +2,7 @@ import { ZkError } from '../errors.js';
 import { TEND_ACTIONS, type TendAction } from '../tend/actions.js';
 import type { TendReport } from '../tend/run.js';
 import { tendCommit } from './commit-message.js';
+import type { TendResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';
 
 export interface TendRequest {
@@ -10,8 +11,6 @@ export interface TendRequest {
   /** check: unanchored links count as problems too. */
   strict?: boolean;
 }
-
-export type TendResult = Omit<TendReport, 'action'> & { action: TendAction; strict: boolean; commit?: CommitOutcome };
 
 /** The tend action named, checked against its options. */
 function checkTendAction(value: string, o: TendRequest): TendAction {

@@ -15,28 +15,13 @@ import { lastUpdated, snippet } from './snippet.js';
 import { coverage, round } from './score.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { indexLocation } from './location.js';
+import type { FileState, KnownManifest, Manifest } from './manifest.js';
 import { callWarmIndex, settle, type Watched, type WarmIndex } from './warm.js';
 import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
 const MANIFEST_VERSION = 3;
-
-/** What the index knows of one note file, to tell cheaply whether it changed. */
-export interface FileState extends FileStamp {
-  /** The first 16 hex digits of the content's sha256: enough to tell a real change from a touch. */
-  hash: string;
-  /** Stated too soon after a change for its stamp to vouch for its content: read again next time. */
-  unsure: boolean;
-}
-
-/** What the index knows of the corpus (on disk as compact rows, it is read before every query). */
-export interface Manifest {
-  files: Map<string, FileState>;
-  refreshes: number;
-  builtAt: string;
-  refreshedAt: string;
-}
 
 interface ManifestFile {
   version: number;
@@ -84,8 +69,6 @@ function manifestId(root: string): string | undefined {
   return fileIdentity(manifestPath(root));
 }
 
-/** A manifest with the identity of the file it was read from or written as. */
-export type KnownManifest = Manifest & { id: string };
 
 /** The manifest and the identity of the very file it was read from. */
 function readManifest(root: string): KnownManifest | undefined {

@@ -1,5 +1,6 @@
 import type { Embedder } from '../llm/embed.js';
-import { ftsHits, syncIndex, type FileState } from './fts.js';
+import { ftsHits, syncIndex } from './fts.js';
+import type { FileState } from './manifest.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryWords, snippetTerms } from './terms.js';
 import type { SearchHit, SearchOptions } from './types.js';

@@ -6,43 +6,20 @@ import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import type { Embedder } from '../llm/embed.js';
-import { contentHash, type FileState } from './fts.js';
+import { contentHash } from './fts.js';
+import type { FileState } from './manifest.js';
 import {
   COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, fileIdentity, indexDir, openTable, removeTableFiles,
   unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import type { Ranked } from './hits.js';
+import type { AnnState, Baseline, VectorState } from './vector-state.js';
 import { callWarmIndex } from './warm.js';
 
 const TABLE = 'vectors';
 const STATE_VERSION = 1;
 /** Notes embedded and written per step: bounds memory and lock time, and keeps progress if interrupted. */
 const CHUNK = 512;
-
-/** The model and dimension the vector table is pinned to, and the content hash each note was embedded at. */
-export interface VectorState {
-  model: string;
-  dimension: number;
-  files: Map<string, string>;
-  refreshes: number;
-  refreshedAt: string;
-  /** How similar two notes of the corpus are when nothing chose them for being alike (see `relevanceFloor`). */
-  baseline?: Baseline;
-  /** The approximate index, once the table has one (see `keepAnnIndex`). */
-  ann?: AnnState;
-}
-
-/** How the approximate index was built: on how many rows, into how many partitions. */
-export interface AnnState {
-  rows: number;
-  partitions: number;
-}
-
-/** The mean and standard deviation of the cosine similarity between sampled pairs of notes. */
-export interface Baseline {
-  mean: number;
-  sd: number;
-}
 
 interface VectorStateFile {
   version: number;

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { current, now } from '../context.js';
 import { isNoteName } from '../corpus/note-files.js';
-import type { KnownManifest } from './fts.js';
-import type { VectorState } from './vector.js';
+import type { KnownManifest } from './manifest.js';
+import type { VectorState } from './vector-state.js';
 import type { Table } from './lance.js';
 import type { WarmIndexPort } from '../ports.js';
 

@@ -1,7 +1,9 @@
-import type { DrainResult, IntegrateResult, RetainResult, SplitCandidatesResult, SplitResult, TendWritesResult } from '../api/judged.js';
+import type { SplitCandidatesResult } from '../api/judged.js';
+import { countsText } from '../api/commit-message.js';
+import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from '../api/results.js';
 import type { GardenRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
-import { countsText, noteLine } from './notes.js';
+import { noteLine } from './notes.js';
 
 export function integrateText(r: IntegrateResult): string {
   const verb = r.action === 'created' ? 'created' : r.action === 'merged' ? 'merged into' : `superseded ${r.target?.path} with`;

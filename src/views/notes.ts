@@ -1,6 +1,7 @@
 import type { NoteInfo } from '../corpus/notes.js';
-import type { ArchiveResult, InboxResult, OverviewResult } from '../api/corpus.js';
-import type { InitResult, ListResult, MergeResult, SupersedeResult, WriteResult } from '../api/notes.js';
+import type { InboxResult, OverviewResult } from '../api/corpus.js';
+import type { InitResult, ListResult } from '../api/notes.js';
+import type { ArchiveResult, MergeResult, SupersedeResult, WriteResult } from '../api/results.js';
 import type { ReadResult } from '../api/read.js';
 
 // How results read for people: the CLI prints these, and the MCP server sends them as its text.
@@ -12,7 +13,6 @@ export function noteLine(n: NoteInfo): string {
   return `${n.slug}${kind}  ${n.title}${old}`;
 }
 
-export { countsText } from './counts.js';
 
 export function initText(r: InitResult): string {
   return r.action === 'created' ? `initialized corpus at ${r.root}` : `corpus already initialized at ${r.root}`;

@@ -1,6 +1,6 @@
 import type { IndexResult, IndexStatus, SearchResult, StatusResult } from '../api/search.js';
 import type { VectorReport, VectorStatus } from '../search/vector.js';
-import { countsText } from './notes.js';
+import { countsText } from '../api/commit-message.js';
 
 export function searchText(r: SearchResult): string {
   if (!r.hits.length) {

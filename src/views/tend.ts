@@ -1,7 +1,7 @@
-import type { TendResult } from '../api/tend.js';
+import type { TendResult } from '../api/results.js';
 import type { TendAction } from '../tend/actions.js';
 import type { Finding } from '../tend/check.js';
-import { countsText } from './counts.js';
+import { countsText } from '../api/commit-message.js';
 
 function findingLine(act: TendAction, f: Finding): string {
   const what = act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers/corpus.js';
 
-// Many calls run at once in one long-lived process: library code must not change what the whole
-// process shares. Only the composition root (src/process.ts, and the entries that call it) may.
+// How src/ is put together, checked: many calls run at once in one long-lived process, so library
+// code must not change what the whole process shares (only the composition root, src/process.ts,
+// and the entries that call it may), and the layers import one way only.
 
 const ALLOWED = new Set(['src/process.ts']);
 const PROCESS_STATE: [string, RegExp][] = [
@@ -55,4 +56,13 @@ describe('what a call remembers', () => {
     withContext(ctx, () => warn('odd file'));
     expect(stderr.split('\n').filter(Boolean)).toEqual(['warning: odd file', 'warning: odd file', 'warning: odd file']);
   });
+});
+
+describe('the layers of src/', () => {
+  it('import one way, with no cycle, type-only imports included (.dependency-cruiser.cjs)', async () => {
+    const { execa } = await import('execa');
+    const r = await execa('npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: REPO, reject: false });
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/no dependency violations found \(\d+ modules/);
+  }, 60_000);
 });
