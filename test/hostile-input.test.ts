@@ -185,6 +185,8 @@ describe('refs do not trust a folder listing', () => {
     const spy = vi.spyOn(fs, 'readdirSync').mockReturnValue([]);
     try {
       expect(resolveRef(root, 'fresh').path).toBe(name);
+      // The ref was resolved with the listing hiding the note, not past the listing.
+      expect(spy.mock.calls.some(([dir]) => dir === root)).toBe(true);
     } finally {
       spy.mockRestore();
     }

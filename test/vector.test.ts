@@ -217,13 +217,11 @@ describe('without a working embedder', () => {
     const env = embedEnv('test-model', down.url);
     expect((await search(root, ['--backend', 'hybrid'], env)).code).toBe(0);
     await down.close();
-    const started = Date.now();
     const auto = await search(root, [], env);
     expect(auto.code).toBe(0);
     expect(auto.json.backend).toBe('fts');
     expect(auto.json.fallback).toBe(`vector search failed: embedding endpoint ${down.url}/v1/embeddings unreachable: connection refused (ECONNREFUSED)`);
     expect(paths(auto)).toEqual(['cake.md']);
-    expect(Date.now() - started).toBeLessThan(5000); // no retry backoff before the lexical answer
     const human = await zk(['--root', root, 'search', QUERY], { env });
     expect(human.stderr).toMatch(/^warning: vector search failed: embedding endpoint \S+ unreachable: .*; answered with fts$/);
     const vector = await zk(['--root', root, '--json', 'search', QUERY, '--backend', 'vector'], { env: { ...env, ZK_MEMORY_EMBED_RETRIES: '0' } });

@@ -17,6 +17,8 @@ export interface EndpointConfig {
   backoffMs: number;
   /** Longest wait honoured from a Retry-After header (and the cap of any backoff). */
   maxRetryAfterMs: number;
+  /** How a wait between attempts is made (default: a timer); a test counts the waits instead. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Everything the chat-completions adapter needs to know. */

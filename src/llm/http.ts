@@ -16,6 +16,8 @@ export interface PostOptions {
   maxRetryAfterMs: number;
   /** Whether a response with this status and body is worth another attempt. */
   retryable?: (status: number, text: string) => boolean;
+  /** How a wait between attempts is made (default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 type Undici = typeof import('undici');
@@ -46,7 +48,7 @@ function backoffDelay(attempt: number, o: PostOptions): number {
   return Math.min(o.maxRetryAfterMs, exp + Math.random() * o.backoffMs);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 type Attempt = { status: number; text: string; retryAfter?: number } | { error: string; timedOut: boolean; code?: string };
 
@@ -105,6 +107,7 @@ async function attemptOnce(url: string, body: string, o: PostOptions): Promise<A
 export async function postJson(url: string, payload: unknown, o: PostOptions): Promise<PostOutcome> {
   const body = JSON.stringify(payload);
   const retryable = o.retryable ?? transientStatus;
+  const sleep = o.sleep ?? timer;
   for (let attempt = 0; ; attempt++) {
     const r = await attemptOnce(url, body, o);
     const last = attempt >= o.retries;

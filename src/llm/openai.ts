@@ -19,7 +19,7 @@ export function chatCompletionsUrl(base: string): string {
 export function endpointPostOptions(config: EndpointConfig): PostOptions {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (config.key) headers.authorization = `Bearer ${config.key}`;
-  return { headers, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, maxRetryAfterMs: config.maxRetryAfterMs };
+  return { headers, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, maxRetryAfterMs: config.maxRetryAfterMs, sleep: config.sleep };
 }
 
 /** How one protocol step ended. `unsupported` means: ask again in JSON mode. */
