@@ -31,6 +31,11 @@ describe('in-place rewrites are compare-and-swap', () => {
       expect(kept).toEqual(acknowledged);
       expect(t.code, t.stderr).toBe(0);
       expect(text.match(/<!-- uuid: /g)).toHaveLength(6_000);
+      // The merges really overlapped the rewrite: what landed while it was planned was carried into it.
+      const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const carried = trace.filter((e) => e.event === 'carried' && e.path === '20260101-hub.md');
+      expect(carried.length, 'no merge landed while the rewrite was planned').toBeGreaterThan(0);
+      expect(carried.every((e) => e.bytes > 0)).toBe(true);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

@@ -63,7 +63,7 @@ async function race(mode: string, intervalMs: number): Promise<void> {
   expect(lines.filter((l) => l.startsWith('hand-'))).toHaveLength(written);
 }
 
-describe.concurrent('a rewrite keeps what a program that ignores the lock appended meanwhile', () => {
+describe('a rewrite keeps what a program that ignores the lock appended meanwhile', () => {
   for (const mode of Object.keys(scenarios)) {
     for (const interval of [2, 20]) {
       it(`${mode}, a line every ${interval} ms`, () => race(mode, interval), 120_000);

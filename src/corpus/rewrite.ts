@@ -4,6 +4,7 @@ import { writeTemp } from './files.js';
 import { withCorpusLock } from './lock.js';
 import { readNoteFile, type Note } from './notes.js';
 import { readStateOf, swapIfUnchanged } from './swap.js';
+import { trace } from './trace.js';
 
 /** A note's text just before and just after a rewrite the tool made. */
 export interface FileChange {
@@ -18,9 +19,10 @@ const ATTEMPTS = 8;
 /**
  * Rewrite a note with what `edit` makes of it, as a compare-and-swap: the new text is planned and
  * written to a temp file outside the lock; under the lock the temp file replaces the note only if
- * the note still holds exactly the bytes it was planned from. If it changed (a merge meanwhile),
- * `edit` runs again on the new text, so nothing written meanwhile is ever lost. `edit` returns
- * undefined (or the same text) to leave the note alone.
+ * the note still begins with exactly the bytes it was planned from. What was appended after them
+ * meanwhile (a merge, a line added by hand) is carried into the new version (src/corpus/swap.ts)
+ * and traced as `carried`; if they changed, `edit` runs again on the new text, so nothing written
+ * meanwhile is ever lost. `edit` returns undefined (or the same text) to leave the note alone.
  */
 export async function rewriteNoteLocked(root: string, name: string, edit: (note: Note) => string | undefined): Promise<FileChange | undefined> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -31,7 +33,11 @@ export async function rewriteNoteLocked(root: string, name: string, edit: (note:
     const tmp = writeTemp(note.file, after, fs.statSync(note.file).mode & 0o7777);
     try {
       const expected = readStateOf(note);
-      if (await withCorpusLock(root, (lock) => swapIfUnchanged(lock, expected, tmp))) return { path: name, before: note.raw, after };
+      const swapped = await withCorpusLock(root, (lock) => swapIfUnchanged(lock, expected, tmp));
+      if (!swapped) continue;
+      // What was appended meanwhile (a merge, a line added by hand) is in the new version too.
+      if (swapped.carried) trace(root, 'carried', { path: name, bytes: swapped.carried });
+      return { path: name, before: note.raw, after };
     } finally {
       fs.rmSync(tmp, { force: true });
     }

@@ -12,12 +12,17 @@ import type { HeldLock } from './held-lock.js';
 // has stayed quiet for a short settle. docs/concurrency.md says what can still race.
 
 /** How long the replaced file must stay unchanged before it is let go. */
-const SETTLE_MS = 25;
+const SETTLE_MS = 50;
 /** How long at most a rewrite keeps carrying bytes from a file that is written without pause. */
 const CARRY_LIMIT_MS = 1_000;
 const POLL_MS = 1;
 const CHUNK = 1 << 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A swap made: how many bytes that reached the old file after the plan were carried into the new one. */
+export interface Swapped {
+  carried: number;
+}
 
 /** What a rewrite was planned from: a file's size, mtime and content hash when it was read. */
 export interface ReadState {
@@ -102,16 +107,18 @@ async function carryOver(displaced: number, from: number, dest: number): Promise
 
 /**
  * Rename `tmp` over `file` and carry over what reaches the replaced file (`displaced`) past
- * `known` bytes. Returns the new file, open for appending: the caller closes it.
+ * `known` bytes. Returns the new file, open for appending (the caller closes it), and how many
+ * bytes were carried.
  */
-async function swapCarrying(lock: HeldLock, tmp: string, file: string, displaced: number, known: number): Promise<number> {
+async function swapCarrying(lock: HeldLock, tmp: string, file: string, displaced: number, known: number): Promise<{ dest: number; carried: number }> {
   const dest = fs.openSync(tmp, fs.constants.O_RDWR | fs.constants.O_APPEND);
   try {
     lock.assertHeld();
     fs.renameSync(tmp, file);
     recordChange({ path: file, what: 'changed' });
-    if ((await carryOver(displaced, known, dest)) > known) fs.fsyncSync(dest);
-    return dest;
+    const carried = (await carryOver(displaced, known, dest)) - known;
+    if (carried > 0) fs.fsyncSync(dest);
+    return { dest, carried };
   } catch (err) {
     fs.closeSync(dest);
     throw err;
@@ -120,31 +127,31 @@ async function swapCarrying(lock: HeldLock, tmp: string, file: string, displaced
 
 /**
  * Compare-and-swap under the corpus lock: put `tmp` (a finished temp file beside the note) in
- * place only if the note still begins with the bytes the new content was planned from. False when
- * they changed; the caller plans again from what is there now.
+ * place only if the note still begins with the bytes the new content was planned from; undefined
+ * when they changed, and the caller plans again from what is there now.
  *
  * Bytes appended to the old file after the plan (a merge meanwhile, or a program that ignores the
  * lock, even after the check) are carried into the new version. If the old file was instead changed in place after the check (an editor
  * saving into the file it had open), the new version is not kept: the old file's text is put back
- * and the answer is false, so the caller plans again from it.
+ * and the answer is undefined, so the caller plans again from it.
  */
-export async function swapIfUnchanged(lock: HeldLock, expected: ReadState, tmp: string): Promise<boolean> {
+export async function swapIfUnchanged(lock: HeldLock, expected: ReadState, tmp: string): Promise<Swapped | undefined> {
   const old = openAsRead(expected);
-  if (!old) return false;
+  if (!old) return undefined;
   try {
     if (old.symlink) {
       lock.assertHeld();
       fs.renameSync(tmp, expected.file);
       recordChange({ path: expected.file, what: 'changed' });
-      return true;
+      return { carried: 0 };
     }
-    const ours = await swapCarrying(lock, tmp, expected.file, old.fd, expected.size);
+    const { dest, carried } = await swapCarrying(lock, tmp, expected.file, old.fd, expected.size);
     try {
-      if (prefixHash(old.fd, expected.size) === expected.hash) return true;
-      await putBack(lock, expected.file, old.fd, ours);
-      return false;
+      if (prefixHash(old.fd, expected.size) === expected.hash) return { carried };
+      await putBack(lock, expected.file, old.fd, dest);
+      return undefined;
     } finally {
-      fs.closeSync(ours);
+      fs.closeSync(dest);
     }
   } finally {
     fs.closeSync(old.fd);
@@ -162,14 +169,14 @@ async function putBack(lock: HeldLock, file: string, old: number, ours: number):
   readFully(old, text);
   const back = writeTemp(file, text, st.mode & 0o7777);
   try {
-    fs.closeSync(await swapCarrying(lock, back, file, ours, known));
+    fs.closeSync((await swapCarrying(lock, back, file, ours, known)).dest);
   } finally {
     fs.rmSync(back, { force: true });
   }
 }
 
 /** The same, writing the temp file itself (for small files changed under the lock). */
-export async function replaceIfUnchanged(lock: HeldLock, expected: ReadState, content: string): Promise<boolean> {
+export async function replaceIfUnchanged(lock: HeldLock, expected: ReadState, content: string): Promise<Swapped | undefined> {
   const st = fs.lstatSync(expected.file, { throwIfNoEntry: false });
   const tmp = writeTemp(expected.file, content, st?.isFile() ? st.mode & 0o7777 : 0o644);
   try {
