@@ -1,19 +1,6 @@
 import { yamlEntry } from './format.js';
 import type { Note } from './notes.js';
-
-/** Replace `text.slice(start, end)` with `text`; offsets refer to the original text. */
-export interface TextEdit {
-  start: number;
-  end: number;
-  text: string;
-}
-
-/** Apply non-overlapping edits; every byte outside them stays as it was. */
-export function applyEdits(text: string, edits: TextEdit[]): string {
-  let out = text;
-  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end);
-  return out;
-}
+import type { TextEdit } from './text-edits.js';
 
 /** A line that continues the value of the key above it (indented, or a block-sequence item). */
 const CONTINUATION = /^(?:[ \t]+\S|-(?:[ \t]|$))/;

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { applyEdits, setKeyEdit } from './frontmatter.js';
+import { setKeyEdit } from './frontmatter.js';
+import { applyEdits } from './text-edits.js';
 import { withCorpusLock, type HeldLock } from './lock.js';
 import { noteFromText, readNoteFile, type Note } from './notes.js';
 import { noteByUuid, resolveRef, successors } from './refs.js';

@@ -1,4 +1,4 @@
-import type { TextEdit } from '../corpus/frontmatter.js';
+import type { TextEdit } from '../corpus/text-edits.js';
 import type { Link } from '../corpus/links.js';
 import type { Fix, LinkFinding } from './check.js';
 

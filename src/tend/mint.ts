@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { setKeyEdit, type TextEdit } from '../corpus/frontmatter.js';
+import { setKeyEdit } from '../corpus/frontmatter.js';
+import type { TextEdit } from '../corpus/text-edits.js';
 import type { Note } from '../corpus/notes.js';
 import type { Finding } from './check.js';
 

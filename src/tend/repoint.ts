@@ -1,5 +1,4 @@
-import type { TextEdit } from '../corpus/frontmatter.js';
-import { applyEdits } from '../corpus/frontmatter.js';
+import { applyEdits, type TextEdit } from '../corpus/text-edits.js';
 import { encodeTarget, parseBody, type Link } from '../corpus/links.js';
 import { noteLinks } from '../corpus/link-graph.js';
 import { candidateFiles } from '../corpus/grep.js';

@@ -1,4 +1,4 @@
-import { applyEdits, type TextEdit } from '../corpus/frontmatter.js';
+import { applyEdits, type TextEdit } from '../corpus/text-edits.js';
 import { withCaretakerLease } from '../corpus/lease.js';
 import { loadNotes, type Note } from '../corpus/notes.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';

@@ -1,4 +1,5 @@
-import { applyEdits, setKeyEdit } from '../corpus/frontmatter.js';
+import { setKeyEdit } from '../corpus/frontmatter.js';
+import { applyEdits } from '../corpus/text-edits.js';
 import { rewriteNoteLocked } from '../corpus/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
