@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { candidateFiles } from './grep.js';
-import { linkFragmentFound, noteHeadings } from './headings.js';
+import { linkFragmentFound, noteHeadings, type NoteHeadings } from './headings.js';
 import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from './links.js';
 import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from './note-names.js';
 import { listNoteFiles, readNoteFile, type Note } from './notes.js';
@@ -79,6 +79,18 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   candidates.delete(note.path);
   const notes = [note, ...[...candidates].sort().flatMap((f) => readNoteFile(root, f) ?? [])];
   const names = new NoteNames(notes);
+  // A hub links to the same notes many times: each target is read, and its headings parsed, once.
+  const byPath = new Map<string, Note | undefined>(notes.map((n) => [n.path, n]));
+  const noteAt = (file: string) => {
+    if (!byPath.has(file)) byPath.set(file, readNoteFile(root, file));
+    return byPath.get(file);
+  };
+  const headings = new Map<Note, NoteHeadings>();
+  const headingsOf = (n: Note) => {
+    let h = headings.get(n);
+    if (!h) headings.set(n, (h = noteHeadings(parseBody(n.raw, n.parsed.bodyOffset))));
+    return h;
+  };
 
   const resolved = links.map((l): ResolvedLink => {
     const base = { label: l.label, target: l.fragment !== undefined ? `${l.target}#${l.fragment}` : l.target, line: l.line, form: l.form };
@@ -89,10 +101,10 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
       to = r.note ?? (l.uuid ? r.ambiguous?.find((n) => n.uuid.toLowerCase() === l.uuid) : undefined);
       if (!to && r.ambiguous) ambiguous = r.ambiguous.map((n) => n.path);
     } else if (fileSet.has(l.target)) {
-      to = notes.find((n) => n.path === l.target) ?? readNoteFile(root, l.target);
+      to = noteAt(l.target);
     }
     // A link to a heading its note does not have is not resolved, as `tend check` calls it broken.
-    if (to && !linkFragmentFound(noteHeadings(parseBody(to.raw, to.parsed.bodyOffset)), l)) to = undefined;
+    if (to && !linkFragmentFound(headingsOf(to), l)) to = undefined;
     const uuid = to?.uuid || l.uuid || null;
     const anchor = l.uuid && l.uuid.toLowerCase() !== uuid?.toLowerCase() ? { anchor_uuid: l.uuid } : {};
     return { ...base, uuid, ...anchor, resolved: Boolean(to), title: to?.title ?? null, path: to?.path ?? null, ...(ambiguous ? { ambiguous } : {}) };

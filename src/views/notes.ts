@@ -28,7 +28,7 @@ export function mergeText(r: MergeResult): string {
 
 export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
   const n = r.note;
-  const lines = [n.raw.replace(/\s+$/, '')];
+  const lines = [n.raw.trimEnd()];
   if (r.replaces.length) lines.unshift(`note: supersedes ${r.replaces.map((o) => `${o.path} (${o.title})`).join(', ')}`, '');
   if (n.superseded_by) {
     const [next] = r.chain;
