@@ -1,14 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { candidateFiles } from './grep.js';
 import { linkFragmentFound, noteHeadings, type NoteHeadings } from './headings.js';
 import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from './links.js';
 import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from './note-names.js';
 import { listNoteFiles, readNoteFile, type Note } from './notes.js';
 
-// Where a note's links lead and which notes link to it, found without reading every note in full:
-// one pass over the raw files keeps those that mention a name the links use (or one of the note's
-// own names), and only those are parsed.
+// Where a note's links lead and which notes link to it, found without reading every note: only
+// the files the grep port finds for the names the links use and the note's own names are read.
 
 export interface ResolvedLink {
   label: string;
@@ -41,22 +38,29 @@ export function noteLinks(note: Note): Link[] {
 }
 
 /**
- * The note files whose text mentions any of `needles` (lowercase): those the grep port finds
- * (every note without one), each read once to make sure.
+ * The notes of `files` besides `note` that its links and backlinks may involve, each read once:
+ * those named by file name as one of `names` (lowercase), those whose title is one of `names`, and
+ * those whose text mentions one of `linking` (the few names `note` goes by: a link to it holds
+ * one). The grep port narrows the files to read (every note without one). A title is looked up as
+ * a key, never searched for in the text, so a hub of many wikilinks costs one look-up per note
+ * read, not one search per name.
  */
-function mentioning(root: string, needles: string[]): Set<string> {
-  const found = new Set<string>();
-  if (!needles.length) return found;
-  for (const name of candidateFiles(root, needles, { fixed: true })) {
-    let raw: string;
-    try {
-      raw = fs.readFileSync(path.join(root, name), 'utf8').toLowerCase();
-    } catch {
-      continue;
+function involvedNotes(root: string, files: string[], note: Note, names: Set<string>, linking: string[]): Note[] {
+  const byFileName = (f: string) => names.has(nameKey(f)) || names.has(nameKey(f.replace(/\.md$/i, ''))) || names.has(nameKey(undatedSlug(f) ?? ''));
+  const named = new Set(files.filter(byFileName));
+  const found = new Set([...candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true }), ...named]);
+  found.delete(note.path);
+  const notes: Note[] = [];
+  for (const name of [...found].sort()) {
+    const n = readNoteFile(root, name);
+    if (!n) continue;
+    if (named.has(name) || names.has(nameKey(n.title))) notes.push(n);
+    else {
+      const text = n.raw.toLowerCase();
+      if (linking.some((l) => text.includes(l))) notes.push(n);
     }
-    if (needles.some((n) => raw.includes(n))) found.add(name);
   }
-  return found;
+  return notes;
 }
 
 /** A note's links resolved to the notes they lead to, and the notes that link to it. */
@@ -64,20 +68,12 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const files = listNoteFiles(root);
   const fileSet = new Set(files);
   const links = noteLinks(note);
-  const wikiTargets = links.filter((l) => l.form === 'wiki').map((l) => nameKey(l.target));
   const own = wikiNamesOf(note);
-  const undated = new Set([...wikiTargets, ...own]);
-
-  // Every note a wikilink name could fit is a candidate: by file name, or because its text holds
-  // the name (a title is written in its note); so is every note that may link here.
-  const needles = [...new Set([...wikiTargets, ...own, encodeTarget(note.path).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
-  const candidates = mentioning(root, needles);
-  for (const f of files) {
-    const stem = f.replace(/\.md$/i, '');
-    if (undated.has(nameKey(f)) || undated.has(nameKey(stem)) || undated.has(nameKey(undatedSlug(f) ?? ''))) candidates.add(f);
-  }
-  candidates.delete(note.path);
-  const notes = [note, ...[...candidates].sort().flatMap((f) => readNoteFile(root, f) ?? [])];
+  // Every note a wikilink name could fit is involved (by file name or title), and so is every
+  // note that may link here.
+  const wikiNames = new Set([...links.filter((l) => l.form === 'wiki').map((l) => nameKey(l.target)), ...own].filter(Boolean));
+  const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
+  const notes = [note, ...involvedNotes(root, files, note, wikiNames, linking)];
   const names = new NoteNames(notes);
   // A hub links to the same notes many times: each target is read, and its headings parsed, once.
   const byPath = new Map<string, Note | undefined>(notes.map((n) => [n.path, n]));
