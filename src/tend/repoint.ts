@@ -64,8 +64,20 @@ export function repointEdits(note: Note, from: Departed, to: Note): TextEdit[] {
     if (toUuid && l.uuid !== toUuid && (l.uuid || fix.target !== undefined)) fix.uuid = toUuid;
     return fixEdits(note.raw, l, fix);
   });
-  const gone = [...dropped.values()];
-  return [...gone, ...edits.filter((e) => !gone.some((g) => e.start >= g.start && e.end <= g.end))];
+  const gone = [...dropped.values()].sort((a, b) => a.start - b.start);
+  return [...gone, ...edits.filter((e) => !withinLine(gone, e))];
+}
+
+/** Whether an edit lies inside one of `lines` (sorted, apart): a binary search, as a hub drops many. */
+function withinLine(lines: TextEdit[], e: TextEdit): boolean {
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (lines[mid].start <= e.start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && e.end <= lines[lo - 1].end;
 }
 
 /**
