@@ -28,7 +28,7 @@ const QUERY_BODY_CHARS = 200;
  * share to be judged: less than for a topic of a few words, as two notes on one subject still word
  * most of their sentences differently.
  */
-const NOTE_MIN_SHARE = 0.25;
+const NOTE_MIN_SHARE = 0.2;
 
 export type GardenAction = 'kept' | 'merged' | 'linked' | 'split' | 'skipped' | 'failed';
 
@@ -212,10 +212,15 @@ function asCandidate(note: Note): Candidate {
   return { kind: note.kind ?? 'concept', topic: `${note.title} ${opening}`.trim(), title: note.title, slug: '', content: text || note.title };
 }
 
+/** The notes the judge is shown for a note being tended: a search on its title and opening, past the relevance floor. */
+export async function tendCandidates(root: string, note: Note, backend?: string): Promise<Note[]> {
+  return findCandidates(root, asCandidate(note), { backend, exclude: [note.path], minShare: NOTE_MIN_SHARE });
+}
+
 async function tendNote(pass: Pass, note: Note): Promise<void> {
   const { root, o } = pass;
   const c = asCandidate(note);
-  const found = await findCandidates(root, c, { backend: o.backend, exclude: [note.path], minShare: NOTE_MIN_SHARE });
+  const found = await tendCandidates(root, note, o.backend);
   // Notes of the note's own split family may be shown and linked, but are never folded into.
   const d = await decideTarget(root, c, {
     llm: o.llm, found, allowSupersede: false, untraced: o.dryRun, trace: { gardener: note.path }, placing: note,

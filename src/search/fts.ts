@@ -12,12 +12,12 @@ import {
   unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
-import { coverage, round } from './score.js';
+import { coverage, idf, round, weightedShare } from './score.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { indexLocation } from './location.js';
 import type { FileState, KnownManifest, Manifest } from './manifest.js';
 import { callWarmIndex, settle, type Watched, type WarmIndex } from './warm.js';
-import { queryWords, searchTerms, snippetTerms, stemsOf } from './terms.js';
+import { queryWords, searchTerms, snippetTerms, stem, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 const TABLE = 'notes';
@@ -646,14 +646,28 @@ async function query(root: string, q: string, limit: number, history: boolean, r
 const RERANK_DEPTH = 40;
 
 /**
- * The index's BM25 scores scaled by the share of the query's terms each note contains, as the rg
- * backend scores (see `coverage`): one word repeated does not outrank a note that has them all.
+ * How rare each of `stems` is among the indexed notes (its idf): the notes holding one of its
+ * words in title or body, counted through the full-text index (`words`: a query word per stem).
  */
-function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], minShare = 0): R[] {
+async function termRarity(root: string, stems: string[], words: Map<string, string>, refreshedAt?: string): Promise<number[]> {
+  const ldb = await lance();
+  const table = await notesTable(root, refreshedAt);
+  if (!table) throw new ZkError('io', 'search index has no notes table');
+  const notes = await table.countRows();
+  const holding = (word: string) => table.query().fullTextSearch(new ldb.MultiMatchQuery(word, ['title', 'body'])).select(['_score']).limit(Math.max(1, notes)).toArray();
+  return Promise.all(stems.map(async (t) => idf((await holding(words.get(t) ?? t)).length, notes)));
+}
+
+/**
+ * The index's BM25 scores scaled by the share of the query each note covers, as the rg backend
+ * scores (see `coverage`): one word repeated does not outrank a note that has them all. Each term
+ * weighs `weights[i]` (its rarity when the share is a floor, else alike); below `minShare` a note is dropped.
+ */
+function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], weights: number[], minShare = 0): R[] {
   if (terms.length < 2) return rows;
   const scored = rows.flatMap((r) => {
     const words = new Set(stemsOf(`${r.title}\n${r.body}`));
-    const share = terms.filter((t) => words.has(t)).length / terms.length;
+    const share = weightedShare(weights, (i) => words.has(terms[i]));
     return share < minShare ? [] : [{ r, score: (r._score ?? 0) * coverage(share) }];
   });
   return scored.sort((a, b) => b.score - a.score).map(({ r, score }) => ({ ...r, _score: score }));
@@ -677,7 +691,10 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
     const rebuilt = await syncIndex(root, { rebuild: true });
     rows = await query(root, text, depth, history, rebuilt.refreshedAt);
   }
-  rows = byCoverage(rows, searchTerms(q), opts.minShare);
+  const stems = searchTerms(q);
+  // A relevance floor weighs each term by its rarity, as rg does, so one rare word shared counts for more than a common one.
+  const weights = opts.minShare ? await termRarity(root, stems, new Map(words.map((w) => [stem(w), w])), refreshedAt) : stems.map(() => 1);
+  rows = byCoverage(rows, stems, weights, opts.minShare);
   const terms = snippetTerms(q);
   const hits: SearchHit[] = [];
   for (const r of rows) {

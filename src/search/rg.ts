@@ -3,7 +3,7 @@ import path from 'node:path';
 import { NOTE_FILES, runRipgrep } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
 import { hasControlChar, listNoteFiles } from '../corpus/note-files.js';
-import { coverage } from './score.js';
+import { coverage, idf, weightedShare } from './score.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryTerms, stem, type QueryTerm } from './terms.js';
 import type { SearchHit, SearchProvider } from './types.js';
@@ -136,10 +136,10 @@ export function bm25(root: string, counts: TermCounts, stems: string[], listing:
   const corpusSize = listing.length;
   const df = stems.map(() => 0);
   for (const per of counts.values()) for (let i = 0; i < per.length; i++) if (per[i]) df[i]++;
-  const idfs = df.map((n) => Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5)));
+  const idfs = df.map((n) => idf(n, corpusSize));
   const total = idfs.reduce((sum, w) => sum + w, 0) || 1;
   if (minShare > 0) {
-    for (const [name, per] of counts) if (per.filter(Boolean).length / stems.length < minShare) counts.delete(name);
+    for (const [name, per] of counts) if (weightedShare(idfs, (i) => per[i] > 0) < minShare) counts.delete(name);
   }
   const score = (per: number[], lengthRatio: number) => {
     const norm = K1 * (1 - B + B * lengthRatio);
@@ -162,8 +162,8 @@ export function bm25(root: string, counts: TermCounts, stems: string[], listing:
   const avg = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length) || 1;
   const ranked = head.map((r, i) => ({ name: r.name, score: score(counts.get(r.name)!, (sizes[i] || avg) / avg) })).sort(byScore);
   const stemIndex = new Map(stems.map((t, i) => [t, i]));
-  const idf = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
-  return { ranked: ranked.concat(provisional.slice(LENGTH_CANDIDATES)), idf };
+  const idfOf = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
+  return { ranked: ranked.concat(provisional.slice(LENGTH_CANDIDATES)), idf: idfOf };
 }
 
 /** Stateless ripgrep search: safe on shared folders, nothing to keep up to date. */
