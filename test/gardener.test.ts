@@ -12,6 +12,7 @@ import { splitNote } from '../src/pipelines/split.js';
 import { tendCheck } from '../src/tend/run.js';
 import { stubLlm } from './helpers/llm-stub.js';
 import { snapshot, tempCorpus } from './helpers/corpus.js';
+import { SHARING_DAILY, SOURDOUGH, writeBackground } from './helpers/subject-pair.js';
 
 /** The memory the merge judge is asked to place, and the notes it is shown. */
 function judged(messages: ChatMessage[]) {
@@ -52,9 +53,25 @@ async function pass(root: string, llm: GardenOptions['llm'], o: Partial<GardenOp
   return tendWrites(root, { llm, ...rg, ...o });
 }
 
+/**
+ * A corpus of background notes, already tended: a word of every note says nothing of a subject
+ * (its rarity is nil), so the notes a test writes next are weighed as in a corpus of some size.
+ */
+async function backgroundCorpus(): Promise<string> {
+  const root = tempCorpus();
+  writeBackground((slug, title, body) => note(root, slug, title, body));
+  await pass(root, foldingJudge(), { limit: 100 });
+  return root;
+}
+
+/** Each merge judge call: the memory it placed and the titles of the notes it was shown. */
+function judgedPairs(llm: ReturnType<typeof stubLlm>) {
+  return llm.calls.filter((c) => c.name === 'record_merge_decision').map((c) => judged(c.messages)).map((j) => [j.memory, j.shown.map((x) => x.title)]);
+}
+
 describe('tend-writes', () => {
   it('folds a duplicate (even one that links to it) into its canonical note, archives it, and points inbound links at the target', async () => {
-    const root = tempCorpus();
+    const root = await backgroundCorpus();
     const judy = note(root, 'judy', 'Judy', 'Judy is a painter who lives in London.');
     const dup = note(root, 'judy-again', 'Judy again', `DUPLICATE: Judy the London painter likes oils. See [Judy](${judy.path}).\n\n## Related\n\n- [Oils](19990101-oils.md)`);
     const fan = note(root, 'fan', 'Fan', `Loves [Judy again](${dup.path}) <!-- uuid: ${dup.uuid} --> and [the painter](${dup.path}).`);
@@ -77,16 +94,27 @@ describe('tend-writes', () => {
     expect(events).toEqual(expect.arrayContaining(['garden', 'merge', 'archive', 'garden_pass']));
   });
 
+  it('judges two notes on one subject that share only its rare word, and not two that share only an everyday word', async () => {
+    const root = await backgroundCorpus();
+    const [a, b] = SOURDOUGH.map((n) => note(root, n.slug, n.title, n.body));
+    const [c, d] = SHARING_DAILY.map((n) => note(root, n.slug, n.title, n.body));
+    const llm = foldingJudge();
+    const r = await pass(root, llm);
+    // Each of the pair is shown the other, and only the other; the notes sharing "daily" are shown nothing.
+    expect(judgedPairs(llm)).toEqual([[expect.stringContaining('sourdough loaves'), [a.title]], [expect.stringContaining('rye flour'), [b.title]]]);
+    expect(r.rows.find((x) => x.note === b.path)).toMatchObject({ action: 'linked', links: [a.path] });
+    for (const n of [c, d]) expect(r.rows.find((x) => x.note === n.path)).toEqual({ note: n.path, action: 'kept', stage: 'tend' });
+  });
+
   it('links a related pair with one Related section each, however many passes run', async () => {
-    const root = tempCorpus();
-    const a = note(root, 'kayak-trip', 'Kayak trip', 'We paddled the kayak to the glacier.');
-    const b = note(root, 'kayak-club', 'Kayak club', 'The kayak club meets on Sundays.');
+    const root = await backgroundCorpus();
+    const [a, b] = SOURDOUGH.map((n) => note(root, n.slug, n.title, n.body));
     const llm = foldingJudge();
     const first = await pass(root, llm);
     expect(first.rows.filter((x) => x.action === 'linked').map((x) => [x.note, x.links])).toEqual([[b.path, [a.path]]]);
     for (let i = 0; i < 3; i++) {
-      await mergeNote(root, a.path, `More about the trip, day ${i}.`);
-      await mergeNote(root, b.path, `More about the club, week ${i}.`);
+      await mergeNote(root, a.path, `More about the starter, day ${i}.`);
+      await mergeNote(root, b.path, `More about the loaves, week ${i}.`);
       await pass(root, llm);
     }
     for (const [n, other] of [[a, b], [b, a]]) {
@@ -95,22 +123,21 @@ describe('tend-writes', () => {
       expect(targets(text).filter((t) => t === other.path), n.path).toHaveLength(1);
       expect(parseLinks(text).find((l) => l.target === other.path)?.uuid).toBe(other.uuid);
     }
-    expect(read(a)).toMatch(/\n## Related\n\n- \[Kayak club\]\(.*\) <!-- uuid: .* -->\n\n\n---\n\*/);
+    expect(read(a)).toMatch(/\n## Related\n\n- \[Sourdough baking schedule\]\(.*\) <!-- uuid: .* -->\n\n\n---\n\*/);
   });
 
   it('a second pass over an unchanged corpus makes no LLM call', async () => {
-    const root = tempCorpus();
-    note(root, 'kayak-trip', 'Kayak trip', 'We paddled the kayak to the glacier.');
-    note(root, 'kayak-club', 'Kayak club', 'The kayak club meets on Sundays. '.repeat(20));
-    note(root, 'garden', 'Garden', 'Tomatoes and basil.');
+    const root = await backgroundCorpus();
+    note(root, SOURDOUGH[0].slug, SOURDOUGH[0].title, `${SOURDOUGH[0].body} `.repeat(20));
+    note(root, SOURDOUGH[1].slug, SOURDOUGH[1].title, SOURDOUGH[1].body);
     const first = foldingJudge();
     await pass(root, first, { splitSweep: 1 });
-    expect(first.calls.map((c) => c.name)).toContain('record_split_decision');
+    expect(first.calls.map((c) => c.name)).toEqual(expect.arrayContaining(['record_split_decision', 'record_merge_decision']));
     const second = foldingJudge();
     const r = await pass(root, second, { splitSweep: 1 });
     expect(second.calls).toHaveLength(0);
-    expect(r.summary).toEqual({ skipped: 4 });
-    expect(lastGardenerPass(root)?.summary).toEqual({ skipped: 4 });
+    expect(r.summary).toEqual({ skipped: 27 });
+    expect(lastGardenerPass(root)?.summary).toEqual({ skipped: 27 });
   });
 
   it('the last pass is read from the record\'s first line, and from a record written on one line', async () => {
@@ -192,9 +219,9 @@ describe('tend-writes', () => {
   });
 
   it('an LLM failure fails that row only; the pass goes on and the note is tried again next time', async () => {
-    const root = tempCorpus();
-    const a = note(root, 'kayak-trip', 'Kayak trip', 'We paddled the kayak BROKEN.');
-    const b = note(root, 'kayak-club', 'Kayak club', 'The kayak club meets on Sundays.');
+    const root = await backgroundCorpus();
+    const a = note(root, SOURDOUGH[0].slug, SOURDOUGH[0].title, `${SOURDOUGH[0].body} BROKEN.`);
+    const b = note(root, SOURDOUGH[1].slug, SOURDOUGH[1].title, SOURDOUGH[1].body);
     const flaky = stubLlm({ record_merge_decision: (m) => (judged(m).memory.includes('BROKEN') ? null : { action: 'create', target: '', reason: 'x' }) });
     const r = await pass(root, flaky);
     expect(r.rows.filter((x) => x.action !== 'skipped').map((x) => [x.note, x.action])).toEqual([[b.path, 'linked'], [a.path, 'failed']]);
