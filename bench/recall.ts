@@ -1,8 +1,9 @@
 /**
  * Recall of the real search code on a conversational-memory development set: each question is the
  * query, its evidence notes the answer. Prints recall@1/5/10 and MRR@10 overall and by category,
- * the median query time per backend, and how many candidate searches a stream of unrelated facts
- * turns into judge calls.
+ * the median query time per backend, how many candidate searches a stream of unrelated facts
+ * turns into judge calls, and, for the gardener, how many pairs of notes on one subject it judges
+ * and how many notes of unrelated facts it judges for nothing.
  *
  *   npm run bench:recall [-- DATA_DIR] [--backends rg,fts,vector,hybrid] [--json FILE]
  *
@@ -12,9 +13,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeNote } from '../src/corpus/ops.js';
+import type { Note } from '../src/corpus/notes.js';
 import { configuredEmbedder } from '../src/llm/embed.js';
+import { tendCandidates } from '../src/pipelines/gardener.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { searchCorpus } from '../src/search/index.js';
+import { relatedPairs } from './related-pairs.js';
 import { UNRELATED_FACTS } from './unrelated-facts.js';
 import { REPO } from './harness.js';
 
@@ -88,6 +93,10 @@ interface BackendResult {
   unrelated?: { facts: number; searches_with_hits: number };
   /** Questions whose candidate search (as integrate makes it) shows the judge an evidence note. */
   related?: { questions: number; evidence_shown: number };
+  /** The gardener on pairs of notes on one subject: pairs where tending either note shows the other (both: each shows the other). */
+  pairs?: { pairs: number; judged: number; both: number };
+  /** The gardener on notes of unrelated facts: how many would be shown a note (a judge call for nothing). */
+  gardenUnrelated?: { facts: number; judged: number };
 }
 
 function summary(t: Tally): Record<string, number> {
@@ -145,6 +154,61 @@ async function relatedCandidates(backend: string, questions: Question[], roots: 
   return { questions: questions.length, evidence_shown: shown };
 }
 
+/** How many pairs of notes on one subject the gardener's candidate search joins (the pairs are in `garden`). */
+async function pairsJudged(backend: string, garden: GardenCorpora): Promise<{ pairs: number; judged: number; both: number }> {
+  let judged = 0;
+  let both = 0;
+  for (const [root, a, b] of garden.pairs) {
+    const ab = (await tendCandidates(root, a, backend)).some((n) => n.path === b.path);
+    const ba = (await tendCandidates(root, b, backend)).some((n) => n.path === a.path);
+    if (ab || ba) judged += 1;
+    if (ab && ba) both += 1;
+  }
+  return { pairs: garden.pairs.length, judged, both };
+}
+
+/** Each unrelated fact written as a note, one at a time, tended as the gardener would: counted when it is shown a note. */
+async function gardenUnrelatedCalls(backend: string, garden: GardenCorpora): Promise<{ facts: number; judged: number }> {
+  let judged = 0;
+  let facts = 0;
+  for (const root of garden.roots) {
+    for (const fact of UNRELATED_FACTS) {
+      facts += 1;
+      const title = fact.split(/[,.;:]/)[0].split(' ').slice(0, 6).join(' ');
+      const n = writeNote(root, { slug: 'unrelated-fact', title, body: fact });
+      try {
+        if ((await tendCandidates(root, n, backend)).length) judged += 1;
+      } finally {
+        fs.rmSync(n.file);
+      }
+    }
+  }
+  return { facts, judged };
+}
+
+/** The corpora again, with the related pairs spread among them: the gardener's benches change notes, so they get their own copies. */
+interface GardenCorpora {
+  roots: string[];
+  pairs: [string, Note, Note][];
+}
+
+const PAIRS = 72;
+
+function gardenCorpora(roots: Map<string, string>, tmp: string): GardenCorpora {
+  const copies = [...roots].map(([name, root]) => {
+    const copy = path.join(tmp, `garden-${name}`);
+    fs.cpSync(root, copy, { recursive: true });
+    fs.rmSync(path.join(copy, '.zk'), { recursive: true, force: true });
+    fs.mkdirSync(path.join(copy, '.zk'));
+    return copy;
+  });
+  const pairs = relatedPairs(PAIRS).map(([a, b], i): [string, Note, Note] => {
+    const root = copies[i % copies.length];
+    return [root, writeNote(root, a), writeNote(root, b)];
+  });
+  return { roots: copies, pairs };
+}
+
 function printTable(results: BackendResult[]): void {
   const rows = ['| backend | slice | n | R@1 | R@5 | R@10 | MRR@10 |', '|---|---|---:|---:|---:|---:|---:|'];
   for (const r of results) {
@@ -158,6 +222,12 @@ function printTable(results: BackendResult[]): void {
     const unrelated = r.unrelated ? `${r.unrelated.searches_with_hits} / ${r.unrelated.facts}` : '-';
     const related = r.related ? `${r.related.evidence_shown} / ${r.related.questions}` : '-';
     rows.push(`| ${r.backend} | ${r.median_ms} | ${unrelated} | ${related} |`);
+  }
+  rows.push('', '| backend | gardener: pairs on one subject judged (either / both ways) | gardener: unrelated fact notes judged |', '|---|---:|---:|');
+  for (const r of results) {
+    const pairs = r.pairs ? `${r.pairs.judged} / ${r.pairs.pairs} (${r.pairs.both} both)` : '-';
+    const unrelated = r.gardenUnrelated ? `${r.gardenUnrelated.judged} / ${r.gardenUnrelated.facts}` : '-';
+    rows.push(`| ${r.backend} | ${pairs} | ${unrelated} |`);
   }
   process.stdout.write(`${rows.join('\n')}\n`);
 }
@@ -176,6 +246,7 @@ if (!embedder && wanted.some((b) => b === 'vector' || b === 'hybrid')) {
 }
 const { roots, tmp } = copyCorpora(dir, [...new Set(questions.map((q) => q.corpus))]);
 try {
+  const garden = process.argv.includes('--no-unrelated') ? undefined : gardenCorpora(roots, tmp);
   const results: BackendResult[] = [];
   for (const backend of wanted) {
     process.stderr.write(`${backend}: ${questions.length} questions\n`);
@@ -183,6 +254,10 @@ try {
     if (!process.argv.includes('--no-unrelated')) {
       r.unrelated = await unrelatedJudgeCalls(backend, roots);
       r.related = await relatedCandidates(backend, questions, roots);
+    }
+    if (garden) {
+      r.pairs = await pairsJudged(backend, garden);
+      r.gardenUnrelated = await gardenUnrelatedCalls(backend, garden);
     }
     results.push(r);
   }
