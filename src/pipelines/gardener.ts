@@ -15,6 +15,7 @@ import { loadNoteStates, TendingRecord } from '../corpus/tending.js';
 import { trace } from '../corpus/trace.js';
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';
+import type { RelevanceFloor } from '../search/types.js';
 import { repointInbound } from '../tend/repoint.js';
 import { decideTarget, findCandidates } from './integrate.js';
 import { splitCandidates } from './split-candidates.js';
@@ -25,10 +26,23 @@ export const DEFAULT_TEND_LIMIT = 20;
 const QUERY_BODY_CHARS = 200;
 /**
  * How much of that query (a title and a sentence or two, a dozen words or more) another note must
- * share to be judged: less than for a topic of a few words, as two notes on one subject still word
- * most of their sentences differently.
+ * share to be judged on its share alone: less than for a topic of a few words, as two notes on one
+ * subject still word most of their sentences differently.
  */
-const NOTE_MIN_SHARE = 0.2;
+const NOTE_MIN_SHARE = 1 / 3;
+
+/**
+ * The gardener's relevance floor for a note: NOTE_MIN_SHARE of its query's words, or a word of
+ * both titles that few notes hold. Two notes on one subject may share only its word ("Sourdough
+ * starter care", "Sourdough baking schedule"), and a share of words, counted or weighed by rarity,
+ * cannot tell it from an incidental word. A title names what its note is about, so a word of both
+ * titles held by the two notes and at most max(2, n/500) others of a corpus of n is their subject.
+ * See docs/search.md for what this floor measures.
+ */
+export const noteFloor = (note: Note): RelevanceFloor => ({
+  minShare: NOTE_MIN_SHARE,
+  rareTitleWord: { title: note.title, notes: (n) => 1 + Math.max(2, Math.floor(n / 500)) },
+});
 
 export type GardenAction = 'kept' | 'merged' | 'linked' | 'split' | 'skipped' | 'failed';
 
@@ -213,8 +227,8 @@ function asCandidate(note: Note): Candidate {
 }
 
 /** The notes the judge is shown for a note being tended: a search on its title and opening, past the relevance floor. */
-export async function tendCandidates(root: string, note: Note, backend?: string): Promise<Note[]> {
-  return findCandidates(root, asCandidate(note), { backend, exclude: [note.path], minShare: NOTE_MIN_SHARE });
+export async function tendCandidates(root: string, note: Note, backend?: string, floor = noteFloor): Promise<Note[]> {
+  return findCandidates(root, asCandidate(note), { backend, exclude: [note.path], floor: floor(note) });
 }
 
 async function tendNote(pass: Pass, note: Note): Promise<void> {

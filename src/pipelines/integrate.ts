@@ -9,6 +9,7 @@ import type { Candidate } from '../judge/schemas.js';
 import { LLM_UNCONFIGURED } from '../llm/config.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { searchCorpus } from '../search/index.js';
+import type { RelevanceFloor } from '../search/types.js';
 import { sharedSplit } from './split.js';
 
 /** How many existing notes the merge judge is shown. */
@@ -63,12 +64,12 @@ export interface FindOptions {
   backend?: string;
   /** Notes that must not be chosen as target (the gardener passes the note it is tending). */
   exclude?: string[];
-  /** The least share of the topic's words a note must contain (default `CANDIDATE_MIN_SHARE`). */
-  minShare?: number;
+  /** The relevance floor a note must pass (default: `CANDIDATE_MIN_SHARE` of the topic's words). */
+  floor?: RelevanceFloor;
 }
 
 /**
- * How much of a topic of a few words a note must cover to be a candidate (see `minShare`): a note
+ * How much of a topic of a few words a note must cover to be a candidate (see `FindOptions.floor`): a note
  * that shares one incidental word with the topic would only cost a judge call that ends in "create".
  */
 export const CANDIDATE_MIN_SHARE = 0.5;
@@ -79,7 +80,7 @@ export const CANDIDATE_MIN_SHARE = 0.5;
  */
 export async function findCandidates(root: string, c: Candidate, o: FindOptions): Promise<Note[]> {
   const exclude = new Set(o.exclude ?? []);
-  const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend, minShare: o.minShare ?? CANDIDATE_MIN_SHARE });
+  const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend, ...(o.floor ?? { minShare: CANDIDATE_MIN_SHARE }) });
   return found.hits
     .filter((h) => !exclude.has(h.path))
     .slice(0, INTEGRATE_HITS)

@@ -12,7 +12,7 @@ import {
   unindexedRows, withIndexLock, writeIndexJson, type Table,
 } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
-import { coverage, idf, round, weightedShare } from './score.js';
+import { coverage, passesFloor, round, titleTerms, type TermRarity } from './score.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { indexLocation } from './location.js';
 import type { FileState, KnownManifest, Manifest } from './manifest.js';
@@ -646,29 +646,34 @@ async function query(root: string, q: string, limit: number, history: boolean, r
 const RERANK_DEPTH = 40;
 
 /**
- * How rare each of `stems` is among the indexed notes (its idf): the notes holding one of its
- * words in title or body, counted through the full-text index (`words`: a query word per stem).
+ * What the relevance floor `o` needs to know of the query's terms (`words`: a query word per
+ * stem): for each word of the query's title, how many indexed notes hold it in title or body,
+ * counted through the full-text index up to one past the floor's bound (a few rows per word).
  */
-async function termRarity(root: string, stems: string[], words: Map<string, string>, refreshedAt?: string): Promise<number[]> {
+async function termRarity(root: string, stems: string[], words: Map<string, string>, o: SearchOptions, refreshedAt?: string): Promise<TermRarity> {
+  const titled = titleTerms(stems, o);
+  if (!o.rareTitleWord || !titled.some(Boolean)) return { notes: 0, stems, titled, df: stems.map(() => 0) };
   const ldb = await lance();
   const table = await notesTable(root, refreshedAt);
   if (!table) throw new ZkError('io', 'search index has no notes table');
   const notes = await table.countRows();
-  const holding = (word: string) => table.query().fullTextSearch(new ldb.MultiMatchQuery(word, ['title', 'body'])).select(['_score']).limit(Math.max(1, notes)).toArray();
-  return Promise.all(stems.map(async (t) => idf((await holding(words.get(t) ?? t)).length, notes)));
+  const upTo = Math.max(1, Math.min(notes, o.rareTitleWord.notes(notes) + 1));
+  const holding = async (word: string) => (await table.query().fullTextSearch(new ldb.MultiMatchQuery(word, ['title', 'body'])).select(['_score']).limit(upTo).toArray()).length;
+  return { notes, stems, titled, df: await Promise.all(stems.map((t, i) => (titled[i] ? holding(words.get(t) ?? t) : 0))) };
 }
 
 /**
- * The index's BM25 scores scaled by the share of the query each note covers, as the rg backend
- * scores (see `coverage`): one word repeated does not outrank a note that has them all. Each term
- * weighs `weights[i]` (its rarity when the share is a floor, else alike); below `minShare` a note is dropped.
+ * The index's BM25 scores scaled by the share of the query's terms each note contains, as the rg
+ * backend scores (see `coverage`): one word repeated does not outrank a note that has them all.
+ * With `rarity`, a note below the relevance floor `o` is dropped (see `passesFloor`).
  */
-function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], weights: number[], minShare = 0): R[] {
+function byCoverage<R extends Row & { _score?: number }>(rows: R[], terms: string[], o: SearchOptions, rarity?: TermRarity): R[] {
   if (terms.length < 2) return rows;
   const scored = rows.flatMap((r) => {
     const words = new Set(stemsOf(`${r.title}\n${r.body}`));
-    const share = weightedShare(weights, (i) => words.has(terms[i]));
-    return share < minShare ? [] : [{ r, score: (r._score ?? 0) * coverage(share) }];
+    const has = (i: number) => words.has(terms[i]);
+    if (rarity && !passesFloor(o, rarity, has, () => r.title)) return [];
+    return [{ r, score: (r._score ?? 0) * coverage(terms.filter((t) => words.has(t)).length / terms.length) }];
   });
   return scored.sort((a, b) => b.score - a.score).map(({ r, score }) => ({ ...r, _score: score }));
 }
@@ -692,9 +697,8 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
     rows = await query(root, text, depth, history, rebuilt.refreshedAt);
   }
   const stems = searchTerms(q);
-  // A relevance floor weighs each term by its rarity, as rg does, so one rare word shared counts for more than a common one.
-  const weights = opts.minShare ? await termRarity(root, stems, new Map(words.map((w) => [stem(w), w])), refreshedAt) : stems.map(() => 1);
-  rows = byCoverage(rows, stems, weights, opts.minShare);
+  const rarity = opts.minShare ? await termRarity(root, stems, new Map(words.map((w) => [stem(w), w])), opts, refreshedAt) : undefined;
+  rows = byCoverage(rows, stems, opts, rarity);
   const terms = snippetTerms(q);
   const hits: SearchHit[] = [];
   for (const r of rows) {

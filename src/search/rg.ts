@@ -3,10 +3,11 @@ import path from 'node:path';
 import { NOTE_FILES, runRipgrep } from '../adapters/ripgrep.js';
 import { ZkError } from '../errors.js';
 import { hasControlChar, listNoteFiles } from '../corpus/note-files.js';
-import { coverage, idf, weightedShare } from './score.js';
+import { readNoteFile } from '../corpus/notes.js';
+import { coverage, passesFloor, titleTerms } from './score.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryTerms, stem, type QueryTerm } from './terms.js';
-import type { SearchHit, SearchProvider } from './types.js';
+import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -132,14 +133,16 @@ function sortRanking(listing: string[], scoreOf: Map<string, number>): Ranked[] 
  * length relative to the average. Lengths cost a stat each, so every file is first scored as if
  * of average length, and only the best few thousand are then scored with their real length.
  */
-export function bm25(root: string, counts: TermCounts, stems: string[], listing: string[], minShare = 0): { ranked: Ranked[]; idf: (stem: string) => number } {
+export function bm25(root: string, counts: TermCounts, stems: string[], listing: string[], floor: SearchOptions = {}): { ranked: Ranked[]; idf: (stem: string) => number } {
   const corpusSize = listing.length;
   const df = stems.map(() => 0);
   for (const per of counts.values()) for (let i = 0; i < per.length; i++) if (per[i]) df[i]++;
-  const idfs = df.map((n) => idf(n, corpusSize));
+  const idfs = df.map((n) => Math.log(1 + (corpusSize - n + 0.5) / (n + 0.5)));
   const total = idfs.reduce((sum, w) => sum + w, 0) || 1;
-  if (minShare > 0) {
-    for (const [name, per] of counts) if (weightedShare(idfs, (i) => per[i] > 0) < minShare) counts.delete(name);
+  if (floor.minShare) {
+    const rarity = { notes: corpusSize, stems, titled: titleTerms(stems, floor), df };
+    const title = (name: string) => () => readNoteFile(root, name)?.title ?? '';
+    for (const [name, per] of counts) if (!passesFloor(floor, rarity, (i) => per[i] > 0, title(name))) counts.delete(name);
   }
   const score = (per: number[], lengthRatio: number) => {
     const norm = K1 * (1 - B + B * lengthRatio);
@@ -162,8 +165,8 @@ export function bm25(root: string, counts: TermCounts, stems: string[], listing:
   const avg = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length) || 1;
   const ranked = head.map((r, i) => ({ name: r.name, score: score(counts.get(r.name)!, (sizes[i] || avg) / avg) })).sort(byScore);
   const stemIndex = new Map(stems.map((t, i) => [t, i]));
-  const idfOf = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
-  return { ranked: ranked.concat(provisional.slice(LENGTH_CANDIDATES)), idf: idfOf };
+  const idf = (stem: string) => idfs[stemIndex.get(stem) ?? -1] ?? 0;
+  return { ranked: ranked.concat(provisional.slice(LENGTH_CANDIDATES)), idf };
 }
 
 /** Stateless ripgrep search: safe on shared folders, nothing to keep up to date. */
@@ -176,7 +179,7 @@ export const rgProvider: SearchProvider = {
     // The corpus is listed while ripgrep searches it.
     const { counts, also: listing } = await countTerms(root, terms, stems, () => listNoteFiles(root));
     if (!counts.size) return [];
-    const { ranked, idf } = bm25(root, counts, stems, listing, opts.minShare);
+    const { ranked, idf } = bm25(root, counts, stems, listing, opts);
     // The snippet looks for each term's literal start, weighted by the rarity of its stem.
     const stemOf = new Map(terms.map((t) => [t.prefix, t.stem]));
     const weight = (prefix: string) => idf(stemOf.get(prefix) ?? prefix);

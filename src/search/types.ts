@@ -22,7 +22,15 @@ export interface SearchOptions {
    * about the same thing.
    */
   minShare?: number;
+  /**
+   * With `minShare`: a hit passes the floor whatever its share when its title and `title` (the
+   * query note's) share a word that at most `notes(n)` of the corpus's n notes hold.
+   */
+  rareTitleWord?: { title: string; notes: (corpusNotes: number) => number };
 }
+
+/** A candidate search's lexical relevance floor: the options of `SearchOptions` that set it. */
+export type RelevanceFloor = Pick<SearchOptions, 'minShare' | 'rareTitleWord'>;
 
 /** What `searchCorpus` answers: which backend answered, why it fell back (if it did), the hits. */
 export interface SearchResult {
