@@ -6,6 +6,7 @@ import { writeNote } from '../src/corpus/ops.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import { closedBase, refuse, startFakeLlm } from './helpers/fake-llm-server.js';
 import { mdFiles, snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
+import { SOURDOUGH } from './helpers/subject-pair.js';
 
 /** Fold what says DUPLICATE into the shown note titled Judy; fail on BROKEN; split notes titled Judy. */
 const handlers = {
@@ -81,7 +82,9 @@ describe('tend-writes from cron', () => {
   });
 
   it('a second caretaker exits 4 naming the holder, whether the lease is held or a slow pass is running', async () => {
-    const { root } = corpus();
+    // Two notes on one subject sharing only its word: the pass judges them, slowly.
+    const root = tempCorpus();
+    for (const n of SOURDOUGH) writeNote(root, { ...n });
     const expires = new Date(Date.now() + 600_000).toISOString();
     write(root, '.zk/lease', JSON.stringify({ host: os.hostname(), pid: process.pid, purpose: 'tend repair', since: new Date().toISOString(), expires }));
     const before = snapshot(root);
