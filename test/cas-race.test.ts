@@ -15,13 +15,18 @@ describe('in-place rewrites are compare-and-swap', () => {
       const links = Array.from({ length: 6_000 }, (_, i) => `- [n${i % 50}](20260101-n${i % 50}.md)`).join('\n');
       const hub = path.join(root, '20260101-hub.md');
       fs.writeFileSync(hub, `---\nuuid: 11111111-0000-4000-8000-000000000000\ntitle: Hub\n---\n\n# Hub\n\n${links}\n`);
-      // Separate processes, as a user's shell and an agent would be.
-      const tend = zkProcess(['--root', root, '--json', 'tend', 'robustify', '--write']);
+      // Separate processes, as a user's shell and an agent would be. The rewrite stops between its
+      // plan and its swap (a test seam) while merges land, so they certainly overlap it.
+      const paused = path.join(root, '.zk', 'paused');
+      const tend = zkProcess(['--root', root, '--json', 'tend', 'robustify', '--write'], { env: { ZK_MEMORY_FAULT: 'rewrite-pause' } });
+      while (!fs.existsSync(paused)) await sleep(20);
       const merges: Promise<RunResult>[] = [];
       for (let i = 0; i < 12; i++) {
         merges.push(zkProcess(['--root', root, 'merge', 'hub', `MERGE-TAG-${i}`], { env: { ZK_MEMORY_LOCK_TIMEOUT: '120' } }));
-        await sleep(600);
+        await sleep(50);
       }
+      await Promise.all(merges);
+      fs.rmSync(paused);
       const done = await Promise.all(merges);
       const t = await tend;
       const text = fs.readFileSync(hub, 'utf8');

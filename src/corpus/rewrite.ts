@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { writeTemp } from './files.js';
 import { withCorpusLock } from './lock.js';
@@ -11,6 +13,17 @@ export interface FileChange {
   path: string;
   before: string;
   after: string;
+}
+
+/**
+ * Test seam (`ZK_MEMORY_FAULT=rewrite-pause`): a rewrite stops between its plan and its swap while
+ * `.zk/paused` exists, after making it, so a test can land writes in between for certain.
+ */
+async function pausedAfterPlan(root: string): Promise<void> {
+  if (settings().fault() !== 'rewrite-pause') return;
+  const flag = path.join(root, '.zk', 'paused');
+  fs.writeFileSync(flag, String(process.pid));
+  while (fs.existsSync(flag)) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** How many times a rewrite is planned again when the note keeps changing under it. */
@@ -32,6 +45,7 @@ export async function rewriteNoteLocked(root: string, name: string, edit: (note:
     if (after === undefined || after === note.raw) return undefined;
     const tmp = writeTemp(note.file, after, fs.statSync(note.file).mode & 0o7777);
     try {
+      await pausedAfterPlan(root);
       const expected = readStateOf(note);
       const swapped = await withCorpusLock(root, (lock) => swapIfUnchanged(lock, expected, tmp));
       if (!swapped) continue;
