@@ -9,7 +9,7 @@ import { tempCorpus } from './helpers/corpus.js';
 // once (docs/concurrency.md, "Rewrites in place").
 
 const WORKERS = path.join(import.meta.dirname, 'workers');
-const DURATION_MS = 4_000;
+const DURATION_MS = 2_000;
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 function note(root: string, name: string, id: number, body = ''): string {
