@@ -90,7 +90,7 @@ export class Settings {
 
   /**
    * How often (seconds) a search checks every note file for changes made by other programs. In
-   * between it trusts the change journal and the root folder's own metadata (see src/search/fts.ts),
+   * between it trusts the change journal and the root folder's own metadata (see src/search/changes.ts),
    * which cannot see an in-place edit by another program; 0, the default, checks every note before
    * every search, so a search never misses a change.
    */

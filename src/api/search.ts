@@ -2,7 +2,7 @@ import { ZkError } from '../errors.js';
 import { checkKind } from '../corpus/kinds.js';
 import type { CorpusStatus } from '../corpus/status.js';
 import type { Embedder } from '../llm/embed.js';
-import type { StatedNotes } from '../search/fts.js';
+import type { StatedNotes } from '../search/changes.js';
 import type { SearchHit } from '../search/types.js';
 import type { GitState } from '../adapters/git.js';
 
@@ -42,7 +42,7 @@ export async function search(root: string, query: string, o: SearchRequest = {})
  * when just taken, and when they were taken).
  */
 export async function indexStatus(root: string, listed?: StatedNotes) {
-  const { scanIndex } = await import('../search/fts.js');
+  const { scanIndex } = await import('../search/changes.js');
   const { vectorStatus } = await import('../search/vector.js');
   const { indexLocation } = await import('../search/location.js');
   const location = indexLocation(root);
@@ -61,7 +61,7 @@ export interface IndexRequest {
 
 /** Bring the full-text index (and, with an embedder, the note vectors) up to date. */
 export async function index(root: string, o: IndexRequest = {}) {
-  const { syncIndex } = await import('../search/fts.js');
+  const { syncIndex } = await import('../search/fts-table.js');
   const vectors = await import('../search/vector.js');
   const rebuild = Boolean(o.rebuild);
   // The index lock alone serializes index builds: the index is per-host state, not corpus upkeep.

@@ -28,6 +28,6 @@ export function sameStamp(a: FileStamp, b: FileStamp): boolean {
 export const RACY_MS = 2000;
 
 /** Whether a stamp taken at `seenAt` (ms since the epoch) vouches for the file's content. */
-export function stampTrusted(s: FileStamp, seenAt: number): boolean {
+export function stampTrusted(s: Pick<FileStamp, 'mtimeMs' | 'ctimeMs'>, seenAt: number): boolean {
   return Math.max(s.mtimeMs, s.ctimeMs) < seenAt - RACY_MS;
 }

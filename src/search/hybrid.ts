@@ -1,5 +1,6 @@
 import type { Embedder } from '../llm/embed.js';
-import { ftsHits, syncIndex } from './fts.js';
+import { ftsHits } from './fts.js';
+import { syncIndex } from './fts-table.js';
 import type { FileState } from './manifest.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryWords, snippetTerms } from './terms.js';

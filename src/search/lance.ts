@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceDerivedFile } from '../corpus/files.js';
 import { withLock } from '../corpus/lock.js';
 import { indexLocation } from './location.js';
 
@@ -77,24 +76,3 @@ export async function compact(table: Table): Promise<void> {
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
 }
 
-/**
- * Which version of a file `writeIndexJson` wrote: it replaces the file, never rewrites it in place,
- * so its inode, mtime and size tell one version from another.
- */
-export function identityOf(st: fs.Stats): string {
-  return `${st.ino}:${st.mtimeMs}:${st.size}`;
-}
-
-/** The identity of the file as it is now (see `identityOf`); undefined when there is none. */
-export function fileIdentity(file: string): string | undefined {
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  return st && identityOf(st);
-}
-
-/**
- * Replace a JSON file of the index atomically. The temporary file is made beside it, in the index
- * folder, which may be on another file system than the corpus (a per-host cache).
- */
-export function writeIndexJson(file: string, value: unknown): void {
-  replaceDerivedFile(file, JSON.stringify(value));
-}

@@ -1,7 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { FileStamp } from '../corpus/file-stamp.js';
+import { sha256 } from '../corpus/files.js';
+import { fileIdentity, readIndexRecord, writeIndexRecord } from './index-record.js';
+import { indexDir } from './lance.js';
 
-// What the full-text index knows of the corpus: the manifest's shape (src/search/fts.ts reads and
-// writes it), apart so that what keeps it between calls (src/search/warm.ts) need not import the index.
+// What the full-text index knows of the corpus, and its file: `manifest.json` in the index folder,
+// one compact row per note (src/search/changes.ts compares the notes on disk with it).
 
 /** What the index knows of one note file, to tell cheaply whether it changed. */
 export interface FileState extends FileStamp {
@@ -21,3 +26,45 @@ export interface Manifest {
 
 /** A manifest with the identity of the file it was read from or written as. */
 export type KnownManifest = Manifest & { id: string };
+
+const MANIFEST_VERSION = 3;
+
+interface ManifestFile {
+  version: number;
+  /** name, mtime, size, hash, ctime, inode, unsure (1) or not (0). */
+  files: [string, number, number, string, number, number, number][];
+  refreshes: number;
+  builtAt: string;
+  refreshedAt: string;
+}
+
+/** The first 16 hex digits of the content's sha256 (see FileState.hash). */
+export const contentHash = (buf: Buffer) => sha256(buf).slice(0, 16);
+
+export function manifestPath(root: string): string {
+  return path.join(indexDir(root), 'manifest.json');
+}
+
+/** The manifest file's identity: marks that name another describe an older manifest and are not trusted. */
+export function manifestId(root: string): string | undefined {
+  return fileIdentity(manifestPath(root));
+}
+
+/** The manifest and the identity of the very file it was read from. */
+export function readManifest(root: string): KnownManifest | undefined {
+  const read = readIndexRecord<ManifestFile>(manifestPath(root), MANIFEST_VERSION);
+  if (!read || !Array.isArray(read.record.files)) return undefined;
+  const m = read.record;
+  const files = new Map<string, FileState>();
+  for (const [name, mtimeMs, size, hash, ctimeMs, ino, unsure] of m.files) files.set(name, { mtimeMs, size, hash, ctimeMs, ino, unsure: unsure !== 0 });
+  return { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt, id: read.id };
+}
+
+/** Write the manifest (under the index lock); returns the written file's identity. */
+export function writeManifest(root: string, m: Manifest): string | undefined {
+  const out: ManifestFile = {
+    version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
+    files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash, f.ctimeMs, f.ino, f.unsure ? 1 : 0]),
+  };
+  return writeIndexRecord(manifestPath(root), out);
+}

@@ -6,13 +6,14 @@ import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
 import type { Embedder } from '../llm/embed.js';
-import { contentHash } from './fts.js';
+import { contentHash } from './manifest.js';
 import type { FileState } from './manifest.js';
 import {
-  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, fileIdentity, indexDir, openTable, removeTableFiles,
-  unindexedRows, withIndexLock, writeIndexJson, type Table,
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, openTable, removeTableFiles, unindexedRows, withIndexLock,
+  type Table,
 } from './lance.js';
 import type { Ranked } from './hits.js';
+import { fileIdentity, readIndexRecord, writeIndexRecord } from './index-record.js';
 import type { AnnState, Baseline, VectorState } from './vector-state.js';
 import { callWarmIndex } from './warm.js';
 
@@ -39,13 +40,9 @@ function statePath(root: string): string {
 }
 
 export function readVectorState(root: string): VectorState | undefined {
-  try {
-    const s = JSON.parse(fs.readFileSync(statePath(root), 'utf8')) as VectorStateFile;
-    if (s.version !== STATE_VERSION || !Array.isArray(s.files) || typeof s.model !== 'string') return undefined;
-    return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt, baseline: s.baseline, ann: s.ann };
-  } catch {
-    return undefined;
-  }
+  const s = readIndexRecord<VectorStateFile>(statePath(root), STATE_VERSION)?.record;
+  if (!s || !Array.isArray(s.files) || typeof s.model !== 'string') return undefined;
+  return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt, baseline: s.baseline, ann: s.ann };
 }
 
 /**
@@ -62,8 +59,8 @@ function writeVectorState(root: string, s: VectorState): void {
     version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
     baseline: s.baseline, ann: s.ann,
   };
-  writeIndexJson(statePath(root), out);
-  callWarmIndex()?.vectors.keep(fileIdentity(statePath(root)), s);
+  const id = writeIndexRecord(statePath(root), out);
+  callWarmIndex()?.vectors.keep(id, s);
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';

@@ -10,12 +10,12 @@ import type { WarmIndexPort } from '../ports.js';
 /**
  * What a long-running process (the MCP server) keeps of the search index between calls, handed to
  * each call through its context (src/context.ts). A command line has none: every run starts cold
- * and checks as `planRefresh` (src/search/fts.ts) says.
+ * and checks as `planRefresh` (src/search/changes.ts) says.
  */
 export interface WarmIndex extends WarmIndexPort {
   /** Open tables, reused while the index has not been refreshed since they were opened. */
   readonly tables: TableCache;
-  /** The manifest last read or written, reused while its file is unchanged (src/search/fts.ts). */
+  /** The manifest last read or written, reused while its file is unchanged (src/search/manifest.ts). */
   readonly manifest: KeptFile<KnownManifest>;
   /** The vector state, the same way (src/search/vector.ts). */
   readonly vectors: KeptFile<VectorState>;
@@ -52,7 +52,7 @@ export const WATCHED_RESCAN_MS = 60_000;
 
 /**
  * A file's parsed content, kept while the file is the version it was read from or written as (its
- * identity, see `fileIdentity` in src/search/lance.ts): another process's write replaces the file,
+ * identity, see `fileIdentity` in src/search/index-record.ts): another process's write replaces the file,
  * so the next load reads it again.
  */
 export class KeptFile<T> {

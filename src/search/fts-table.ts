@@ -1,0 +1,203 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Note } from '../corpus/notes.js';
+import {
+  computeDelta, deltaIsEmpty, loadManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
+  statesDigest, statNotes, writeMarks, type IndexDelta,
+} from './changes.js';
+import {
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, unindexedRows,
+  withIndexLock, type Table,
+} from './lance.js';
+import { rotateJournal } from './journal.js';
+import { manifestId, manifestPath, writeManifest, type FileState, type Manifest } from './manifest.js';
+import { now } from '../context.js';
+import { settle, callWarmIndex, type Watched, type WarmIndex } from './warm.js';
+
+// The full-text table's upkeep: built from nothing, or brought up to date with what changed
+// (src/search/changes.ts), under the index lock, never the corpus lock.
+
+export const TABLE = 'notes';
+
+export type Row = {
+  path: string;
+  uuid: string;
+  slug: string;
+  title: string;
+  date: string;
+  kind: string;
+  author: string;
+  superseded_by: string;
+  body: string;
+  current: boolean;
+};
+
+function toRow(note: Note): Row {
+  return {
+    path: note.path, uuid: note.uuid, slug: note.slug, title: note.title, date: note.date,
+    kind: note.kind ?? '', author: note.author ?? '', superseded_by: note.superseded_by ?? '',
+    body: note.parsed.body, current: !note.superseded_by,
+  };
+}
+
+const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false };
+
+/**
+ * Build the full-text table from nothing: every note read once, one table, FTS indexes on title and
+ * body. Other tables of the database (the note vectors) are left alone.
+ */
+async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Manifest }> {
+  const ldb = await lance();
+  const parser = await noteParser();
+  fs.rmSync(manifestPath(root), { force: true });
+  fs.rmSync(marksPath(root), { force: true });
+  removeTableFiles(root, TABLE);
+  fs.mkdirSync(indexDir(root), { recursive: true });
+  rotateJournal(indexDir(root));
+  const startedAt = now();
+  const journal = markJournal(indexDir(root));
+  const rootNow = rootState(root);
+  const scan = statNotes(root);
+  const delta = computeDelta(root, scan, new Map(), startedAt, parser);
+  const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+  const db = await connectIndex(root);
+  // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
+  const seed = rows.length ? rows : [toRow(parser.noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
+  const table = await db.createTable(TABLE, seed);
+  if (!rows.length) await table.delete('true');
+  await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
+  await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
+  const builtAt = new Date().toISOString();
+  const manifest: Manifest = {
+    files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),
+    refreshes: 0, builtAt, refreshedAt: builtAt,
+  };
+  const id = writeManifest(root, manifest);
+  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, statesDigest(scan, startedAt)));
+  return { delta, manifest };
+}
+
+/** Apply a delta to the table and the manifest (under the index lock); returns the manifest's identity. */
+async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<string | undefined> {
+  const gone = [...delta.upsert.keys(), ...delta.removed];
+  await deletePaths(table, gone);
+  const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+  if (rows.length) await table.add(rows);
+  for (const name of delta.removed) manifest.files.delete(name);
+  for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
+  for (const [name, f] of delta.restat) manifest.files.set(name, f);
+  manifest.refreshes += gone.length || rows.length ? 1 : 0;
+  manifest.refreshedAt = new Date().toISOString();
+  if (manifest.refreshes >= COMPACT_AFTER_WRITES || (await unindexedRows(table, 'body_idx')) >= OPTIMIZE_AFTER_ROWS) {
+    await compact(table);
+    manifest.refreshes = 0;
+  }
+  return writeManifest(root, manifest);
+}
+
+export interface RefreshReport {
+  rebuilt: boolean;
+  added: number;
+  changed: number;
+  removed: number;
+  notes: number;
+}
+
+/** The refresh's report and what the index now knows of every note file (name → state). */
+export interface IndexSync {
+  report: RefreshReport;
+  files: ReadonlyMap<string, FileState>;
+  /** The manifest's `refreshedAt` the index now stands at: which table version to query. */
+  refreshedAt: string;
+}
+
+async function rebuilt(root: string): Promise<IndexSync> {
+  const { delta, manifest } = await rebuild(root);
+  return { report: { rebuilt: true, added: delta.upsert.size, changed: 0, removed: 0, notes: delta.files }, files: manifest.files, refreshedAt: manifest.refreshedAt };
+}
+
+/**
+ * Bring the full-text index and its manifest up to date with the files: nothing is written when
+ * nothing changed; otherwise only the changed notes are touched, under the index lock (never the
+ * corpus lock: writers do not wait on an index build). What changed is found as `planRefresh`
+ * says (with `checkAll`, by checking every note file); its marks are taken after the call starts,
+ * so every change it can see that finished before is in the index it leaves. A missing or
+ * unreadable index is rebuilt from scratch. The manifest it leaves is the one change scan other
+ * derived tables (the note vectors) are brought up to date from.
+ */
+export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
+  const warm = callWarmIndex();
+  if (!warm) return sync(root, opts);
+  return warm.serial(async () => {
+    if (!warm.watch) return sync(root, opts, warm);
+    await settle();
+    const watched = warm.watch.take();
+    try {
+      return await sync(root, opts, warm, watched);
+    } catch (err) {
+      warm.watch.giveBack(watched); // the next search checks these notes again
+      throw err;
+    }
+  });
+}
+
+async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: WarmIndex, watched?: Watched): Promise<IndexSync> {
+  const plan = () => planRefresh(root, Boolean(opts.checkAll), warm, watched);
+  // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
+  const seen = opts.rebuild ? undefined : plan();
+  if (seen?.kind === 'unchanged') {
+    // Recording the look spares the next search the same check (see `planRefresh`).
+    if (seen.record) writeMarks(root, seen.record);
+    return unchanged(root, seen.notes, seen.refreshedAt, warm);
+  }
+  const found = seen?.kind === 'delta' ? await resolvePending(root, seen.pending, seen.manifest.files) : undefined;
+  if (seen?.kind === 'delta' && found && deltaIsEmpty(found)) {
+    // These marks describe the manifest read, so a refresh meanwhile only makes the next search check again.
+    writeMarks(root, marksFor(seen.seen, seen.manifest, seen.manifest.id, seen.digest.ifEmpty));
+    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: found.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
+  }
+  return withIndexLock(root, async () => {
+    // The manifest read before locking is the one on disk unless another process refreshed meanwhile.
+    const onDisk = opts.rebuild ? undefined : manifestId(root);
+    const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : loadManifest(root, warm);
+    let table: Table | undefined;
+    try {
+      table = manifest ? await openTable(root, TABLE) : undefined;
+    } catch {
+      table = undefined;
+    }
+    if (!manifest || !table) return rebuilt(root);
+    // Unless another process refreshed meanwhile, the change set found before locking still holds.
+    const planned = seen?.kind === 'delta' && seen.manifest.id === manifest.id ? seen : plan();
+    if (planned.kind === 'unchanged') return unchanged(root, planned.notes, planned.refreshedAt, warm);
+    if (planned.kind !== 'delta') return rebuilt(root);
+    const delta = planned === seen && found ? found : await resolvePending(root, planned.pending, manifest.files);
+    const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
+    let id: string | undefined;
+    try {
+      id = await applyDelta(root, table, manifest, delta);
+    } catch {
+      // A table that cannot take the change is rebuilt rather than left half-updated.
+      warm?.manifest.keep(undefined, undefined);
+      return rebuilt(root);
+    }
+    // The manifest just written, as a warm process reads it next.
+    warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
+    writeMarks(root, marksFor(planned.seen, manifest, id, planned.digest.ifApplied));
+    // The table just written is the one this refresh describes: a warm process queries it next.
+    warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
+    const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
+    return { report, files: manifest.files, refreshedAt: manifest.refreshedAt };
+  });
+}
+
+/** Nothing changed: the note states are read from the manifest only if someone asks for them. */
+function unchanged(root: string, notes: number, refreshedAt: string, warm: WarmIndex | undefined): IndexSync {
+  let files: ReadonlyMap<string, FileState> | undefined;
+  return {
+    report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,
+    get files() {
+      return (files ??= loadManifest(root, warm)?.files ?? new Map());
+    },
+  };
+}
