@@ -13,8 +13,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeNote } from '../src/corpus/ops.js';
-import type { Note } from '../src/corpus/notes.js';
+import { writeNote } from '../src/corpus/ops/ops.js';
+import type { Note } from '../src/corpus/note/notes.js';
 import { configuredEmbedder } from '../src/llm/embed.js';
 import { tendCandidates } from '../src/pipelines/gardener.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';

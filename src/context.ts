@@ -51,7 +51,7 @@ export interface RunContext {
   clock?: Clock;
   settings: Settings;
   io: Io;
-  /** Finds note files by their text; without it the domain reads every note (see src/corpus/grep.ts). */
+  /** Finds note files by their text; without it the domain reads every note (see src/corpus/graph/grep.ts). */
   grep?: NoteGrep;
   /** Where the note metadata cache of a corpus is kept; without it, `list` and `status` read every note. */
   noteCache?: NoteCacheFile;

@@ -51,5 +51,5 @@ export type { StructuredLLM, ChatMessage, StructuredCallOptions } from './llm/ty
 export type { Embedder } from './llm/embed.js';
 export { chatCompletionsLlm } from './llm/openai.js';
 export { openAiEmbedder } from './llm/embed.js';
-export type { NoteInfo } from './corpus/notes.js';
+export type { NoteInfo } from './corpus/note/notes.js';
 export type { SearchHit } from './search/types.js';

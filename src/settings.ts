@@ -150,7 +150,7 @@ export class Settings {
     return this.number('ZK_MEMORY_INGEST_CONVERT_SECONDS', 60);
   }
 
-  /** How the tool writes new links: `markdown` or `wikilink` (checked by src/corpus/related.ts). */
+  /** How the tool writes new links: `markdown` or `wikilink` (checked by src/corpus/graph/related.ts). */
   linkStyle(): string | undefined {
     return this.text('ZK_MEMORY_LINK_STYLE');
   }

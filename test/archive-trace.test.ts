@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { archiveNote } from '../src/corpus/archive.js';
-import { writeNote } from '../src/corpus/ops.js';
-import { trace } from '../src/corpus/trace.js';
+import { archiveNote } from '../src/corpus/ops/archive.js';
+import { writeNote } from '../src/corpus/ops/ops.js';
+import { trace } from '../src/corpus/trace/trace.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
 describe('archive', () => {

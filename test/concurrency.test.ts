@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parseNoteText } from '../src/corpus/format.js';
+import { parseNoteText } from '../src/corpus/note/format.js';
 import { mdFiles, REPO, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
 

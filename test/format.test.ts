@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { decisionBody, mergeFragment, parseNoteText, renderNote, simpleFrontmatter } from '../src/corpus/format.js';
-import { parseLinks } from '../src/corpus/links.js';
-import { slugify } from '../src/corpus/slug.js';
+import { decisionBody, mergeFragment, parseNoteText, renderNote, simpleFrontmatter } from '../src/corpus/note/format.js';
+import { parseLinks } from '../src/corpus/markdown/links.js';
+import { slugify } from '../src/corpus/note/slug.js';
 
 describe('slugify', () => {
   it.each([

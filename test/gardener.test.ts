@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLinks } from '../src/corpus/links.js';
-import { listNoteFiles, readNoteFile, type Note } from '../src/corpus/notes.js';
-import { mergeNote, writeNote } from '../src/corpus/ops.js';
-import { addRelated } from '../src/corpus/related.js';
-import { lastGardenerPass } from '../src/corpus/tending.js';
+import { parseLinks } from '../src/corpus/markdown/links.js';
+import { listNoteFiles, readNoteFile, type Note } from '../src/corpus/note/notes.js';
+import { mergeNote, writeNote } from '../src/corpus/ops/ops.js';
+import { addRelated } from '../src/corpus/graph/related.js';
+import { lastGardenerPass } from '../src/corpus/ops/gardener-record.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import { tendWrites, type GardenOptions } from '../src/pipelines/gardener.js';
 import { splitNote } from '../src/pipelines/split.js';

@@ -73,7 +73,7 @@ describe('a rewrite keeps what a program that ignores the lock appended meanwhil
 
 describe('a rewrite whose old file is changed in place after the check', () => {
   it('puts the changed text back and plans again from it, so the edit made in place is kept', async () => {
-    const { rewriteNoteLocked } = await import('../src/corpus/rewrite.js');
+    const { rewriteNoteLocked } = await import('../src/corpus/ops/rewrite.js');
     const root = tempCorpus();
     const file = note(root, '20260101-hub.md', 2, 'draft one\n');
     // An editor that opened the note earlier and saves into that same file.

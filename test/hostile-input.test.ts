@@ -177,8 +177,8 @@ describe('odd input', () => {
 describe('refs do not trust a folder listing', () => {
   it('an undated slug finds a note dated today even when the listing does not show it (a cached mount)', async () => {
     const { vi } = await import('vitest');
-    const { resolveRef } = await import('../src/corpus/refs.js');
-    const { isoDate } = await import('../src/corpus/slug.js');
+    const { resolveRef } = await import('../src/corpus/graph/refs.js');
+    const { isoDate } = await import('../src/corpus/note/slug.js');
     const root = tempCorpus();
     const name = `${isoDate(new Date()).replace(/-/g, '')}-fresh.md`;
     fs.writeFileSync(path.join(root, name), '---\ntitle: Fresh\n---\n\n# Fresh\n');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseLinks } from '../src/corpus/links.js';
-import { parseMarkdown } from '../src/corpus/markdown.js';
-import { NoteNames } from '../src/corpus/note-names.js';
-import type { Note } from '../src/corpus/notes.js';
-import { scanPlain } from '../src/corpus/plain-scan.js';
-import { formatLink, requireLinkStyle } from '../src/corpus/related.js';
-import { hasWikiFragment, headingSlugs, noteHeadings } from '../src/corpus/headings.js';
+import { parseLinks } from '../src/corpus/markdown/links.js';
+import { parseMarkdown } from '../src/corpus/markdown/markdown.js';
+import { NoteNames } from '../src/corpus/markdown/note-names.js';
+import type { Note } from '../src/corpus/note/notes.js';
+import { scanPlain } from '../src/corpus/markdown/plain-scan.js';
+import { formatLink, requireLinkStyle } from '../src/corpus/graph/related.js';
+import { hasWikiFragment, headingSlugs, noteHeadings } from '../src/corpus/markdown/headings.js';
 
 const SAMPLE = [
   'Ref style: [the target][t] and wiki: [[20261201-target]] and [[Target]] and broken wiki [[nope-note]] and parens [p](20261201-target(1).md).',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { readLockHolder, withCorpusLock } from '../src/corpus/lock.js';
+import { readLockHolder, withCorpusLock } from '../src/corpus/lock/lock.js';
 import { REPO, tempCorpus, zk } from './helpers/corpus.js';
 
 const LOCKER = path.join(REPO, 'test', 'workers', 'locker.mjs');

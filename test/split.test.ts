@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseLinks } from '../src/corpus/links.js';
-import { loadNotes, readNoteFile } from '../src/corpus/notes.js';
-import { writeNote } from '../src/corpus/ops.js';
+import { parseLinks } from '../src/corpus/markdown/links.js';
+import { loadNotes, readNoteFile } from '../src/corpus/note/notes.js';
+import { writeNote } from '../src/corpus/ops/ops.js';
 import { splitNote } from '../src/pipelines/split.js';
 import { splitCandidates } from '../src/pipelines/split-candidates.js';
 import { tendCheck } from '../src/tend/run.js';

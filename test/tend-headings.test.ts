@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { githubSlug, hasFragment, headingSlugs } from '../src/corpus/headings.js';
+import { githubSlug, hasFragment, headingSlugs } from '../src/corpus/markdown/headings.js';
 
 describe('heading slugs', () => {
   it('follows GitHub: lowercase, punctuation except - and _ dropped, each space a dash', () => {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeNote } from '../src/corpus/ops.js';
-import { resolveRef } from '../src/corpus/refs.js';
-import { titleSlug } from '../src/corpus/slug.js';
+import { writeNote } from '../src/corpus/ops/ops.js';
+import { resolveRef } from '../src/corpus/graph/refs.js';
+import { titleSlug } from '../src/corpus/note/slug.js';
 import { integrate, toCandidate } from '../src/pipelines/integrate.js';
 import { stubLlm } from './helpers/llm-stub.js';
 import { mdFiles, tempCorpus, tempDir, zk } from './helpers/corpus.js';

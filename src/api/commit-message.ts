@@ -1,6 +1,6 @@
 import type { AcceptResult } from '../ingest/accept.js';
 import type { ArchiveResult, DrainResult, IntegrateResult, MergeResult, RetainResult, SplitResult, SupersedeResult, TendResult, TendWritesResult, WriteResult } from './results.js';
-import type { NoteInfo } from '../corpus/notes.js';
+import type { NoteInfo } from '../corpus/note/notes.js';
 import type { GardenRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
 

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asZkError, ZkError } from '../errors.js';
-import { listNotes, retireNote } from '../corpus/ops.js';
-import { noteInfo, type NoteInfo } from '../corpus/notes.js';
-import { relToRoot, sidecar } from '../corpus/paths.js';
-import { resolveRef } from '../corpus/refs.js';
-import { corpusStatus } from '../corpus/status.js';
-import { trace } from '../corpus/trace.js';
+import { listNotes, retireNote } from '../corpus/ops/ops.js';
+import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
+import { relToRoot, sidecar } from '../corpus/files/paths.js';
+import { resolveRef } from '../corpus/graph/refs.js';
+import { corpusStatus } from '../corpus/ops/status.js';
+import { trace } from '../corpus/trace/trace.js';
 import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
 import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
 import { configuredBackend } from '../search/index.js';

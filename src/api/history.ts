@@ -1,11 +1,11 @@
 import { gitLog, gitLogHolding, type LogEntry } from '../adapters/git-log.js';
 import { ZkError } from '../errors.js';
-import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/notes.js';
-import { noteByUuid, resolveRef, supersession } from '../corpus/refs.js';
+import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/note/notes.js';
+import { noteByUuid, resolveRef, supersession } from '../corpus/graph/refs.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readNoteFile } from '../corpus/notes.js';
-import { sidecar } from '../corpus/paths.js';
+import { readNoteFile } from '../corpus/note/notes.js';
+import { sidecar } from '../corpus/files/paths.js';
 
 // A corpus's history as git holds it: what was committed, by whom, and why (the tool's commits
 // say what they did in their messages). For one note, its place among its versions too.
@@ -65,7 +65,7 @@ function findNote(root: string, ref: string): { note: Note; file: string } {
 
 /**
  * The frontmatter line that gives a note its uuid, as an extended regular expression for git: in
- * any case, maybe quoted, as YAML allows (src/corpus/notes.ts reads it as YAML).
+ * any case, maybe quoted, as YAML allows (src/corpus/note/notes.ts reads it as YAML).
  */
 function uuidLine(uuid: string): string {
   const letters = [...uuid].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : /[.[\]()*+?{}|^$\\]/.test(ch) ? `\\${ch}` : ch));

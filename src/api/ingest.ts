@@ -1,4 +1,4 @@
-import { defaultSource } from '../corpus/source.js';
+import { defaultSource } from '../corpus/note/source.js';
 import type { AcceptOptions, AcceptResult } from '../ingest/accept.js';
 import type { NextResult } from '../ingest/next.js';
 import type { JobStatus } from '../ingest/status.js';

@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
-import { noteInfo, type NoteInfo } from '../corpus/notes.js';
-import { defaultSource } from '../corpus/source.js';
+import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
+import { defaultSource } from '../corpus/note/source.js';
 import { LLM_UNCONFIGURED } from '../llm/config.js';
 import { configuredLlm, requireLlm } from '../llm/require.js';
 import type { StructuredLLM } from '../llm/types.js';
@@ -10,7 +10,7 @@ import { spool } from '../pipelines/inbox.js';
 import { integrate as integrateCandidate, toCandidate, type IntegrateInput } from '../pipelines/integrate.js';
 import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
 import { configuredBackend } from '../search/index.js';
-import { requireLinkStyle } from '../corpus/related.js';
+import { requireLinkStyle } from '../corpus/graph/related.js';
 import { drainCommit, integrateCommit, retainCommit, splitCommit, tendWritesCommit } from './commit-message.js';
 import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';
@@ -97,7 +97,7 @@ export interface SplitRequest extends Pick<Judged, 'llm' | 'source'> {
 
 /** De-merge an overgrown note into a summary parent and children (the LLM judges). */
 export async function split(root: string, ref: string, o: SplitRequest = {}): Promise<SplitResult> {
-  const { resolveRef } = await import('../corpus/refs.js');
+  const { resolveRef } = await import('../corpus/graph/refs.js');
   resolveRef(root, ref); // a bad ref is a refusal whether or not an LLM is configured
   const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? requireLlm();

@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
-import { initCorpus, listNotes, mergeNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops.js';
-import { noteInfo, type NoteInfo } from '../corpus/notes.js';
-import { supersede as supersedeNotes, writeSuperseding } from '../corpus/supersede.js';
+import { initCorpus, listNotes, mergeNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops/ops.js';
+import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
+import { supersede as supersedeNotes, writeSuperseding } from '../corpus/ops/supersede.js';
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
 import type { MergeResult, SupersedeResult, WriteResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';

@@ -1,5 +1,5 @@
-import { noteInfo, type NoteInfo } from '../corpus/notes.js';
-import { readNote, type Backlink, type ResolvedLink } from '../corpus/read.js';
+import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
+import { readNote, type Backlink, type ResolvedLink } from '../corpus/ops/read.js';
 
 export interface ReadNoteJson extends NoteInfo {
   supersedes: string[];

@@ -1,5 +1,5 @@
 import type { CommitOutcome } from '../adapters/git-commit.js';
-import type { NoteInfo } from '../corpus/notes.js';
+import type { NoteInfo } from '../corpus/note/notes.js';
 import type { GardenRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
 import type { TendAction } from '../tend/actions.js';

@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
-import { checkKind } from '../corpus/kinds.js';
-import type { CorpusStatus } from '../corpus/status.js';
+import { checkKind } from '../corpus/note/kinds.js';
+import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { StatedNotes } from '../search/changes.js';
 import type { SearchHit } from '../search/types.js';
@@ -85,8 +85,8 @@ export interface StatusResult extends CorpusStatus {
 
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
-  const { corpusStatus } = await import('../corpus/status.js');
-  const { loadNoteMetas } = await import('../corpus/note-meta.js');
+  const { corpusStatus } = await import('../corpus/ops/status.js');
+  const { loadNoteMetas } = await import('../corpus/note/note-meta.js');
   const { gitState } = await import('../adapters/git.js');
   // The notes are listed and stated once, for the corpus figures and the index's freshness alike.
   const { now } = await import('../context.js');

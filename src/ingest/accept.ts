@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { settings, now } from '../context.js';
 import { ZkError } from '../errors.js';
-import { sha256 } from '../corpus/files.js';
-import { noteInfo, type NoteInfo } from '../corpus/notes.js';
-import { mergeNote, writeNote } from '../corpus/ops.js';
-import { resolveRef } from '../corpus/refs.js';
-import { requireSlug, titleSlug } from '../corpus/slug.js';
-import { trace } from '../corpus/trace.js';
+import { sha256 } from '../corpus/files/files.js';
+import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
+import { mergeNote, writeNote } from '../corpus/ops/ops.js';
+import { resolveRef } from '../corpus/graph/refs.js';
+import { requireSlug, titleSlug } from '../corpus/note/slug.js';
+import { trace } from '../corpus/trace/trace.js';
 import { claimWindow, currentReader, requireOpen, targetWindow } from './claims.js';
 import { provenance } from './provenance.js';
 import { withJob } from './recover.js';

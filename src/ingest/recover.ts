@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { now } from '../context.js';
-import { loadNotes, readNoteFile, type Note } from '../corpus/notes.js';
-import { trace } from '../corpus/trace.js';
+import { loadNotes, readNoteFile, type Note } from '../corpus/note/notes.js';
+import { trace } from '../corpus/trace/trace.js';
 import { WINDOW_KEY, windowRef } from './provenance.js';
 import { claimTtlMs, ownerGone, recordCapture, transact, whoAmI, type CapturedNote, type Intent, type Txn } from './state.js';
 

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { now, settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { replaceFile } from '../corpus/files.js';
-import { withCorpusLock } from '../corpus/lock.js';
-import { sidecar } from '../corpus/paths.js';
-import { slugify } from '../corpus/slug.js';
+import { replaceFile } from '../corpus/files/files.js';
+import { withCorpusLock } from '../corpus/lock/lock.js';
+import { sidecar } from '../corpus/files/paths.js';
+import { slugify } from '../corpus/note/slug.js';
 import type { DocumentKind } from './convert.js';
 import type { Window } from './windows.js';
 

@@ -1,4 +1,4 @@
-import { trace } from '../corpus/trace.js';
+import { trace } from '../corpus/trace/trace.js';
 import { ZkError } from '../errors.js';
 import type { ChatMessage, LlmFailureKind, StructuredLLM } from '../llm/types.js';
 import { correctionMessages, notJsonMessages, PROMPT_VERSION } from './prompts.js';

@@ -1,6 +1,6 @@
 import { now } from '../context.js';
-import { sha256 } from '../corpus/files.js';
-import { isoDate, titleSlug } from '../corpus/slug.js';
+import { sha256 } from '../corpus/files/files.js';
+import { isoDate, titleSlug } from '../corpus/note/slug.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { runJudge, type JudgeContext, type JudgeResult, type JudgeSpec } from './call.js';
 import { distillMessages } from './prompts.js';

@@ -1,4 +1,4 @@
-import type { Note } from '../corpus/notes.js';
+import type { Note } from '../corpus/note/notes.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { runJudge, type JudgeContext, type JudgeResult } from './call.js';
 import { mergeMessages, type ShownNote } from './prompts.js';

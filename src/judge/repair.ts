@@ -1,5 +1,5 @@
-import { isKind, type Kind } from '../corpus/format.js';
-import { slugify, titleSlug } from '../corpus/slug.js';
+import { isKind, type Kind } from '../corpus/note/format.js';
+import { slugify, titleSlug } from '../corpus/note/slug.js';
 
 /**
  * Harmless slips a model makes are repaired, never silently: every repair is described in `repairs`

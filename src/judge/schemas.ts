@@ -1,5 +1,5 @@
-import { KINDS, type Kind } from '../corpus/format.js';
-import { MAX_SLUG } from '../corpus/slug.js';
+import { KINDS, type Kind } from '../corpus/note/format.js';
+import { MAX_SLUG } from '../corpus/note/slug.js';
 
 /** Longest strings an answer may carry; longer ones are clipped (and the clip traced). */
 export const LIMITS = {

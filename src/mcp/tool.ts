@@ -1,4 +1,4 @@
-import { KINDS } from '../corpus/kinds.js';
+import { KINDS } from '../corpus/note/kinds.js';
 type Args = Record<string, any>;
 
 /** What a tool answers: the result object (as `--json` prints it) and its text for people. */
@@ -24,7 +24,7 @@ export interface ToolSpec {
 // The pieces every tool's input schema is made of.
 export const str = (description: string) => ({ type: 'string', description });
 export const bool = (description: string) => ({ type: 'boolean', description });
-/** A note kind, as the corpus knows them (src/corpus/kinds.ts). */
+/** A note kind, as the corpus knows them (src/corpus/note/kinds.ts). */
 export const kindProperty = (description?: string) => ({ type: 'string', enum: [...KINDS], ...(description ? { description } : {}) });
 
 export function schema(properties: Record<string, unknown>, required: string[] = []) {

@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { now } from '../context.js';
-import { createFileExclusive, replaceFile, sidecarDir } from '../corpus/files.js';
-import { ensureSidecar } from '../corpus/lock.js';
-import { relToRoot, sidecar } from '../corpus/paths.js';
-import { trace } from '../corpus/trace.js';
+import { createFileExclusive, replaceFile, sidecarDir } from '../corpus/files/files.js';
+import { ensureSidecar } from '../corpus/lock/lock.js';
+import { relToRoot, sidecar } from '../corpus/files/paths.js';
+import { trace } from '../corpus/trace/trace.js';
 import { ZkError } from '../errors.js';
 import type { Candidate } from '../judge/schemas.js';
 

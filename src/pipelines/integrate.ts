@@ -1,9 +1,9 @@
 import { ZkError } from '../errors.js';
-import { decisionBody, type Kind } from '../corpus/format.js';
-import { readNoteFile, type Note } from '../corpus/notes.js';
-import { checkKind, mergeNote, writeNote } from '../corpus/ops.js';
-import { supersede } from '../corpus/supersede.js';
-import { trace } from '../corpus/trace.js';
+import { decisionBody, type Kind } from '../corpus/note/format.js';
+import { readNoteFile, type Note } from '../corpus/note/notes.js';
+import { checkKind, mergeNote, writeNote } from '../corpus/ops/ops.js';
+import { supersede } from '../corpus/ops/supersede.js';
+import { trace } from '../corpus/trace/trace.js';
 import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
 import { LLM_UNCONFIGURED } from '../llm/config.js';

@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
-import { sha256 } from '../corpus/files.js';
-import { noteInfo, type NoteInfo } from '../corpus/notes.js';
+import { sha256 } from '../corpus/files/files.js';
+import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { distill, judgeError, transcriptSegments, textSegments, type InputMessage } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';

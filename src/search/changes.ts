@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { now, settings } from '../context.js';
-import { sameStamp, stampOf, stampTrusted, type FileStamp } from '../corpus/file-stamp.js';
-import { isNoteFile, listNoteFiles } from '../corpus/note-files.js';
-import type { Note } from '../corpus/notes.js';
+import { sameStamp, stampOf, stampTrusted, type FileStamp } from '../corpus/files/file-stamp.js';
+import { isNoteFile, listNoteFiles } from '../corpus/files/note-files.js';
+import type { Note } from '../corpus/note/notes.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
 import { readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
@@ -17,9 +17,9 @@ import type { Watched, WarmIndex } from './warm.js';
 // manifest, the change journal, the root folder's metadata, and the marks that remember the last look.
 
 /** The note parser (it loads a YAML parser): loaded only when a note must be read. */
-type NoteParser = typeof import('../corpus/notes.js');
+type NoteParser = typeof import('../corpus/note/notes.js');
 
-export const noteParser = (): Promise<NoteParser> => import('../corpus/notes.js');
+export const noteParser = (): Promise<NoteParser> => import('../corpus/note/notes.js');
 
 /** The change set between the files on disk and the manifest. */
 export interface IndexDelta {

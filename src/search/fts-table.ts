@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Note } from '../corpus/notes.js';
+import type { Note } from '../corpus/note/notes.js';
 import {
   computeDelta, deltaIsEmpty, loadManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
   statesDigest, statNotes, writeMarks, type IndexDelta,

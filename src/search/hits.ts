@@ -1,4 +1,4 @@
-import { noteInfo, readNoteFile } from '../corpus/notes.js';
+import { noteInfo, readNoteFile } from '../corpus/note/notes.js';
 import { round } from './score.js';
 import { lastUpdated, snippet } from './snippet.js';
 import type { SearchHit, SearchOptions } from './types.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { replaceDerivedFile } from '../corpus/files.js';
+import { replaceDerivedFile } from '../corpus/files/files.js';
 
 // The index's own records (the manifest, the marks, the vector state): each a JSON file in the
 // index folder with a version, replaced whole, never rewritten in place. One of another version,

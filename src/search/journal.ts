@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readFully } from '../corpus/files.js';
-import { isNoteName } from '../corpus/note-files.js';
+import { readFully } from '../corpus/files/files.js';
+import { isNoteName } from '../corpus/files/note-files.js';
 import { indexLocation } from './location.js';
 
 /**

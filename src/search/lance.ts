@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { withLock } from '../corpus/lock.js';
+import { withLock } from '../corpus/lock/lock.js';
 import { indexLocation } from './location.js';
 
 export type LanceDb = typeof import('@lancedb/lancedb');

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { callMemo, current, settings } from '../context.js';
 import type { Settings } from '../settings.js';
-import { sidecar } from '../corpus/paths.js';
+import { sidecar } from '../corpus/files/paths.js';
 
 /**
  * File systems whose files other hosts change behind this host's back, by their `statfs(2)` type
@@ -113,7 +113,7 @@ export function decideIndexLocation(root: string, settings: IndexSettings, fsTyp
   return at(sidecar(root).index, 'local', null, 'the corpus is on a local disk');
 }
 
-/** A per-note cache file of `root` (src/corpus/stat-cache.ts): derived, per host, beside the index. */
+/** A per-note cache file of `root` (src/corpus/files/stat-cache.ts): derived, per host, beside the index. */
 export function noteCacheFile(root: string, name: string): string {
   return path.join(indexLocation(root).dir, name);
 }

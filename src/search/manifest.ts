@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileStamp } from '../corpus/file-stamp.js';
-import { sha256 } from '../corpus/files.js';
+import type { FileStamp } from '../corpus/files/file-stamp.js';
+import { sha256 } from '../corpus/files/files.js';
 import { fileIdentity, readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 

@@ -1,4 +1,4 @@
-import type { NoteInfo } from '../corpus/notes.js';
+import type { NoteInfo } from '../corpus/note/notes.js';
 
 export const BACKENDS = ['auto', 'rg', 'fts', 'vector', 'hybrid'] as const;
 export type BackendName = (typeof BACKENDS)[number];

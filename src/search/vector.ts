@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { current, settings } from '../context.js';
 import { ZkError } from '../errors.js';
-import { decodeNote, noteFromText, type Note } from '../corpus/notes.js';
+import { decodeNote, noteFromText, type Note } from '../corpus/note/notes.js';
 import type { Embedder } from '../llm/embed.js';
 import { contentHash } from './manifest.js';
 import type { FileState } from './manifest.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { current, now } from '../context.js';
-import { isNoteName } from '../corpus/note-files.js';
+import { isNoteName } from '../corpus/files/note-files.js';
 import type { KnownManifest } from './manifest.js';
 import type { VectorState } from './vector-state.js';
 import type { Table } from './lance.js';
@@ -121,7 +121,7 @@ export interface Watched {
  *
  * A note that is a symlink changes with what it leads to, and no event names it then: the event
  * names the target, or nothing at all when a link on the way, outside the root or in a folder
- * below it, is made to lead elsewhere (see `isNoteEntry` in src/corpus/note-files.ts for the
+ * below it, is made to lead elsewhere (see `isNoteEntry` in src/corpus/files/note-files.ts for the
  * links that are notes). So each symlinked note's target is stated at every `take`, and the note
  * is named when it moved. Which notes are symlinks is listed once, in the background (the root
  * may hold many thousand notes), then kept by the events on their own names.

@@ -1,8 +1,8 @@
-import { encodeTarget, type Link, type LinkForm } from '../corpus/links.js';
-import { wikiNameByStyle, type Named } from '../corpus/note-names.js';
+import { encodeTarget, type Link, type LinkForm } from '../corpus/markdown/links.js';
+import { wikiNameByStyle, type Named } from '../corpus/markdown/note-names.js';
 import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts, TendedLink } from './facts.js';
-import { linkFragmentFound } from '../corpus/headings.js';
+import { linkFragmentFound } from '../corpus/markdown/headings.js';
 
 export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored';
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import type { NoteHeadings } from '../corpus/headings.js';
-import { NoteNames, type Named, type WikiResolution } from '../corpus/note-names.js';
-import { readNoteFile, type Note } from '../corpus/notes.js';
-import { sidecar } from '../corpus/paths.js';
+import type { NoteHeadings } from '../corpus/markdown/headings.js';
+import { NoteNames, type Named, type WikiResolution } from '../corpus/markdown/note-names.js';
+import { readNoteFile, type Note } from '../corpus/note/notes.js';
+import { sidecar } from '../corpus/files/paths.js';
 import type { NoteFacts, TendedLink } from './facts.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */

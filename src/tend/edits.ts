@@ -1,5 +1,5 @@
-import type { TextEdit } from '../corpus/text-edits.js';
-import type { Link } from '../corpus/links.js';
+import type { TextEdit } from '../corpus/note/text-edits.js';
+import type { Link } from '../corpus/markdown/links.js';
 import type { Fix, LinkFinding } from './check.js';
 
 const ANCHOR_UUID = /(uuid:\s*)([0-9a-fA-F-]{8,})/;

@@ -1,7 +1,7 @@
-import { noteHeadings, type NoteHeadings } from '../corpus/headings.js';
-import { isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from '../corpus/links.js';
-import type { Note } from '../corpus/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from '../corpus/stat-cache.js';
+import { noteHeadings, type NoteHeadings } from '../corpus/markdown/headings.js';
+import { isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from '../corpus/markdown/links.js';
+import type { Note } from '../corpus/note/notes.js';
+import { isNum, isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from '../corpus/files/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };

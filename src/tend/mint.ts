@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { setKeyEdit } from '../corpus/frontmatter.js';
-import type { TextEdit } from '../corpus/text-edits.js';
-import type { Note } from '../corpus/notes.js';
+import { setKeyEdit } from '../corpus/note/frontmatter.js';
+import type { TextEdit } from '../corpus/note/text-edits.js';
+import type { Note } from '../corpus/note/notes.js';
 import type { Finding } from './check.js';
 
 const UNCLOSED_FRONTMATTER = /^---[ \t]*\r?\n/;

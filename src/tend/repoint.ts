@@ -1,14 +1,14 @@
-import { applyEdits, type TextEdit } from '../corpus/text-edits.js';
-import { encodeTarget, parseBody, type Link } from '../corpus/links.js';
-import { noteLinks } from '../corpus/link-graph.js';
-import { candidateFiles } from '../corpus/grep.js';
-import { nameKey, wikiNamesOf } from '../corpus/note-names.js';
-import type { Note } from '../corpus/notes.js';
-import { findRelated } from '../corpus/related.js';
-import { rewriteNoteLocked, type FileChange } from '../corpus/rewrite.js';
+import { applyEdits, type TextEdit } from '../corpus/note/text-edits.js';
+import { encodeTarget, parseBody, type Link } from '../corpus/markdown/links.js';
+import { noteLinks } from '../corpus/graph/link-graph.js';
+import { candidateFiles } from '../corpus/graph/grep.js';
+import { nameKey, wikiNamesOf } from '../corpus/markdown/note-names.js';
+import type { Note } from '../corpus/note/notes.js';
+import { findRelated } from '../corpus/graph/related.js';
+import { rewriteNoteLocked, type FileChange } from '../corpus/ops/rewrite.js';
 import { retarget, type Fix } from './check.js';
 import { fixEdits } from './edits.js';
-import { linkFragmentFound, noteHeadings } from '../corpus/headings.js';
+import { linkFragmentFound, noteHeadings } from '../corpus/markdown/headings.js';
 
 /** A note that is going away (archived), named as links name it. */
 export interface Departed {

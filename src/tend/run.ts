@@ -1,9 +1,9 @@
-import { applyEdits, type TextEdit } from '../corpus/text-edits.js';
-import { withCaretakerLease } from '../corpus/lease.js';
-import { loadNotes, type Note } from '../corpus/notes.js';
-import { rewriteNoteLocked } from '../corpus/rewrite.js';
-import { trace } from '../corpus/trace.js';
-import { warn } from '../corpus/warn.js';
+import { applyEdits, type TextEdit } from '../corpus/note/text-edits.js';
+import { withCaretakerLease } from '../corpus/lock/lease.js';
+import { loadNotes, type Note } from '../corpus/note/notes.js';
+import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
+import { trace } from '../corpus/trace/trace.js';
+import { warn } from '../corpus/trace/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap } from './corpus-map.js';
 import { loadNoteFacts, noteFacts, type NoteFacts } from './facts.js';

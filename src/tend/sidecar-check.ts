@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { sidecar } from '../corpus/paths.js';
+import { sidecar } from '../corpus/files/paths.js';
 import type { Finding } from './check.js';
 
 const GITIGNORE = '.zk/.gitignore';
@@ -7,7 +7,7 @@ const GITIGNORE = '.zk/.gitignore';
 /**
  * `.zk/.gitignore` when it is there but not a file (a folder, a symlink): git reads no ignore
  * rules from it, so the index, the lock and the inbox would be versioned. Writers leave such a
- * thing alone (src/corpus/sidecar.ts), so it is reported here, with the way out.
+ * thing alone (src/corpus/files/sidecar.ts), so it is reported here, with the way out.
  */
 export function gitignoreFindings(root: string): Finding[] {
   const st = fs.lstatSync(sidecar(root).gitignore, { throwIfNoEntry: false });

@@ -1,6 +1,6 @@
-import { setKeyEdit } from '../corpus/frontmatter.js';
-import { applyEdits } from '../corpus/text-edits.js';
-import { rewriteNoteLocked } from '../corpus/rewrite.js';
+import { setKeyEdit } from '../corpus/note/frontmatter.js';
+import { applyEdits } from '../corpus/note/text-edits.js';
+import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts } from './facts.js';

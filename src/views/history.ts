@@ -1,5 +1,5 @@
 import type { LogResult } from '../api/history.js';
-import type { NoteInfo } from '../corpus/notes.js';
+import type { NoteInfo } from '../corpus/note/notes.js';
 
 const named = (n: NoteInfo) => `${n.path} (${n.title})`;
 

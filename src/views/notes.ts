@@ -1,4 +1,4 @@
-import type { NoteInfo } from '../corpus/notes.js';
+import type { NoteInfo } from '../corpus/note/notes.js';
 import type { InboxResult, OverviewResult } from '../api/corpus.js';
 import type { InitResult, ListResult } from '../api/notes.js';
 import type { ArchiveResult, MergeResult, SupersedeResult, WriteResult } from '../api/results.js';

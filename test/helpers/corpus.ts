@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa, type Options } from 'execa';
 import { afterAll } from 'vitest';
-import { ensureSidecar } from '../../src/corpus/sidecar.js';
+import { ensureSidecar } from '../../src/corpus/files/sidecar.js';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

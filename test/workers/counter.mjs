@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const [root, countText] = process.argv.slice(2);
-const { withCorpusLock } = await import(new URL('../../dist/src/corpus/lock.js', import.meta.url).href);
+const { withCorpusLock } = await import(new URL('../../dist/src/corpus/lock/lock.js', import.meta.url).href);
 const file = path.join(root, 'counter.txt');
 for (let i = 0; i < Number(countText); i++) {
   await withCorpusLock(root, async () => {

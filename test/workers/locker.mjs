@@ -5,7 +5,7 @@
 const [root, mode, a, b] = process.argv.slice(2);
 const fs = await import('node:fs');
 const path = await import('node:path');
-const { withCorpusLock } = await import(new URL('../../dist/src/corpus/lock.js', import.meta.url).href);
+const { withCorpusLock } = await import(new URL('../../dist/src/corpus/lock/lock.js', import.meta.url).href);
 const counter = path.join(root, 'counter');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 if (mode === 'count') {

@@ -1,7 +1,7 @@
 // A separate writer process for concurrency and crash tests.
 // usage: node loop.mjs ROOT MODE COUNT TAG   (MODE: merge REF | write SLUG | mixed)
 const [root, mode, arg, countText, tag] = process.argv.slice(2);
-const dist = new URL('../../dist/src/corpus/ops.js', import.meta.url);
+const dist = new URL('../../dist/src/corpus/ops/ops.js', import.meta.url);
 const { mergeNote, writeNote } = await import(dist.href);
 const count = Number(countText);
 for (let i = 0; i < count; i++) {

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { recordChange, now } from '../context.js';
-import { openSidecarForAppend, writeAll } from './files.js';
-import { sidecar } from './paths.js';
-import { ensureSidecar } from './sidecar.js';
+import { recordChange, now } from '../../context.js';
+import { openSidecarForAppend, writeAll } from '../files/files.js';
+import { sidecar } from '../files/paths.js';
+import { ensureSidecar } from '../files/sidecar.js';
 import { warn } from './warn.js';
-import { ZkError } from '../errors.js';
+import { ZkError } from '../../errors.js';
 
 /**
  * Append one event to `.zk/trace.jsonl`. Best effort: a trace that cannot be written is dropped,

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { readLease, type Lease } from './lease.js';
-import { readLockHolder, type Holder } from './lock.js';
-import { loadNoteMetas, type NoteMeta } from './note-meta.js';
-import { sidecar } from './paths.js';
-import { lastGardenerPass, type GardenerPass } from './tending.js';
+import { readLease, type Lease } from '../lock/lease.js';
+import { readLockHolder, type Holder } from '../lock/lock.js';
+import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
+import { sidecar } from '../files/paths.js';
+import { lastGardenerPass, type GardenerPass } from './gardener-record.js';
 
 export interface CorpusStatus {
   notes: number;

@@ -1,4 +1,4 @@
-import { ZkError } from '../errors.js';
+import { ZkError } from '../../errors.js';
 
 // The kinds of note, apart from the note format so that checking a kind loads no parser.
 

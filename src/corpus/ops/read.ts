@@ -1,8 +1,8 @@
-import { linkGraph, type Backlink, type ResolvedLink } from './link-graph.js';
-import type { Note, NoteInfo } from './notes.js';
-import { resolveRef, supersession } from './refs.js';
+import { linkGraph, type Backlink, type ResolvedLink } from '../graph/link-graph.js';
+import type { Note, NoteInfo } from '../note/notes.js';
+import { resolveRef, supersession } from '../graph/refs.js';
 
-// Reading one note with its links: kept apart from the write operations (src/corpus/ops.ts), as
+// Reading one note with its links: kept apart from the write operations (src/corpus/ops/ops.ts), as
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
 
 export type { Backlink, ResolvedLink };

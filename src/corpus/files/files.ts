@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { recordChange } from '../context.js';
-import { ZkError } from '../errors.js';
-import type { HeldLock } from './held-lock.js';
+import { recordChange } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import type { HeldLock } from '../lock/held-lock.js';
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 

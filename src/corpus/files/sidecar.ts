@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { recordChange } from '../context.js';
+import { recordChange } from '../../context.js';
 import { sidecar } from './paths.js';
 
 /** What `.zk/.gitignore` keeps out of git: derived or host-local state. */

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings } from '../context.js';
-import { ZkError } from '../errors.js';
-import { writeTemp } from './files.js';
-import { withCorpusLock } from './lock.js';
-import { readNoteFile, type Note } from './notes.js';
-import { readStateOf, swapIfUnchanged } from './swap.js';
-import { trace } from './trace.js';
+import { settings } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import { writeTemp } from '../files/files.js';
+import { withCorpusLock } from '../lock/lock.js';
+import { readNoteFile, type Note } from '../note/notes.js';
+import { readStateOf, swapIfUnchanged } from '../files/swap.js';
+import { trace } from '../trace/trace.js';
 
 /** A note's text just before and just after a rewrite the tool made. */
 export interface FileChange {
@@ -33,7 +33,7 @@ const ATTEMPTS = 8;
  * Rewrite a note with what `edit` makes of it, as a compare-and-swap: the new text is planned and
  * written to a temp file outside the lock; under the lock the temp file replaces the note only if
  * the note still begins with exactly the bytes it was planned from. What was appended after them
- * meanwhile (a merge, a line added by hand) is carried into the new version (src/corpus/swap.ts)
+ * meanwhile (a merge, a line added by hand) is carried into the new version (src/corpus/files/swap.ts)
  * and traced as `carried`; if they changed, `edit` runs again on the new text, so nothing written
  * meanwhile is ever lost. `edit` returns undefined (or the same text) to leave the note alone.
  */

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { recordChange } from '../context.js';
-import { createFileExclusive } from './files.js';
-import { setKeyEdit } from './frontmatter.js';
-import { applyEdits } from './text-edits.js';
-import type { HeldLock } from './held-lock.js';
-import type { Note } from './notes.js';
-import { relToRoot, sidecar } from './paths.js';
+import { recordChange } from '../../context.js';
+import { createFileExclusive } from '../files/files.js';
+import { setKeyEdit } from '../note/frontmatter.js';
+import { applyEdits } from '../note/text-edits.js';
+import type { HeldLock } from '../lock/held-lock.js';
+import type { Note } from '../note/notes.js';
+import { relToRoot, sidecar } from '../files/paths.js';
 
 /**
  * Move a note into `.archive/` under a name nothing else has (`x.md`, `x-2.md`, …); an archived

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { firstHeading, isKind, parseNoteText, type Kind, type ParsedText } from './format.js';
 import { DATED_STEM } from './slug.js';
-import { warn } from './warn.js';
+import { warn } from '../trace/warn.js';
 
-import { hasControlChar, isNoteFile, listNoteFiles } from './note-files.js';
+import { hasControlChar, isNoteFile, listNoteFiles } from '../files/note-files.js';
 
 export { hasControlChar, isNoteFile, listNoteFiles };
 

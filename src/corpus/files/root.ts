@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { current } from '../context.js';
-import { ZkError } from '../errors.js';
+import { current } from '../../context.js';
+import { ZkError } from '../../errors.js';
 
 /**
  * The corpus root: an explicit --root, else ZK_MEMORY_ROOT, else the nearest ancestor of the

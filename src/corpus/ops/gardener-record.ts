@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { createFileExclusive, replaceFile, sha256 } from './files.js';
-import { sidecar } from './paths.js';
+import { createFileExclusive, replaceFile, sha256 } from '../files/files.js';
+import { sidecar } from '../files/paths.js';
 import type { FileChange } from './rewrite.js';
-import { loadDerived, type DerivedKind } from './stat-cache.js';
+import { loadDerived, type DerivedKind } from '../files/stat-cache.js';
 
 /** What the last gardener pass did, for `status`. */
 export interface GardenerPass {

@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
-import { settings } from '../context.js';
-import { ZkError } from '../errors.js';
-import { setKeyEdit } from './frontmatter.js';
-import { applyEdits } from './text-edits.js';
-import { withCorpusLock, type HeldLock } from './lock.js';
-import { noteFromText, readNoteFile, type Note } from './notes.js';
-import { noteByUuid, resolveRef, successors } from './refs.js';
+import { settings } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import { setKeyEdit } from '../note/frontmatter.js';
+import { applyEdits } from '../note/text-edits.js';
+import { withCorpusLock, type HeldLock } from '../lock/lock.js';
+import { noteFromText, readNoteFile, type Note } from '../note/notes.js';
+import { noteByUuid, resolveRef, successors } from '../graph/refs.js';
 import { writeNote, type WriteOptions } from './ops.js';
-import { readStateOf, replaceIfUnchanged } from './swap.js';
-import { trace } from './trace.js';
+import { readStateOf, replaceIfUnchanged } from '../files/swap.js';
+import { trace } from '../trace/trace.js';
 
 /**
  * Rewrite a note's frontmatter keys under the lock, keeping every other byte; the file is replaced

@@ -1,24 +1,24 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings, now } from '../context.js';
-import { ZkError } from '../errors.js';
+import { settings, now } from '../../context.js';
+import { ZkError } from '../../errors.js';
 import { archiveNote } from './archive.js';
 import { appendFragment } from './append.js';
-import { createNoteFile } from './files.js';
-import { decisionBody, mergeFragment, renderNote, type DecisionParts } from './format.js';
-import { withCorpusLock, type HeldLock } from './lock.js';
-import { loadNoteMetas, type NoteMeta } from './note-meta.js';
-import { readNoteFile, type Note } from './notes.js';
-import { relToRoot } from './paths.js';
-import { ensureSidecar } from './sidecar.js';
-import { notesWithSlug, resolveRef, successors } from './refs.js';
-import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from './slug.js';
-import { defaultSource } from './source.js';
-import { trace } from './trace.js';
-import { warn } from './warn.js';
+import { createNoteFile } from '../files/files.js';
+import { decisionBody, mergeFragment, renderNote, type DecisionParts } from '../note/format.js';
+import { withCorpusLock, type HeldLock } from '../lock/lock.js';
+import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
+import { readNoteFile, type Note } from '../note/notes.js';
+import { relToRoot } from '../files/paths.js';
+import { ensureSidecar } from '../files/sidecar.js';
+import { notesWithSlug, resolveRef, successors } from '../graph/refs.js';
+import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from '../note/slug.js';
+import { defaultSource } from '../note/source.js';
+import { trace } from '../trace/trace.js';
+import { warn } from '../trace/warn.js';
 
-import { checkKind } from './kinds.js';
+import { checkKind } from '../note/kinds.js';
 
 export { checkKind };
 

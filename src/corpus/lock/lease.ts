@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { now, settings } from '../context.js';
-import { ZkError } from '../errors.js';
-import { createFileExclusive, replaceFile } from './files.js';
+import { now, settings } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import { createFileExclusive, replaceFile } from '../files/files.js';
 import { withCorpusLock } from './lock.js';
-import { sidecar } from './paths.js';
+import { sidecar } from '../files/paths.js';
 
 /** The caretaker lease: who runs long maintenance, and until when (renewed while running). */
 export interface Lease {

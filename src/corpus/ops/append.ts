@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { recordChange, settings } from '../context.js';
-import { ZkError } from '../errors.js';
-import { readFully, sidecarDir, writeAll, writeNewFile } from './files.js';
-import type { HeldLock } from './held-lock.js';
-import { sidecar } from './paths.js';
-import { warn } from './warn.js';
+import { recordChange, settings } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import { readFully, sidecarDir, writeAll, writeNewFile } from '../files/files.js';
+import type { HeldLock } from '../lock/held-lock.js';
+import { sidecar } from '../files/paths.js';
+import { warn } from '../trace/warn.js';
 
 // An append is all or nothing. Before it starts, its intent (the note, the length before, the
 // fragment) is written to `.zk/intents/`; the intent is removed once the fragment is fully

@@ -1,9 +1,9 @@
-import { now } from '../context.js';
-import { ZkError } from '../errors.js';
+import { now } from '../../context.js';
+import { ZkError } from '../../errors.js';
 import { candidateFiles } from './grep.js';
-import { isNoteFile, listNoteFiles, noteInfo, readNoteFile, type Note, type NoteInfo } from './notes.js';
-import { undatedSlug } from './note-names.js';
-import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from './slug.js';
+import { isNoteFile, listNoteFiles, noteInfo, readNoteFile, type Note, type NoteInfo } from '../note/notes.js';
+import { undatedSlug } from '../markdown/note-names.js';
+import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from '../note/slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 

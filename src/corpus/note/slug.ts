@@ -1,4 +1,4 @@
-import { ZkError } from '../errors.js';
+import { ZkError } from '../../errors.js';
 
 export const MAX_SLUG = 80;
 /**

@@ -1,5 +1,5 @@
-import { settings } from '../context.js';
-import { ZkError } from '../errors.js';
+import { settings } from '../../context.js';
+import { ZkError } from '../../errors.js';
 
 /** What a source cannot hold: line breaks and other control characters, and a header's delimiters. */
 const NOT_IN_SOURCE = /[\p{Cc}\p{Zl}\p{Zp}()*]/u;

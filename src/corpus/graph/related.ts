@@ -1,7 +1,7 @@
-import { settings } from '../context.js';
-import { ZkError } from '../errors.js';
-import { encodeTarget, isNoteLink, maskCode, parseLinks, type Link } from './links.js';
-import type { Note } from './notes.js';
+import { settings } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import { encodeTarget, isNoteLink, maskCode, parseLinks, type Link } from '../markdown/links.js';
+import type { Note } from '../note/notes.js';
 
 // The one `## Related` section the tool keeps per note: found, extended in place, never doubled.
 
