@@ -1,5 +1,6 @@
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
-import { readNote, type Backlink, type ResolvedLink } from '../corpus/ops/read.js';
+import { readNote } from '../corpus/ops/read.js';
+import type { Backlink, ResolvedLink } from '../corpus/graph/link-graph.js';
 
 export interface ReadNoteJson extends NoteInfo {
   supersedes: string[];

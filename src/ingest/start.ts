@@ -4,7 +4,7 @@ import path from 'node:path';
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sha256, sidecarDir } from '../corpus/files/files.js';
-import { ensureSidecar } from '../corpus/lock/lock.js';
+import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { trace } from '../corpus/trace/trace.js';
 import { Unreadable } from './convert.js';

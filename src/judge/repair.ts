@@ -1,4 +1,4 @@
-import { isKind, type Kind } from '../corpus/note/format.js';
+import { isKind, type Kind } from '../corpus/note/kinds.js';
 import { slugify, titleSlug } from '../corpus/note/slug.js';
 
 /**

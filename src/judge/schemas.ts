@@ -1,4 +1,4 @@
-import { KINDS, type Kind } from '../corpus/note/format.js';
+import { KINDS, type Kind } from '../corpus/note/kinds.js';
 import { MAX_SLUG } from '../corpus/note/slug.js';
 
 /** Longest strings an answer may carry; longer ones are clipped (and the clip traced). */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { now } from '../context.js';
 import { createFileExclusive, replaceFile, sidecarDir } from '../corpus/files/files.js';
-import { ensureSidecar } from '../corpus/lock/lock.js';
+import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { relToRoot, sidecar } from '../corpus/files/paths.js';
 import { trace } from '../corpus/trace/trace.js';
 import { ZkError } from '../errors.js';

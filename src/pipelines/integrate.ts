@@ -1,7 +1,9 @@
 import { ZkError } from '../errors.js';
-import { decisionBody, type Kind } from '../corpus/note/format.js';
+import { decisionBody } from '../corpus/note/format.js';
+import type { Kind } from '../corpus/note/kinds.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
-import { checkKind, mergeNote, writeNote } from '../corpus/ops/ops.js';
+import { mergeNote, writeNote } from '../corpus/ops/ops.js';
+import { checkKind } from '../corpus/note/kinds.js';
 import { supersede } from '../corpus/ops/supersede.js';
 import { trace } from '../corpus/trace/trace.js';
 import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';

@@ -1,4 +1,5 @@
-import { encodeTarget, type Link, type LinkForm } from '../corpus/markdown/links.js';
+import { encodeTarget, type Link } from '../corpus/markdown/links.js';
+import type { LinkForm } from '../corpus/markdown/markdown.js';
 import { wikiNameByStyle, type Named } from '../corpus/markdown/note-names.js';
 import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts, TendedLink } from './facts.js';

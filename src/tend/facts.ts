@@ -1,5 +1,6 @@
 import { noteHeadings, type NoteHeadings } from '../corpus/markdown/headings.js';
-import { isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from '../corpus/markdown/links.js';
+import { isNoteLink, parseBody, parseLinks, type Link } from '../corpus/markdown/links.js';
+import type { LinkForm } from '../corpus/markdown/markdown.js';
 import type { Note } from '../corpus/note/notes.js';
 import { isNum, isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from '../corpus/files/stat-cache.js';
 

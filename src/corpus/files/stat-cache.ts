@@ -3,7 +3,8 @@ import path from 'node:path';
 import { current, now } from '../../context.js';
 import { sameStamp, stampOf, stampTrusted, type FileStamp } from './file-stamp.js';
 import { replaceDerivedFile } from './files.js';
-import { listNoteFiles, readNoteFile, type Note } from '../note/notes.js';
+import { readNoteFile, type Note } from '../note/notes.js';
+import { listNoteFiles } from './note-files.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
 // is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed

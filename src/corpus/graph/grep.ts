@@ -1,5 +1,5 @@
 import { current } from '../../context.js';
-import { isNoteFile, listNoteFiles } from '../note/notes.js';
+import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 
 /**
  * The note files that may match: what the grep port found, else every note file. The one fallback

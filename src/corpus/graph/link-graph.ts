@@ -1,8 +1,10 @@
 import { candidateFiles } from './grep.js';
 import { linkFragmentFound, noteHeadings, type NoteHeadings } from '../markdown/headings.js';
-import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link, type LinkForm } from '../markdown/links.js';
+import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
+import type { LinkForm } from '../markdown/markdown.js';
 import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from '../markdown/note-names.js';
-import { listNoteFiles, readNoteFile, type Note } from '../note/notes.js';
+import { readNoteFile, type Note } from '../note/notes.js';
+import { listNoteFiles } from '../files/note-files.js';
 
 // Where a note's links lead and which notes link to it, found without reading every note: only
 // the files the grep port finds for the names the links use and the note's own names are read.

@@ -1,7 +1,8 @@
 import { now } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { candidateFiles } from './grep.js';
-import { isNoteFile, listNoteFiles, noteInfo, readNoteFile, type Note, type NoteInfo } from '../note/notes.js';
+import { noteInfo, readNoteFile, type Note, type NoteInfo } from '../note/notes.js';
+import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { undatedSlug } from '../markdown/note-names.js';
 import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from '../note/slug.js';
 

@@ -37,7 +37,6 @@ export function lockMaxHoldMs(): number {
   return settings().lockMaxHoldMs();
 }
 
-export { ensureSidecar };
 
 /**
  * Where a lock lives: the corpus lock `.zk/lock`, or another lock of the same kind (the search
@@ -67,7 +66,6 @@ export interface Holder {
   time: string;
 }
 
-export type { HeldLock } from './held-lock.js';
 
 // The record has a fixed size, so a mount that caches a file's size never cuts a fresh read short.
 const RECORD_BYTES = 512;

@@ -1,5 +1,6 @@
 import GithubSlugger, { slug as slugOf } from 'github-slugger';
-import { parseBody, type Link, type MarkdownDoc } from './links.js';
+import { parseBody, type Link } from './links.js';
+import type { MarkdownDoc } from './markdown.js';
 import { nameKey } from './note-names.js';
 
 /** Everything a link's `#fragment` may name in a note. */

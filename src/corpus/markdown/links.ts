@@ -1,7 +1,6 @@
 import { parseMarkdown, type LinkForm, type MarkdownDoc, type RawLink } from './markdown.js';
 import { scanPlain } from './plain-scan.js';
 
-export type { LinkForm, MarkdownDoc };
 
 /** A link found in a note, outside code and HTML, to something that is not an external URL. */
 export interface Link {

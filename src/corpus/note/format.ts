@@ -1,7 +1,6 @@
 import YAML from 'yaml';
 import { isKind, KINDS, type Kind } from './kinds.js';
 
-export { isKind, KINDS, type Kind };
 
 /** The parts of a note file as found on disk; nothing normalized away. */
 export interface ParsedText {

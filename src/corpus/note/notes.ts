@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { firstHeading, isKind, parseNoteText, type Kind, type ParsedText } from './format.js';
+import { firstHeading, parseNoteText, type ParsedText } from './format.js';
+import { isKind, type Kind } from './kinds.js';
 import { DATED_STEM } from './slug.js';
 import { warn } from '../trace/warn.js';
 
 import { hasControlChar, isNoteFile, listNoteFiles } from '../files/note-files.js';
 
-export { hasControlChar, isNoteFile, listNoteFiles };
 
 /** A note as every JSON output shows it (docs/cli.md). */
 export interface NoteInfo {

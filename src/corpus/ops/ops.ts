@@ -7,7 +7,8 @@ import { archiveNote } from './archive.js';
 import { appendFragment } from './append.js';
 import { createNoteFile } from '../files/files.js';
 import { decisionBody, mergeFragment, renderNote, type DecisionParts } from '../note/format.js';
-import { withCorpusLock, type HeldLock } from '../lock/lock.js';
+import { withCorpusLock } from '../lock/lock.js';
+import type { HeldLock } from '../lock/held-lock.js';
 import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { relToRoot } from '../files/paths.js';
@@ -20,9 +21,7 @@ import { warn } from '../trace/warn.js';
 
 import { checkKind } from '../note/kinds.js';
 
-export { checkKind };
 
-export { defaultSource };
 
 /** The largest body or fragment accepted (ZK_MEMORY_MAX_BODY bytes; default 5 MiB). */
 export function maxBodyBytes(): number {
@@ -198,4 +197,3 @@ export async function retireNote(root: string, ref: string): Promise<string> {
   });
 }
 
-export { relToRoot };

@@ -5,7 +5,6 @@ import { resolveRef, supersession } from '../graph/refs.js';
 // Reading one note with its links: kept apart from the write operations (src/corpus/ops/ops.ts), as
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
 
-export type { Backlink, ResolvedLink };
 
 export interface ReadResult {
   note: Note;
