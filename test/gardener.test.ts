@@ -8,7 +8,7 @@ import { mergeNote, writeNote } from '../src/corpus/ops/ops.js';
 import { addRelated } from '../src/corpus/graph/related.js';
 import { lastGardenerPass } from '../src/corpus/ops/gardener-record.js';
 import type { ChatMessage } from '../src/llm/types.js';
-import { tendWrites, type GardenOptions } from '../src/pipelines/gardener.js';
+import { runGardener, type GardenerOptions } from '../src/pipelines/gardener.js';
 import { splitNote } from '../src/pipelines/split.js';
 import { tendCheck } from '../src/tend/run.js';
 import { stubLlm } from './helpers/llm-stub.js';
@@ -50,8 +50,8 @@ const read = (n: Note) => fs.readFileSync(n.file, 'utf8');
 const relatedSections = (text: string) => text.match(/^## Related$/gm)?.length ?? 0;
 const targets = (text: string) => parseLinks(text).map((l) => l.target);
 
-async function pass(root: string, llm: GardenOptions['llm'], o: Partial<GardenOptions> = {}) {
-  return tendWrites(root, { llm, ...rg, ...o });
+async function pass(root: string, llm: GardenerOptions['llm'], o: Partial<GardenerOptions> = {}) {
+  return runGardener(root, { llm, ...rg, ...o });
 }
 
 /** Each merge judge call: the memory it placed and the titles of the notes it was shown. */

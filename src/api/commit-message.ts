@@ -1,7 +1,7 @@
 import type { AcceptResult } from '../ingest/accept.js';
 import type { ArchiveResult, DrainResult, IntegrateResult, MergeResult, RetainResult, SplitResult, SupersedeResult, TendResult, TendWritesResult, WriteResult } from './results.js';
 import type { NoteInfo } from '../corpus/note/notes.js';
-import type { GardenRow } from '../pipelines/gardener.js';
+import type { GardenerRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
 
 // The messages of the commits the tool makes: what happened in one line, then each decision with
@@ -82,7 +82,7 @@ export function splitCommit(r: SplitResult): CommitMessage {
   };
 }
 
-function gardenLine(r: GardenRow, titleOf: TitleOf): string | undefined {
+function gardenLine(r: GardenerRow, titleOf: TitleOf): string | undefined {
   const note = namedPath(r.note, titleOf);
   switch (r.action) {
     case 'merged':
@@ -98,7 +98,7 @@ function gardenLine(r: GardenRow, titleOf: TitleOf): string | undefined {
   }
 }
 
-export function tendWritesCommit(r: TendWritesResult, titleOf: TitleOf): CommitMessage {
+export function gardenerCommit(r: TendWritesResult, titleOf: TitleOf): CommitMessage {
   const lines = r.rows.map((row) => gardenLine(row, titleOf)).filter((l): l is string => l !== undefined);
   return { subject: `tend-writes: ${countsText(r.summary, 'nothing to do')}`, lines };
 }

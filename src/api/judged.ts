@@ -5,13 +5,13 @@ import { LLM_UNCONFIGURED } from '../llm/config.js';
 import { configuredLlm, requireLlm } from '../llm/require.js';
 import type { StructuredLLM } from '../llm/types.js';
 import type { InputMessage } from '../judge/transcript.js';
-import type { GardenReport, GardenRow } from '../pipelines/gardener.js';
+import type { GardenerReport, GardenerRow } from '../pipelines/gardener.js';
 import { spool } from '../pipelines/inbox.js';
 import { integrate as integrateCandidate, toCandidate, type IntegrateInput } from '../pipelines/integrate.js';
 import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
 import { configuredBackend } from '../search/index.js';
 import { requireLinkStyle } from '../corpus/graph/related.js';
-import { drainCommit, integrateCommit, retainCommit, splitCommit, tendWritesCommit } from './commit-message.js';
+import { drainCommit, integrateCommit, retainCommit, splitCommit, gardenerCommit } from './commit-message.js';
 import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './results.js';
 import { committing, type CommitOutcome } from './commit.js';
 
@@ -134,17 +134,17 @@ export async function tendWrites(root: string, o: TendWritesRequest = {}): Promi
   const backend = configuredBackend(o.backend);
   const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? requireLlm();
-  const { tendWrites: garden } = await import('../pipelines/gardener.js');
+  const { runGardener } = await import('../pipelines/gardener.js');
   return committing(root, async () => {
-    const r: GardenReport = await garden(root, {
+    const r: GardenerReport = await runGardener(root, {
       llm, backend, limit: o.limit, splitSweep: o.splitSweep, maxFragments: o.maxFragments,
       dryRun: Boolean(o.dryRun), source: defaultSource(o.source), linkStyle, progress: o.progress,
     });
     return gardenResult(r);
-  }, tendWritesCommit);
+  }, gardenerCommit);
 }
 
-function gardenResult(r: GardenReport): TendWritesResult {
+function gardenResult(r: GardenerReport): TendWritesResult {
   const result: TendWritesResult = { dry_run: r.dryRun, rows: r.rows, summary: r.summary };
   if (!r.errors.length) return result;
   if (r.stoppedAt) {

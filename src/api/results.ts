@@ -1,6 +1,6 @@
 import type { CommitOutcome } from '../adapters/git-commit.js';
 import type { NoteInfo } from '../corpus/note/notes.js';
-import type { GardenRow } from '../pipelines/gardener.js';
+import type { GardenerRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
 import type { TendAction } from '../tend/actions.js';
 import type { TendReport } from '../tend/run.js';
@@ -79,7 +79,7 @@ export interface SplitResult {
 
 export interface TendWritesResult {
   dry_run: boolean;
-  rows: GardenRow[];
+  rows: GardenerRow[];
   summary: Record<string, number>;
   /** When some notes could not be tended: the first failure's code and a summary; they are tried again next pass. */
   error?: { code: string; message: string; exit: number };

@@ -13,7 +13,7 @@ import { sourceFromAuthor } from '../corpus/note/source.js';
 import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/graph/related.js';
 import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import { isoDate } from '../corpus/note/slug.js';
-import { loadNoteStates, TendingRecord } from '../corpus/ops/gardener-record.js';
+import { loadNoteStates, GardenerRecord } from '../corpus/ops/gardener-record.js';
 import { trace } from '../corpus/trace/trace.js';
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';
@@ -46,12 +46,12 @@ export const noteFloor = (note: Note): RelevanceFloor => ({
   rareTitleWord: { title: note.title, notes: (n) => 1 + Math.max(2, Math.floor(n / 500)) },
 });
 
-export type GardenAction = 'kept' | 'merged' | 'linked' | 'split' | 'skipped' | 'failed';
+export type GardenerAction = 'kept' | 'merged' | 'linked' | 'split' | 'skipped' | 'failed';
 
 /** What the pass did (or, on a dry run, would do) with one note. */
-export interface GardenRow {
+export interface GardenerRow {
   note: string;
-  action: GardenAction;
+  action: GardenerAction;
   /** `split` for the split sweep, `tend` for the walk over recent writes. */
   stage: 'split' | 'tend';
   /** The note a duplicate was folded into. */
@@ -67,9 +67,9 @@ export interface GardenRow {
   error?: string;
 }
 
-export interface GardenReport {
+export interface GardenerReport {
   dryRun: boolean;
-  rows: GardenRow[];
+  rows: GardenerRow[];
   summary: Record<string, number>;
   /** The errors behind the failed rows (their exit codes tell an LLM failure from a busy corpus). */
   errors: ZkError[];
@@ -77,14 +77,14 @@ export interface GardenReport {
   stoppedAt?: string;
 }
 
-export interface GardenOptions {
+export interface GardenerOptions {
   llm: StructuredLLM;
   /** How many notes that changed to tend, newest first (unchanged ones cost nothing and do not count). */
   limit?: number;
   /** Judge the N largest notes for a split first: the only way the gardener splits. */
   splitSweep?: number;
   maxFragments?: number;
-  /** Show what would happen: no note, trace line, tending record or lease is written. */
+  /** Show what would happen: no note, trace line, gardener's record or lease is written. */
   dryRun?: boolean;
   source?: string;
   backend?: string;
@@ -96,9 +96,9 @@ export interface GardenOptions {
 
 interface Pass {
   root: string;
-  o: GardenOptions;
-  record: TendingRecord;
-  rows: GardenRow[];
+  o: GardenerOptions;
+  record: GardenerRecord;
+  rows: GardenerRow[];
   errors: ZkError[];
   stoppedAt?: string;
 }
@@ -112,22 +112,22 @@ interface Pass {
  * LLM endpoint cannot be reached (`llm_unreachable`): every later note would fail alike, so the pass
  * stops there and the notes not reached stay due for the next pass.
  */
-export async function tendWrites(root: string, o: GardenOptions): Promise<GardenReport> {
+export async function runGardener(root: string, o: GardenerOptions): Promise<GardenerReport> {
   if (!o.dryRun) return withCaretakerLease(root, 'tend-writes', () => gardenPass(root, o));
   // A dry run searches with the backend the real pass would use, so its plan is the pass's plan;
   // it may bring the search index up to date (derived state), but writes nothing of the corpus.
   return gardenPass(root, o);
 }
 
-function summarize(rows: GardenRow[]): Record<string, number> {
+function summarize(rows: GardenerRow[]): Record<string, number> {
   const summary: Record<string, number> = {};
   for (const r of rows) summary[r.action] = (summary[r.action] ?? 0) + 1;
   return summary;
 }
 
-async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport> {
+async function gardenPass(root: string, o: GardenerOptions): Promise<GardenerReport> {
   const started = new Date(now()).toISOString();
-  const pass: Pass = { root, o, record: TendingRecord.load(root), rows: [], errors: [] };
+  const pass: Pass = { root, o, record: GardenerRecord.load(root), rows: [], errors: [] };
   try {
     if (o.splitSweep) await sweep(pass, o.splitSweep);
     if (!pass.stoppedAt) await walk(pass, o.limit ?? DEFAULT_TEND_LIMIT);
@@ -143,12 +143,12 @@ async function gardenPass(root: string, o: GardenOptions): Promise<GardenReport>
 }
 
 /** Add a row; every action but a skip is traced (never on a dry run). */
-function report(pass: Pass, row: GardenRow): void {
+function report(pass: Pass, row: GardenerRow): void {
   pass.rows.push(row);
   if (!pass.o.dryRun && row.action !== 'skipped') trace(pass.root, 'garden', { ...row });
 }
 
-function fail(pass: Pass, note: string, stage: GardenRow['stage'], err: unknown): void {
+function fail(pass: Pass, note: string, stage: GardenerRow['stage'], err: unknown): void {
   const e = asZkError(err);
   pass.errors.push(e);
   if (e.code === 'llm_unreachable') pass.stoppedAt = note;
@@ -257,7 +257,7 @@ async function addRelatedLocked(pass: Pass, name: string, targets: LinkTarget[])
   return { added, change };
 }
 
-function linkRow(note: Note, links: string[], refused?: string): GardenRow {
+function linkRow(note: Note, links: string[], refused?: string): GardenerRow {
   return {
     note: note.path, action: links.length ? 'linked' : 'kept', stage: 'tend', ...(links.length ? { links } : {}), ...(refused ? { reason: refused } : {}),
   };

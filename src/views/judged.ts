@@ -1,7 +1,7 @@
 import type { SplitCandidatesResult } from '../api/judged.js';
 import { countsText } from '../api/commit-message.js';
 import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from '../api/results.js';
-import type { GardenRow } from '../pipelines/gardener.js';
+import type { GardenerRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
 import { noteLine } from './notes.js';
 
@@ -35,7 +35,7 @@ export function splitCandidatesText(r: SplitCandidatesResult): string {
   return r.candidates.map((n) => `${String(n.size).padStart(8)}  ${noteLine(n)}`).join('\n');
 }
 
-function gardenRowLine(r: GardenRow, dry: boolean): string | undefined {
+function gardenRowLine(r: GardenerRow, dry: boolean): string | undefined {
   const would = (done: string, planned: string) => (dry ? `would ${planned}` : done);
   switch (r.action) {
     case 'merged':
@@ -53,7 +53,7 @@ function gardenRowLine(r: GardenRow, dry: boolean): string | undefined {
   }
 }
 
-export function tendWritesText(r: TendWritesResult): string {
+export function gardenerText(r: TendWritesResult): string {
   const summary = `tend-writes: ${countsText(r.summary, 'nothing to do')}${r.dry_run ? ' (dry run: nothing written)' : ''}`;
   return [...r.rows.map((row) => gardenRowLine(row, r.dry_run)).filter(Boolean), summary].join('\n');
 }

@@ -71,11 +71,11 @@ export function lastGardenerPass(root: string): GardenerPass | null {
  * unchanged since then costs no LLM call. Only the gardener's own edits move a recorded hash
  * forward, so a change someone else made always brings the note back.
  */
-export class TendingRecord {
+export class GardenerRecord {
   private constructor(private readonly root: string, private readonly data: TendingFile) {}
 
-  static load(root: string): TendingRecord {
-    return new TendingRecord(root, readFile(root));
+  static load(root: string): GardenerRecord {
+    return new GardenerRecord(root, readFile(root));
   }
 
   private is(field: Field, name: string, raw: string): boolean {
@@ -140,7 +140,7 @@ export class TendingRecord {
 export interface NoteState {
   path: string;
   mtimeMs: number;
-  /** The sha256 of its text, as the tending record keeps it. */
+  /** The sha256 of its text, as the gardener's record keeps it. */
   hash: string;
 }
 
