@@ -34,7 +34,7 @@ export interface IntegrateOptions extends Omit<DecideOptions, 'found' | 'untrace
   source?: string;
 }
 
-export interface IntegrateResult {
+export interface IntegrateOutcome {
   action: 'created' | 'merged' | 'superseded';
   note: Note;
   target?: Note;
@@ -158,10 +158,10 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
  * The careful write every pipeline shares: decideTarget, then merge into the target, supersede it,
  * or create. Throws ZkError('llm_failed') when the judge cannot answer, having written nothing.
  */
-export async function integrate(root: string, c: Candidate, o: IntegrateOptions): Promise<IntegrateResult> {
+export async function integrate(root: string, c: Candidate, o: IntegrateOptions): Promise<IntegrateOutcome> {
   const source = o.source;
   const base = { ...o.trace, candidate: { kind: c.kind, topic: c.topic, title: c.title }, model: o.llm?.model ?? null, prompt_version: PROMPT_VERSION };
-  const done = (r: IntegrateResult, shown: ShownNote[]) => {
+  const done = (r: IntegrateOutcome, shown: ShownNote[]) => {
     trace(root, 'integrate', {
       ...base, shown: shown.map((n) => n.path ?? n.id), action: r.action, note: r.note.path, target: r.target?.path ?? null, reason: r.reason,
     });

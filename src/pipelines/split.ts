@@ -61,7 +61,7 @@ export interface SplitOptions {
   linkStyle?: LinkStyle;
 }
 
-export interface SplitResult {
+export interface SplitOutcome {
   action: 'split' | 'not_split';
   /** The note as it was judged. */
   note: Note;
@@ -89,12 +89,12 @@ function refuseUnsplittable(note: Note): void {
  * Throws ZkError('llm_failed') when the judge cannot answer (`llm_unreachable` when its endpoint
  * cannot be reached), having changed nothing.
  */
-export async function splitNote(root: string, ref: string, o: SplitOptions): Promise<SplitResult> {
+export async function splitNote(root: string, ref: string, o: SplitOptions): Promise<SplitOutcome> {
   const note = resolveRef(root, ref);
   refuseUnsplittable(note);
   const max = fragmentCap(o.maxFragments);
   const text = ownText(note.parsed.body);
-  const keep = (reason: string): SplitResult => {
+  const keep = (reason: string): SplitOutcome => {
     if (!o.dryRun) trace(root, 'split', { path: note.path, action: 'not_split', reason });
     return { action: 'not_split', note, children: [], failed: [], changes: [] };
   };
@@ -132,7 +132,7 @@ function createParent(root: string, note: Note, text: string, lock: HeldLock): s
   return createNoteFile(root, note.slug, text, true, lock);
 }
 
-async function applySplit(root: string, note: Note, d: SplitDecision, source: string | undefined, style?: LinkStyle): Promise<SplitResult> {
+async function applySplit(root: string, note: Note, d: SplitDecision, source: string | undefined, style?: LinkStyle): Promise<SplitOutcome> {
   const parentUuid = crypto.randomUUID();
   const parentLink = { title: note.title, path: note.path, uuid: parentUuid };
   const placed = await withCorpusLock(root, (lock) => {

@@ -1,9 +1,9 @@
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { Embedder } from '../llm/embed.js';
-import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchResult } from './types.js';
+import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchOutcome } from './types.js';
 
-export type { BackendName, SearchHit, SearchOptions, SearchResult } from './types.js';
+export type { BackendName, SearchHit, SearchOptions, SearchOutcome } from './types.js';
 
 export const DEFAULT_LIMIT = 8;
 
@@ -46,7 +46,7 @@ async function requireEmbedder(backend: string, embedder: Embedder | undefined):
  * `auto`: hybrid when an embedder is configured and answers, else full-text, else rg. Each step
  * down says why in `fallback`; the lexical answer never waits on a retry of a dead embedder.
  */
-async function autoSearch(root: string, query: string, o: SearchCorpusOptions & { limit: number }, embedder?: Embedder): Promise<SearchResult> {
+async function autoSearch(root: string, query: string, o: SearchCorpusOptions & { limit: number }, embedder?: Embedder): Promise<SearchOutcome> {
   const hybrid = await import('./hybrid.js');
   let lexical: import('./hybrid.js').LexicalPool;
   try {
@@ -67,7 +67,7 @@ async function autoSearch(root: string, query: string, o: SearchCorpusOptions & 
  * endpoint is configured, else fts, and steps down (hybrid → fts → rg) on failure, saying why in
  * `fallback`.
  */
-export async function searchCorpus(root: string, query: string, opts: SearchCorpusOptions = {}): Promise<SearchResult> {
+export async function searchCorpus(root: string, query: string, opts: SearchCorpusOptions = {}): Promise<SearchOutcome> {
   const backend = configuredBackend(opts.backend);
   const o = { ...opts, limit: opts.limit ?? DEFAULT_LIMIT };
   // The embedding client is loaded only by the backends that embed.

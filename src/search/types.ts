@@ -33,7 +33,7 @@ export interface SearchOptions {
 export type RelevanceFloor = Pick<SearchOptions, 'minShare' | 'rareTitleWord'>;
 
 /** What `searchCorpus` answers: which backend answered, why it fell back (if it did), the hits. */
-export interface SearchResult {
+export interface SearchOutcome {
   backend: string;
   fallback?: string;
   hits: SearchHit[];

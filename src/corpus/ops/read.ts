@@ -6,7 +6,7 @@ import { resolveRef, supersession } from '../graph/refs.js';
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
 
 
-export interface ReadResult {
+export interface NoteWithLinks {
   note: Note;
   links: ResolvedLink[];
   /** The notes that link to this one (by any form of link), one entry per note. */
@@ -18,7 +18,7 @@ export interface ReadResult {
 }
 
 /** A note with its links resolved to the titles of their targets, and the notes linking to it. */
-export function readNote(root: string, ref: string): ReadResult {
+export function readNote(root: string, ref: string): NoteWithLinks {
   const note = resolveRef(root, ref);
   const { links, backlinks } = linkGraph(root, note);
   return { note, links, backlinks, ...supersession(root, note) };

@@ -45,7 +45,7 @@ function crashAfterCreate(): void {
   if (settings().fault() === 'supersede-after-create') process.kill(process.pid, 'SIGKILL');
 }
 
-export interface SupersedeResult {
+export interface SupersedeOutcome {
   action: 'superseded' | 'noop';
   old: Note;
   new: Note;
@@ -55,7 +55,7 @@ export interface SupersedeResult {
  * Mark `oldRef` as superseded by `newRef`: the old note gets `superseded_by`, the new one lists it
  * under `supersedes`; both stay. Self-supersession, cycles and re-pointing are refused.
  */
-export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeResult> {
+export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeOutcome> {
   return withCorpusLock(root, async (lock) => {
     let oldNote = resolveRef(root, oldRef);
     let newNote = resolveRef(root, newRef);
@@ -89,7 +89,7 @@ function alreadySuperseded(root: string, note: Note): ZkError {
  * A crash between the two writes leaves a new note whose `supersedes` the old note does not
  * answer: `tend check` reports it and `tend repair --write` completes it.
  */
-export async function writeSuperseding(root: string, o: WriteOptions, oldRef: string): Promise<SupersedeResult> {
+export async function writeSuperseding(root: string, o: WriteOptions, oldRef: string): Promise<SupersedeOutcome> {
   return withCorpusLock(root, async (lock) => {
     let old = resolveRef(root, oldRef);
     if (old.superseded_by) throw alreadySuperseded(root, old);
