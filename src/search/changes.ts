@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { now, settings } from '../context.js';
-import { sameStamp, stampOf, stampTrusted, type FileStamp } from '../corpus/files/file-stamp.js';
+import { sameStamp, stampTrusted, type FileStamp } from '../corpus/files/file-stamp.js';
 import { isNoteFile, listNoteFiles } from '../corpus/files/note-files.js';
 import type { Note } from '../corpus/note/notes.js';
 import { JOURNAL_MAX_BYTES, journalMark, journalPath, journalSince, rotateJournal, type JournalMark } from './journal.js';
@@ -38,7 +38,7 @@ export interface Stat extends FileStamp {
 function statNote(root: string, name: string): Stat | undefined {
   // A name from the listing holds no separator: joined plainly, as path.join costs a normalisation per note.
   const st = fs.statSync(`${root}${path.sep}${name}`, { throwIfNoEntry: false });
-  return st && { name, ...stampOf(st) };
+  return st && { name, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size };
 }
 
 /** Stat every note file of the root, in name order (a file gone meanwhile is left out). */
@@ -56,18 +56,25 @@ export function statNotes(root: string): Stat[] {
  * disk give the digest the manifest gave, every file passes the per-file check, so the manifest
  * need not be read. '' (no digest) when a stamp is too recent to vouch for its file's content.
  */
-export function statesDigest(states: Iterable<Stat>, seenAt: number): string {
+export function statesDigest(states: readonly Stat[], seenAt: number): string {
   const hash = crypto.createHash('sha256');
-  let chunk = '';
-  for (const s of states) {
+  // The numbers are hashed as they are stored (turning 200,000 of them into text cost more than the hash).
+  const stamps = new Float64Array(states.length * 4);
+  let names = '';
+  for (let i = 0; i < states.length; i++) {
+    const s = states[i];
     if (!stampTrusted(s, seenAt)) return '';
-    chunk += `${s.name}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\0${s.size}\n`;
-    if (chunk.length > 65536) {
-      hash.update(chunk);
-      chunk = '';
+    stamps[i * 4] = s.mtimeMs;
+    stamps[i * 4 + 1] = s.ctimeMs;
+    stamps[i * 4 + 2] = s.ino;
+    stamps[i * 4 + 3] = s.size;
+    names += `${s.name}\n`;
+    if (names.length > 65536) {
+      hash.update(names);
+      names = '';
     }
   }
-  return hash.update(chunk).digest('hex').slice(0, 32);
+  return hash.update(names).update(new Uint8Array(stamps.buffer)).digest('hex').slice(0, 32);
 }
 
 /**
