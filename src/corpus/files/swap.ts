@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { recordChange } from '../../context.js';
+import { now, recordChange } from '../../context.js';
 import { readFully, sha256, writeAll, writeTemp } from './files.js';
 import type { HeldLock } from '../lock/held-lock.js';
 
@@ -13,6 +13,12 @@ import type { HeldLock } from '../lock/held-lock.js';
 
 /** How long the replaced file must stay unchanged before it is let go. */
 const SETTLE_MS = 50;
+/**
+ * A note changed this recently (ms) may have a writer that still has it open: only then does a
+ * rewrite wait for the settle. A note nobody wrote for longer is carried over once, at once, so a
+ * run that rewrites thousands of quiet notes does not wait thousands of settles.
+ */
+const ACTIVE_MS = 2000;
 /** How long at most a rewrite keeps carrying bytes from a file that is written without pause. */
 const CARRY_LIMIT_MS = 1_000;
 const POLL_MS = 1;
@@ -48,6 +54,8 @@ interface Opened {
   fd: number;
   /** A symlinked note: its target keeps its own name, so nothing written to it is lost. */
   symlink: boolean;
+  /** Changed within ACTIVE_MS: a writer may still have it open. */
+  active: boolean;
 }
 
 function openAsRead(r: ReadState): Opened | undefined {
@@ -64,7 +72,7 @@ function openAsRead(r: ReadState): Opened | undefined {
     // Bytes appended since the plan (a merge, a hand edit) are no change to what was planned from:
     // they are carried over after the swap.
     const same = (symlink ? st.size === r.size : at.ino === st.ino && st.size >= r.size) && prefixHash(fd, r.size) === r.hash;
-    if (same) return { fd, symlink };
+    if (same) return { fd, symlink, active: now() - Math.max(st.mtimeMs, st.ctimeMs) < ACTIVE_MS };
   } catch {
     // Gone or unreadable meanwhile: not as read.
   }
@@ -84,10 +92,11 @@ function copyRange(src: number, from: number, end: number, dest: number): void {
 }
 
 /**
- * Carry what is written to the replaced file `displaced` past `from` over to `dest`, until it has
- * stayed quiet for the settle (or the carry limit passed). Returns how far it was carried.
+ * Carry what is written to the replaced file `displaced` past `from` over to `dest`: with `settle`,
+ * until it has stayed quiet for the settle (or the carry limit passed), else what is there now.
+ * Returns how far it was carried.
  */
-async function carryOver(displaced: number, from: number, dest: number): Promise<number> {
+async function carryOver(displaced: number, from: number, dest: number, settle: boolean): Promise<number> {
   const start = performance.now();
   let carried = from;
   let quietSince = start;
@@ -98,7 +107,7 @@ async function carryOver(displaced: number, from: number, dest: number): Promise
       copyRange(displaced, carried, size, dest);
       carried = size;
       quietSince = t;
-    } else if (t - quietSince >= SETTLE_MS || t - start >= CARRY_LIMIT_MS) {
+    } else if (!settle || t - quietSince >= SETTLE_MS || t - start >= CARRY_LIMIT_MS) {
       return carried;
     }
     await sleep(POLL_MS);
@@ -110,13 +119,13 @@ async function carryOver(displaced: number, from: number, dest: number): Promise
  * `known` bytes. Returns the new file, open for appending (the caller closes it), and how many
  * bytes were carried.
  */
-async function swapCarrying(lock: HeldLock, tmp: string, file: string, displaced: number, known: number): Promise<{ dest: number; carried: number }> {
+async function swapCarrying(lock: HeldLock, tmp: string, file: string, displaced: number, known: number, settle: boolean): Promise<{ dest: number; carried: number }> {
   const dest = fs.openSync(tmp, fs.constants.O_RDWR | fs.constants.O_APPEND);
   try {
     lock.assertHeld();
     fs.renameSync(tmp, file);
     recordChange({ path: file, what: 'changed' });
-    const carried = (await carryOver(displaced, known, dest)) - known;
+    const carried = (await carryOver(displaced, known, dest, settle)) - known;
     if (carried > 0) fs.fsyncSync(dest);
     return { dest, carried };
   } catch (err) {
@@ -145,7 +154,7 @@ export async function swapIfUnchanged(lock: HeldLock, expected: ReadState, tmp: 
       recordChange({ path: expected.file, what: 'changed' });
       return { carried: 0 };
     }
-    const { dest, carried } = await swapCarrying(lock, tmp, expected.file, old.fd, expected.size);
+    const { dest, carried } = await swapCarrying(lock, tmp, expected.file, old.fd, expected.size, old.active);
     try {
       if (prefixHash(old.fd, expected.size) === expected.hash) return { carried };
       await putBack(lock, expected.file, old.fd, dest);
@@ -169,7 +178,7 @@ async function putBack(lock: HeldLock, file: string, old: number, ours: number):
   readFully(old, text);
   const back = writeTemp(file, text, st.mode & 0o7777);
   try {
-    fs.closeSync((await swapCarrying(lock, back, file, ours, known)).dest);
+    fs.closeSync((await swapCarrying(lock, back, file, ours, known, true)).dest);
   } finally {
     fs.rmSync(back, { force: true });
   }
