@@ -139,7 +139,10 @@ describe('chat-completions adapter', () => {
     expect(seen).toHaveLength(4);
     expect(waits).toHaveLength(3);
     // Exponential, with up to one backoff of jitter: 10-20, 20-30, 40-50 ms.
-    waits.forEach((ms, i) => expect(ms).toBeGreaterThanOrEqual(10 * 2 ** i) && expect(ms).toBeLessThanOrEqual(10 * 2 ** i + 10));
+    waits.forEach((ms, i) => {
+      expect(ms).toBeGreaterThanOrEqual(10 * 2 ** i);
+      expect(ms).toBeLessThanOrEqual(10 * 2 ** i + 10);
+    });
   });
 
   it('takes a 500 that refuses tools as a refusal, not a hiccup', async () => {

@@ -12,7 +12,7 @@ import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
 import { configuredBackend } from '../search/index.js';
 import { archiveCommit } from './commit-message.js';
 import type { ArchiveResult } from './results.js';
-import { committing, type CommitOutcome } from './commit.js';
+import { committing } from './commit.js';
 
 // What an agent (or a person) needs to find their way around a corpus: an overview, the inbox of
 // what could not be judged, and a way to retract a note without deleting anything.

@@ -5,15 +5,15 @@ import { LLM_UNCONFIGURED } from '../llm/config.js';
 import { configuredLlm, requireLlm } from '../llm/require.js';
 import type { StructuredLLM } from '../llm/types.js';
 import type { InputMessage } from '../judge/transcript.js';
-import type { GardenerReport, GardenerRow } from '../pipelines/gardener.js';
+import type { GardenerReport } from '../pipelines/gardener.js';
 import { spool } from '../pipelines/inbox.js';
 import { integrate as integrateCandidate, toCandidate, type IntegrateInput } from '../pipelines/integrate.js';
-import { drain, retain as retainInput, type RetainInput, type RetainResultRow } from '../pipelines/retain.js';
+import { drain, retain as retainInput, type RetainInput } from '../pipelines/retain.js';
 import { configuredBackend } from '../search/index.js';
 import { requireLinkStyle } from '../corpus/graph/related.js';
 import { drainCommit, integrateCommit, retainCommit, splitCommit, gardenerCommit } from './commit-message.js';
 import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './results.js';
-import { committing, type CommitOutcome } from './commit.js';
+import { committing } from './commit.js';
 
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
 // answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.

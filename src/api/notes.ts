@@ -4,7 +4,7 @@ import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { supersede as supersedeNotes, writeSuperseding } from '../corpus/ops/supersede.js';
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
 import type { MergeResult, SupersedeResult, WriteResult } from './results.js';
-import { committing, type CommitOutcome } from './commit.js';
+import { committing } from './commit.js';
 
 // The library's note operations: typed options in, the objects `--json` prints out (without `ok`).
 // The CLI and the MCP server both call these; neither builds a command line for the other.

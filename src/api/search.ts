@@ -1,3 +1,4 @@
+import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import type { CorpusStatus } from '../corpus/ops/status.js';
@@ -89,7 +90,6 @@ export async function status(root: string): Promise<StatusResult> {
   const { loadNoteMetas } = await import('../corpus/note/note-meta.js');
   const { gitState } = await import('../adapters/git.js');
   // The notes are listed and stated once, for the corpus figures and the index's freshness alike.
-  const { now } = await import('../context.js');
   const seenAt = now();
   const notes = loadNoteMetas(root);
   const listed = { seenAt, stats: notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, ctimeMs: n.ctimeMs, ino: n.ino, size: n.size })) };

@@ -1,9 +1,8 @@
 import { ZkError } from '../errors.js';
 import { TEND_ACTIONS, type TendAction } from '../tend/actions.js';
-import type { TendReport } from '../tend/run.js';
 import { tendCommit } from './commit-message.js';
 import type { TendResult } from './results.js';
-import { committing, type CommitOutcome } from './commit.js';
+import { committing } from './commit.js';
 
 export interface TendRequest {
   /** mint, repair, robustify: change the files (default: a dry run). */

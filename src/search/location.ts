@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { callMemo, current, settings } from '../context.js';
+import { callMemo, settings } from '../context.js';
 import type { Settings } from '../settings.js';
 import { sidecar } from '../corpus/files/paths.js';
 

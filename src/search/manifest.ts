@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { FileStamp } from '../corpus/files/file-stamp.js';
 import { sha256 } from '../corpus/files/files.js';

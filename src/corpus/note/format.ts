@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { isKind, KINDS, type Kind } from './kinds.js';
+import type { Kind } from './kinds.js';
 
 
 /** The parts of a note file as found on disk; nothing normalized away. */

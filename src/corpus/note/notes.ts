@@ -5,7 +5,7 @@ import { isKind, type Kind } from './kinds.js';
 import { DATED_STEM } from './slug.js';
 import { warn } from '../trace/warn.js';
 
-import { hasControlChar, isNoteFile, listNoteFiles } from '../files/note-files.js';
+import { listNoteFiles } from '../files/note-files.js';
 
 
 /** A note as every JSON output shows it (docs/cli.md). */

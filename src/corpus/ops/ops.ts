@@ -11,7 +11,6 @@ import { withCorpusLock } from '../lock/lock.js';
 import type { HeldLock } from '../lock/held-lock.js';
 import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
 import { readNoteFile, type Note } from '../note/notes.js';
-import { relToRoot } from '../files/paths.js';
 import { ensureSidecar } from '../files/sidecar.js';
 import { notesWithSlug, resolveRef, successors } from '../graph/refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from '../note/slug.js';
