@@ -4,10 +4,16 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/per-file-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Many tests wait on locks, timers and child processes rather than the CPU: run several files at once.
     maxWorkers: 4,
+    // A worker keeps its loaded modules from one test file to the next: loading the library and LanceDB
+    // once per worker instead of once per file. The library keeps no module-level state
+    // (test/architecture.test.ts), and the tests restore any environment they change.
+    isolate: false,
+    unstubEnvs: true,
   },
 });

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa, type Options } from 'execa';
-import { afterAll } from 'vitest';
 import { ensureSidecar } from '../../src/corpus/files/sidecar.js';
 import { fileURLToPath } from 'node:url';
 
@@ -12,10 +11,11 @@ export const BIN = path.join(REPO, 'bin', 'zk-memory.js');
 export const DIST = path.join(REPO, 'dist', 'src');
 
 const made: string[] = [];
-// Every temp folder a test file makes is removed when the file is done (see tempDir).
-afterAll(() => {
+
+/** Remove every temp folder made so far: test/per-file-setup.ts calls it when each test file is done. */
+export function removeTempDirs(): void {
   for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+}
 
 /** A fresh temp folder, removed when the test file is done. */
 export function tempDir(prefix = 'zk-test-'): string {
