@@ -1,15 +1,23 @@
 #!/usr/bin/env node
-import { prepareProcess } from '../dist/src/process.js';
-import { main } from '../dist/src/cli.js';
+import { forward } from '../dist/src/server/forward.js';
 
-prepareProcess();
+// A command the corpus's resident server answers goes to it first; only a call answered here
+// loads the rest of the tool (docs/server.md).
+const argv = process.argv.slice(2);
+const forwarded = await forward(argv);
 
-// A reader that goes away early (`zk-memory list | head`) is not an error.
-process.stdout.on('error', (err) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
+if (forwarded.code !== undefined) {
+  process.exitCode = forwarded.code;
+} else {
+  const { prepareProcess } = await import('../dist/src/process.js');
+  const { main, commandLineIo } = await import('../dist/src/cli.js');
+  prepareProcess();
 
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+  // A reader that goes away early (`zk-memory list | head`) is not an error.
+  process.stdout.on('error', (err) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+
+  process.exitCode = await main(argv, commandLineIo(forwarded.stdin));
+}

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ripgrepNoteGrep } from './adapters/ripgrep.js';
 import { journalWrite } from './search/journal.js';
@@ -7,7 +6,10 @@ import { processIo, withContext, type Io } from './context.js';
 import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
 import { version } from './version.js';
-import { Invocation, type GlobalOptions } from './cli/context.js';
+import { processStdin } from './cli/stdin.js';
+import { Invocation, type GlobalOptions, type McpStreams } from './cli/context.js';
+import { servedCommand } from './server/protocol.js';
+import type { WarmIndexPort } from './ports.js';
 
 /** A command module: registers its command on the program, for one invocation. */
 type Registrar = { register(program: Command, cli: Invocation): void };
@@ -34,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   'split-candidates': () => import('./commands/split-candidates.js'),
   'tend-writes': () => import('./commands/tend-writes.js'),
   mcp: () => import('./commands/mcp.js'),
+  serve: () => import('./commands/serve.js'),
 };
 
 /** The commands to register for these arguments: the one named, none for --version, else all. */
@@ -100,57 +103,43 @@ function commanderMessage(err: CommanderError): string {
   return err.message.replace(/^error:\s*/, '').replace(/\n\(Did you mean ([^\n]*\?)\)$/, ' (did you mean $1)');
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Piped text as UTF-8; bytes that are not would turn into U+FFFD unseen, so they are refused. */
-function utf8(bytes: Buffer): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw new ZkError('usage', 'stdin is not valid UTF-8: convert it first (for example with iconv)');
-  }
-}
-
-/** Standard input for a command line: read once, and only when it is a pipe or a file. */
-function processStdin(): () => string | undefined {
-  let read: { text: string | undefined } | undefined;
-  return () => {
-    if (read) return read.text;
-    read = { text: undefined };
-    try {
-      const st = fs.fstatSync(0);
-      if (st.isFIFO() || st.isFile() || st.isSocket()) read.text = utf8(fs.readFileSync(0));
-    } catch (err) {
-      if (err instanceof ZkError) throw err;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN' || code === 'EOF') read.text = '';
-    }
-    return read.text;
-  };
-}
-
-/** The process's own input and output, for a command line run as a process. */
-function commandLineIo(): Io {
-  return { ...processIo, stdin: processStdin() };
+/**
+ * The process's own input and output, for a command line run as a process; `stdin` when the
+ * standard input was already taken (by src/server/forward.ts before it fell back).
+ */
+export function commandLineIo(stdin: () => string | undefined = processStdin()): Io {
+  return { ...processIo, stdin };
 }
 
 /**
  * Run the CLI; resolves to the exit code. Input, output and environment are the process's unless
  * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
-export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env, o: { clock?: () => number } = {}): Promise<number> {
-  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite, noteCache: noteCacheFile, clock: o.clock };
-  return withContext(ctx, () => run(argv, io));
+export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env, o: MainOptions = {}): Promise<number> {
+  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite, noteCache: noteCacheFile, clock: o.clock, warm: o.warm };
+  return withContext(ctx, () => run(argv, io, o));
 }
 
-async function run(argv: string[], io: Io): Promise<number> {
+/** How a command line is run, beyond its arguments, input, output and environment. */
+export interface MainOptions {
+  clock?: () => number;
+  /** The resident server's warm index (src/server/serve.ts), for a call it answers. */
+  warm?: WarmIndexPort;
+  /** The call is answered by the resident server: said in the `--json` answer of the commands it serves. */
+  served?: boolean;
+  /** The connection an MCP session runs on, when not the process's stdin and stdout. */
+  streams?: McpStreams;
+}
+
+async function run(argv: string[], io: Io, o: MainOptions): Promise<number> {
   let parsed: ReturnType<typeof extractGlobals>;
   try {
     parsed = extractGlobals(argv);
   } catch (err) {
     return new Invocation({ json: argv.includes('--json') }).printError(err);
   }
-  const cli = new Invocation(parsed.globals);
+  const served = servedCommand(parsed.rest);
+  const cli = new Invocation(parsed.globals, { server: served && served !== 'mcp' ? Boolean(o.served) : undefined, streams: o.streams, main });
   if (parsed.rest.length === 1 && (parsed.rest[0] === '--version' || parsed.rest[0] === '-V')) {
     return cli.print({ json: { version: version() }, text: version() });
   }

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'llm_unreachable'
   | 'busy'
   | 'lease_held'
+  | 'no_server'
   | 'io';
 
 const EXIT_OF: Record<ErrorCode, number> = {
@@ -37,6 +38,7 @@ const EXIT_OF: Record<ErrorCode, number> = {
   llm_unreachable: EXIT.llm,
   busy: EXIT.busy,
   lease_held: EXIT.busy,
+  no_server: EXIT.busy,
   io: EXIT.busy,
 };
 

@@ -86,3 +86,15 @@ export function prepareProcess(): void {
   preferArrowBundle();
   v8.setFlagsFromString('--liftoff-only');
 }
+
+/**
+ * Run `stop` when the process is asked to end (SIGTERM, SIGINT, SIGHUP), for a long-running
+ * server that removes its socket first; returns the function that takes the handlers away.
+ */
+export function onStopSignal(stop: (signal: string) => void): () => void {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+  for (const s of signals) process.on(s, stop);
+  return () => {
+    for (const s of signals) process.off(s, stop);
+  };
+}

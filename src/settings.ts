@@ -164,6 +164,27 @@ export class Settings {
     return this.number('ZK_MEMORY_SEGMENT_CHARS', 24_000, { integer: true });
   }
 
+  /**
+   * Whether commands use the corpus's resident server (docs/server.md): `auto` (the default) asks
+   * one when it runs and starts one for the next call when none does, `on` requires one, `off`
+   * never uses or starts one.
+   */
+  serverMode(): 'auto' | 'on' | 'off' {
+    const v = (this.text('ZK_MEMORY_SERVER') ?? 'auto').toLowerCase();
+    if (v === 'auto' || v === 'on' || v === 'off') return v;
+    throw new ZkError('usage', `${this.origin('ZK_MEMORY_SERVER')} takes auto, on or off, not ${JSON.stringify(v)}`);
+  }
+
+  /** How long (seconds) a server started in the background waits without a request before it exits. */
+  serverIdleSeconds(): number {
+    return this.number('ZK_MEMORY_SERVER_IDLE_SECONDS', 1800);
+  }
+
+  /** The user's runtime folder (XDG_RUNTIME_DIR), where the servers' sockets live when it is set. */
+  runtimeDir(): string | undefined {
+    return this.text('XDG_RUNTIME_DIR');
+  }
+
   /** Print stack traces of unexpected errors. */
   debug(): boolean {
     return Boolean(this.text('ZK_MEMORY_DEBUG'));

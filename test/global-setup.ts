@@ -18,6 +18,8 @@ export default async function setup(): Promise<() => void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-run-'));
   // The test workers are started after this and inherit it, as do the processes they start.
   process.env.TMPDIR = tmp;
+  // Commands answer in-process unless a test asks for the resident server (test/server*.test.ts).
+  process.env.ZK_MEMORY_SERVER = 'off';
   return () => {
     const left = fs.readdirSync(tmp);
     fs.rmSync(tmp, { recursive: true, force: true });

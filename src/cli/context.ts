@@ -4,6 +4,7 @@ import { current, withContext, type Io } from '../context.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../corpus/files/root.js';
 import type { Override } from '../settings.js';
+import type { WarmIndexPort } from '../ports.js';
 
 /** Options every command understands wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -81,6 +82,25 @@ export function addEmbedOptions(cmd: Command): Command {
     .option('--embed-retries <n>', 'retries on 429, 5xx and network errors (else ZK_MEMORY_EMBED_RETRIES; default 3)');
 }
 
+/** The two ends of an MCP session's connection. */
+export interface McpStreams {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+/** What an invocation knows of the surface that runs it. */
+export interface Surface {
+  /** For the commands the resident server answers: whether it answered this one (`server` in `--json`). */
+  server?: boolean;
+  /** Where `mcp` speaks, when not on the process's stdin and stdout. */
+  streams?: McpStreams;
+  /** The command line's own entry (src/cli.ts `main`), for the resident server to answer calls with. */
+  main?: CommandLine;
+}
+
+/** Run a command line with its own input, output and environment (src/cli.ts `main`). */
+export type CommandLine = (argv: string[], io: Io, env: Record<string, string | undefined>, o: { warm?: WarmIndexPort; served?: boolean; streams?: McpStreams }) => Promise<number>;
+
 /**
  * One command-line invocation: its global options, its output, and the exit code its command
  * leaves. Built anew for every call of `main`, so nothing is shared between calls in one process.
@@ -88,7 +108,19 @@ export function addEmbedOptions(cmd: Command): Command {
 export class Invocation {
   exitCode: number = EXIT.ok;
 
-  constructor(readonly globals: GlobalOptions) {}
+  constructor(readonly globals: GlobalOptions, readonly surface: Surface = {}) {}
+
+  /**
+   * The JSON of a command the resident server answers says whether it did (docs/server.md):
+   * `server: true|false`, or `server.answered` where the answer has a `server` object of its own
+   * (`status`).
+   */
+  private answered(json: Record<string, unknown>): Record<string, unknown> {
+    const by = this.surface.server;
+    if (by === undefined) return json;
+    const own = json.server;
+    return { ...json, server: own && typeof own === 'object' ? { ...own, answered: by } : by };
+  }
 
   /** The corpus root for this invocation. */
   root(): string {
@@ -102,7 +134,7 @@ export class Invocation {
   print(r: CommandResult): number {
     if (r.error) this.io.stderr(`error: ${r.error}\n`);
     if (this.globals.json) {
-      this.io.stdout(`${JSON.stringify({ ok: r.ok ?? true, ...r.json })}\n`);
+      this.io.stdout(`${JSON.stringify(this.answered({ ok: r.ok ?? true, ...r.json }))}\n`);
     } else if (r.text !== undefined && r.text !== '') {
       this.io.stdout(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
     }
@@ -113,7 +145,7 @@ export class Invocation {
   printError(err: unknown): number {
     const e = asZkError(err);
     if (!(err instanceof ZkError) && current().settings.debug()) this.io.stderr(`${(err as Error)?.stack}\n`);
-    if (this.globals.json) this.io.stdout(`${JSON.stringify(errorJson(e))}\n`);
+    if (this.globals.json) this.io.stdout(`${JSON.stringify(this.answered(errorJson(e)))}\n`);
     else this.io.stderr(`error: ${e.message}\n`);
     return e.exitCode;
   }

@@ -10,7 +10,7 @@ export function register(program: Command, cli: Invocation): void {
     const root = cli.root(); // fail now, with the usual message, rather than on every tool call
     const { serveMcp } = await import('../mcp/server.js');
     // The flags given here are part of the settings every tool call runs with.
-    await serveMcp(root, current());
+    await serveMcp(root, current(), cli.surface.streams);
     return { json: {}, text: '' };
   }));
 }

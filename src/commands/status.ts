@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Invocation } from '../cli/context.js';
+import { current } from '../context.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -8,7 +9,10 @@ export function register(program: Command, cli: Invocation): void {
     .action(cli.action(async () => {
       const { status } = await import('../api/search.js');
       const { statusText } = await import('../views/search.js');
-      const s = await status(cli.root());
-      return { json: { ...s }, text: statusText(s) };
+      const { serverStatus } = await import('../server/status.js');
+      const { serverText } = await import('../views/server.js');
+      const root = cli.root();
+      const [s, server] = await Promise.all([status(root), serverStatus(root, current().settings)]);
+      return { json: { ...s, server }, text: `${statusText(s)}\n${serverText(server)}` };
     }));
 }

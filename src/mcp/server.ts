@@ -9,7 +9,7 @@ import { INSTRUCTIONS } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
-import { warmIndex } from '../search/warm.js';
+import { callWarmIndex, warmIndex } from '../search/warm.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
@@ -54,15 +54,18 @@ function maxMessageBytes(ctx: RunContext): number {
 }
 
 /**
- * Serve the tools over MCP on stdio until the client closes the connection. Every call runs in
- * `ctx` (the settings and flags the server was started with); stdout carries JSON-RPC only.
+ * Serve the tools over MCP on stdio (or on `streams`, a resident server's connection) until the
+ * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
+ * started with); the output carries JSON-RPC only.
  */
-export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
+export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both carry the protocol.
   // The search index stays open and the root watched between calls (the watcher only where it
-  // sees every change: not on a network file system, whose other hosts write unseen).
-  const local = withContext(ctx, () => indexLocation(root).fileSystem === null);
-  const warm = warmIndex(root, local);
+  // sees every change: not on a network file system, whose other hosts write unseen). A resident
+  // server hands every session its own warm index, which outlives the session.
+  const shared = callWarmIndex();
+  const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
+  const warm = shared ?? own!;
   const callCtx: RunContext = { ...ctx, warm, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
   const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   // Tools that need an LLM are offered only when one is configured: an agent never calls a tool that can only park its input.
@@ -74,7 +77,7 @@ export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(root, callCtx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
-  const transport = new LineTransport(process.stdin, process.stdout, maxMessageBytes(ctx));
+  const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
@@ -82,6 +85,6 @@ export async function serveMcp(root: string, ctx: RunContext): Promise<void> {
     await server.connect(transport);
     await closed;
   } finally {
-    warm.close();
+    own?.close();
   }
 }

@@ -12,7 +12,7 @@ import {
 import { rotateJournal } from './journal.js';
 import { manifestId, manifestPath, writeManifest, type FileState, type Manifest } from './manifest.js';
 import { now } from '../context.js';
-import { settle, callWarmIndex, type Watched, type WarmIndex } from './warm.js';
+import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
 
 // The full-text table's upkeep: built from nothing, or brought up to date with what changed
 // (src/search/changes.ts), under the index lock, never the corpus lock.
@@ -130,7 +130,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
   if (!warm) return sync(root, opts);
   return warm.serial(async () => {
     if (!warm.watch) return sync(root, opts, warm);
-    await settle();
+    await warm.watch.sync();
     const watched = warm.watch.take();
     try {
       return await sync(root, opts, warm, watched);

@@ -49,6 +49,24 @@ export const NETWORK_RESCAN_MS = 2000;
  * full check this often bounds how long such a loss can last.
  */
 export const WATCHED_RESCAN_MS = 60_000;
+/** How long a cookie's event may take to come back before the watcher is taken to have lost events. */
+export const COOKIE_WAIT_MS = 1000;
+
+/** The kernel's inotify queue length (events beyond it are dropped), or Linux's default. */
+function inotifyQueueLength(): number {
+  try {
+    const n = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
+    return Number.isInteger(n) && n > 0 ? n : 16384;
+  } catch {
+    return 16384;
+  }
+}
+
+/** Whether a file name is one of the watcher's cookies (see `RootWatch.sync`), never a note. */
+export function isCookieName(name: string): boolean {
+  return name.startsWith(COOKIE_PREFIX);
+}
+const COOKIE_PREFIX = '.zk-cookie-';
 
 /**
  * A file's parsed content, kept while the file is the version it was read from or written as (its
@@ -141,15 +159,25 @@ export class RootWatch {
   /** The latest listing's number, while it is under way. */
   private listing?: number;
   private listings = 0;
+  /** Events since the last `take`, and how many would say the kernel's queue may have overflowed. */
+  private events = 0;
+  private readonly overflowAt = Math.floor(inotifyQueueLength() / 2);
+  /** Cookies written and not yet seen, by name (see `sync`). */
+  private readonly cookies = new Map<string, () => void>();
+  private cookieCount = 0;
   readonly since: number;
 
   constructor(private readonly root: string) {
     this.watcher = fs.watch(root, { persistent: false }, (_event, name) => {
       const file = name?.toString();
+      // Linux drops events past its queue's length and libuv says nothing of it: so many events
+      // since the last take mean some may be lost (events the kernel merged take no room).
+      if (++this.events >= this.overflowAt) this.complete = false;
       if (!file) {
         this.complete = false;
         this.lost = true;
       } else if (isNoteName(file)) this.names.add(file);
+      else if (isCookieName(file)) this.cookies.get(file)?.();
     });
     this.watcher.on('error', () => {
       this.alive = false;
@@ -162,12 +190,13 @@ export class RootWatch {
 
   /**
    * The names seen since the last call, and whether they are all that changed. Events the kernel
-   * queued before this call are delivered first (see `settle`).
+   * made before a `sync` that resolved are among them.
    */
   take(): Watched {
     const out = { names: this.names, complete: this.complete && this.alive && this.listed, since: this.since };
     this.names = new Set();
     this.complete = true;
+    this.events = 0;
     // A watcher that died is not trusted again: its caller checks every note from now on.
     if (!this.alive) return out;
     this.followLinks(out.names);
@@ -180,6 +209,38 @@ export class RootWatch {
   giveBack(w: Watched): void {
     for (const n of w.names) this.names.add(n);
     if (!w.complete) this.complete = false;
+  }
+
+  /**
+   * Resolve once every event of a change made before this call has been delivered: a cookie file
+   * is made and removed in the root, and the watcher waits for its own event, which the kernel
+   * queues after those of every earlier change in the folder (as watchman and git's fsmonitor do).
+   * A cookie that cannot be written, or whose event does not come back in time, makes the next
+   * take incomplete: its caller then checks every note.
+   */
+  sync(): Promise<void> {
+    if (!this.alive) return Promise.resolve();
+    const name = `${COOKIE_PREFIX}${process.pid}-${++this.cookieCount}`;
+    const file = path.join(this.root, name);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.cookies.delete(name);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.complete = false;
+        done();
+      }, COOKIE_WAIT_MS);
+      this.cookies.set(name, done);
+      try {
+        fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW, 0o600));
+        fs.rmSync(file, { force: true });
+      } catch {
+        this.complete = false; // a folder we may not write in: the caller checks every note instead
+        done();
+      }
+    });
   }
 
   close(): void {
@@ -249,16 +310,11 @@ export class RootWatch {
 }
 
 /**
- * Let the event loop poll once. A watcher's events arrive as I/O callbacks: a change another
- * process finished before this search was asked for is queued by the kernel before the request
- * was, so once the loop has polled past the request its events have been delivered.
+ * The warm state of the server of `root`; `local` says whether watching the root can see every
+ * change. Without a watcher every note is checked at most every `networkRescanMs` (0: before
+ * every search, as the resident server does, so an answer never misses another host's write).
  */
-export function settle(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** The warm state of the server of `root`; `local` says whether watching the root can see every change. */
-export function warmIndex(root: string, local: boolean): WarmIndex & { close(): void } {
+export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: number } = {}): WarmIndex & { close(): void } {
   let watch: RootWatch | undefined;
   if (local) {
     try {
@@ -279,7 +335,7 @@ export function warmIndex(root: string, local: boolean): WarmIndex & { close(): 
       queue = run.catch(() => undefined);
       return run;
     },
-    unwatchedRescanMs: local ? 0 : NETWORK_RESCAN_MS,
+    unwatchedRescanMs: local ? 0 : (o.networkRescanMs ?? NETWORK_RESCAN_MS),
     watchedRescanMs: WATCHED_RESCAN_MS,
     close() {
       watch?.close();

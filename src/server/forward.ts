@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import type net from 'node:net';
+import { resolveRoot } from '../corpus/files/root.js';
+import { asZkError, errorJson, ZkError } from '../errors.js';
+import { Settings } from '../settings.js';
+import { version } from '../version.js';
+import { processStdin } from '../cli/stdin.js';
+import { ask } from './client.js';
+import { buildId, rootArgument, servedCommand, type CallRequest } from './protocol.js';
+import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
+import { backingOff, clearFailures, recordFailure, startServer } from './start.js';
+
+// The command line's first step (bin/zk-memory.js), loading only what asking a server needs: a
+// command the corpus's resident server answers is sent to it, and the rest of the tool is loaded
+// only when the call is answered in-process (docs/server.md).
+
+/** What the command line does next: exit with `code` (answered), or run in-process with `stdin`. */
+export type Forwarded = { code: number } | { code?: undefined; stdin: () => string | undefined };
+
+/** How long `mcp` waits for the server it started to listen before it serves in-process. */
+const START_WAIT_MS = 5000;
+
+export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Forwarded> {
+  const stdin = processStdin();
+  const inProcess: Forwarded = { stdin };
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(`${version()}\n`);
+    return { code: 0 };
+  }
+  const command = servedCommand(argv);
+  if (!command) return inProcess;
+  const settings = new Settings(env);
+  let mode: 'auto' | 'on' | 'off';
+  let root: string;
+  let sock: string;
+  try {
+    mode = settings.serverMode();
+    if (mode === 'off') return inProcess;
+    root = resolveRoot(rootArgument(argv));
+    if (!fs.existsSync(`${root}/.zk`)) return inProcess; // not a corpus yet: the command says so
+    const folder = socketFolder(settings);
+    ensureSocketFolder(folder);
+    sock = socketPath(folder, root);
+  } catch (err) {
+    // a setting, root or socket folder in error: the in-process command says what is wrong, or `on` does
+    return mode! === 'on' && err instanceof ZkError ? fail(argv, err) : inProcess;
+  }
+  if (mode === 'auto' && backingOff(sock)) return inProcess;
+  const build = buildId();
+  const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, argv, env: { ...env }, cwd: process.cwd() };
+  if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(argv, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
+  // The query of `search -` comes from stdin: read here, and handed on if the call stays in-process.
+  if (command === 'search') {
+    try {
+      request.stdin = stdin();
+    } catch {
+      return inProcess; // the in-process command reports it
+    }
+  }
+  const out = await ask(sock, request);
+  if ('answer' in out) {
+    clearFailures(sock);
+    process.stdout.write(out.answer.stdout);
+    process.stderr.write(out.answer.stderr);
+    return { code: out.answer.code };
+  }
+  if ('accepted' in out) return inProcess;
+  if (out.unavailable !== 'absent') recordFailure(sock);
+  if (mode === 'on') return fail(argv, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
+  // A server of another build is asked to make way for one of this build.
+  if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
+  if (out.unavailable !== 'failed' || !backingOff(sock)) startServer(root, env);
+  return inProcess;
+}
+
+/** Say why a command could not be answered, the way every command fails (docs/errors.md). */
+function fail(argv: string[], err: unknown): Forwarded {
+  const e = asZkError(err);
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ ...errorJson(e), server: false })}\n`);
+  else process.stderr.write(`error: ${e.message}\n`);
+  return { code: e.exitCode };
+}
+
+/**
+ * `zk-memory mcp` as a bridge: stdin and stdout joined to an MCP session on the corpus's server,
+ * started in the background when none runs. Undefined when no server could be had in time: the
+ * session is served in-process.
+ */
+async function bridge(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv, none: (why: string) => Forwarded): Promise<Forwarded> {
+  let out = await ask(sock, request, { keep: true });
+  if ('unavailable' in out && out.unavailable !== 'failed') {
+    if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
+    startServer(root, env);
+    for (const until = Date.now() + START_WAIT_MS; !('accepted' in out) && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      out = await ask(sock, request, { keep: true });
+    }
+  }
+  if (!('accepted' in out)) return none('unavailable' in out ? out.reason : 'the server answered out of turn');
+  return { code: await pipeSession(out.accepted) };
+}
+
+/** Join the process's stdin and stdout to the session's connection until either ends. */
+function pipeSession(socket: net.Socket): Promise<number> {
+  return new Promise((resolve) => {
+    process.stdin.pipe(socket);
+    socket.pipe(process.stdout);
+    socket.resume();
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      process.stdin.unpipe(socket);
+      process.stdin.pause();
+      resolve(0);
+    });
+  });
+}

@@ -1,0 +1,174 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import { current, type Io } from '../context.js';
+import { ZkError } from '../errors.js';
+import { indexLocation } from '../search/location.js';
+import { warmIndex } from '../search/warm.js';
+import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
+import { buildId, HEARTBEAT_MS, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
+import { claimSocket, pidFile, releaseSocket } from './claim.js';
+import type { CommandLine } from '../cli/context.js';
+
+/** How often the server looks whether its corpus folder is still there (docs/server.md: it ends within 30 s). */
+const ROOT_CHECK_MS = 5000;
+/** The largest first line a client may send: room for a piped body, JSON-escaped. */
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+export interface ServeOptions {
+  /** Exit after this long without a request or session (ms); undefined: stay. */
+  idleMs?: number;
+  /** Runs a command line for a call (src/cli.ts `main`), given the warm index and the connection for MCP. */
+  run: CommandLine;
+  /** Said once the socket is listening. */
+  onReady?: (state: ServerState) => void;
+}
+
+export interface RunningServer {
+  /** Resolves when the server has stopped (asked to, idle, its corpus gone, or `close`). */
+  done: Promise<string>;
+  close(reason?: string): void;
+}
+
+/**
+ * Serve the corpus at `root` on its socket until stopped: the command lines the server answers
+ * (src/server/protocol.ts `servedCommand`), each in a context of its own built from the client's
+ * environment and working directory, all sharing one warm index and one watcher of the root; and
+ * MCP sessions for stdio bridges. A second server of the same corpus finds the socket taken and
+ * says so (exit 4).
+ */
+export async function serve(root: string, opts: ServeOptions): Promise<RunningServer> {
+  const { settings } = current();
+  const folder = socketFolder(settings);
+  ensureSocketFolder(folder);
+  const sock = socketPath(folder, root);
+  const real = canonicalRoot(root);
+  const build = buildId();
+  const since = new Date().toISOString();
+  const local = indexLocation(root).fileSystem === null;
+  // On a network file system no watcher sees other hosts' writes: every search checks every note first.
+  const warm = warmIndex(root, local, { networkRescanMs: 0 });
+  const sessions = new Set<net.Socket>();
+  let busy = 0;
+  let lastActive = Date.now();
+  let stopped: string | undefined;
+  let finish!: (reason: string) => void;
+  const done = new Promise<string>((resolve) => (finish = resolve));
+
+  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build });
+
+  const server = net.createServer((socket) => {
+    sessions.add(socket);
+    socket.on('close', () => {
+      sessions.delete(socket);
+      lastActive = Date.now();
+    });
+    socket.on('error', () => socket.destroy());
+    readLines(socket, MAX_REQUEST_BYTES, (line) => {
+      let req: Request;
+      try {
+        req = JSON.parse(line) as Request;
+      } catch {
+        socket.destroy();
+        return false;
+      }
+      lastActive = Date.now();
+      if ((req.kind === 'call' || req.kind === 'mcp') && req.build !== build) {
+        send(socket, { refused: 'another build', build });
+        socket.end();
+        return false;
+      }
+      if (req.kind === 'status') {
+        send(socket, { accepted: true, state: state() });
+        socket.end();
+      } else if (req.kind === 'stop') {
+        send(socket, { accepted: true, state: state() });
+        socket.end();
+        close('asked to stop');
+      } else if (req.kind === 'call' || req.kind === 'mcp') {
+        const command = servedCommand(req.argv);
+        if (!command || (command === 'mcp') !== (req.kind === 'mcp')) {
+          send(socket, { refused: 'not a command this server answers' });
+          socket.end();
+          return false;
+        }
+        send(socket, { accepted: true });
+        busy++;
+        const finished = () => {
+          busy--;
+          lastActive = Date.now();
+        };
+        if (req.kind === 'call') void answer(socket, req).finally(finished);
+        else void session(socket, req).finally(finished);
+      } else socket.destroy();
+      return false;
+    });
+  });
+
+  /** Run one command line and send its output, saying it is alive meanwhile. */
+  async function answer(socket: net.Socket, req: CallRequest): Promise<void> {
+    let stdout = '';
+    let stderr = '';
+    const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stdin: () => req.stdin, cwd: () => req.cwd };
+    const alive = setInterval(() => send(socket, { alive: true }), HEARTBEAT_MS);
+    try {
+      const code = await opts.run(req.argv, io, req.env, { warm, served: true });
+      if (!socket.destroyed) {
+        send(socket, { done: true, code, stdout, stderr });
+        socket.end();
+      }
+    } catch {
+      socket.destroy(); // the client answers in-process
+    } finally {
+      clearInterval(alive);
+    }
+  }
+
+  /** Serve one MCP session on the connection until either side closes it. */
+  async function session(socket: net.Socket, req: CallRequest): Promise<void> {
+    // What a tool call would print goes nowhere: the connection carries MCP only.
+    const io: Io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => req.cwd };
+    try {
+      await opts.run(req.argv, io, req.env, { warm, served: true, streams: { input: socket, output: socket } });
+    } finally {
+      socket.end();
+    }
+  }
+
+  function close(reason = 'closed'): void {
+    if (stopped) return;
+    stopped = reason;
+    clearInterval(timer);
+    server.close();
+    for (const s of sessions) s.destroy();
+    releaseSocket(sock, claim);
+    warm.close();
+    finish(reason);
+  }
+
+  const claim = await claimSocket(server, sock);
+  if (!claim) {
+    warm.close();
+    throw new ZkError('busy', `a server already serves ${real} (socket ${sock})`);
+  }
+  fs.writeFileSync(pidFile(sock), `${JSON.stringify({ pid: process.pid, since, root: real })}\n`, { mode: 0o600 });
+  const rootId = identity(root);
+  const timer = setInterval(() => {
+    const id = identity(root);
+    if (id === undefined || id !== rootId || !fs.existsSync(`${root}/.zk`)) return close('the corpus folder is gone');
+    if (!claim.stillOurs()) return close('the socket was taken over');
+    if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && Date.now() - lastActive >= opts.idleMs) close('idle');
+  }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
+  timer.unref();
+  opts.onReady?.(state());
+  return { done, close };
+}
+
+/** Which folder a path names now (device and inode), or undefined when there is none. */
+function identity(dir: string): string | undefined {
+  try {
+    const st = fs.statSync(dir);
+    return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}

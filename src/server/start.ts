@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Env } from '../settings.js';
+
+/** This build's command line, which a server is started with. */
+const BIN = fileURLToPath(new URL('../../../bin/zk-memory.js', import.meta.url));
+
+/** After this many failures in a row, a client stops asking the server for BACKOFF_MS. */
+const FAILURES_BEFORE_BACKOFF = 2;
+const BACKOFF_MS = 60_000;
+
+/**
+ * Start a server for `root` in the background, detached from this process: it outlives the call
+ * that started it and exits after its idle limit. Two started at once give one server (the loser
+ * finds the socket taken and exits).
+ */
+export function startServer(root: string, env: Env): void {
+  try {
+    const child = spawn(process.execPath, [BIN, 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // no server this time: the call is answered in-process all the same
+  }
+}
+
+/** The file beside a socket that counts its server's recent failures. */
+function failuresFile(sock: string): string {
+  return `${sock}.failed`;
+}
+
+/** Whether the server of `sock` failed often enough lately that clients leave it alone for a while. */
+export function backingOff(sock: string, now = Date.now()): boolean {
+  try {
+    const { count, at } = JSON.parse(fs.readFileSync(failuresFile(sock), 'utf8')) as { count: number; at: number };
+    return count >= FAILURES_BEFORE_BACKOFF && now - at < BACKOFF_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** Count one failure of the server of `sock` (a fresh count once the last backoff has passed). */
+export function recordFailure(sock: string, now = Date.now()): void {
+  let count = 0;
+  try {
+    const last = JSON.parse(fs.readFileSync(failuresFile(sock), 'utf8')) as { count: number; at: number };
+    count = now - last.at < BACKOFF_MS ? last.count : 0;
+  } catch {
+    // the first failure
+  }
+  try {
+    fs.writeFileSync(failuresFile(sock), JSON.stringify({ count: count + 1, at: now }), { mode: 0o600 });
+  } catch {
+    // not kept: the next call asks again
+  }
+}
+
+/** Forget the failures of the server of `sock`: it answered. */
+export function clearFailures(sock: string): void {
+  fs.rmSync(failuresFile(sock), { force: true });
+}
