@@ -36,7 +36,7 @@ describe('init and root discovery', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('error: no corpus root: pass --root DIR or set ZK_MEMORY_ROOT');
     const j = await zk(['list', '--json'], { cwd: lonely });
-    expect(j.json).toEqual({ ok: false, error: { code: 'no_root', message: 'no corpus root: pass --root DIR or set ZK_MEMORY_ROOT' } });
+    expect(j.json).toEqual({ ok: false, error: { code: 'no_root', message: 'no corpus root: pass --root DIR or set ZK_MEMORY_ROOT' }, server: false });
   });
 
   it('--version and --help exit 0', async () => {
@@ -146,7 +146,7 @@ describe('bad input: clear message, documented exit code, nothing changed', () =
     ['huge body', ['write', 'big', 'Big', 'x'.repeat(2000)], 2, /^error: body too large: 2000 bytes \(limit 1000; set ZK_MEMORY_MAX_BODY to change it\)$/],
     ['unknown command', ['frobnicate'], 2, /^error: unknown command 'frobnicate'$/],
     // Commander's suggestion stays on the error's line; a line break the user typed is still shown as \n.
-    ['unknown command, with a suggestion', ['serve'], 2, /^error: unknown command 'serve' \(did you mean merge\?\)$/],
+    ['unknown command, with a suggestion', ['mrege'], 2, /^error: unknown command 'mrege' \(did you mean merge\?\)$/],
     ['unknown option, with a suggestion', ['list', '--kinds', 'x'], 2, /^error: unknown option '--kinds' \(did you mean --kind\?\)$/],
     ['unknown command with a line break', ['frob\nnicate'], 2, /^error: unknown command 'frob\\nnicate'$/],
     ['bad --recent', ['list', '--recent', 'x'], 2, /^error: --recent takes a whole number >= 1, not "x"$/],

@@ -40,7 +40,7 @@ describe.each(['rg', 'fts'])('search with %s', (backend) => {
     }
     const none = await zk(['--root', root, '--json', 'search', '(+.*)', '--backend', backend]);
     expect(none.code).toBe(1);
-    expect(none.json).toEqual({ ok: true, query: '(+.*)', backend, hits: [] });
+    expect(none.json).toEqual({ ok: true, query: '(+.*)', backend, hits: [], server: false });
   });
 
   it('leaves archived, hidden and non-markdown files out', async () => {

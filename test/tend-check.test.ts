@@ -64,6 +64,7 @@ describe('tend check', () => {
       counts: { ok: 3, stale: 0, broken: 4, unanchored: 1 },
       changed: 0,
       files: [],
+      server: false,
     });
   });
 

@@ -208,7 +208,7 @@ describe('without a working embedder', () => {
       );
     }
     const auto = await search(root, [], noEmbedEnv);
-    expect(auto.json).toEqual({ ok: true, query: QUERY, backend: 'fts', hits: [expect.objectContaining({ path: 'cake.md' })] });
+    expect(auto.json).toEqual({ ok: true, query: QUERY, backend: 'fts', hits: [expect.objectContaining({ path: 'cake.md' })], server: false });
   });
 
   it('with the endpoint down, auto answers lexically at once (exit 0) and says why; vector fails with exit 3', async () => {
