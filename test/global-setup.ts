@@ -18,11 +18,33 @@ export default async function setup(): Promise<() => void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-run-'));
   // The test workers are started after this and inherit it, as do the processes they start.
   process.env.TMPDIR = tmp;
-  // Commands answer in-process unless a test asks for the resident server (test/server*.test.ts).
+  // Commands answer in-process unless a test asks for the resident server (test/server.test.ts),
+  // whose sockets go to a runtime folder of the run's own.
   process.env.ZK_MEMORY_SERVER = 'off';
+  const runtime = path.join(tmp, 'runtime');
+  fs.mkdirSync(runtime, { mode: 0o700 });
+  process.env.XDG_RUNTIME_DIR = runtime;
   return () => {
+    const running = liveServers(path.join(runtime, 'zk-memory'));
+    for (const pid of running) process.kill(pid, 'SIGKILL');
+    fs.rmSync(runtime, { recursive: true, force: true });
+    if (running.length) throw new Error(`tests left ${running.length} server(s) running: pid ${running.join(', ')}`);
     const left = fs.readdirSync(tmp);
     fs.rmSync(tmp, { recursive: true, force: true });
     if (left.length) throw new Error(`tests left ${left.length} temp folder(s) behind: ${left.slice(0, 5).join(', ')}`);
   };
+}
+
+/** The pids of the servers whose pid files are in `dir` and whose process still runs. */
+function liveServers(dir: string): number[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.pid')).flatMap((f) => {
+    try {
+      const { pid } = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { pid: number };
+      process.kill(pid, 0);
+      return [pid];
+    } catch {
+      return [];
+    }
+  });
 }

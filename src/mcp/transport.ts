@@ -37,6 +37,8 @@ export class LineTransport implements Transport {
     this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);
     this.input.on('error', (err: Error) => this.onerror?.(err));
+    // A connection handed over paused (a resident server read its first line) flows from here.
+    this.input.resume();
   }
 
   private take(chunk: Buffer): void {

@@ -107,6 +107,8 @@ function pipeSession(socket: net.Socket): Promise<number> {
     socket.pipe(process.stdout);
     socket.resume();
     socket.on('error', () => undefined);
+    // The client went away (its end of stdout closed): the session ends with it.
+    process.stdout.on('error', () => socket.destroy());
     socket.on('close', () => {
       process.stdin.unpipe(socket);
       process.stdin.pause();

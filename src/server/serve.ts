@@ -42,7 +42,8 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   ensureSocketFolder(folder);
   const sock = socketPath(folder, root);
   const real = canonicalRoot(root);
-  const build = buildId();
+  // A fault for tests: a server that passes for another build, which clients must not take answers from.
+  const build = settings.fault() === 'server-other-build' ? `${buildId()}-other` : buildId();
   const since = new Date().toISOString();
   const local = indexLocation(root).fileSystem === null;
   // On a network file system no watcher sees other hosts' writes: every search checks every note first.
@@ -147,6 +148,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
 
   const claim = await claimSocket(server, sock);
   if (!claim) {
+    server.close();
     warm.close();
     throw new ZkError('busy', `a server already serves ${real} (socket ${sock})`);
   }
