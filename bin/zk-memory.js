@@ -1,23 +1,27 @@
 #!/usr/bin/env node
-import { forward } from '../dist/src/server/forward.js';
 
 // A command the corpus's resident server answers goes to it first; only a call answered here
-// loads the rest of the tool (docs/server.md).
+// loads the rest of the tool (docs/server.md). `--version` loads nothing else at all.
 const argv = process.argv.slice(2);
-const forwarded = await forward(argv);
 
-if (forwarded.code !== undefined) {
-  process.exitCode = forwarded.code;
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  const { version } = await import('../dist/src/version.js');
+  process.stdout.write(`${version()}\n`);
 } else {
+  const { forward } = await import('../dist/src/server/forward.js');
+  const forwarded = await forward(argv);
+  if (forwarded.code !== undefined) process.exitCode = forwarded.code;
+  else await inProcess(forwarded.stdin);
+}
+
+async function inProcess(stdin) {
   const { prepareProcess } = await import('../dist/src/process.js');
   const { main, commandLineIo } = await import('../dist/src/cli.js');
   prepareProcess();
-
   // A reader that goes away early (`zk-memory list | head`) is not an error.
   process.stdout.on('error', (err) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw err;
   });
-
-  process.exitCode = await main(argv, commandLineIo(forwarded.stdin));
+  process.exitCode = await main(argv, commandLineIo(stdin));
 }

@@ -75,6 +75,22 @@ describe('the resident server', () => {
     expect(fs.existsSync(state.socket)).toBe(false);
   });
 
+  it('a server started in the background exits when idle; one started by serve stays, and a second serve of the corpus is refused', async () => {
+    const { root, env } = setUp();
+    const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '1' };
+    await search(root, idle, 'topic0');
+    const { pid } = await untilRunning(root, env);
+    await until('the idle server exits', () => !fs.existsSync(`/proc/${pid}`), 15_000);
+    const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...idle }, reject: false });
+    foreground.push(server);
+    const kept = await untilRunning(root, env);
+    const second = await zkProcess(['serve', '--root', root, '--json'], { env });
+    expect(second.code).toBe(4);
+    expect(second.json.error.message).toMatch(/^a server already serves /);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await serverState(root, env)).pid).toBe(kept.pid);
+  });
+
   it('off never starts one; on without a server fails with exit 4 and says why', async () => {
     const { root, env } = setUp('off');
     expect((await search(root, env, 'topic0')).json.server).toBe(false);

@@ -87,3 +87,19 @@ export interface TendWritesResult {
 }
 
 export type TendResult = Omit<TendReport, 'action'> & { action: TendAction; strict: boolean; commit?: CommitOutcome };
+
+/** The resident server of a corpus, as `serve --status` and `status` report it (docs/server.md). */
+export interface ServerState {
+  running: true;
+  pid: number;
+  /** When the server started (ISO date-time). */
+  since: string;
+  /** Its resident memory now, in MB. */
+  rss: number;
+  socket: string;
+  root: string;
+  build: string;
+}
+
+/** What runs for a corpus: its server's state, or `running: false` and where its socket would be. */
+export type ServerStatus = ServerState | { running: false; socket: string | null; reason?: string };

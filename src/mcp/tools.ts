@@ -7,6 +7,9 @@ import { tendText } from '../views/tend.js';
 import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
+import { settings } from '../context.js';
+import { serverStatus } from '../server/status.js';
+import { serverText } from '../views/server.js';
 import { bool, kindProperty, schema, str, type ToolAnswer, type ToolSpec } from './tool.js';
 
 export type { ToolAnswer, ToolSpec } from './tool.js';
@@ -150,8 +153,8 @@ export const TOOLS: ToolSpec[] = [
     inputSchema: schema({ recent: int('how many recently changed notes to show (default 5)') }),
     readOnly: true,
     async run(root, a) {
-      const r = api.overview(root, { recent: a.recent });
-      return answer(r, notesView.overviewText(r));
+      const r = { ...api.overview(root, { recent: a.recent }), server: await serverStatus(root, settings()) };
+      return answer(r, `${notesView.overviewText(r)}\n${serverText(r.server)}`);
     },
   },
   {

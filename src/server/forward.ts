@@ -3,7 +3,6 @@ import type net from 'node:net';
 import { resolveRoot } from '../corpus/files/root.js';
 import { asZkError, errorJson, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
-import { version } from '../version.js';
 import { processStdin } from '../cli/stdin.js';
 import { ask } from './client.js';
 import { buildId, rootArgument, servedCommand, type CallRequest } from './protocol.js';
@@ -23,10 +22,6 @@ const START_WAIT_MS = 5000;
 export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Forwarded> {
   const stdin = processStdin();
   const inProcess: Forwarded = { stdin };
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    process.stdout.write(`${version()}\n`);
-    return { code: 0 };
-  }
   const command = servedCommand(argv);
   if (!command) return inProcess;
   const settings = new Settings(env);

@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { version } from '../version.js';
+import type { ServerState } from '../api/results.js';
+
+export type { ServerState };
 
 // The resident server's protocol (docs/server.md): JSON, one message a line, over a Unix socket.
 // The client's first line says what it wants; the server answers `accepted` at once (or `refused`
@@ -20,17 +23,6 @@ export interface CallRequest {
 
 export type Request = CallRequest | { kind: 'status' | 'stop'; build: string };
 
-export interface ServerState {
-  running: true;
-  pid: number;
-  /** When the server started (ISO date-time). */
-  since: string;
-  /** Its resident memory now, in MB. */
-  rss: number;
-  socket: string;
-  root: string;
-  build: string;
-}
 
 export type Reply =
   | { accepted: true; state?: ServerState }

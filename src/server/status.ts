@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import type { Settings } from '../settings.js';
 import { answers, pidFile } from './claim.js';
 import { ask, serverState } from './client.js';
-import { buildId, type ServerState } from './protocol.js';
+import { buildId } from './protocol.js';
+import type { ServerStatus } from '../api/results.js';
 import { socketFolder, socketPath } from './socket-path.js';
 
-/** What runs for a corpus: its server's state, or `running: false` and where its socket would be. */
-export type ServerStatus = ServerState | { running: false; socket: string | null; reason?: string };
 
 /** The state of the server of `root`, as `serve --status` and `status` report it. */
 export async function serverStatus(root: string, settings: Settings): Promise<ServerStatus> {

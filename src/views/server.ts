@@ -1,4 +1,4 @@
-import type { ServerStatus } from '../server/status.js';
+import type { ServerStatus } from '../api/results.js';
 
 /** `serve --status`, and the line `status` gives the server. */
 export function serverText(s: ServerStatus): string {
