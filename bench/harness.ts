@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,4 +79,73 @@ export async function mcpSession(bin: string, root: string, env: NodeJS.ProcessE
       await new Promise((resolve) => child.on('close', resolve));
     },
   };
+}
+
+/** The resident memory of process `pid` now, in MB (VmRSS from /proc), or null where it cannot be told. */
+export function rssMbOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 102.4) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One call to a resident server over its socket, as the command line makes it (src/server/protocol.ts):
+ * the request on one line, then `accepted`, `alive` while it works, and `done` with the call's output.
+ */
+export function serverCall(sock: string, request: object): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(sock);
+    let rest = '';
+    let settled = false;
+    const settle = (err: Error | null, out?: { code: number; stdout: string; stderr: string }) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      if (err) reject(err);
+      else resolve(out!);
+    };
+    socket.setEncoding('utf8');
+    socket.once('connect', () => socket.write(`${JSON.stringify(request)}\n`));
+    socket.on('error', (err) => settle(new Error(`server call failed: ${err.message}`)));
+    socket.on('close', () => settle(new Error('the server closed the connection before its answer')));
+    socket.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop() ?? '';
+      for (const line of parts) {
+        let reply: { refused?: string; done?: boolean; code: number; stdout: string; stderr: string };
+        try {
+          reply = JSON.parse(line);
+        } catch {
+          return settle(new Error(`the server answered something else than its protocol: ${line.slice(0, 200)}`));
+        }
+        if (reply.refused) return settle(new Error(`the server refused the call: ${reply.refused}`));
+        if (reply.done) return settle(null, { code: reply.code, stdout: reply.stdout, stderr: reply.stderr });
+      }
+    });
+  });
+}
+
+/**
+ * The zk-memory servers (`serve` on their command line) whose environment puts their sockets under
+ * `runtimeDir` (XDG_RUNTIME_DIR): a bench's own, told apart from any other server on the host.
+ */
+export function serversUnder(runtimeDir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (!args.includes('serve') || !args.some((a) => a.endsWith('zk-memory.js') || a.endsWith('zk-memory'))) continue;
+      const xdg = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').find((v) => v.startsWith('XDG_RUNTIME_DIR='));
+      const dir = xdg?.slice('XDG_RUNTIME_DIR='.length);
+      if (dir && (dir === runtimeDir || dir.startsWith(`${runtimeDir}${path.sep}`))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
 }

@@ -1,10 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
-import { REPO, arg, benchCorpus, mcpSession } from './harness.js';
+import { REPO, arg, benchCorpus, mcpSession, rssMbOf, serverCall, serversUnder, type McpSession } from './harness.js';
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
 // alternate, run after run), so a busy machine slows both alike.
@@ -18,6 +20,8 @@ const SLOW_RUNS = Number(arg('--slow-runs', '3'));
 const MCP_SEARCHES = Number(arg('--mcp-searches', '60'));
 /** How many searches one MCP session runs at the largest size while its memory is watched (0: none). */
 const MCP_MEMORY_SEARCHES = Number(arg('--mcp-memory', '10000'));
+/** How many searches the resident server answers at the largest size while its memory is watched (0: none). */
+const SERVER_REQUESTS = Number(arg('--server-requests', '10000'));
 /** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 /** Hybrid search needs every note embedded first: slow at scale, so only on request. */
@@ -33,18 +37,25 @@ interface Row {
   ratio: number;
 }
 
-const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' };
+// The in-process cases never use or start a resident server, so their figures stay comparable with
+// those of builds before it; the server's cases set their own environment (serverEnv below).
+const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ZK_MEMORY_SERVER: 'off' };
 
 /**
- * Wall time of one whole process, in ms; fails loudly if the process fails. Its output is read
- * through a pipe as a user's would be: ripgrep writing to /dev/null stops at the first match.
+ * Wall time of one whole process, in ms, and its output when the command checks it; fails loudly
+ * if the process fails. Its output is read through a pipe as a user's would be: ripgrep writing to
+ * /dev/null stops at the first match.
  */
-function timeOnce(cmd: string, args: string[], cwd?: string): number {
+function runOnce(c: Cmd): { ms: number; stdout: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env, maxBuffer: 256 << 20 });
+  const r = spawnSync(c.cmd, c.args, { cwd: c.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: c.env ?? env, maxBuffer: 256 << 20 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status === null || ![0, 1].includes(r.status)) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.status} ${r.stderr}`);
-  return ms;
+  if (r.status === null || ![0, 1].includes(r.status)) throw new Error(`${c.cmd} ${c.args.join(' ')} failed: ${r.status} ${r.stderr}`);
+  return { ms, stdout: c.check ? r.stdout.toString('utf8') : '' };
+}
+
+function timeOnce(cmd: string, args: string[], cwd?: string): number {
+  return runOnce({ cmd, args, cwd }).ms;
 }
 
 /** Peak resident memory of one process, in MB (GNU time), or null where it cannot be told. */
@@ -60,16 +71,22 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-type Cmd = { cmd: string; args: string[]; cwd?: string };
+/** A command to time: its environment is the bench's unless given; `check` sees its output after each run, untimed. */
+type Cmd = { cmd: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv; check?: (stdout: string) => void };
 
-/** Medians of `a` and `b` run alternately `runs` times, with an optional untimed step before each `a`. */
-function paired(a: Cmd, b: Cmd, runs = RUNS, before?: (i: number) => void): [number, number] {
+/** Medians of `a` and `b` run alternately `runs` times, with optional untimed steps before and after each `a`. */
+function paired(a: Cmd, b: Cmd, runs = RUNS, before?: (i: number) => void, after?: (i: number) => void): [number, number] {
   const xa: number[] = [];
   const xb: number[] = [];
   for (let i = 0; i < runs; i++) {
-    xb.push(timeOnce(b.cmd, b.args, b.cwd));
+    const rb = runOnce(b);
+    xb.push(rb.ms);
+    b.check?.(rb.stdout);
     before?.(i);
-    xa.push(timeOnce(a.cmd, a.args, a.cwd));
+    const ra = runOnce(a);
+    xa.push(ra.ms);
+    a.check?.(ra.stdout);
+    after?.(i);
   }
   return [median(xa), median(xb)];
 }
@@ -78,9 +95,14 @@ const round = (x: number) => Math.round(x * 100) / 100;
 const rows: Row[] = [];
 const extra: Record<string, unknown> = {};
 const add = (size: number | null, name: string, ms: number, baseline: string, baseMs: number) => {
-  rows.push({ size, case: name, median_ms: round(ms), baseline, baseline_ms: round(baseMs), ratio: round(ms / baseMs) });
+  const row = { size, case: name, median_ms: round(ms), baseline, baseline_ms: round(baseMs), ratio: round(ms / baseMs) };
+  rows.push(row);
   process.stderr.write(`${size ?? '-'}\t${name}\t${round(ms)} ms\t${round(ms / baseMs)}× ${baseline}\n`);
+  return row;
 };
+/** The rows of the resident server's section, printed in a table of their own. */
+const serverRows = new Set<Row>();
+const addServer = (...a: Parameters<typeof add>) => void serverRows.add(add(...a));
 
 const zk = (...args: string[]): Cmd => ({ cmd: 'node', args: [BIN, ...args] });
 const VERSION = zk('--version');

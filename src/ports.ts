@@ -28,7 +28,27 @@ export type NoteCacheFile = (root: string, name: string) => string;
  */
 export interface WarmIndexPort {
   readonly kind: 'warm-index';
+  /** Its watcher of the root, as the domain's per-note caches use it (absent without one). */
+  readonly notes?: NoteWatch;
+  /** Resolves once the watcher has heard of every change made before (see `RootWatch.sync`): called before each call. */
+  sync(): Promise<void>;
 }
 
 /** The time now in milliseconds since the epoch, as the call sees it (see `now` in src/context.ts). */
 export type Clock = () => number;
+
+/**
+ * What a long-running process's watcher of the corpus root saw (src/search/warm.ts), for the
+ * domain's per-note caches: it keeps their answers in memory between calls and reads again only
+ * the notes the watcher named.
+ */
+export interface NoteWatch {
+  /**
+   * The note names changed since the last take under `key` (symlinked notes always among them),
+   * and whether they are all that changed: false on the first take, or once events may have been
+   * lost; the caller then checks every note.
+   */
+  take(key: string): { names: Set<string>; complete: boolean };
+  /** What a consumer keeps between calls, under its key (the process's, not one call's). */
+  readonly kept: Map<string, unknown>;
+}

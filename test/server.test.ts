@@ -67,6 +67,10 @@ describe('the resident server', () => {
       const r = await zkProcess(['--root', root, '--json', ...args], { env });
       expect(r.json.server, args.join(' ')).toBe(true);
     }
+    // calls at once, each with its own settings: the backend each asked for
+    const backends = ['rg', 'fts', 'rg', 'fts', 'rg', 'fts'];
+    const together = await Promise.all(backends.map((b) => search(root, env, 'topic1', { ZK_MEMORY_BACKEND: b })));
+    expect(together.map((r) => [r.json.server, r.json.backend, r.json.hits[0].path])).toEqual(backends.map((b) => [true, b, '20261201-note-1.md']));
     const status = await zkProcess(['--root', root, '--json', 'status'], { env });
     expect(status.json.server).toMatchObject({ running: true, pid: state.pid, answered: true, socket: state.socket });
     const stop = await zkProcess(['serve', '--stop', '--json', '--root', root], { env });
@@ -115,12 +119,26 @@ describe('the resident server', () => {
     fs.utimesSync(file, was.atime, was.mtime);
     expect(fs.statSync(file).size).toBe(was.size);
     expect((await search(root, env, 'zebra0')).json.hits.map((h: any) => h.path)).toEqual(['20261201-note-0.md']);
+    // list, status and tend check keep their answers in memory: the same edit reaches them too
+    const titles = async () => (await zkProcess(['--root', root, '--json', 'list'], { env })).json;
+    expect((await titles()).server).toBe(true);
+    const two = path.join(root, '20261201-note-2.md');
+    const twoWas = fs.statSync(two);
+    fs.writeFileSync(two, fs.readFileSync(two, 'utf8').replace('# Note 2', '# Eton 2'));
+    fs.utimesSync(two, twoWas.atime, twoWas.mtime);
+    expect((await titles()).notes.map((n: any) => n.title)).toEqual(['Note 0', 'Note 1', 'Eton 2']);
+    const count = async () => (await zkProcess(['--root', root, '--json', 'status'], { env })).json.notes;
+    expect(await count()).toBe(3);
     write(root, '20261201-added.md', note(UUID(50), 'Added', 'Words about giraffe.'));
     expect((await search(root, env, 'giraffe')).json.hits.map((h: any) => h.path)).toEqual(['20261201-added.md']);
+    expect(await count()).toBe(4);
+    expect((await titles()).notes.map((n: any) => n.title)).toEqual(['Added', 'Note 0', 'Note 1', 'Eton 2']);
     fs.renameSync(path.join(root, '20261201-added.md'), path.join(root, '20261201-renamed.md'));
     expect((await search(root, env, 'giraffe')).json.hits.map((h: any) => h.path)).toEqual(['20261201-renamed.md']);
+    expect((await titles()).notes.map((n: any) => n.path)).toEqual(['20261201-note-0.md', '20261201-note-1.md', '20261201-note-2.md', '20261201-renamed.md']);
     fs.rmSync(path.join(root, '20261201-renamed.md'));
     expect((await search(root, env, 'giraffe')).json.hits).toEqual([]);
+    expect(await count()).toBe(3);
     // a write by the tool itself (in-process, under the lock) is seen too
     expect((await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'The okapi lives in forests.'], { env })).code).toBe(0);
     expect((await search(root, env, 'okapi')).json.hits.map((h: any) => h.path)).toEqual([expect.stringMatching(/-okapi\.md$/)]);
@@ -146,7 +164,7 @@ describe('the resident server', () => {
       process.kill(pid, 'SIGCONT');
     }
     const r = await search(root, env, 'walrus');
-    expect(r.json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+    expect(r.json, r.stderr).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
   });
 
   it('a hung, killed, stale or other-build server never changes an answer: the call is answered in-process, the stale server replaced', async () => {

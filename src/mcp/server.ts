@@ -38,6 +38,8 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   const validate = validators.get(name)!;
   if (!validate(args)) return invalid(tool, validate);
   try {
+    // Every change made before the call reaches the watcher before the tool looks.
+    await ctx.warm?.sync();
     // A call of its own: what it remembers (the warnings it gave) ends with it.
     const r = await withContext(newCall(ctx), () => tool.run(root, args));
     // The text is for people and the JSON for programs: each is sent once.

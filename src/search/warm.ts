@@ -5,7 +5,7 @@ import { isNoteName } from '../corpus/files/note-files.js';
 import type { KnownManifest } from './manifest.js';
 import type { VectorState } from './vector-state.js';
 import type { Table } from './lance.js';
-import type { WarmIndexPort } from '../ports.js';
+import type { NoteWatch, WarmIndexPort } from '../ports.js';
 
 /**
  * What a long-running process (the MCP server) keeps of the search index between calls, handed to
@@ -13,6 +13,8 @@ import type { WarmIndexPort } from '../ports.js';
  * and checks as `planRefresh` (src/search/changes.ts) says.
  */
 export interface WarmIndex extends WarmIndexPort {
+  /** The watcher as the domain's per-note caches see it, when there is one (see NoteWatch). */
+  readonly notes?: NoteWatch;
   /** Open tables, reused while the index has not been refreshed since they were opened. */
   readonly tables: TableCache;
   /** The manifest last read or written, reused while its file is unchanged (src/search/manifest.ts). */
@@ -162,6 +164,8 @@ export class RootWatch {
   /** Events since the last `take`, and how many would say the kernel's queue may have overflowed. */
   private events = 0;
   private readonly overflowAt = Math.floor(inotifyQueueLength() / 2);
+  /** The other consumers of the events (see `takeFor`), each with what it has not taken yet. */
+  private readonly consumers = new Map<string, { names: Set<string>; complete: boolean }>();
   /** Cookies written and not yet seen, by name (see `sync`). */
   private readonly cookies = new Map<string, () => void>();
   private cookieCount = 0;
@@ -172,12 +176,14 @@ export class RootWatch {
       const file = name?.toString();
       // Linux drops events past its queue's length and libuv says nothing of it: so many events
       // since the last take mean some may be lost (events the kernel merged take no room).
-      if (++this.events >= this.overflowAt) this.complete = false;
+      if (++this.events >= this.overflowAt) this.incomplete();
       if (!file) {
-        this.complete = false;
+        this.incomplete();
         this.lost = true;
-      } else if (isNoteName(file)) this.names.add(file);
-      else if (isCookieName(file)) this.cookies.get(file)?.();
+      } else if (isNoteName(file)) {
+        this.names.add(file);
+        for (const c of this.consumers.values()) c.names.add(file);
+      } else if (isCookieName(file)) this.cookies.get(file)?.();
     });
     this.watcher.on('error', () => {
       this.alive = false;
@@ -205,6 +211,25 @@ export class RootWatch {
     return out;
   }
 
+  /** Events may have gone unnamed: every consumer checks every note next time. */
+  private incomplete(): void {
+    this.complete = false;
+    for (const c of this.consumers.values()) c.complete = false;
+  }
+
+  /**
+   * For a consumer other than the index (a per-note cache): the names changed since its last
+   * take, symlinked notes always among them (their targets change unseen), and whether that is
+   * all. Its first take is incomplete: what changed before it started watching is not known.
+   */
+  takeFor(key: string): { names: Set<string>; complete: boolean } {
+    const was = this.consumers.get(key);
+    this.consumers.set(key, { names: new Set(), complete: true });
+    if (!was) return { names: new Set(), complete: false };
+    for (const name of this.links.keys()) was.names.add(name);
+    return { names: was.names, complete: was.complete && this.alive && this.listed };
+  }
+
   /** Put back what a refresh took and could not finish, so the next one does it. */
   giveBack(w: Watched): void {
     for (const n of w.names) this.names.add(n);
@@ -229,7 +254,7 @@ export class RootWatch {
         resolve();
       };
       const timer = setTimeout(() => {
-        this.complete = false;
+        this.incomplete();
         done();
       }, COOKIE_WAIT_MS);
       this.cookies.set(name, done);
@@ -237,7 +262,7 @@ export class RootWatch {
         fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW, 0o600));
         fs.rmSync(file, { force: true });
       } catch {
-        this.complete = false; // a folder we may not write in: the caller checks every note instead
+        this.incomplete(); // a folder we may not write in: the caller checks every note instead
         done();
       }
     });
@@ -324,12 +349,15 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
     }
   }
   const tables = new TableCache();
+  const kept = new Map<string, unknown>();
+  const notes: NoteWatch | undefined = watch && { take: (key) => watch!.takeFor(key), kept };
   const manifest = new KeptFile<KnownManifest>();
   const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
   return {
     kind: 'warm-index',
-    tables, watch, manifest, vectors,
+    tables, watch, notes, manifest, vectors,
+    sync: () => watch?.sync() ?? Promise.resolve(),
     serial<T>(fn: () => Promise<T>): Promise<T> {
       const run = queue.then(fn, fn);
       queue = run.catch(() => undefined);

@@ -112,6 +112,8 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stdin: () => req.stdin, cwd: () => req.cwd };
     const alive = setInterval(() => send(socket, { alive: true }), HEARTBEAT_MS);
     try {
+      // Every change made before the request reaches the watcher before the call looks (docs/server.md).
+      await warm.sync();
       const code = await opts.run(req.argv, io, req.env, { warm, served: true });
       if (!socket.destroyed) {
         send(socket, { done: true, code, stdout, stderr });

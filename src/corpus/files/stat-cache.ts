@@ -4,7 +4,8 @@ import { current, now } from '../../context.js';
 import { stampOf, stampTrusted, type FileStamp } from './file-stamp.js';
 import { replaceDerivedFile } from './files.js';
 import { readNoteFile, type Note } from '../note/notes.js';
-import { listNoteFiles } from './note-files.js';
+import { isNoteFile, listNoteFiles } from './note-files.js';
+import type { NoteWatch } from '../../ports.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
 // is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed
@@ -79,23 +80,83 @@ function stat(file: string): Seen | undefined {
   return st && stampOf(st);
 }
 
+const sameStamp = (a: Seen, b: Seen) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
+
 /** Whether a row was kept for the file's stamp as it is now (compared field by field: 50,000 rows a call). */
 const rowMatches = (r: Row, st: Seen) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
 
+/** One note's answer, with the stamp it was derived at and whether it may be kept. */
+interface Derived<T> {
+  name: string;
+  st: Seen;
+  value: T;
+  /** False for a note whose frontmatter is invalid: read (and warned of) every time. */
+  keep: boolean;
+}
+
 /**
- * Every readable note's answer, in file-name order. With a cache file (the context's `noteCache`
- * port), every note file is stated and only those whose stat moved since the cache saw them (or
- * that it saw too close to a change to trust) are read; without one, every note is read. A note
- * whose frontmatter is invalid is never cached, so its warning shows every time, as it does when
- * the note is read.
+ * Every readable note's answer, in file-name order. In a long-running process whose watcher sees
+ * the root (the context's warm index), the answers are kept in memory and only the notes the
+ * watcher named since the last call are read again (see `loadWatched`). Otherwise, with a cache
+ * file (the context's `noteCache` port), every note file is stated and only those whose stat moved
+ * since the cache saw them (or that it saw too close to a change to trust) are read; without one,
+ * every note is read. A note whose frontmatter is invalid is never cached, so its warning shows
+ * every time, as it does when the note is read.
  */
 export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
+  const watch = current().warm?.notes;
+  if (watch) return loadWatched(root, kind, watch);
+  return loadStated(root, kind).map((d) => d.value);
+}
+
+/** What a long-running process keeps of one kind of answer between calls. */
+interface KeptAnswers<T> {
+  byName: Map<string, Derived<T>>;
+  /** The names in file-name order; undefined once a note was added or removed. */
+  order?: string[];
+}
+
+/**
+ * The answers kept in memory, brought up to date with the notes the watcher named: a note still
+ * there whose stamp did not move is not read. When the watcher cannot say everything that changed
+ * (its first call, lost events), every note is checked as without it.
+ */
+function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T[] {
+  const key = `${kind.file}\0${kind.version}\0${root}`;
+  const changes = watch.take(key);
+  let kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
+  if (!kept || !changes.complete) {
+    const all = loadStated(root, kind);
+    watch.kept.set(key, { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name) });
+    return all.map((d) => d.value);
+  }
+  for (const d of kept.byName.values()) if (!d.keep) changes.names.add(d.name);
+  const dir = root.endsWith(path.sep) ? root : root + path.sep;
+  for (const name of changes.names) {
+    const st = isNoteFile(root, name) ? stat(dir + name) : undefined;
+    const was = kept.byName.get(name);
+    if (st && was?.keep && sameStamp(was.st, st)) continue;
+    const note = st && readNoteFile(root, name);
+    if (!note) {
+      if (was) kept.byName.delete(name);
+      if (was) kept.order = undefined;
+      continue;
+    }
+    if (!was) kept.order = undefined;
+    kept.byName.set(name, { name, st, value: kind.derive(note, st), keep: !note.parsed.yamlError });
+  }
+  kept.order ??= [...kept.byName.keys()].sort();
+  return kept.order.map((name) => kept.byName.get(name)!.value);
+}
+
+/** Every readable note's answer, stating every note file (see `loadDerived`). */
+function loadStated<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {
   const cacheFile = current().noteCache?.(root, kind.file);
   if (!cacheFile) return loadAll(root, kind);
   const seenAt = now();
   const cache = readCache(cacheFile, kind.version);
   const rows: Row[] = [];
-  const values: T[] = [];
+  const out: Derived<T>[] = [];
   let reused = 0;
   // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
@@ -107,28 +168,29 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
     if (kept !== undefined) {
       reused++;
       rows.push(known!);
-      values.push(kept);
+      out.push({ name, st, value: kept, keep: true });
       continue;
     }
     const note = readNoteFile(root, name);
     if (!note) continue;
     const value = kind.derive(note, st);
-    values.push(value);
+    const keep = !note.parsed.yamlError;
+    out.push({ name, st, value, keep });
     // The stat taken before the read: a change during the read shows as a moved stat next time.
-    if (!note.parsed.yamlError) rows.push([name, st.mtimeMs, st.ctimeMs, st.ino, st.size, kind.encode(value)]);
+    if (keep) rows.push([name, st.mtimeMs, st.ctimeMs, st.ino, st.size, kind.encode(value)]);
   }
   // Rewritten when a row was added or changed, or one the cache had is gone (a note removed).
   if (!cache || rows.length !== reused || reused !== cache.rows.size) writeCache(cacheFile, { version: kind.version, seenAt, rows });
-  return values;
+  return out;
 }
 
-function loadAll<T>(root: string, kind: DerivedKind<T>): T[] {
-  const values: T[] = [];
+function loadAll<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {
+  const out: Derived<T>[] = [];
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
   for (const name of listNoteFiles(root)) {
     const st = stat(dir + name);
     const n = st && readNoteFile(root, name);
-    if (n) values.push(kind.derive(n, st));
+    if (n) out.push({ name, st, value: kind.derive(n, st), keep: !n.parsed.yamlError });
   }
-  return values;
+  return out;
 }
