@@ -43,10 +43,20 @@ async function serverState(root: string, env: Record<string, string>) {
   return (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json;
 }
 
-async function untilRunning(root: string, env: Record<string, string>) {
+/** The state of the server once one runs; `proc`, a foreground server the wait depends on, must not exit first. */
+async function untilRunning(root: string, env: Record<string, string>, proc?: ResultPromise) {
   let state: any;
-  await until('a server runs', async () => (state = await serverState(root, env)).running === true, 15_000);
+  let exited: string | undefined;
+  void proc?.then((r) => (exited = `the server exited ${r.exitCode}: ${r.stderr}`));
+  await until('a server runs', async () => (state = await serverState(root, env)).running === true, 30_000, () => exited);
   return state;
+}
+
+/** A server in the foreground, as `zk-memory serve` runs it, stopped when the test ends. */
+function serveInForeground(root: string, env: Record<string, string>): ResultPromise {
+  const p = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
+  foreground.push(p);
+  return p;
 }
 
 describe('the resident server', () => {
@@ -85,9 +95,7 @@ describe('the resident server', () => {
     await search(root, idle, 'topic0');
     const { pid } = await untilRunning(root, env);
     await until('the idle server exits', () => !fs.existsSync(`/proc/${pid}`), 15_000);
-    const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...idle }, reject: false });
-    foreground.push(server);
-    const kept = await untilRunning(root, env);
+    const kept = await untilRunning(root, env, serveInForeground(root, idle));
     const second = await zkProcess(['serve', '--root', root, '--json'], { env });
     expect(second.code).toBe(4);
     expect(second.json.error.message).toMatch(/^a server already serves /);
@@ -109,9 +117,7 @@ describe('the resident server', () => {
 
   it('sees every change made before the request: added, removed, renamed, and a same-size edit in place that put the mtime back', async () => {
     const { root, env } = setUp('on');
-    const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
-    foreground.push(server);
-    await untilRunning(root, env);
+    await untilRunning(root, env, serveInForeground(root, env));
     expect((await search(root, env, 'topic0')).json.server).toBe(true);
     const file = path.join(root, '20261201-note-0.md');
     const was = fs.statSync(file);
@@ -147,9 +153,7 @@ describe('the resident server', () => {
 
   it('a burst that overflows the kernel event queue while the server is stopped loses nothing: an edit made after it is found', async () => {
     const { root, env } = setUp('on');
-    const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
-    foreground.push(server);
-    const { pid } = await untilRunning(root, env);
+    const { pid } = await untilRunning(root, env, serveInForeground(root, env));
     expect((await search(root, env, 'topic1')).json.server).toBe(true);
     const queue = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
     process.kill(pid, 'SIGSTOP');
@@ -191,9 +195,8 @@ describe('the resident server', () => {
     expect((await search(root, env, 'topic2')).json.server).toBe(true);
     await zkProcess(['serve', '--stop', '--root', root], { env });
     // another build: never taken; it is asked to make way, and one of this build takes its place
-    const other = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env, ZK_MEMORY_FAULT: 'server-other-build' }, reject: false });
-    foreground.push(other);
-    const old = await untilRunning(root, env);
+    const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' });
+    const old = await untilRunning(root, env, other);
     const answered = await search(root, env, 'topic1');
     expect(answered.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-1.md' }] });
     await other;
