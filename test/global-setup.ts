@@ -30,11 +30,17 @@ export default async function setup(): Promise<() => Promise<void>> {
     for (const until = Date.now() + 6000; running.length && Date.now() < until; running = liveServers(tmp)) await new Promise((r) => setTimeout(r, 200));
     for (const pid of running) process.kill(pid, 'SIGKILL');
     fs.rmSync(runtime, { recursive: true, force: true });
-    if (running.length) throw new Error(`tests left ${running.length} server(s) running: pid ${running.join(', ')}`);
+    // vitest reports an error thrown here but still exits 0: the exit code is set as well.
+    if (running.length) failRun(`tests left ${running.length} server(s) running: pid ${running.join(', ')}`);
     const left = fs.readdirSync(tmp);
     fs.rmSync(tmp, { recursive: true, force: true });
-    if (left.length) throw new Error(`tests left ${left.length} temp folder(s) behind: ${left.slice(0, 5).join(', ')}`);
+    if (left.length) failRun(`tests left ${left.length} temp folder(s) behind: ${left.slice(0, 5).join(', ')}`);
   };
+}
+
+function failRun(message: string): never {
+  process.exitCode = 1;
+  throw new Error(message);
 }
 
 /** The pids of the zk-memory servers still running for a corpus under `dir` (found by their command lines). */
