@@ -124,6 +124,284 @@ async function mcpSearches(root: string, query: string, n: number, between?: (i:
   return { first: first.ms, warm: median(warm), changed: changed.length ? median(changed) : null };
 }
 
+// The resident server (docs/server.md), warm, one per corpus size, in a runtime folder of the
+// bench's own: no other server on the host is asked or disturbed, and every server started in it
+// is stopped, and the folder removed, when the bench ends, even on an error.
+const SERVER_TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-bench-server-'));
+fs.chmodSync(SERVER_TMP, 0o700);
+const privateDir = (name: string) => {
+  const dir = path.join(SERVER_TMP, name);
+  fs.mkdirSync(dir, { mode: 0o700 });
+  return dir;
+};
+const serverEnv: NodeJS.ProcessEnv = { ...env, ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: privateDir('server') };
+const foreground = new Set<ChildProcess>();
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+/** The last resort, on any exit: signal every server of the bench's folder still there, remove the folder. */
+function endServersNow(): void {
+  for (const child of foreground) if (running(child)) child.kill('SIGTERM');
+  for (const pid of serversUnder(SERVER_TMP)) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+  }
+  fs.rmSync(SERVER_TMP, { recursive: true, force: true });
+}
+process.on('exit', endServersNow);
+for (const [signal, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) process.on(signal, () => process.exit(128 + n));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/** `serve --status|--stop --json` for `root` in environment `e`, parsed. */
+function serveJson(root: string, e: NodeJS.ProcessEnv, flag: '--status' | '--stop'): any {
+  const r = spawnSync('node', [BIN, 'serve', flag, '--json', '--root', root], { env: e, encoding: 'utf8' });
+  try {
+    return JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`serve ${flag} --root ${root} said: ${r.stdout}${r.stderr}`);
+  }
+}
+
+/** Wait (untimed) until the servers whose sockets are under `dir` have gone, then kill any left. */
+function serversGone(dir: string, why: string): void {
+  let left = serversUnder(dir);
+  for (const until = Date.now() + 5000; left.length && Date.now() < until; left = serversUnder(dir)) sleepSync(50);
+  if (!left.length) return;
+  process.stderr.write(`warning: ${why}: server ${left.join(', ')} still running, killed\n`);
+  for (const pid of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+interface Served {
+  child: ChildProcess;
+  pid: number;
+  socket: string;
+}
+
+/** `serve --root root` in the foreground, spawned without waiting; resolves once `serve --status` says it listens. */
+async function startServe(root: string): Promise<Served> {
+  const child = spawn('node', [BIN, 'serve', '--root', root], { env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  foreground.add(child);
+  let said = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (t: string) => void (said = (said + t).slice(-4000)));
+  try {
+    for (const until = Date.now() + 120_000; ; await sleep(100)) {
+      if (!running(child)) throw new Error(`serve --root ${root} exited (${child.exitCode ?? child.signalCode}): ${said}`);
+      const s = serveJson(root, serverEnv, '--status');
+      if (s.running) {
+        if (s.pid !== child.pid) throw new Error(`serve --status names pid ${s.pid}, not the server started (${child.pid})`);
+        return { child, pid: s.pid, socket: s.socket };
+      }
+      if (Date.now() > until) throw new Error(`serve --root ${root} did not listen within 120 s: ${said}`);
+    }
+  } catch (err) {
+    if (running(child)) child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+/** `serve --stop`, then wait for the foreground process to end (killed after 10 s). */
+async function stopServe(served: Served, root: string): Promise<void> {
+  const stopped = serveJson(root, serverEnv, '--stop');
+  if (running(served.child)) {
+    const exited = new Promise((resolve) => served.child.once('exit', resolve));
+    if (!(await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]))) {
+      process.stderr.write(`warning: serve --stop (${JSON.stringify(stopped)}) left server ${served.pid} running: killed\n`);
+      served.child.kill('SIGKILL');
+      await exited;
+    }
+  }
+  foreground.delete(served.child);
+}
+
+/** Run `c` once with `--json` (untimed) and fail unless the resident server answered it. */
+function answeredByServer(c: Cmd): void {
+  const r = spawnSync(c.cmd, [...c.args, '--json'], { env: c.env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  let by: unknown;
+  try {
+    const j = JSON.parse(r.stdout);
+    by = j.ok === false ? undefined : j.server && typeof j.server === 'object' ? j.server.answered : j.server;
+  } catch {
+    by = undefined;
+  }
+  if (by !== true) throw new Error(`${c.args.slice(1).join(' ')} was not answered by the server: ${r.stdout.slice(0, 300)} ${r.stderr}`);
+}
+
+/** A word no note has, of a fixed length (`prefix` and 8 letters), so a note edited with it keeps its size. */
+const mark = (prefix: string) => prefix + Array.from(crypto.randomBytes(8), (b) => String.fromCharCode(97 + (b % 26))).join('');
+
+/** Whether the text output of a search lists `file` among its hits. */
+const lists = (stdout: string, file: string) => stdout.split('\n').some((line) => line.startsWith(`${file} `));
+
+/** This build's identity, as the command line sends it: a server of another build refuses the call. */
+const { buildId } = (await import(pathToFileURL(path.join(path.dirname(BIN), '..', 'dist', 'src', 'server', 'protocol.js')).href)) as { buildId: () => string };
+
+async function residentServer(size: number, root: string, query: string, largest: boolean): Promise<void> {
+  const served = await startServe(root);
+  const zs = (...args: string[]): Cmd => ({ ...zk('--root', root, ...args), env: serverEnv });
+  const search = zs('search', query, '--backend', 'fts');
+  const notes = fs.readdirSync(root).filter((f) => f.endsWith('.md') && !f.includes('-bench-added')).sort();
+  try {
+    answeredByServer(search); // and the server's index settles
+    const versionOn: Cmd = { ...VERSION, env: serverEnv };
+    const [version, node] = paired(versionOn, { cmd: 'node', args: ['-e', '0'] });
+    addServer(size, 'zk-memory --version, a server running (goal ≤ 1.25×)', version, 'node -e 0', node);
+
+    const [fts, v1] = paired(search, VERSION);
+    addServer(size, 'search --backend fts through the server, warm (unchanged; goal ≤ 1.3×)', fts, 'zk-memory --version', v1);
+
+    // Another process adds a note (a plain file) before each search, with a word of its own that the
+    // search asks for too: the search must find it.
+    const searchFor = zs();
+    let added = '';
+    const addByHand = (i: number) => {
+      const word = mark('zkadd');
+      added = `${Date.now()}-bench-added-by-hand-${i}.md`;
+      const title = `Bench added by hand ${i}`;
+      fs.writeFileSync(path.join(root, added), `---\nuuid: ${crypto.randomUUID()}\ntitle: ${title}\ndate: 2026-11-01\nkind: concept\n---\n\n# ${title}\n\nA kayak trip to the glacier at sunrise, noted by another program: ${word}.\n`);
+      searchFor.args = zs('search', `${query} ${word}`, '--backend', 'fts').args;
+    };
+    searchFor.check = (out) => {
+      if (!lists(out, added)) throw new Error(`the server's search did not find ${added}, just added:\n${out.slice(0, 500)}`);
+    };
+    const [addedMs, v2] = paired(searchFor, VERSION, RUNS, addByHand);
+    addServer(size, 'search --backend fts through the server, warm (1 note added by another process; goal ≤ 1.5×)', addedMs, 'zk-memory --version', v2);
+
+    // Another process edits a note in place, keeping its size: one word of a fixed length replaced.
+    const edited = notes[2];
+    const editedPath = path.join(root, edited);
+    const slot = /zkhand[a-z]{8}/;
+    if (!slot.test(fs.readFileSync(editedPath, 'utf8'))) {
+      fs.appendFileSync(editedPath, `\nEdited by hand: ${mark('zkhand')}.\n`);
+      answeredByServer(search); // the one change of size, before the timed runs
+    }
+    const editInPlace = () => {
+      const word = mark('zkhand');
+      const before = fs.readFileSync(editedPath, 'utf8');
+      const after = before.replace(slot, word);
+      if (Buffer.byteLength(after) !== Buffer.byteLength(before)) throw new Error(`the edit of ${edited} changed its size`);
+      fs.writeFileSync(editedPath, after);
+      return word;
+    };
+    searchFor.check = (out) => {
+      if (!lists(out, edited)) throw new Error(`the server's search did not find ${edited}, just edited:\n${out.slice(0, 500)}`);
+    };
+    const [editedMs, v3] = paired(searchFor, VERSION, RUNS, () => (searchFor.args = zs('search', `${query} ${editInPlace()}`, '--backend', 'fts').args));
+    addServer(size, 'search --backend fts through the server, warm (1 note edited in place by another process, same size; goal ≤ 1.5×)', editedMs, 'zk-memory --version', v3);
+
+    const slug = notes[0].replace(/\.md$/, '');
+    for (const [name, cmd, goal] of [
+      [`read ${slug}`, zs('read', slug), 1.5],
+      ['status', zs('status'), 1.5],
+      ['tend check', zs('tend', 'check'), 1.5],
+      ['list, every row through a pipe', zs('list'), 3],
+    ] as const) {
+      answeredByServer(cmd);
+      const [ms, v] = paired(cmd, VERSION);
+      addServer(size, `${name} through the server, warm (goal ≤ ${goal}×)`, ms, 'zk-memory --version', v);
+    }
+
+    // MCP: the stdio bridge to a session on the server against the in-process MCP server, their
+    // searches alternating.
+    const bridge = await mcpSession(BIN, root, { ...serverEnv, ZK_MEMORY_BACKEND: 'fts' });
+    const local = await mcpSession(BIN, root, { ...env, ZK_MEMORY_BACKEND: 'fts' });
+    try {
+      await bridge.search(query);
+      await local.search(query);
+      const xb: number[] = [];
+      const xl: number[] = [];
+      for (let i = 0; i < MCP_SEARCHES; i++) {
+        xl.push((await local.search(query)).ms);
+        xb.push((await bridge.search(query)).ms);
+      }
+      addServer(size, `MCP search through the stdio bridge, warm (p50 of ${MCP_SEARCHES}; goal ≤ 10 ms)`, median(xb), 'in-process MCP server, warm p50', median(xl));
+    } finally {
+      await bridge.close();
+      await local.close();
+    }
+
+    const queries = ['kayak glacier sunrise', 'river pipeline', 'Priya rollback export', 'medicine recipe', 'birthday painting'];
+    if (largest) {
+      // Five agents' MCP sessions: five bridges and the one server they share, against five
+      // in-process servers; each session did the same few searches first.
+      const totalRss = async (e: NodeJS.ProcessEnv, plus: number[]) => {
+        const sessions: McpSession[] = [];
+        try {
+          for (let i = 0; i < 5; i++) sessions.push(await mcpSession(BIN, root, { ...e, ZK_MEMORY_BACKEND: 'fts' }));
+          for (const s of sessions) for (const q of queries) await s.search(q);
+          const each = [...sessions.map((s) => s.rssMb()), ...plus.map(rssMbOf)];
+          return each.some((mb) => mb === null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
+        } finally {
+          for (const s of sessions) await s.close();
+        }
+      };
+      const inProcess = await totalRss(env, []);
+      const bridged = await totalRss(serverEnv, [served.pid]);
+      if (inProcess !== null && bridged !== null) {
+        addServer(size, 'total RSS in MB (not ms): 5 MCP stdio bridges + their server (goal ≤ 0.5×)', bridged, 'total RSS in MB: 5 in-process MCP servers', inProcess);
+      } else process.stderr.write(`${size}\tMCP resident memory: not told here (no /proc)\n`);
+    }
+
+    if (largest && SERVER_REQUESTS > 100) {
+      // The server's memory over many calls, sent straight over its socket as the command line
+      // sends them; every 1,000 a note is edited in place by another process (the index refreshes).
+      const build = buildId();
+      const request = (q: string) => ({ kind: 'call', build, argv: ['--root', root, 'search', q, '--backend', 'fts'], env: { ...serverEnv }, cwd: process.cwd() });
+      const call = async (i: number) => {
+        const r = await serverCall(served.socket, request(queries[i % queries.length]));
+        if (r.code !== 0) throw new Error(`the server's search failed (${r.code}): ${r.stderr}`);
+      };
+      for (let i = 1; i <= 100; i++) await call(i);
+      const start = rssMbOf(served.pid);
+      const samples: number[] = [];
+      for (let i = 101; i <= SERVER_REQUESTS; i++) {
+        await call(i);
+        if (i % 1000 === 0) {
+          samples.push(rssMbOf(served.pid) ?? 0);
+          editInPlace();
+        }
+      }
+      const end = rssMbOf(served.pid);
+      if (start !== null && end !== null) {
+        addServer(size, `server RSS in MB (not ms) after ${SERVER_REQUESTS.toLocaleString('en')} requests (goal ≤ 1.2×)`, end, 'server RSS in MB after 100 requests', start);
+        extra[`server_rss_mb_every_1000_requests_${size}`] = samples.join(' ');
+      }
+    }
+  } finally {
+    await stopServe(served, root);
+  }
+  serversGone(serverEnv.XDG_RUNTIME_DIR!, `serve --stop --root ${root}`);
+
+  // The first call when no server runs (a fresh runtime folder each run): answered in-process
+  // while it starts one in the background, which is stopped after each run, untimed.
+  const first: Cmd = { ...zk('--root', root, 'search', query, '--backend', 'fts') };
+  const off: Cmd = { ...first, env };
+  const fresh = (i: number) => {
+    first.env = { ...env, ZK_MEMORY_SERVER: 'auto', XDG_RUNTIME_DIR: privateDir(`first-${size}-${i}`) };
+  };
+  const stopStarted = () => {
+    const e = first.env!;
+    let s = serveJson(root, e, '--status');
+    for (const until = Date.now() + 30_000; !s.running && Date.now() < until; s = serveJson(root, e, '--status')) sleepSync(50);
+    if (!s.running) process.stderr.write(`warning: the first search with ZK_MEMORY_SERVER=auto started no server within 30 s\n`);
+    serveJson(root, e, '--stop');
+    serversGone(e.XDG_RUNTIME_DIR!, 'serve --stop after the first search');
+    fs.rmSync(e.XDG_RUNTIME_DIR!, { recursive: true, force: true });
+  };
+  const [firstMs, offMs] = paired(first, off, RUNS, fresh, stopStarted);
+  addServer(size, 'search --backend fts, first call with no server (ZK_MEMORY_SERVER=auto starts one; goal ≤ 1.1×)', firstMs, 'the same search, ZK_MEMORY_SERVER=off', offMs);
+}
+
 const embedServer = VECTORS ? await startEmbedWorker() : undefined;
 const embed = embedServer ? ['--embed-base', embedServer.url, '--embed-model', 'bench-hashed-64'] : [];
 
@@ -209,15 +487,26 @@ for (const size of SIZES) {
     const [hybrid, ftsFresh] = paired(zk('--root', root, 'search', query, '--backend', 'hybrid', ...embed), search('fts'));
     add(size, 'search --backend hybrid (fresh)', hybrid, 'search --backend fts', ftsFresh);
   }
+
+  await residentServer(size, root, query, size === Math.max(...SIZES));
 }
 await embedServer?.stop();
+// Every server the bench started has stopped: one left is a fault of the bench, said and ended here.
+const left = serversUnder(SERVER_TMP);
+if (left.length) {
+  process.stderr.write(`error: servers left running by the bench: ${left.join(', ')}\n`);
+  process.exitCode = 1;
+}
+endServersNow();
 
-const table = [
-  '| notes | case | median ms | baseline | baseline ms | ratio |',
-  '|---:|---|---:|---|---:|---:|',
-  ...rows.map((r) => `| ${r.size ?? '-'} | ${r.case} | ${r.median_ms} | ${r.baseline} | ${r.baseline_ms} | ${r.ratio} |`),
-].join('\n');
-process.stdout.write(`${table}\n`);
+const table = (of: Row[]) =>
+  [
+    '| notes | case | median ms | baseline | baseline ms | ratio |',
+    '|---:|---|---:|---|---:|---:|',
+    ...of.map((r) => `| ${r.size ?? '-'} | ${r.case} | ${r.median_ms} | ${r.baseline} | ${r.baseline_ms} | ${r.ratio} |`),
+  ].join('\n');
+process.stdout.write(`${table(rows.filter((r) => !serverRows.has(r)))}\n`);
+if (serverRows.size) process.stdout.write(`\n### resident server\n\n${table([...serverRows])}\n\n`);
 for (const [k, v] of Object.entries(extra)) process.stdout.write(`${k}: ${v}\n`);
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 const result = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, bin: BIN, rows, extra };

@@ -261,6 +261,18 @@ describe('the resident server', () => {
         }
       });
       expect(bridges).toEqual([String(state.pid)]);
+      // the server killed mid-session: the bridges open new sessions on a new server, and the agents go on
+      process.kill(state.pid, 'SIGKILL');
+      // a call the dead server took gets an error that says to try again; the next one is answered
+      const search = () => a.callTool({ name: 'search', arguments: { query: 'narwhal tusk' } });
+      const again = (await search().catch((err: Error) => {
+        expect(err.message).toMatch(/the memory server stopped before answering: try again/);
+        return search();
+      })) as any;
+      expect(again.structuredContent.hits.map((h: any) => h.title)).toEqual(['Narwhal']);
+      const read = (await b.callTool({ name: 'read', arguments: { ref: 'narwhal' } })) as any;
+      expect(read.structuredContent.note.title).toBe('Narwhal');
+      expect((await serverState(root, env)).pid).not.toBe(state.pid);
     } finally {
       await a.close();
       await b.close();

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import type net from 'node:net';
 import { resolveRoot } from '../corpus/files/root.js';
 import { asZkError, errorJson, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';
 import { ask } from './client.js';
+import { bridgeSession, connectSession } from './bridge.js';
 import { buildId, rootArgument, servedCommand, type CallRequest } from './protocol.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { backingOff, clearFailures, recordFailure, startServer } from './start.js';
@@ -15,9 +15,6 @@ import { backingOff, clearFailures, recordFailure, startServer } from './start.j
 
 /** What the command line does next: exit with `code` (answered), or run in-process with `stdin`. */
 export type Forwarded = { code: number } | { code?: undefined; stdin: () => string | undefined };
-
-/** How long `mcp` waits for the server it started to listen before it serves in-process. */
-const START_WAIT_MS = 5000;
 
 export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Forwarded> {
   const stdin = processStdin();
@@ -77,37 +74,12 @@ function fail(argv: string[], err: unknown): Forwarded {
 }
 
 /**
- * `zk-memory mcp` as a bridge: stdin and stdout joined to an MCP session on the corpus's server,
- * started in the background when none runs. Undefined when no server could be had in time: the
- * session is served in-process.
+ * `zk-memory mcp` as a bridge: stdin and stdout joined to an MCP session on the corpus's server
+ * (src/server/bridge.ts), started in the background when none runs. When no server could be had in
+ * time, `none` says what to do: serve the session in-process, or fail.
  */
 async function bridge(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv, none: (why: string) => Forwarded): Promise<Forwarded> {
-  let out = await ask(sock, request, { keep: true });
-  if ('unavailable' in out && out.unavailable !== 'failed') {
-    if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
-    startServer(root, env);
-    for (const until = Date.now() + START_WAIT_MS; !('accepted' in out) && Date.now() < until; ) {
-      await new Promise((r) => setTimeout(r, 50));
-      out = await ask(sock, request, { keep: true });
-    }
-  }
-  if (!('accepted' in out)) return none('unavailable' in out ? out.reason : 'the server answered out of turn');
-  return { code: await pipeSession(out.accepted) };
-}
-
-/** Join the process's stdin and stdout to the session's connection until either ends. */
-function pipeSession(socket: net.Socket): Promise<number> {
-  return new Promise((resolve) => {
-    process.stdin.pipe(socket);
-    socket.pipe(process.stdout);
-    socket.resume();
-    socket.on('error', () => undefined);
-    // The client went away (its end of stdout closed): the session ends with it.
-    process.stdout.on('error', () => socket.destroy());
-    socket.on('close', () => {
-      process.stdin.unpipe(socket);
-      process.stdin.pause();
-      resolve(0);
-    });
-  });
+  const first = await connectSession(sock, root, request, env);
+  if (typeof first === 'string') return none(first);
+  return { code: await bridgeSession(first, () => connectSession(sock, root, request, env)) };
 }

@@ -1,0 +1,134 @@
+import type net from 'node:net';
+import { ask } from './client.js';
+import type { CallRequest } from './protocol.js';
+import { startServer } from './start.js';
+
+/** How long the bridge waits for a server it started to listen. */
+const START_WAIT_MS = 5000;
+/** JSON-RPC's code for an internal error: a request the server did not live to answer. */
+const INTERNAL_ERROR = -32603;
+
+/** A session on the corpus's server, starting one when none runs; undefined with the reason when none could be had. */
+export async function connectSession(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv): Promise<net.Socket | string> {
+  let out = await ask(sock, request, { keep: true });
+  if ('unavailable' in out && out.unavailable !== 'failed') {
+    if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
+    startServer(root, env);
+    for (const until = Date.now() + START_WAIT_MS; !('accepted' in out) && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      out = await ask(sock, request, { keep: true });
+    }
+  }
+  if ('accepted' in out) return out.accepted;
+  return 'unavailable' in out ? out.reason : 'the server answered out of turn';
+}
+
+/** Split a stream into lines, handing each (without its newline) to `onLine`. */
+function lines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let rest: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => {
+    let at = 0;
+    for (let nl = chunk.indexOf(10, at); nl >= 0; nl = chunk.indexOf(10, at)) {
+      onLine(Buffer.concat([...rest, chunk.subarray(at, nl)]).toString('utf8'));
+      rest = [];
+      at = nl + 1;
+    }
+    if (at < chunk.length) rest.push(chunk.subarray(at));
+  });
+}
+
+type Message = { id?: string | number | null; method?: string };
+
+function parse(line: string): Message | undefined {
+  try {
+    const m = JSON.parse(line) as unknown;
+    return m && typeof m === 'object' && !Array.isArray(m) ? (m as Message) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Join the process's stdin and stdout to an MCP session on the server, line by line, until the
+ * client closes stdin. When the server goes away mid-session (killed, stopped for another build),
+ * the requests it had not answered get an error, a new session is opened (starting a server) and
+ * the client's `initialize` and `initialized` are replayed into it, so the client goes on as if
+ * nothing happened. Resolves to the exit code.
+ */
+export function bridgeSession(first: net.Socket, reconnect: () => Promise<net.Socket | string>): Promise<number> {
+  return new Promise((resolve) => {
+    let socket: net.Socket | undefined;
+    let inputEnded = false;
+    let initialize: string | undefined;
+    let initialized: string | undefined;
+    /** Requests sent and not yet answered, by id. */
+    const pending = new Map<string, Message['id']>();
+    /** Lines the client sent while no session was open. */
+    let queued: string[] = [];
+
+    const toServer = (line: string) => {
+      if (socket) socket.write(`${line}\n`);
+      else queued.push(line);
+    };
+    const attach = (s: net.Socket, replaying: boolean) => {
+      socket = s;
+      let swallow: string | undefined;
+      if (replaying && initialize) {
+        swallow = JSON.stringify(parse(initialize)?.id ?? null);
+        s.write(`${initialize}\n`);
+        if (initialized) s.write(`${initialized}\n`);
+      }
+      for (const line of queued) s.write(`${line}\n`);
+      queued = [];
+      s.on('error', () => undefined);
+      lines(s, (line) => {
+        const m = parse(line);
+        const id = m && 'id' in m ? JSON.stringify(m.id) : undefined;
+        if (id !== undefined && m?.method === undefined) {
+          if (id === swallow) {
+            swallow = undefined; // the replayed initialize's answer: the client has its own
+            return;
+          }
+          pending.delete(id);
+        }
+        process.stdout.write(`${line}\n`);
+      });
+      s.resume();
+      s.on('close', () => void lost(s));
+    };
+    const lost = async (s: net.Socket) => {
+      if (s !== socket) return;
+      socket = undefined;
+      if (inputEnded) return resolve(0);
+      for (const id of pending.values()) {
+        process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: 'the memory server stopped before answering: try again' } })}\n`);
+      }
+      pending.clear();
+      const next = await reconnect();
+      if (typeof next === 'string') {
+        process.stderr.write(`error: the memory server went away and no other could be had: ${next}\n`);
+        return resolve(1);
+      }
+      attach(next, true);
+    };
+
+    // The client went away (its end of stdout closed): the session ends with it.
+    process.stdout.on('error', () => {
+      inputEnded = true;
+      socket?.destroy();
+    });
+    lines(process.stdin, (line) => {
+      const m = parse(line);
+      if (m?.method === 'initialize') initialize = line;
+      else if (m?.method === 'notifications/initialized') initialized = line;
+      if (m?.method !== undefined && m.id !== undefined && m.id !== null) pending.set(JSON.stringify(m.id), m.id);
+      toServer(line);
+    });
+    process.stdin.on('end', () => {
+      inputEnded = true;
+      if (socket) socket.end();
+      else resolve(0);
+    });
+    attach(first, false);
+  });
+}
