@@ -204,7 +204,7 @@ describe('the resident server', () => {
     expect(fresh.pid).not.toBe(old.pid);
   });
 
-  it('a socket folder of the wrong mode is refused: auto answers in-process, on says why', async () => {
+  it('a socket folder of the wrong mode, or a symlink in its place, is refused: auto answers in-process, on says why', async () => {
     const { root, env } = setUp();
     const folder = path.join(env.XDG_RUNTIME_DIR, 'zk-memory');
     fs.mkdirSync(folder, { mode: 0o755 });
@@ -216,6 +216,17 @@ describe('the resident server', () => {
     const on = await search(root, env, 'topic0', { ZK_MEMORY_SERVER: 'on' });
     expect(on.code).toBe(4);
     expect(on.json.error.message).toMatch(/may be entered by others \(mode 755\)/);
+    // a symlink where the folder should be, even to a private folder, is not followed
+    fs.rmSync(folder, { recursive: true });
+    const elsewhere = tempDir('zk-rt-elsewhere-');
+    fs.chmodSync(elsewhere, 0o700);
+    fs.symlinkSync(elsewhere, folder);
+    const linked = await search(root, env, 'topic0', { ZK_MEMORY_SERVER: 'on' });
+    expect(linked.code).toBe(4);
+    expect(linked.json.error.message).toMatch(/socket folder .* is not a folder/);
+    expect((await search(root, env, 'topic0')).json).toMatchObject({ ok: true, server: false });
+    await new Promise((res) => setTimeout(res, 500));
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
   });
 
   it('two calls racing to start a server give one server; it ends when its corpus folder is deleted', async () => {
