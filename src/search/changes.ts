@@ -296,7 +296,9 @@ export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, wa
   const written = journalSince(location.dir, old.journal, journal);
   if (!written) return full();
   if (watching) for (const name of watched!.names) written.add(name);
-  const sameRoot = rootUnchanged(old.root, rootNow);
+  // A watcher names every note added, removed or renamed: the folder's own metadata (which its
+  // cookies move, src/search/warm.ts) says nothing more then.
+  const sameRoot = watching || rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
   const manifest = loadManifest(root, warm);
   if (!manifest || manifest.id !== old.manifestId) return full();

@@ -36,9 +36,22 @@ export function ask(sock: string, req: Request, o: { keep?: boolean } = {}): Pro
       resolve(out);
     };
     let silence = setTimeout(() => finish({ unavailable: 'failed', reason: 'the server did not accept the request in time' }), ACCEPT_MS);
+    let pid: number | undefined;
+    let ticks: number | undefined;
+    // Silent, but working: a call busy with the CPU (a first check of 50,000 notes) holds the
+    // server's event loop, and its heartbeats with it; a stopped or dead server does no work.
+    const stillWorking = () => {
+      const now = pid === undefined ? undefined : cpuTicks(pid);
+      const working = now !== undefined && ticks !== undefined && now > ticks;
+      ticks = now;
+      return working;
+    };
     const heard = () => {
       clearTimeout(silence);
-      silence = setTimeout(() => finish({ unavailable: 'failed', reason: 'the server fell silent' }), SILENCE_MS);
+      silence = setTimeout(function quiet() {
+        if (stillWorking()) silence = setTimeout(quiet, SILENCE_MS);
+        else finish({ unavailable: 'failed', reason: 'the server fell silent' });
+      }, SILENCE_MS);
     };
     socket.once('connect', () => send(socket, req));
     socket.on('error', (err: NodeJS.ErrnoException) => {
@@ -60,6 +73,8 @@ export function ask(sock: string, req: Request, o: { keep?: boolean } = {}): Pro
       }
       if ('accepted' in reply) {
         accepted = true;
+        pid = reply.pid;
+        ticks = pid === undefined ? undefined : cpuTicks(pid);
         if (o.keep || req.kind === 'status' || req.kind === 'stop') {
           finish({ accepted: socket, state: reply.state });
           if (!o.keep) socket.destroy();
@@ -83,4 +98,18 @@ export async function serverState(sock: string, build: string): Promise<ServerSt
   if (!fs.existsSync(sock)) return undefined;
   const out = await ask(sock, { kind: 'status', build });
   return 'accepted' in out ? out.state : undefined;
+}
+
+/**
+ * The CPU time process `pid` has used so far (clock ticks), or undefined when it is stopped, gone
+ * or cannot be told (no /proc).
+ */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+    if (!fields || /^[TtZX]/.test(fields[0])) return undefined;
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
 }

@@ -25,7 +25,7 @@ export type Request = CallRequest | { kind: 'status' | 'stop'; build: string };
 
 
 export type Reply =
-  | { accepted: true; state?: ServerState }
+  | { accepted: true; pid?: number; state?: ServerState }
   | { refused: string; build?: string }
   | { alive: true }
   | { done: true; code: number; stdout: string; stderr: string };

@@ -92,7 +92,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
           socket.end();
           return false;
         }
-        send(socket, { accepted: true });
+        send(socket, { accepted: true, pid: process.pid });
         busy++;
         const finished = () => {
           busy--;
