@@ -11,7 +11,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { forward } = await import('../dist/src/server/forward.js');
   const forwarded = await forward(argv);
   if (forwarded.code !== undefined) process.exitCode = forwarded.code;
-  else await inProcess(forwarded.stdin);
+  else {
+    await inProcess(forwarded.stdin);
+    forwarded.after?.();
+  }
 }
 
 async function inProcess(stdin) {

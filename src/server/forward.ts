@@ -14,7 +14,7 @@ import { backingOff, clearFailures, recordFailure, startServer } from './start.j
 // only when the call is answered in-process (docs/server.md).
 
 /** What the command line does next: exit with `code` (answered), or run in-process with `stdin`. */
-export type Forwarded = { code: number } | { code?: undefined; stdin: () => string | undefined };
+export type Forwarded = { code: number } | { code?: undefined; stdin: () => string | undefined; after?: () => void };
 
 export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Forwarded> {
   const stdin = processStdin();
@@ -61,7 +61,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   if (mode === 'on') return fail(argv, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
   // A server of another build is asked to make way for one of this build.
   if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
-  if (out.unavailable !== 'failed' || !backingOff(sock)) startServer(root, env);
+  // Started once the call is answered: a server booting beside it would slow the very call it is for.
+  if (out.unavailable !== 'failed' || !backingOff(sock)) return { ...inProcess, after: () => startServer(root, env) };
   return inProcess;
 }
 
