@@ -52,6 +52,18 @@ async function untilRunning(root: string, env: Record<string, string>, proc?: Re
   return state;
 }
 
+/** The pids of the server processes of `root` (their command lines name `serve` and the root). */
+function serversOf(root: string): string[] {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+      return args.includes('serve') && args.includes(root);
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** A server in the foreground, as `zk-memory serve` runs it, stopped when the test ends. */
 function serveInForeground(root: string, env: Record<string, string>): ResultPromise {
   const p = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
@@ -235,15 +247,7 @@ describe('the resident server', () => {
     for (const r of runs) expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-0.md' }] });
     const { pid } = await untilRunning(root, env);
     await new Promise((r) => setTimeout(r, 1500)); // the losers have found the socket taken by now
-    const servers = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-        return args.includes('serve') && args.includes(root);
-      } catch {
-        return false;
-      }
-    });
-    expect(servers).toEqual([String(pid)]);
+    expect(serversOf(root)).toEqual([String(pid)]);
     fs.rmSync(root, { recursive: true, force: true });
     await until('the server ends', () => !fs.existsSync(`/proc/${pid}`), 30_000);
   });
@@ -263,15 +267,7 @@ describe('the resident server', () => {
       expect(w.structuredContent.ok).toBe(true);
       const s = (await b.callTool({ name: 'search', arguments: { query: 'narwhal tusk' } })) as any;
       expect(s.structuredContent.hits.map((h: any) => h.title)).toEqual(['Narwhal']);
-      const bridges = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-        try {
-          const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-          return args.includes('serve') && args.includes(root);
-        } catch {
-          return false;
-        }
-      });
-      expect(bridges).toEqual([String(state.pid)]);
+      expect(serversOf(root)).toEqual([String(state.pid)]);
       // the server killed mid-session: the bridges open new sessions on a new server, and the agents go on
       process.kill(state.pid, 'SIGKILL');
       // a call the dead server took gets an error that says to try again; the next one is answered

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Settings } from '../settings.js';
+import { pidAlive } from '../corpus/lock/lease.js';
 import { answers, pidFile } from './claim.js';
 import { ask, serverState } from './client.js';
 import { buildId } from './protocol.js';
@@ -60,19 +61,10 @@ function servesHere(pid: number): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the server has gone (its process ended, or its socket no longer answers) within `ms`. */
 async function gone(sock: string, pid: number, ms: number): Promise<boolean> {
   for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-    if (!alive(pid) || !(await answers(sock, 200))) return true;
+    if (!pidAlive(pid) || !(await answers(sock, 200))) return true;
   }
   return false;
 }

@@ -28,7 +28,8 @@ export function readLease(root: string): Lease | undefined {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process of this host runs under `pid` (one of another user counts). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
