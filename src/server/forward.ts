@@ -57,7 +57,7 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
     return { code: out.answer.code };
   }
   if ('accepted' in out) return inProcess;
-  if (out.unavailable !== 'absent') recordFailure(sock);
+  if (out.unavailable === 'failed') recordFailure(sock);
   if (mode === 'on') return fail(argv, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
   // A server of another build is asked to make way for one of this build.
   if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
