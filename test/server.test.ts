@@ -103,7 +103,7 @@ describe('the resident server', () => {
 
   it('a server started in the background exits when idle; one started by serve stays, and a second serve of the corpus is refused', async () => {
     const { root, env } = setUp();
-    const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '1' };
+    const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '3' };
     await search(root, idle, 'topic0');
     const { pid } = await untilRunning(root, env);
     await until('the idle server exits', () => !fs.existsSync(`/proc/${pid}`), 15_000);
@@ -111,7 +111,7 @@ describe('the resident server', () => {
     const second = await zkProcess(['serve', '--root', root, '--json'], { env });
     expect(second.code).toBe(4);
     expect(second.json.error.message).toMatch(/^a server already serves /);
-    await new Promise((r) => setTimeout(r, 2500));
+    await new Promise((r) => setTimeout(r, 4000)); // past the idle limit, which serve does not have
     expect((await serverState(root, env)).pid).toBe(kept.pid);
   });
 

@@ -4,7 +4,7 @@ import type { CallRequest } from './protocol.js';
 import { startServer } from './start.js';
 
 /** How long the bridge waits for a server it started to listen. */
-const START_WAIT_MS = 5000;
+const START_WAIT_MS = 10_000;
 /** JSON-RPC's code for an internal error: a request the server did not live to answer. */
 const INTERNAL_ERROR = -32603;
 
