@@ -8,15 +8,21 @@ const START_WAIT_MS = 10_000;
 /** JSON-RPC's code for an internal error: a request the server did not live to answer. */
 const INTERNAL_ERROR = -32603;
 
-/** A session on the corpus's server, starting one when none runs; undefined with the reason when none could be had. */
-export async function connectSession(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv): Promise<net.Socket | string> {
+/**
+ * A session on the corpus's server, starting one when none runs, or the reason none could be had.
+ * A server that fails is given up on at once (the session is then served in-process), unless
+ * `patient`: a bridge whose server just went away waits out the start of the next one, which may
+ * fail a request or two while another bridge's start races it.
+ */
+export async function connectSession(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv, o: { patient?: boolean } = {}): Promise<net.Socket | string> {
   let out = await ask(sock, request, { keep: true });
-  if ('unavailable' in out && out.unavailable !== 'failed') {
+  if ('unavailable' in out && (out.unavailable !== 'failed' || o.patient)) {
     if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
     startServer(root, env);
     for (const until = Date.now() + START_WAIT_MS; !('accepted' in out) && Date.now() < until; ) {
       await new Promise((r) => setTimeout(r, 50));
       out = await ask(sock, request, { keep: true });
+      if ('unavailable' in out && out.unavailable === 'absent') startServer(root, env); // the one started lost a race to a server that then went too
     }
   }
   if ('accepted' in out) return out.accepted;
@@ -66,6 +72,9 @@ export function bridgeSession(first: net.Socket, reconnect: () => Promise<net.So
     /** Lines the client sent while no session was open. */
     let queued: string[] = [];
 
+    const fail = (id: Message['id'], message: string) => {
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message } })}\n`);
+    };
     const toServer = (line: string) => {
       if (socket) socket.write(`${line}\n`);
       else queued.push(line);
@@ -100,12 +109,15 @@ export function bridgeSession(first: net.Socket, reconnect: () => Promise<net.So
       if (s !== socket) return;
       socket = undefined;
       if (inputEnded) return resolve(0);
-      for (const id of pending.values()) {
-        process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: 'the memory server stopped before answering: try again' } })}\n`);
-      }
+      for (const id of pending.values()) fail(id, 'the memory server stopped before answering: try again');
       pending.clear();
       const next = await reconnect();
       if (typeof next === 'string') {
+        // Every request the client is waiting on gets an answer before the bridge goes.
+        for (const line of queued) {
+          const m = parse(line);
+          if (m?.method !== undefined && m.id !== undefined && m.id !== null) fail(m.id, `no memory server could be had: ${next}`);
+        }
         process.stderr.write(`error: the memory server went away and no other could be had: ${next}\n`);
         return resolve(1);
       }

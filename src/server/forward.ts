@@ -82,5 +82,5 @@ function fail(argv: string[], err: unknown): Forwarded {
 async function bridge(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv, none: (why: string) => Forwarded): Promise<Forwarded> {
   const first = await connectSession(sock, root, request, env);
   if (typeof first === 'string') return none(first);
-  return { code: await bridgeSession(first, () => connectSession(sock, root, request, env)) };
+  return { code: await bridgeSession(first, () => connectSession(sock, root, request, env, { patient: true })) };
 }
