@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, REPO, zk } from './helpers/corpus.js';
+import { BIN, REPO, tempDir, zk, zkProcess } from './helpers/corpus.js';
+import { until } from './helpers/wait.js';
 import { nasUnavailable, startNas, type Nas, type NasHost } from './helpers/nas.js';
 
 let nas: Nas | undefined;
@@ -144,4 +145,36 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
       fs.rmdirSync(la.lock);
     }
   });
+
+  it("a resident server on one host answers only after checking every note: it sees what the other host wrote once its own mount does", async () => {
+    const c = shared('served');
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(c.server, `20261101-trip-${i}.md`), `# Trip ${i}\n\nA kayak trip to the glacier lake, day ${i}.\n`);
+    const runtime = tempDir('zk-rt-');
+    fs.chmodSync(runtime, 0o700);
+    // ZK_MEMORY_INDEX_SCAN_BELOW=0: a corpus this small would otherwise have every note checked anyway.
+    const envA = { ...nas!.a.env, ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_INDEX_SCAN_BELOW: '0' };
+    const server = execa('node', [BIN, 'serve', '--root', c.a], { env: { ...process.env, ...envA }, reject: false });
+    const search = (q: string) => zkProcess(['--root', c.a, '--json', 'search', q], { env: envA });
+    try {
+      await until('the server runs', async () => (await zk(['serve', '--status', '--json', '--root', c.a], { env: envA })).json.running === true, 30_000);
+      // A write by the tool starts the index's change journal, which a search trusts between full checks.
+      expect((await zkProcess(['--root', c.a, 'write', 'seed', 'Seed', 'A seed note.'], { env: envA })).code).toBe(0);
+      expect((await search('glacier')).json).toMatchObject({ ok: true, server: true });
+      // Host B edits a note in place, keeping its size: no watcher on A could see it.
+      const name = '20261101-trip-3.md';
+      const was = fs.readFileSync(path.join(c.b, name), 'utf8');
+      fs.writeFileSync(path.join(c.b, name), was.replace('glacier', 'narwhal'));
+      const onA = fs.statSync(path.join(c.a, name)).mtimeMs;
+      // Searched all along, so the last check of every note is always a moment old when A sees the edit.
+      await until("A's mount shows the edit", async () => {
+        await search('glacier');
+        return fs.statSync(path.join(c.a, name)).mtimeMs !== onA && fs.readFileSync(path.join(c.a, name), 'utf8').includes('narwhal');
+      }, 60_000);
+      const r = await search('narwhal');
+      expect(r.json).toMatchObject({ ok: true, server: true, hits: [{ path: name }] });
+    } finally {
+      server.kill('SIGTERM');
+      await server;
+    }
+  }, 120_000);
 });
