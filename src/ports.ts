@@ -30,7 +30,10 @@ export interface WarmIndexPort {
   readonly kind: 'warm-index';
   /** Its watcher of the root, as the domain's per-note caches use it (absent without one). */
   readonly notes?: NoteWatch;
-  /** Resolves once the watcher has heard of every change made before (see `RootWatch.sync`): called before each call. */
+  /**
+   * Resolves once the watcher has heard of every change made before (see `RootWatch.sync`): the
+   * process that keeps the warm index calls it once as each call begins, for all its lookups.
+   */
   sync(): Promise<void>;
 }
 

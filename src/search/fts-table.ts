@@ -130,7 +130,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
   if (!warm) return sync(root, opts);
   return warm.serial(async () => {
     if (!warm.watch) return sync(root, opts, warm);
-    await warm.watch.sync();
+    // The process that keeps the warm index waited for its watcher when the call began (`sync`).
     const watched = warm.watch.take();
     try {
       return await sync(root, opts, warm, watched);
