@@ -7,7 +7,8 @@ import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
 import { version } from './version.js';
 import { processStdin } from './cli/stdin.js';
-import { Invocation, type GlobalOptions, type McpStreams } from './cli/context.js';
+import { Invocation, type McpStreams } from './cli/context.js';
+import { extractGlobals } from './cli/globals.js';
 import { servedCommand } from './server/protocol.js';
 import type { WarmIndexPort } from './ports.js';
 
@@ -45,29 +46,6 @@ function commandsFor(rest: string[]): string[] {
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [first];
   if (rest.length === 1 && (first === '--version' || first === '-V')) return [];
   return Object.keys(COMMANDS);
-}
-
-/**
- * Take `--root DIR` and `--json` out of the arguments wherever they stand (before or after the
- * subcommand, never after `--`), so every command sees them the same way.
- */
-function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: string[] } {
-  const globals: GlobalOptions = { json: false };
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    if (a === '--json') globals.json = true;
-    else if (a === '--root') {
-      if (i + 1 >= argv.length) throw new ZkError('usage', 'option --root needs a directory');
-      globals.root = argv[++i];
-    } else if (a.startsWith('--root=')) globals.root = a.slice('--root='.length);
-    else rest.push(a);
-  }
-  return { globals, rest };
 }
 
 async function buildProgram(rest: string[], cli: Invocation, io: Io): Promise<Command> {

@@ -1,6 +1,7 @@
 import type net from 'node:net';
 import { ask } from './client.js';
-import type { CallRequest } from './protocol.js';
+import type { Readable } from 'node:stream';
+import { readLines, type CallRequest } from './protocol.js';
 import { startServer } from './start.js';
 
 /** How long the bridge waits for a server it started to listen. */
@@ -29,19 +30,11 @@ export async function connectSession(sock: string, root: string, request: CallRe
   return 'unavailable' in out ? out.reason : 'the server answered out of turn';
 }
 
-/** Split a stream into lines, handing each (without its newline) to `onLine`. */
-function lines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let rest: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => {
-    let at = 0;
-    for (let nl = chunk.indexOf(10, at); nl >= 0; nl = chunk.indexOf(10, at)) {
-      onLine(Buffer.concat([...rest, chunk.subarray(at, nl)]).toString('utf8'));
-      rest = [];
-      at = nl + 1;
-    }
-    if (at < chunk.length) rest.push(chunk.subarray(at));
-  });
-}
+/** The longest MCP line the bridge passes on (the server holds its own, smaller limit). */
+const MAX_LINE_BYTES = 1 << 30;
+
+/** Every line of a stream, to `onLine`. */
+const lines = (stream: Readable, onLine: (line: string) => void) => readLines(stream, MAX_LINE_BYTES, (line) => void onLine(line));
 
 type Message = { id?: string | number | null; method?: string };
 

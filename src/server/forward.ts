@@ -5,7 +5,8 @@ import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';
 import { ask } from './client.js';
 import { bridgeSession, connectSession } from './bridge.js';
-import { buildId, rootArgument, servedCommand, type CallRequest } from './protocol.js';
+import { buildId, servedCommand, type CallRequest } from './protocol.js';
+import { extractGlobals } from '../cli/globals.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { backingOff, clearFailures, recordFailure, startServer } from './start.js';
 
@@ -19,7 +20,13 @@ export type Forwarded = { code: number } | { code?: undefined; stdin: () => stri
 export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Forwarded> {
   const stdin = processStdin();
   const inProcess: Forwarded = { stdin };
-  const command = servedCommand(argv);
+  let parsed: ReturnType<typeof extractGlobals>;
+  try {
+    parsed = extractGlobals(argv);
+  } catch {
+    return inProcess; // the in-process command says what is wrong
+  }
+  const command = servedCommand(parsed.rest);
   if (!command) return inProcess;
   const settings = new Settings(env);
   let mode: 'auto' | 'on' | 'off';
@@ -28,7 +35,7 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   try {
     mode = settings.serverMode();
     if (mode === 'off') return inProcess;
-    root = resolveRoot(rootArgument(argv));
+    root = resolveRoot(parsed.globals.root);
     if (!fs.existsSync(`${root}/.zk`)) return inProcess; // not a corpus yet: the command says so
     const folder = socketFolder(settings);
     ensureSocketFolder(folder);

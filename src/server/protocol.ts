@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type net from 'node:net';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { version } from '../version.js';
 import type { ServerState } from '../api/results.js';
@@ -47,40 +48,15 @@ export function buildId(): string {
   return `${version()}+${stamp}`;
 }
 
-/** The commands a server answers: those that only read (`tend check` of tend's subcommands). */
-export function servedCommand(argv: string[]): string | undefined {
-  const words = positionals(argv);
-  const [first, second] = words;
-  if (first === 'search' || first === 'read' || first === 'list' || first === 'status') return first;
-  if (first === 'tend' && second === 'check') return 'tend check';
-  if (first === 'mcp') return 'mcp';
+/**
+ * The command a server answers, for a command line without its global options (`extractGlobals`
+ * in src/cli/globals.ts): those that only read (`tend check` of tend's subcommands), and `mcp`.
+ */
+export function servedCommand(rest: string[]): string | undefined {
+  const [first, ...more] = rest;
+  if (first === 'search' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp') return first;
+  if (first === 'tend' && more.find((w) => !w.startsWith('-')) === 'check') return 'tend check';
   return undefined;
-}
-
-/** The words of a command line that are not options (`--root DIR` and `--json` skipped wherever they stand). */
-function positionals(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length && out.length < 2; i++) {
-    const a = argv[i];
-    if (a === '--') break;
-    if (a === '--root') i++;
-    else if (a === '--json' || a.startsWith('--root=')) continue;
-    else if (!a.startsWith('-')) out.push(a);
-    else if (out.length === 0) return []; // an option before the command (--help, --version): not forwarded
-  }
-  return out;
-}
-
-/** The `--root` a command line gives, wherever it stands, as src/cli.ts reads it. */
-export function rootArgument(argv: string[]): string | undefined {
-  let root: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--') break;
-    if (a === '--root') root = argv[++i];
-    else if (a.startsWith('--root=')) root = a.slice('--root='.length);
-  }
-  return root;
 }
 
 export function send(socket: net.Socket, message: Request | Reply): void {
@@ -88,11 +64,11 @@ export function send(socket: net.Socket, message: Request | Reply): void {
 }
 
 /**
- * Hand each line the socket receives to `onLine` until it returns `false` (the connection is
- * another protocol's from then on): the bytes after that line are put back into the socket.
- * A line over `maxBytes` ends the connection.
+ * Hand each line a stream (a connection, stdin) brings to `onLine` until it returns `false` (the
+ * connection is another protocol's from then on): the bytes after that line are put back into
+ * the stream. A line over `maxBytes` ends the stream.
  */
-export function readLines(socket: net.Socket, maxBytes: number, onLine: (line: string) => boolean | void): void {
+export function readLines(socket: Readable, maxBytes: number, onLine: (line: string) => boolean | void): void {
   let chunks: Buffer[] = [];
   let size = 0;
   const onData = (chunk: Buffer) => {

@@ -8,6 +8,7 @@ import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './s
 import { buildId, HEARTBEAT_MS, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
 import { claimSocket, pidFile, releaseSocket } from './claim.js';
 import type { CommandLine } from '../cli/context.js';
+import { extractGlobals } from '../cli/globals.js';
 
 /** How often the server looks whether its corpus folder is still there (docs/server.md: it ends within 30 s). */
 const ROOT_CHECK_MS = 5000;
@@ -86,7 +87,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
         socket.end();
         close('asked to stop');
       } else if (req.kind === 'call' || req.kind === 'mcp') {
-        const command = servedCommand(req.argv);
+        const command = servedRequest(req.argv);
         if (!command || (command === 'mcp') !== (req.kind === 'mcp')) {
           send(socket, { refused: 'not a command this server answers' });
           socket.end();
@@ -174,5 +175,14 @@ function identity(dir: string): string | undefined {
     return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The command a request's command line names, when this server answers it. */
+function servedRequest(argv: string[]): string | undefined {
+  try {
+    return servedCommand(extractGlobals(argv).rest);
+  } catch {
+    return undefined; // a command line in error: the client answers it in-process, with its message
   }
 }
