@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareProcess } from '../src/process.js';
+import { serverPids } from './helpers/servers.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,8 +27,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   process.env.XDG_RUNTIME_DIR = runtime;
   return async () => {
     // A server whose corpus a test removed ends by itself within 5 s (docs/server.md); any other is left running.
-    let running = liveServers(tmp);
-    for (const until = Date.now() + 6000; running.length && Date.now() < until; running = liveServers(tmp)) await new Promise((r) => setTimeout(r, 200));
+    let running = serverPids((args) => args.some((a) => a.startsWith(tmp)));
+    for (const until = Date.now() + 6000; running.length && Date.now() < until; running = serverPids((args) => args.some((a) => a.startsWith(tmp)))) await new Promise((r) => setTimeout(r, 200));
     for (const pid of running) process.kill(pid, 'SIGKILL');
     fs.rmSync(runtime, { recursive: true, force: true });
     // vitest reports an error thrown here but still exits 0: the exit code is set as well.
@@ -41,17 +42,4 @@ export default async function setup(): Promise<() => Promise<void>> {
 function failRun(message: string): never {
   process.exitCode = 1;
   throw new Error(message);
-}
-
-/** The pids of the zk-memory servers still running for a corpus under `dir` (found by their command lines). */
-function liveServers(dir: string): number[] {
-  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).flatMap((p) => {
-    try {
-      const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-      const state = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.[0];
-      return args.includes('serve') && state !== 'Z' && args.some((a) => a.startsWith(dir)) ? [Number(p)] : [];
-    } catch {
-      return [];
-    }
-  });
 }

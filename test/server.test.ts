@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
+import { processGone, serverPids } from './helpers/servers.js';
 
 // The resident server (docs/server.md), run as users run it: the built CLI in separate processes,
 // a real socket, the real watcher. Every server a test starts is stopped by the test, and the
@@ -53,16 +54,7 @@ async function untilRunning(root: string, env: Record<string, string>, proc?: Re
 }
 
 /** The pids of the server processes of `root` (their command lines name `serve` and the root). */
-function serversOf(root: string): string[] {
-  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-      return args.includes('serve') && args.includes(root);
-    } catch {
-      return false;
-    }
-  });
-}
+const serversOf = (root: string) => serverPids((args) => args.includes(root));
 
 /** A server in the foreground, as `zk-memory serve` runs it, stopped when the test ends. */
 function serveInForeground(root: string, env: Record<string, string>): ResultPromise {
@@ -106,7 +98,7 @@ describe('the resident server', () => {
     const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '3' };
     await search(root, idle, 'topic0');
     const { pid } = await untilRunning(root, env);
-    await until('the idle server exits', () => !fs.existsSync(`/proc/${pid}`), 15_000);
+    await until('the idle server exits', () => processGone(pid), 15_000);
     const kept = await untilRunning(root, env, serveInForeground(root, idle));
     const second = await zkProcess(['serve', '--root', root, '--json'], { env });
     expect(second.code).toBe(4);
@@ -189,7 +181,7 @@ describe('the resident server', () => {
     const { pid, socket } = await untilRunning(root, env);
     // killed: the socket is left behind, stale; the call answers in-process and a new server replaces it
     process.kill(pid, 'SIGKILL');
-    await until('the server is gone', () => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2] === 'Z', 5000);
+    await until('the server is gone', () => processGone(pid), 5000);
     expect(fs.existsSync(socket)).toBe(true);
     const stale = await search(root, env, 'topic2');
     expect(stale.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-2.md' }] });
@@ -247,9 +239,9 @@ describe('the resident server', () => {
     for (const r of runs) expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-0.md' }] });
     const { pid } = await untilRunning(root, env);
     await new Promise((r) => setTimeout(r, 1500)); // the losers have found the socket taken by now
-    expect(serversOf(root)).toEqual([String(pid)]);
+    expect(serversOf(root)).toEqual([pid]);
     fs.rmSync(root, { recursive: true, force: true });
-    await until('the server ends', () => !fs.existsSync(`/proc/${pid}`), 30_000);
+    await until('the server ends', () => processGone(pid), 30_000);
   });
 
   it('zk-memory mcp bridges to the server: two sessions share one server, and a write through one is found by the other', async () => {
@@ -267,7 +259,7 @@ describe('the resident server', () => {
       expect(w.structuredContent.ok).toBe(true);
       const s = (await b.callTool({ name: 'search', arguments: { query: 'narwhal tusk' } })) as any;
       expect(s.structuredContent.hits.map((h: any) => h.title)).toEqual(['Narwhal']);
-      expect(serversOf(root)).toEqual([String(state.pid)]);
+      expect(serversOf(root)).toEqual([state.pid]);
       // the server killed mid-session: the bridges open new sessions on a new server, and the agents go on
       process.kill(state.pid, 'SIGKILL');
       // a call the dead server took gets an error that says to try again; the next one is answered
