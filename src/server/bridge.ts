@@ -20,7 +20,7 @@ export async function connectSession(sock: string, root: string, request: CallRe
   if ('unavailable' in out && (out.unavailable !== 'failed' || o.patient)) {
     if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
     startServer(root, env);
-    for (const until = Date.now() + START_WAIT_MS; !('accepted' in out) && Date.now() < until; ) {
+    for (const until = performance.now() + START_WAIT_MS; !('accepted' in out) && performance.now() < until; ) {
       await new Promise((r) => setTimeout(r, 50));
       out = await ask(sock, request, { keep: true });
       if ('unavailable' in out && out.unavailable === 'absent') startServer(root, env); // the one started lost a race to a server that then went too

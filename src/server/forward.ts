@@ -42,12 +42,12 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
     sock = socketPath(folder, root);
   } catch (err) {
     // a setting, root or socket folder in error: the in-process command says what is wrong, or `on` does
-    return mode! === 'on' && err instanceof ZkError ? fail(argv, err) : inProcess;
+    return mode! === 'on' && err instanceof ZkError ? fail(parsed.globals.json, err) : inProcess;
   }
   if (mode === 'auto' && backingOff(sock)) return inProcess;
   const build = buildId();
   const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, argv, env: { ...env }, cwd: process.cwd() };
-  if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(argv, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
+  if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
   // The query of `search -` comes from stdin: read here, and handed on if the call stays in-process.
   if (command === 'search') {
     try {
@@ -65,7 +65,7 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   }
   if ('accepted' in out) return inProcess;
   if (out.unavailable === 'failed') recordFailure(sock);
-  if (mode === 'on') return fail(argv, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
+  if (mode === 'on') return fail(parsed.globals.json, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
   // A server of another build is asked to make way for one of this build.
   if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
   // Started once the call is answered: a server booting beside it would slow the very call it is for.
@@ -74,9 +74,9 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 /** Say why a command could not be answered, the way every command fails (docs/errors.md). */
-function fail(argv: string[], err: unknown): Forwarded {
+function fail(json: boolean, err: unknown): Forwarded {
   const e = asZkError(err);
-  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ ...errorJson(e), server: false })}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ ...errorJson(e), server: false })}\n`);
   else process.stderr.write(`error: ${e.message}\n`);
   return { code: e.exitCode };
 }

@@ -51,7 +51,8 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   const warm = warmIndex(root, local, { networkRescanMs: 0 });
   const sessions = new Set<net.Socket>();
   let busy = 0;
-  let lastActive = Date.now();
+  // Idle time is measured on the monotonic clock: a system clock set back an hour must not keep a server an hour longer.
+  let lastActive = performance.now();
   let stopped: string | undefined;
   let finish!: (reason: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
@@ -62,7 +63,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     sessions.add(socket);
     socket.on('close', () => {
       sessions.delete(socket);
-      lastActive = Date.now();
+      lastActive = performance.now();
     });
     socket.on('error', () => socket.destroy());
     readLines(socket, MAX_REQUEST_BYTES, (line) => {
@@ -73,7 +74,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
         socket.destroy();
         return false;
       }
-      lastActive = Date.now();
+      lastActive = performance.now();
       if ((req.kind === 'call' || req.kind === 'mcp') && req.build !== build) {
         send(socket, { refused: 'another build', build });
         socket.end();
@@ -97,7 +98,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
         busy++;
         const finished = () => {
           busy--;
-          lastActive = Date.now();
+          lastActive = performance.now();
         };
         if (req.kind === 'call') void answer(socket, req).finally(finished);
         else void session(socket, req).finally(finished);
@@ -161,7 +162,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     const id = identity(root);
     if (id === undefined || id !== rootId || !fs.existsSync(`${root}/.zk`)) return close('the corpus folder is gone');
     if (!claim.stillOurs()) return close('the socket was taken over');
-    if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && Date.now() - lastActive >= opts.idleMs) close('idle');
+    if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && performance.now() - lastActive >= opts.idleMs) close('idle');
   }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
   timer.unref();
   opts.onReady?.(state());

@@ -63,7 +63,7 @@ function servesHere(pid: number): boolean {
 
 /** Whether the server has gone (its process ended, or its socket no longer answers) within `ms`. */
 async function gone(sock: string, pid: number, ms: number): Promise<boolean> {
-  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+  for (const until = performance.now() + ms; performance.now() < until; await new Promise((r) => setTimeout(r, 50))) {
     if (!pidAlive(pid) || !(await answers(sock, 200))) return true;
   }
   return false;
