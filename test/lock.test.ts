@@ -79,7 +79,8 @@ describe('the corpus lock', () => {
     fs.writeFileSync(path.join(root, 'counter'), '0');
     const env = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_MAX_HOLD: '1', ZK_MEMORY_LOCK_TIMEOUT: '30' };
     const holder = execa('node', [LOCKER, root, 'count', '1', '8000'], { env, reject: false });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The merge must start after the holder has the lock, however slow the machine is to start it.
+    await new Promise<void>((resolve) => holder.stdout!.on('data', (c) => String(c).includes('locked') && resolve()));
     const merged = await zk(['--root', root, 'merge', 'judy', 'taken over'], { env });
     expect(merged.code).toBe(0);
     const h = await holder;

@@ -238,7 +238,8 @@ describe('the resident server', () => {
     const runs = await Promise.all(Array.from({ length: 4 }, () => search(root, env, 'topic0')));
     for (const r of runs) expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-0.md' }] });
     const { pid } = await untilRunning(root, env);
-    await new Promise((r) => setTimeout(r, 1500)); // the losers have found the socket taken by now
+    // A loser slow to start may still be alive a moment; it must go on its own, leaving the winner.
+    await until('the losers have gone', () => serversOf(root).length <= 1, 15_000);
     expect(serversOf(root)).toEqual([pid]);
     fs.rmSync(root, { recursive: true, force: true });
     await until('the server ends', () => processGone(pid), 30_000);

@@ -1,6 +1,6 @@
 // A process that holds the corpus lock, for lock tests.
 // usage: node locker.mjs ROOT MODE ...
-//   count N HOLD_MS   N times: under the lock read `counter`, wait HOLD_MS (the event loop runs), write it + 1
+//   count N HOLD_MS   N times: under the lock say `locked`, read `counter`, wait HOLD_MS (the event loop runs), write it + 1
 //   stall MS          take the lock, block the event loop for MS, then try to write `stalled` under it
 const [root, mode, a, b] = process.argv.slice(2);
 const fs = await import('node:fs');
@@ -11,6 +11,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 if (mode === 'count') {
   for (let i = 0; i < Number(a); i++) {
     await withCorpusLock(root, async (lock) => {
+      process.stdout.write('locked\n');
       const n = Number(fs.readFileSync(counter, 'utf8'));
       await sleep(Number(b));
       lock.assertHeld();
