@@ -155,6 +155,35 @@ describe('the resident server', () => {
     expect(fs.readdirSync(root).filter((f) => f.startsWith('.zk-cookie'))).toEqual([]);
   });
 
+  it("read's backlinks come from the links the server keeps of every note: they follow added, edited and removed links as an in-process read does", async () => {
+    const { root, env } = setUp('on');
+    await untilRunning(root, env, serveInForeground(root, env));
+    const backlinks = async (mode: string) => {
+      const r = await zkProcess(['--root', root, '--json', 'read', 'note-0'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      expect(r.json.server).toBe(mode === 'on');
+      return r.json.backlinks.map((b: any) => [b.path, b.line]);
+    };
+    const agreed = async () => {
+      const served = await backlinks('on');
+      expect(served).toEqual(await backlinks('off'));
+      return served;
+    };
+    expect(await agreed()).toEqual([]);
+    write(root, '20261201-wiki.md', note(UUID(60), 'Wiki', 'See [[Note 0]] for more.'));
+    expect(await agreed()).toEqual([['20261201-wiki.md', 6]]);
+    // the link edited away in place, same size and mtime: only the watcher can tell
+    const file = path.join(root, '20261201-wiki.md');
+    const was = fs.statSync(file);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('[[Note 0]]', '[[Note 9]]'));
+    fs.utimesSync(file, was.atime, was.mtime);
+    expect(await agreed()).toEqual([]);
+    write(root, '20261201-inline.md', note(UUID(61), 'Inline', 'Line one.\n\nAs [the note](20261201-note-0.md) says.'));
+    write(root, '20261201-anchored.md', note(UUID(62), 'Anchored', `[old name](20261130-gone.md)<!-- uuid: ${UUID(0)} -->`));
+    expect(await agreed()).toEqual([['20261201-anchored.md', 6], ['20261201-inline.md', 8]]);
+    fs.rmSync(path.join(root, '20261201-inline.md'));
+    expect(await agreed()).toEqual([['20261201-anchored.md', 6]]);
+  });
+
   it('a burst that overflows the kernel event queue while the server is stopped loses nothing: an edit made after it is found', async () => {
     const { root, env } = setUp('on');
     const { pid } = await untilRunning(root, env, serveInForeground(root, env));

@@ -4,8 +4,9 @@ import type { Readable } from 'node:stream';
 import { readLines, type CallRequest } from './protocol.js';
 import { startServer } from './start.js';
 
-/** How long the bridge waits for a server it started to listen. */
+/** How long the bridge waits for a server it started to listen; while that process lives, up to START_LIMIT_MS. */
 const START_WAIT_MS = 10_000;
+const START_LIMIT_MS = 60_000;
 /** JSON-RPC's code for an internal error: a request the server did not live to answer. */
 const INTERNAL_ERROR = -32603;
 
@@ -19,11 +20,14 @@ export async function connectSession(sock: string, root: string, request: CallRe
   let out = await ask(sock, request, { keep: true });
   if ('unavailable' in out && (out.unavailable !== 'failed' || o.patient)) {
     if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
-    startServer(root, env);
-    for (const until = performance.now() + START_WAIT_MS; !('accepted' in out) && performance.now() < until; ) {
+    let started = startServer(root, env);
+    // A loaded machine may take long to start one: the wait goes on while the process started lives.
+    const began = performance.now();
+    const waiting = () => performance.now() - began < (started.running() ? START_LIMIT_MS : START_WAIT_MS);
+    while (!('accepted' in out) && waiting()) {
       await new Promise((r) => setTimeout(r, 50));
       out = await ask(sock, request, { keep: true });
-      if ('unavailable' in out && out.unavailable === 'absent') startServer(root, env); // the one started lost a race to a server that then went too
+      if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = startServer(root, env); // the one started lost a race to a server that then went too
     }
   }
   if ('accepted' in out) return out.accepted;

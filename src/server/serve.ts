@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import { current, type Io } from '../context.js';
+import { current, withContext, type Io } from '../context.js';
+import { warmNoteFacts } from '../corpus/graph/facts.js';
+import { warmNoteMetas } from '../corpus/note/note-meta.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
 import { warmIndex } from '../search/warm.js';
@@ -166,6 +168,14 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
   timer.unref();
   opts.onReady?.(state());
+  // What whole-corpus calls need of every note (for `list` and `status`; every note's links, for
+  // `read`'s backlinks and `tend check`), built in slices between calls rather than by the first.
+  const warming = new AbortController();
+  void done.then(() => warming.abort());
+  void withContext({ ...current(), warm }, async () => {
+    await warmNoteMetas(root, warming.signal);
+    await warmNoteFacts(root, warming.signal);
+  }).catch(() => undefined);
   return { done, close };
 }
 

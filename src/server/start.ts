@@ -13,15 +13,19 @@ const BACKOFF_MS = 60_000;
 /**
  * Start a server for `root` in the background, detached from this process: it outlives the call
  * that started it and exits after its idle limit. Two started at once give one server (the loser
- * finds the socket taken and exits).
+ * finds the socket taken and exits). `running` says whether the process started is still alive.
  */
-export function startServer(root: string, env: Env): void {
+export function startServer(root: string, env: Env): { running(): boolean } {
   try {
     const child = spawn(process.execPath, [BIN, 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env });
-    child.on('error', () => undefined);
+    let ended = false;
+    child.on('error', () => (ended = true));
+    child.on('exit', () => (ended = true));
     child.unref();
+    return { running: () => !ended };
   } catch {
     // no server this time: the call is answered in-process all the same
+    return { running: () => false };
   }
 }
 

@@ -2,7 +2,7 @@ import { encodeTarget, type Link } from '../corpus/markdown/links.js';
 import type { LinkForm } from '../corpus/markdown/markdown.js';
 import { wikiNameByStyle, type Named } from '../corpus/markdown/note-names.js';
 import type { CorpusMap } from './corpus-map.js';
-import type { NoteFacts, TendedLink } from './facts.js';
+import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
 import { linkFragmentFound } from '../corpus/markdown/headings.js';
 
 export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored';

@@ -3,7 +3,7 @@ import type { NoteHeadings } from '../corpus/markdown/headings.js';
 import { NoteNames, type Named, type WikiResolution } from '../corpus/markdown/note-names.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
-import type { NoteFacts, TendedLink } from './facts.js';
+import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
 const MAX_SUCCESSION = 16;
@@ -13,7 +13,7 @@ export type Archived = Named & { uuid: string };
 
 /**
  * Everything link checking needs to know about a corpus, built in one pass over its notes' facts
- * (src/tend/facts.ts) so that resolving a link is a map lookup, never a scan: notes by file name,
+ * (src/corpus/graph/facts.ts) so that resolving a link is a map lookup, never a scan: notes by file name,
  * by uuid and by every name a wikilink may give them, and the archive (read only when a link
  * points at a note that is no longer in the root).
  */

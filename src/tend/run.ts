@@ -6,7 +6,7 @@ import { trace } from '../corpus/trace/trace.js';
 import { warn } from '../corpus/trace/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap } from './corpus-map.js';
-import { loadNoteFacts, noteFacts, type NoteFacts } from './facts.js';
+import { loadNoteFacts, noteFacts, type NoteFacts } from '../corpus/graph/facts.js';
 import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 import { gitignoreFindings } from './sidecar-check.js';

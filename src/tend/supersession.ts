@@ -3,7 +3,7 @@ import { applyEdits } from '../corpus/note/text-edits.js';
 import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
-import type { NoteFacts } from './facts.js';
+import type { NoteFacts } from '../corpus/graph/facts.js';
 
 /** A note's `supersedes` that the superseded note does not answer with `superseded_by`. */
 export interface Unanswered {

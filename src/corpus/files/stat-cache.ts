@@ -109,6 +109,19 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
   return loadStated(root, kind).map((d) => d.value);
 }
 
+/**
+ * Every readable note's answer when a long-running process keeps them in memory already (see
+ * `loadWatched` and `warmDerived`), else undefined: for a caller with a cheaper way than building
+ * them all.
+ */
+export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefined {
+  const watch = current().warm?.notes;
+  return watch?.kept.has(keptKey(root, kind)) ? loadWatched(root, kind, watch) : undefined;
+}
+
+/** Where a long-running process keeps one kind of answer for one root. */
+const keptKey = (root: string, kind: DerivedKind<unknown>) => `${kind.file}\0${kind.version}\0${root}`;
+
 /** What a long-running process keeps of one kind of answer between calls. */
 interface KeptAnswers<T> {
   byName: Map<string, Derived<T>>;
@@ -122,7 +135,7 @@ interface KeptAnswers<T> {
  * (its first call, lost events), every note is checked as without it.
  */
 function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T[] {
-  const key = `${kind.file}\0${kind.version}\0${root}`;
+  const key = keptKey(root, kind);
   const changes = watch.take(key);
   let kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
   if (!kept || !changes.complete) {
@@ -151,6 +164,20 @@ function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T
 
 /** Every readable note's answer, stating every note file (see `loadDerived`). */
 function loadStated<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {
+  const steps = statedSteps(root, kind);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/** How many notes a slice of `warmDerived` states or reads before other work may run. */
+const SLICE = 500;
+
+/**
+ * `loadStated`, one slice of notes at a time: it yields between slices, so a long-running
+ * process can build its first answers without keeping other calls waiting for all of them.
+ */
+function* statedSteps<T>(root: string, kind: DerivedKind<T>): Generator<void, Derived<T>[]> {
   const cacheFile = current().noteCache?.(root, kind.file);
   if (!cacheFile) return loadAll(root, kind);
   const seenAt = now();
@@ -158,9 +185,11 @@ function loadStated<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {
   const rows: Row[] = [];
   const out: Derived<T>[] = [];
   let reused = 0;
+  let done = 0;
   // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
   for (const name of listNoteFiles(root)) {
+    if (++done % SLICE === 0) yield;
     const st = stat(dir + name);
     if (!st) continue; // gone since the listing
     const known = cache?.rows.get(name);
@@ -182,6 +211,31 @@ function loadStated<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {
   // Rewritten when a row was added or changed, or one the cache had is gone (a note removed).
   if (!cache || rows.length !== reused || reused !== cache.rows.size) writeCache(cacheFile, { version: kind.version, seenAt, rows });
   return out;
+}
+
+/**
+ * Build the answers a long-running process keeps (see `loadWatched`) a slice at a time, letting
+ * other work run between slices (and stopping when `signal` says so); nothing is done when they
+ * are kept already. What changes while it runs is named by the watcher to the next call, as for
+ * any kept answers.
+ */
+export async function warmDerived<T>(root: string, kind: DerivedKind<T>, signal?: AbortSignal): Promise<void> {
+  const watch = current().warm?.notes;
+  const key = keptKey(root, kind);
+  if (!watch || watch.kept.has(key)) return;
+  // From here on the watcher keeps what changes for the next call; every note is stated after this.
+  watch.take(key);
+  const steps = statedSteps(root, kind);
+  let step = steps.next();
+  while (!step.done) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (signal?.aborted) return;
+    step = steps.next();
+  }
+  // A call in the meantime may have built them (as `loadWatched` does when none are kept): its answers are newer.
+  if (watch.kept.has(key)) return;
+  const all = step.value;
+  watch.kept.set(key, { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name) });
 }
 
 function loadAll<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {

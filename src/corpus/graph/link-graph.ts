@@ -5,9 +5,12 @@ import type { LinkForm } from '../markdown/markdown.js';
 import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from '../markdown/note-names.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { listNoteFiles } from '../files/note-files.js';
+import { keptNoteFacts, type NoteFacts } from './facts.js';
 
 // Where a note's links lead and which notes link to it, found without reading every note: only
-// the files the grep port finds for the names the links use and the note's own names are read.
+// the files the grep port finds for the names the links use and the note's own names are read. A
+// resident process, which keeps every note's links warm (src/corpus/graph/facts.ts), finds those
+// files in them instead of searching every note's text.
 
 export interface ResolvedLink {
   label: string;
@@ -47,10 +50,11 @@ export function noteLinks(note: Note): Link[] {
  * a key, never searched for in the text, so a hub of many wikilinks costs one look-up per note
  * read, not one search per name.
  */
-function involvedNotes(root: string, files: string[], note: Note, names: Set<string>, linking: string[]): Note[] {
+function involvedNotes(root: string, files: string[], note: Note, names: Set<string>, linking: string[], facts?: NoteFacts[]): Note[] {
   const byFileName = (f: string) => names.has(nameKey(f)) || names.has(nameKey(f.replace(/\.md$/i, ''))) || names.has(nameKey(undatedSlug(f) ?? ''));
   const named = new Set(files.filter(byFileName));
-  const found = new Set([...candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true }), ...named]);
+  const maybe = facts ? factCandidates(facts, note, names) : candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true });
+  const found = new Set([...maybe, ...named]);
   found.delete(note.path);
   const notes: Note[] = [];
   for (const name of [...found].sort()) {
@@ -65,9 +69,22 @@ function involvedNotes(root: string, files: string[], note: Note, names: Set<str
   return notes;
 }
 
+/**
+ * What the grep port would find for `involvedNotes`, from every note's kept links: the notes titled
+ * one of `names`, and those with a link that may lead to `note` (by its uuid, a name it goes by, or
+ * its file name).
+ */
+function factCandidates(facts: NoteFacts[], note: Note, names: Set<string>): string[] {
+  const own = new Set(wikiNamesOf(note));
+  const uuid = note.uuid.toLowerCase();
+  return facts.filter((f) => names.has(nameKey(f.title)) || f.links.some((l) =>
+    (uuid && l.uuid === uuid) || (l.form === 'wiki' ? own.has(nameKey(l.target)) : l.target === note.path))).map((f) => f.path);
+}
+
 /** A note's links resolved to the notes they lead to, and the notes that link to it. */
 export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; backlinks: Backlink[] } {
-  const files = listNoteFiles(root);
+  const facts = keptNoteFacts(root);
+  const files = facts ? facts.map((f) => f.path) : listNoteFiles(root);
   const fileSet = new Set(files);
   const links = noteLinks(note);
   const own = wikiNamesOf(note);
@@ -75,7 +92,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   // note that may link here.
   const wikiNames = new Set([...links.filter((l) => l.form === 'wiki').map((l) => nameKey(l.target)), ...own].filter(Boolean));
   const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
-  const notes = [note, ...involvedNotes(root, files, note, wikiNames, linking)];
+  const notes = [note, ...involvedNotes(root, files, note, wikiNames, linking, facts)];
   const names = new NoteNames(notes);
   // A hub links to the same notes many times: each target is read, and its headings parsed, once.
   const byPath = new Map<string, Note | undefined>(notes.map((n) => [n.path, n]));

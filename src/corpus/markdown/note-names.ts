@@ -18,8 +18,13 @@ export interface WikiResolution<N extends Named = Named> {
 
 const UNDATED = /^\d{8}-(.+)$/;
 
+/** Printable ASCII words with single spaces between them: nothing to normalise but case. */
+const PLAIN = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+
 /** A title or name as wikilinks compare it: case and runs of spaces do not matter. */
 export function nameKey(s: string): string {
+  // Most names are plain, and a read in a resident process compares every note's names.
+  if (PLAIN.test(s)) return s.toLowerCase();
   return s.normalize('NFC').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 

@@ -1,7 +1,7 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo } from './notes.js';
-import { isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isStr, isStrOrNull, isStrs, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/files/stat-cache.ts): only notes that changed are read.
@@ -43,4 +43,9 @@ const META: DerivedKind<NoteMeta> = {
 /** Every readable note of the corpus, in file-name order, as `NoteMeta` (see `loadDerived`). */
 export function loadNoteMetas(root: string): NoteMeta[] {
   return loadDerived(root, META);
+}
+
+/** Build the metadata a resident process keeps, a slice at a time (see `warmDerived`). */
+export function warmNoteMetas(root: string, signal?: AbortSignal): Promise<void> {
+  return warmDerived(root, META, signal);
 }

@@ -1,8 +1,8 @@
-import { noteHeadings, type NoteHeadings } from '../corpus/markdown/headings.js';
-import { isNoteLink, parseBody, parseLinks, type Link } from '../corpus/markdown/links.js';
-import type { LinkForm } from '../corpus/markdown/markdown.js';
-import type { Note } from '../corpus/note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, loadDerived, type DerivedKind } from '../corpus/files/stat-cache.js';
+import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
+import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
+import type { LinkForm } from '../markdown/markdown.js';
+import type { Note } from '../note/notes.js';
+import { isNum, isStr, isStrOrNull, isStrs, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
@@ -96,4 +96,14 @@ const FACTS: DerivedKind<NoteFacts> = {
 /** The facts of every readable note, in file-name order: only notes that changed are read (see `loadDerived`). */
 export function loadNoteFacts(root: string): NoteFacts[] {
   return loadDerived(root, FACTS);
+}
+
+/** The facts of every readable note when a resident process keeps them warm, else undefined. */
+export function keptNoteFacts(root: string): NoteFacts[] | undefined {
+  return keptDerived(root, FACTS);
+}
+
+/** Build the facts a resident process keeps, a slice at a time (see `warmDerived`). */
+export function warmNoteFacts(root: string, signal?: AbortSignal): Promise<void> {
+  return warmDerived(root, FACTS, signal);
 }
