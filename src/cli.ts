@@ -38,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   'tend-writes': () => import('./commands/tend-writes.js'),
   mcp: () => import('./commands/mcp.js'),
   serve: () => import('./commands/serve.js'),
+  token: () => import('./commands/token.js'),
 };
 
 /** The commands to register for these arguments: the one named, none for --version, else all. */

@@ -180,6 +180,11 @@ export class Settings {
     return this.number('ZK_MEMORY_SERVER_IDLE_SECONDS', 1800);
   }
 
+  /** How long (seconds) an HTTP client may take to send a request's headers and body before it is cut off. */
+  httpRequestSeconds(): number {
+    return this.number('ZK_MEMORY_HTTP_REQUEST_SECONDS', 120);
+  }
+
   /** The user's runtime folder (XDG_RUNTIME_DIR), where the servers' sockets live when it is set. */
   runtimeDir(): string | undefined {
     return this.text('XDG_RUNTIME_DIR');

@@ -99,6 +99,8 @@ export interface ServerState {
   socket: string;
   root: string;
   build: string;
+  /** Where it serves MCP over HTTP (`serve --http`), when it does. */
+  http?: string;
 }
 
 /** What runs for a corpus: its server's state, or `running: false` and where its socket would be. */

@@ -2,6 +2,21 @@ import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { Invocation } from '../cli/context.js';
+import type { ServerState } from '../api/results.js';
+
+interface ServeFlags {
+  status?: boolean;
+  stop?: boolean;
+  background?: boolean;
+  http?: string;
+  allowRemote?: boolean;
+  allowOrigin: string[];
+  allowHost: string[];
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+const collect = (value: string, all: string[]) => [...all, value];
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -10,7 +25,13 @@ export function register(program: Command, cli: Invocation): void {
     .option('--status', 'say whether a server runs for the corpus, since when, its pid and memory')
     .option('--stop', 'stop the running server')
     .option('--background', 'started by a command for the next call: exit after ZK_MEMORY_SERVER_IDLE_SECONDS without a request')
-    .action(cli.action(async (flags: { status?: boolean; stop?: boolean; background?: boolean }) => {
+    .option('--http <[host:]port>', 'serve MCP over HTTP at /mcp too (host 127.0.0.1 unless given); every request needs a token (zk-memory token create)')
+    .option('--allow-remote', 'with --http: allow a host that is not loopback')
+    .option('--allow-origin <url>', 'with --http: an Origin a browser request may come from (repeatable)', collect, [])
+    .option('--allow-host <name>', 'with --http: a Host name clients reach the server by, such as a reverse proxy\'s (repeatable)', collect, [])
+    .option('--tls-cert <file>', 'with --http: serve HTTPS with this certificate (PEM)')
+    .option('--tls-key <file>', "with --http: the certificate's private key (PEM)")
+    .action(cli.action(async (flags: ServeFlags) => {
       const root = cli.root();
       const { settings } = current();
       const { serverText } = await import('../views/server.js');
@@ -28,7 +49,11 @@ export function register(program: Command, cli: Invocation): void {
       const { onStopSignal } = await import('../process.js');
       if (!cli.surface.main) throw new ZkError('usage', 'serve runs from the command line only');
       const idleMs = flags.background ? settings.serverIdleSeconds() * 1000 : undefined;
-      const running = await serve(root, { run: cli.surface.main, idleMs, onReady: (s) => current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})\n`) });
+      const http = flags.http === undefined ? undefined
+        : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey };
+      if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host and --tls-* go with --http');
+      const ready = (s: ServerState) => current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})${s.http ? `; MCP over HTTP at ${s.http}` : ''}\n`);
+      const running = await serve(root, { run: cli.surface.main, idleMs, http, onReady: ready });
       const off = onStopSignal((signal) => running.close(`stopped by ${signal}`));
       const reason = await running.done;
       off();

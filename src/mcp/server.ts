@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { newCall, withContext, type RunContext } from '../context.js';
@@ -31,12 +31,26 @@ function invalid(tool: ToolSpec, v: ValidateFunction) {
   return toolError(`invalid arguments for ${tool.name}: ${(v.errors ?? []).map(problem).join('; ')}`);
 }
 
+/**
+ * Who a session's client is, when the transport says (MCP over HTTP, by its token): what it
+ * writes carries `source`, whatever it passes, and a read-only client sees and calls only the
+ * tools that read.
+ */
+export interface Caller {
+  source: string;
+  readOnly: boolean;
+}
+
 /** Call one tool: validate its arguments, call the library in the server's context, answer text and JSON. */
-export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>) {
+export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return toolError(`unknown tool: ${name}`);
+  // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
+  if (caller?.readOnly && !tool.readOnly) throw new McpError(ErrorCode.InvalidRequest, `forbidden: the token of ${caller.source} is read-only, and ${name} writes`);
   const validate = validators.get(name)!;
   if (!validate(args)) return invalid(tool, validate);
+  // The caller's name is the source of what it writes: a client could otherwise write as someone else.
+  if (caller && 'source' in ((tool.inputSchema.properties as object | undefined) ?? {})) args = { ...args, source: caller.source };
   try {
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.warm?.sync();
@@ -56,29 +70,42 @@ function maxMessageBytes(ctx: RunContext): number {
 }
 
 /**
- * Serve the tools over MCP on stdio (or on `streams`, a resident server's connection) until the
- * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
- * started with); the output carries JSON-RPC only.
+ * An MCP server of the tools for one session, not yet connected: every call runs in `ctx` (the
+ * settings and flags the session was started with), as `caller` when the transport knows who calls.
  */
-export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
-  // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both carry the protocol.
-  // The search index stays open and the root watched between calls (the watcher only where it
-  // sees every change: not on a network file system, whose other hosts write unseen). A resident
-  // server hands every session its own warm index, which outlives the session.
-  const shared = callWarmIndex();
-  const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
-  const warm = shared ?? own!;
-  const callCtx: RunContext = { ...ctx, warm, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+export function mcpSession(root: string, ctx: RunContext, caller?: Caller): Server {
   const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   // Tools that need an LLM are offered only when one is configured: an agent never calls a tool that can only park its input.
-  const offered = withContext(ctx, () => llmConfigured()) ? TOOLS : TOOLS.filter((t) => !t.needsLlm);
+  const configured = withContext(ctx, () => llmConfigured()) ? TOOLS : TOOLS.filter((t) => !t.needsLlm);
+  const offered = caller?.readOnly ? configured.filter((t) => t.readOnly) : configured;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: offered.map((t) => ({
       name: t.name, description: t.description, inputSchema: t.inputSchema,
       annotations: { readOnlyHint: Boolean(t.readOnly) },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(root, callCtx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(root, ctx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller));
+  return server;
+}
+
+/** The context a session's calls run in: `ctx` with the warm index, and an output that never touches the protocol's. */
+export function sessionContext(ctx: RunContext, warm: NonNullable<RunContext['warm']>): RunContext {
+  // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both may carry the protocol.
+  return { ...ctx, warm, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+}
+
+/**
+ * Serve the tools over MCP on stdio (or on `streams`, a resident server's connection) until the
+ * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
+ * started with); the output carries JSON-RPC only.
+ */
+export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
+  // The search index stays open and the root watched between calls (the watcher only where it
+  // sees every change: not on a network file system, whose other hosts write unseen). A resident
+  // server hands every session its own warm index, which outlives the session.
+  const shared = callWarmIndex();
+  const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
+  const server = mcpSession(root, sessionContext(ctx, shared ?? own!));
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

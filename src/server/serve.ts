@@ -3,6 +3,8 @@ import net from 'node:net';
 import { current, withContext, type Io } from '../context.js';
 import { warmNoteFacts } from '../corpus/graph/facts.js';
 import { warmNoteMetas } from '../corpus/note/note-meta.js';
+import { listenHttp, type HttpOptions, type RunningHttp } from './http.js';
+import { sessionContext } from '../mcp/server.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
 import { warmIndex } from '../search/warm.js';
@@ -22,8 +24,10 @@ export interface ServeOptions {
   idleMs?: number;
   /** Runs a command line for a call (src/cli.ts `main`), given the warm index and the connection for MCP. */
   run: CommandLine;
-  /** Said once the socket is listening. */
+  /** Said once the socket is listening (and the HTTP port, with `http`). */
   onReady?: (state: ServerState) => void;
+  /** Serve MCP over HTTP too (docs/http.md). */
+  http?: HttpOptions;
 }
 
 export interface RunningServer {
@@ -59,7 +63,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   let finish!: (reason: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
 
-  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build });
+  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, ...(web ? { http: web.url } : {}) });
 
   const server = net.createServer((socket) => {
     sessions.add(socket);
@@ -148,8 +152,11 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     server.close();
     for (const s of sessions) s.destroy();
     releaseSocket(sock, claim);
-    warm.close();
-    finish(reason);
+    // HTTP calls under way finish first (for a while): what they were acknowledging is then on disk.
+    void (web?.close() ?? Promise.resolve()).finally(() => {
+      warm.close();
+      finish(reason);
+    });
   }
 
   const claim = await claimSocket(server, sock);
@@ -157,6 +164,15 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     server.close();
     warm.close();
     throw new ZkError('busy', `a server already serves ${real} (socket ${sock})`);
+  }
+  let web: RunningHttp | undefined;
+  try {
+    web = opts.http && (await listenHttp(root, opts.http, sessionContext(current(), warm)));
+  } catch (err) {
+    server.close();
+    releaseSocket(sock, claim);
+    warm.close();
+    throw err;
   }
   fs.writeFileSync(pidFile(sock), `${JSON.stringify({ pid: process.pid, since, root: real })}\n`, { mode: 0o600 });
   const rootId = identity(root);

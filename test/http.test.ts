@@ -1,0 +1,346 @@
+import { execa, type ResultPromise } from 'execa';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
+import { until } from './helpers/wait.js';
+
+// MCP over HTTP (docs/http.md), as a user runs it: `zk-memory serve --http` in its own process on
+// 127.0.0.1, tokens made with `zk-memory token`, the SDK's own HTTP client, and raw requests for
+// what a hostile client would send. Every server a test starts is stopped when it ends.
+
+const running: ResultPromise[] = [];
+
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    p.kill('SIGKILL');
+    await p.catch(() => undefined);
+  }
+});
+
+interface Served {
+  root: string;
+  env: Record<string, string>;
+  url: string;
+  proc: ResultPromise;
+}
+
+/** A runtime folder of its own, so the test's servers never meet another's. */
+function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const runtime = tempDir('zk-rt-');
+  fs.chmodSync(runtime, 0o700);
+  return { XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...extra };
+}
+
+/** `serve --http 127.0.0.1:0 ARGS` for `root`, once it says where it listens. */
+async function serveHttp(root: string, env: Record<string, string>, args: string[] = []): Promise<Served> {
+  const proc = execa('node', [BIN, 'serve', '--root', root, '--http', '127.0.0.1:0', ...args], { env: { ...process.env, ...env }, reject: false });
+  running.push(proc);
+  let stderr = '';
+  proc.stderr!.on('data', (c) => (stderr += String(c)));
+  let exited: string | undefined;
+  void proc.then((r) => (exited = `the server exited ${r.exitCode}: ${stderr}`));
+  await until('the server listens', () => /MCP over HTTP at (\S+)/.test(stderr), 30_000, () => exited);
+  return { root, env, url: /MCP over HTTP at (\S+)/.exec(stderr)![1], proc };
+}
+
+async function token(root: string, name: string, readOnly = false): Promise<string> {
+  const r = await zkProcess(['--root', root, '--json', 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])]);
+  expect(r.code).toBe(0);
+  return r.json.token;
+}
+
+async function httpClient(url: string, bearer: string): Promise<Client> {
+  const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+  return client;
+}
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+/** A raw POST to the server (node:http, which lets a test send any Host), with the headers MCP clients send unless told otherwise. */
+function post(url: string, body: string | object, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += String(c)));
+      res.on('end', () => {
+        let json: any;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode!, json, headers: res.headers });
+      });
+    });
+    req.on('error', reject);
+    req.end(typeof body === 'string' ? body : JSON.stringify(body));
+  });
+}
+
+/** The note files of a corpus. */
+const notesOf = (root: string) => fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort();
+
+describe('MCP over HTTP', () => {
+  it('an SDK client with a token gets the stdio tools; what it writes carries the token\'s name, whatever source it passes', async () => {
+    const root = tempCorpus();
+    const env = serverEnv();
+    const bearer = await token(root, 'laptop');
+    const served = await serveHttp(root, env);
+    const status = await zkProcess(['serve', '--status', '--json', '--root', root], { env });
+    expect(status.json).toMatchObject({ running: true, http: served.url });
+    const client = await httpClient(served.url, bearer);
+    const stdio = new Client({ name: 'zk-memory-test', version: '1.0.0' });
+    await stdio.connect(new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--root', root], env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_SERVER: 'off' } }));
+    try {
+      expect((await client.listTools()).tools).toEqual((await stdio.listTools()).tools);
+      const w = (await client.callTool({ name: 'write', arguments: { slug: 'otter', title: 'Otter', body: 'Otters hold hands.', source: 'someone-else' } })) as any;
+      expect(w.structuredContent.ok).toBe(true);
+      const m = (await client.callTool({ name: 'merge', arguments: { ref: 'otter', fragment: 'They sleep afloat.', source: 'someone-else' } })) as any;
+      expect(m.structuredContent.ok).toBe(true);
+      const file = path.join(root, w.structuredContent.note.path);
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text).toMatch(/^author: laptop$/m);
+      expect(text).toMatch(/\(laptop\):\*/);
+      expect(text).not.toContain('someone-else');
+      const s = (await client.callTool({ name: 'search', arguments: { query: 'otters afloat' } })) as any;
+      expect(s.structuredContent.hits.map((h: any) => h.title)).toEqual(['Otter']);
+      // the same search over stdio answers the same
+      const viaStdio = (await stdio.callTool({ name: 'search', arguments: { query: 'otters afloat' } })) as any;
+      expect(viaStdio.structuredContent.hits).toEqual(s.structuredContent.hits);
+    } finally {
+      await client.close();
+      await stdio.close();
+    }
+  });
+
+  it('a read-only token sees only the tools that read, and a write it attempts is a JSON-RPC error that writes nothing', async () => {
+    const root = tempCorpus();
+    const reader = await token(root, 'dashboard', true);
+    const served = await serveHttp(root, serverEnv());
+    const client = await httpClient(served.url, reader);
+    try {
+      const tools = (await client.listTools()).tools;
+      expect(tools.length).toBeGreaterThan(3);
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      expect(tools.map((t) => t.name)).toContain('search');
+      expect(tools.map((t) => t.name)).not.toContain('write');
+      await expect(client.callTool({ name: 'write', arguments: { slug: 'x', title: 'X', body: 'y' } })).rejects.toThrow(/read-only, and write writes/);
+      await expect(client.callTool({ name: 'merge', arguments: { ref: 'x', fragment: 'y' } })).rejects.toThrow(/read-only/);
+      expect(notesOf(root)).toEqual([]);
+      expect(((await client.callTool({ name: 'overview', arguments: {} })) as any).structuredContent.ok).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses before any tool runs: no token, a wrong or revoked one, another token\'s session, a foreign Host or Origin; too large or broken bodies get 413 and -32700', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'laptop');
+    const other = await token(root, 'phone');
+    const served = await serveHttp(root, serverEnv(), ['--allow-origin', 'https://app.example']);
+    const auth = { authorization: `Bearer ${bearer}` };
+    const write = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } } });
+
+    const none = await post(served.url, INIT);
+    expect(none.status).toBe(401);
+    expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect((await post(served.url, INIT, { authorization: 'Bearer zkm_not-a-token' })).status).toBe(401);
+    expect((await post(served.url, INIT, { authorization: bearer })).status).toBe(401); // not a bearer header
+
+    // a session of our own, then the hostile variants of a write into it
+    const init = await post(served.url, INIT, auth);
+    expect(init.status).toBe(200);
+    const sid = String(init.headers['mcp-session-id']);
+    const session = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
+    expect((await post(served.url, write(2), { ...session, authorization: `Bearer ${other}` })).status).toBe(403);
+    expect((await post(served.url, write(3), { ...session, host: 'evil.example:80' })).status).toBe(403);
+    expect((await post(served.url, write(4), { ...session, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post(served.url, write(5), { ...session, origin: 'null' })).status).toBe(403);
+    const big = await post(served.url, { ...write(6), pad: 'x'.repeat(4 * 1024 * 1024) }, session);
+    expect(big.status).toBe(413);
+    const broken = await post(served.url, '{"jsonrpc": "2.0", "id": 7, "method"', session);
+    expect(broken.status).toBe(400);
+    expect(broken.json.error.code).toBe(-32700);
+    expect(notesOf(root)).toEqual([]);
+
+    // an allowed Origin passes, and the session works
+    const ok = await post(served.url, write(8), { ...session, origin: 'https://app.example' });
+    expect(ok.status).toBe(200);
+    expect(ok.json.result.structuredContent.ok).toBe(true);
+    expect(notesOf(root)).toEqual([expect.stringMatching(/-n8\.md$/)]);
+
+    // revoking takes effect on the open session at once
+    expect((await zkProcess(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
+    expect((await post(served.url, write(9), session)).status).toBe(401);
+    expect(notesOf(root)).toHaveLength(1);
+  });
+
+  it('a client stalled in its headers or half-way through its body is cut off, and others are served meanwhile', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'laptop');
+    const served = await serveHttp(root, serverEnv({ ZK_MEMORY_HTTP_REQUEST_SECONDS: '2' }));
+    const { port } = new URL(served.url);
+    const stall = (text: string) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(text));
+      let answer = '';
+      socket.on('data', (d) => (answer += String(d)));
+      const closed = new Promise<{ at: number; answer: string }>((resolve) => socket.on('close', () => resolve({ at: performance.now(), answer })));
+      socket.on('error', () => undefined);
+      return closed;
+    };
+    const began = performance.now();
+    const inHeaders = stall(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthor`);
+    const inBody = stall(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n{"jsonrpc":`);
+    const client = await httpClient(served.url, bearer);
+    try {
+      expect(((await client.callTool({ name: 'overview', arguments: {} })) as any).structuredContent.ok).toBe(true);
+      const [a, b] = await Promise.all([inHeaders, inBody]);
+      // cut off near the 2 s limit (Node checks every half second), well before anything else would end them
+      expect(Math.max(a.at, b.at) - began).toBeLessThan(10_000);
+      for (const cut of [a, b]) expect(cut.answer).toMatch(/^HTTP\/1\.1 408 /);
+      expect(((await client.callTool({ name: 'search', arguments: { query: 'anything' } })) as any).structuredContent.ok).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a host that is not loopback needs --allow-remote; a bad address is a usage error', async () => {
+    const root = tempCorpus();
+    const env = serverEnv();
+    const remote = await zkProcess(['serve', '--root', root, '--http', '0.0.0.0:0'], { env });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/^error: 0\.0\.0\.0 is not a loopback address: add --allow-remote/);
+    const bad = await zkProcess(['--json', 'serve', '--root', root, '--http', 'localhost:99999'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.json.error.message).toMatch(/--http takes \[HOST:\]PORT/);
+    expect((await zkProcess(['serve', '--root', root, '--allow-remote'], { env })).code).toBe(2);
+    const allowed = execa('node', [BIN, 'serve', '--root', root, '--http', '0.0.0.0:0', '--allow-remote'], { env: { ...process.env, ...env }, reject: false });
+    running.push(allowed);
+    let stderr = '';
+    allowed.stderr!.on('data', (c) => (stderr += String(c)));
+    await until('it listens', () => /MCP over HTTP at http:\/\/0\.0\.0\.0:\d+\/mcp/.test(stderr), 30_000);
+    const port = /0\.0\.0\.0:(\d+)/.exec(stderr)![1];
+    // reached by a name of this host it answers (and asks for a token); by a foreign name it refuses
+    expect((await post(`http://127.0.0.1:${port}/mcp`, INIT)).status).toBe(401);
+    expect((await post(`http://127.0.0.1:${port}/mcp`, INIT, { host: 'rebound.example' })).status).toBe(403);
+  });
+
+  it('serves HTTPS with --tls-cert and --tls-key', async () => {
+    const root = tempCorpus();
+    const dir = tempDir('zk-tls-');
+    const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
+    await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    const bearer = await token(root, 'laptop');
+    const served = await serveHttp(root, serverEnv(), ['--tls-cert', cert, '--tls-key', key]);
+    expect(served.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const request = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
+      const req = https.request(served.url, { method: 'POST', ca: fs.readFileSync(cert), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(INIT));
+    });
+    expect(await request({})).toBe(401);
+    expect(await request({ authorization: `Bearer ${bearer}` })).toBe(200);
+  });
+
+  it('20 clients making mixed calls while a CLI writes too: every acknowledged write is on disk once, every search finds what was acknowledged before it', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'fleet');
+    const served = await serveHttp(root, serverEnv());
+    const cliWriter = (async () => {
+      for (let i = 0; i < 10; i++) expect((await zkProcess(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
+    })();
+    const CLIENTS = 20;
+    const ROUNDS = 6;
+    const acked: { path: string; fragments: string[] }[] = [];
+    const worker = async (c: number) => {
+      const client = await httpClient(served.url, bearer);
+      const call = async (name: string, args: object) => {
+        const r = (await client.callTool({ name, arguments: args as Record<string, unknown> })) as any;
+        expect(r.structuredContent, `${name} ${JSON.stringify(args)}`).toMatchObject({ ok: true });
+        return r.structuredContent;
+      };
+      try {
+        for (let i = 0; i < ROUNDS; i++) {
+          const word = `zq${c}x${i}`;
+          const w = await call('write', { slug: `c${c}-n${i}`, title: `Client ${c} note ${i}`, body: `The word ${word} lives here.` });
+          const fragment = `merged ${word}m`;
+          await call('merge', { ref: w.note.path, fragment });
+          acked.push({ path: w.note.path, fragments: [fragment] });
+          const found = await call('search', { query: `${word}m` });
+          expect(found.hits.map((h: any) => h.path)).toContain(w.note.path);
+          expect((await call('read', { ref: w.note.path })).note.body).toContain(fragment);
+          if (i % 3 === 2) {
+            const next = await call('write', { slug: `c${c}-s${i}`, title: `Client ${c} successor ${i}`, body: `Replaces it: ${word}s.`, supersedes: w.note.path });
+            acked.push({ path: next.note.path, fragments: [] });
+          }
+        }
+      } finally {
+        await client.close();
+      }
+    };
+    await Promise.all([cliWriter, ...Array.from({ length: CLIENTS }, (_, c) => worker(c))]);
+    const files = notesOf(root);
+    expect(files).toHaveLength(CLIENTS * ROUNDS + CLIENTS * 2 + 10);
+    for (const a of acked) {
+      const text = fs.readFileSync(path.join(root, a.path), 'utf8');
+      for (const f of a.fragments) expect(text.split(f).length - 1, `${a.path}: ${f}`).toBe(1);
+    }
+    expect((await zkProcess(['--root', root, 'tend', 'check'], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
+  }, 240_000);
+
+  it('a server stopped with SIGTERM under load loses no acknowledged write; clients get a clean error and succeed on retry against the next server', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'fleet');
+    const env = serverEnv();
+    const first = await serveHttp(root, env);
+    const acked = new Set<string>();
+    const failed: string[] = [];
+    let stop = false;
+    const worker = async (c: number) => {
+      const client = await httpClient(first.url, bearer);
+      for (let i = 0; !stop && i < 200; i++) {
+        const slug = `w${c}-${i}`;
+        try {
+          const r = (await client.callTool({ name: 'write', arguments: { slug, title: `W ${c} ${i}`, body: 'text' } })) as any;
+          if (r.structuredContent?.ok) acked.add(r.structuredContent.note.path);
+        } catch (err) {
+          expect((err as Error).message).not.toMatch(/at .*\.js:\d+/); // a clean error, no stack
+          failed.push(slug);
+          break;
+        }
+      }
+      await client.close().catch(() => undefined);
+    };
+    const load = Promise.all(Array.from({ length: 5 }, (_, c) => worker(c)));
+    await until('some writes are acknowledged', () => acked.size >= 10, 60_000);
+    process.kill(first.proc.pid!, 'SIGTERM'); // the signal alone (execa's kill would follow it with SIGKILL after 5 s)
+    const ended = await first.proc;
+    stop = true;
+    await load;
+    expect(ended.exitCode, `${ended.signal} ${ended.stderr}`).toBe(0);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const p of acked) expect(fs.existsSync(path.join(root, p)), p).toBe(true);
+    const second = await serveHttp(root, env);
+    const client = await httpClient(second.url, bearer);
+    try {
+      for (const slug of failed) {
+        const r = (await client.callTool({ name: 'write', arguments: { slug, title: `again ${slug}`, body: 'text', unique: true } })) as any;
+        expect(r.structuredContent.ok).toBe(true);
+      }
+    } finally {
+      await client.close();
+    }
+    for (const p of acked) expect(fs.existsSync(path.join(root, p)), p).toBe(true);
+  }, 120_000);
+});
