@@ -6,6 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
+import { httpLoad } from './http.js';
 import { REPO, arg, benchCorpus, mcpSession, rssMbOf, serverCall, serversUnder, type McpSession } from './harness.js';
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
@@ -22,6 +23,8 @@ const MCP_SEARCHES = Number(arg('--mcp-searches', '60'));
 const MCP_MEMORY_SEARCHES = Number(arg('--mcp-memory', '10000'));
 /** How many searches the resident server answers at the largest size while its memory is watched (0: none). */
 const SERVER_REQUESTS = Number(arg('--server-requests', '10000'));
+/** How many calls each of 20 HTTP clients makes at the largest size (docs/http.md; 0: none). */
+const HTTP_CALLS = Number(arg('--http-calls', '200'));
 /** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 /** Hybrid search needs every note embedded first: slow at scale, so only on request. */
@@ -490,6 +493,14 @@ for (const size of SIZES) {
   }
 
   await residentServer(size, root, query, size === Math.max(...SIZES));
+  if (size === Math.max(...SIZES) && HTTP_CALLS > 0) {
+    const h = await httpLoad(BIN, root, { ...serverEnv, XDG_RUNTIME_DIR: privateDir(`http-${size}`), ZK_MEMORY_BACKEND: 'fts' }, query, HTTP_CALLS);
+    const ms = (x: number) => round(x);
+    extra[`http_search_ms_p50_p99_${size}`] = `${ms(h.searchP50)} ${ms(h.searchP99)}`;
+    extra[`http_merge_ms_p50_p99_${size}`] = `${ms(h.mergeP50)} ${ms(h.mergeP99)}`;
+    extra[`http_server_rss_mb_before_after_${size}`] = `${h.rssBefore} ${h.rssAfter}`;
+    process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB\n`);
+  }
 }
 await embedServer?.stop();
 // Every server the bench started has stopped: one left is a fault of the bench, said and ended here.

@@ -41,6 +41,9 @@ export const ingestNext = wired(api.ingestNext);
 export const ingestAccept = wired(api.ingestAccept);
 export const ingestSkip = wired(api.ingestSkip);
 export const ingestStatus = wired(api.ingestStatus);
+export const createToken = wired(api.createToken);
+export const listTokens = wired(api.listTokens);
+export const revokeToken = wired(api.revokeToken);
 export type * from './api/index.js';
 
 export { ZkError, EXIT } from './errors.js';

@@ -110,6 +110,8 @@ describe('MCP over HTTP', () => {
       expect(text).toMatch(/^author: laptop$/m);
       expect(text).toMatch(/\(laptop\):\*/);
       expect(text).not.toContain('someone-else');
+      const traced = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(traced.filter((t) => t.event === 'write' || t.event === 'merge').map((t) => t.source)).toEqual(['laptop', 'laptop']);
       const s = (await client.callTool({ name: 'search', arguments: { query: 'otters afloat' } })) as any;
       expect(s.structuredContent.hits.map((h: any) => h.title)).toEqual(['Otter']);
       // the same search over stdio answers the same
@@ -119,6 +121,40 @@ describe('MCP over HTTP', () => {
       await client.close();
       await stdio.close();
     }
+  });
+
+  it('token create shows a token once and keeps only its hash, in a 0600 file git never sees; list and revoke manage them; bad names and taken ones are refused', async () => {
+    const root = tempCorpus();
+    const made = await zkProcess(['--root', root, '--json', 'token', 'create', 'ci-runner', '--read-only']);
+    expect(made.json).toMatchObject({ ok: true, name: 'ci-runner', read_only: true, token: expect.stringMatching(/^zkm_[A-Za-z0-9_-]{43}$/) });
+    const text = await zkProcess(['--root', root, 'token', 'create', 'laptop']);
+    expect(text.stdout.split('\n')[0]).toMatch(/^zkm_[A-Za-z0-9_-]{43}$/);
+    const file = path.join(root, '.zk', 'tokens.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const kept = fs.readFileSync(file, 'utf8');
+    expect(kept).not.toContain(made.json.token);
+    expect(kept).not.toContain(text.stdout.split('\n')[0]);
+    expect(fs.readFileSync(path.join(root, '.zk', '.gitignore'), 'utf8').split('\n')).toContain('tokens.json');
+    expect((await zkProcess(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => [t.name, t.read_only])).toEqual([['ci-runner', true], ['laptop', false]]);
+    const taken = await zkProcess(['--root', root, '--json', 'token', 'create', 'laptop']);
+    expect([taken.code, taken.json.error.code]).toEqual([1, 'exists']);
+    const bad = await zkProcess(['--root', root, '--json', 'token', 'create', 'a b']);
+    expect([bad.code, bad.json.error.code]).toEqual([2, 'usage']);
+    expect((await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({ ok: true, revoked: 'laptop' });
+    const gone = await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop']);
+    expect([gone.code, gone.json.error.code]).toEqual([1, 'not_found']);
+    expect((await zkProcess(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => t.name)).toEqual(['ci-runner']);
+  });
+
+  it('a port in use is exit 4, and the corpus is left free for the next server', async () => {
+    const root = tempCorpus();
+    const env = serverEnv();
+    const served = await serveHttp(tempCorpus(), env);
+    const port = new URL(served.url).port;
+    const clash = await zkProcess(['--json', 'serve', '--root', root, '--http', `127.0.0.1:${port}`], { env });
+    expect(clash.code).toBe(4);
+    expect(clash.json.error.message).toMatch(/the port is in use/);
+    expect((await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running).toBe(false);
   });
 
   it('a read-only token sees only the tools that read, and a write it attempts is a JSON-RPC error that writes nothing', async () => {

@@ -9,3 +9,4 @@ export * from './judged.js';
 export * from './ingest.js';
 export * from './corpus.js';
 export * from './history.js';
+export * from './tokens.js';
