@@ -49,7 +49,9 @@ async function untilRunning(root: string, env: Record<string, string>, proc?: Re
   let state: any;
   let exited: string | undefined;
   void proc?.then((r) => (exited = `the server exited ${r.exitCode}: ${r.stderr}`));
-  await until('a server runs', async () => (state = await serverState(root, env)).running === true, 30_000, () => exited);
+  // with `proc`, its own server: another may still be making way for it
+  const ours = () => state.running === true && (!proc || state.pid === proc.pid);
+  await until('a server runs', async () => ((state = await serverState(root, env)), ours()), 30_000, () => exited);
   return state;
 }
 
@@ -93,13 +95,20 @@ describe('the resident server', () => {
     expect(fs.existsSync(state.socket)).toBe(false);
   });
 
-  it('a server started in the background exits when idle; one started by serve stays, and a second serve of the corpus is refused', async () => {
+  it('a server started in the background exits when idle and makes way for serve; one started by serve stays, and a second serve of the corpus is refused', async () => {
     const { root, env } = setUp();
     const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '3' };
     await search(root, idle, 'topic0');
-    const { pid } = await untilRunning(root, env);
+    const { pid, background } = await untilRunning(root, env);
+    expect(background).toBe(true);
     await until('the idle server exits', () => processGone(pid), 15_000);
+    // one started again in the background makes way for serve, which stays
+    await search(root, idle, 'topic0');
+    const again = await untilRunning(root, env);
     const kept = await untilRunning(root, env, serveInForeground(root, idle));
+    expect(kept).toMatchObject({ background: false });
+    expect(kept.pid).not.toBe(again.pid);
+    await until('the background server made way', () => processGone(again.pid), 15_000);
     const second = await zkProcess(['serve', '--root', root, '--json'], { env });
     expect(second.code).toBe(4);
     expect(second.json.error.message).toMatch(/^a server already serves /);

@@ -99,6 +99,8 @@ export interface ServerState {
   socket: string;
   root: string;
   build: string;
+  /** Started by a command for the next call (it exits when idle), rather than run by `serve`. */
+  background: boolean;
   /** Where it serves MCP over HTTP (`serve --http`), when it does. */
   http?: string;
 }

@@ -18,6 +18,14 @@ interface ServeFlags {
 
 const collect = (value: string, all: string[]) => [...all, value];
 
+/** A server a command started in the background makes way for one run by `serve` (which may serve HTTP, and stays). */
+async function makeWayForBackground(root: string): Promise<void> {
+  const { serverStatus, stopServer } = await import('../server/status.js');
+  const { settings } = current();
+  const s = await serverStatus(root, settings);
+  if (s.running && s.background) await stopServer(root, settings);
+}
+
 export function register(program: Command, cli: Invocation): void {
   program
     .command('serve')
@@ -53,6 +61,7 @@ export function register(program: Command, cli: Invocation): void {
         : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey };
       if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host and --tls-* go with --http');
       const ready = (s: ServerState) => current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})${s.http ? `; MCP over HTTP at ${s.http}` : ''}\n`);
+      if (!flags.background) await makeWayForBackground(root);
       const running = await serve(root, { run: cli.surface.main, idleMs, http, onReady: ready });
       const off = onStopSignal((signal) => running.close(`stopped by ${signal}`));
       const reason = await running.done;

@@ -63,7 +63,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   let finish!: (reason: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
 
-  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, ...(web ? { http: web.url } : {}) });
+  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, background: opts.idleMs !== undefined, ...(web ? { http: web.url } : {}) });
 
   const server = net.createServer((socket) => {
     sessions.add(socket);
