@@ -128,7 +128,9 @@ async function rebuilt(root: string): Promise<IndexSync> {
 export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
   const warm = callWarmIndex();
   if (!warm) return sync(root, opts);
-  return warm.serial(async () => {
+  // Searches arriving together share one refresh; a rebuild or a full check is a refresh of its own.
+  const run = (fn: () => Promise<IndexSync>) => (opts.rebuild || opts.checkAll ? warm.serial(fn) : warm.sharedSerial(`fts\0${root}`, fn));
+  return run(async () => {
     if (!warm.watch) return sync(root, opts, warm);
     // The process that keeps the warm index waited for its watcher when the call began (`sync`).
     const watched = warm.watch.take();

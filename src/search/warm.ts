@@ -32,6 +32,12 @@ export interface WarmIndex extends WarmIndexPort {
    * meanwhile would find nothing to do and answer before the first has applied what it took.
    */
   serial<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * `serial`, shared: callers that ask for the refresh `key` while one is queued and not yet begun
+   * get that one's answer. It begins after every one of them asked, so it sees every change
+   * made before any of them (and a burst of searches behind a slow refresh costs one more, not one each).
+   */
+  sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** The current call's warm index, when a long-running process handed it one (see `warmIndex`). */
@@ -354,6 +360,7 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
   const manifest = new KeptFile<KnownManifest>();
   const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
+  const queued = new Map<string, Promise<unknown>>();
   return {
     kind: 'warm-index',
     tables, watch, notes, manifest, vectors,
@@ -361,6 +368,18 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
     serial<T>(fn: () => Promise<T>): Promise<T> {
       const run = queue.then(fn, fn);
       queue = run.catch(() => undefined);
+      return run;
+    },
+    sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+      const waiting = queued.get(key);
+      if (waiting) return waiting as Promise<T>;
+      const begin = () => {
+        queued.delete(key); // who asks from now on needs a refresh that begins after it asked
+        return fn();
+      };
+      const run = queue.then(begin, begin);
+      queue = run.catch(() => undefined);
+      queued.set(key, run);
       return run;
     },
     unwatchedRescanMs: local ? 0 : (o.networkRescanMs ?? NETWORK_RESCAN_MS),
