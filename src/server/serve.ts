@@ -3,8 +3,7 @@ import net from 'node:net';
 import { current, withContext, type Io } from '../context.js';
 import { warmNoteFacts } from '../corpus/graph/facts.js';
 import { warmNoteMetas } from '../corpus/note/note-meta.js';
-import { listenHttp, type HttpOptions, type RunningHttp } from './http.js';
-import { sessionContext } from '../mcp/server.js';
+import type { HttpOptions, RunningHttp } from './http.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
 import { warmIndex } from '../search/warm.js';
@@ -167,7 +166,11 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   }
   let web: RunningHttp | undefined;
   try {
-    web = opts.http && (await listenHttp(root, opts.http, sessionContext(current(), warm)));
+    if (opts.http) {
+      // Loaded only for HTTP: a server that serves none never loads the MCP SDK's HTTP side.
+      const [{ listenHttp }, { sessionContext }] = await Promise.all([import('./http.js'), import('../mcp/server.js')]);
+      web = await listenHttp(root, opts.http, sessionContext(current(), warm));
+    }
   } catch (err) {
     server.close();
     releaseSocket(sock, claim);
