@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { withLock } from '../corpus/lock/lock.js';
 import { indexLocation } from './location.js';
-import { current } from '../context.js';
 
 export type LanceDb = typeof import('@lancedb/lancedb');
 export type Table = import('@lancedb/lancedb').Table;
@@ -29,18 +28,9 @@ export function withIndexLock<T>(root: string, fn: () => Promise<T> | T): Promis
   return withLock({ path: lock, what: 'index', prepare: () => fs.mkdirSync(dir, { recursive: true }) }, () => fn());
 }
 
-/** The caches of a long-running process's LanceDB session (see `WarmIndex.indexSession`). */
-const INDEX_CACHE_BYTES = 256n << 20n;
-const METADATA_CACHE_BYTES = 64n << 20n;
-
 /** The index database. */
 export async function connectIndex(root: string): Promise<import('@lancedb/lancedb').Connection> {
-  const ldb = await lance();
-  // The warm index (src/search/warm.ts) holds the session; read through the context, as warm.ts's own types lead back here.
-  const warm = current().warm as { indexSession?: import('@lancedb/lancedb').Session } | undefined;
-  if (!warm) return ldb.connect(indexDir(root));
-  warm.indexSession ??= new ldb.Session(INDEX_CACHE_BYTES, METADATA_CACHE_BYTES);
-  return ldb.connect(indexDir(root), {}, warm.indexSession);
+  return (await lance()).connect(indexDir(root));
 }
 
 /** One table of the index database, undefined when it does not exist yet. */

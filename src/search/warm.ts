@@ -4,7 +4,7 @@ import { current, now } from '../context.js';
 import { isNoteName } from '../corpus/files/note-files.js';
 import type { KnownManifest } from './manifest.js';
 import type { VectorState } from './vector-state.js';
-import type { Session, Table } from '@lancedb/lancedb';
+import type { Table } from './lance.js';
 import type { NoteWatch, WarmIndexPort } from '../ports.js';
 
 /**
@@ -38,12 +38,6 @@ export interface WarmIndex extends WarmIndexPort {
    * made before any of them (and a burst of searches behind a slow refresh costs one more, not one each).
    */
   sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T>;
-  /**
-   * The LanceDB session every connection of the process shares (made by the first). Its caches are
-   * bounded: each refresh opens the table anew, and tables it replaced, each with caches of its
-   * own, would otherwise hold their index in memory until collected.
-   */
-  indexSession?: Session;
 }
 
 /** The current call's warm index, when a long-running process handed it one (see `warmIndex`). */
