@@ -91,37 +91,6 @@ describe('search freshness without a full check', () => {
     expect(await titles(root, 'badgers', {}, clock)).toEqual(['Hill']);
   });
 
-  it("a refresh appends a line to the manifest's log instead of rewriting every row; a log cut short mid-line leaves an older manifest that the next refresh brings up to date", async () => {
-    const root = seedCorpus();
-    const dir = path.join(root, '.zk', 'index');
-    const stamp = () => {
-      const st = fs.statSync(path.join(dir, 'manifest.json'));
-      return `${st.ino}:${st.mtimeMs}:${st.size}`;
-    };
-    const log = path.join(dir, 'manifest.log');
-    expect(await titles(root, 'hill', {})).toEqual(['Hill']);
-    const written = stamp();
-    await zk(['--root', root, 'write', 'okapi', 'Okapi', 'An okapi at the zoo.']);
-    expect(await titles(root, 'okapi', {})).toEqual(['Okapi']);
-    await zk(['--root', root, 'write', 'tapir', 'Tapir', 'A tapir at the zoo.']);
-    expect(await titles(root, 'tapir', {})).toEqual(['Tapir']);
-    expect(stamp()).toBe(written);
-    expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(2);
-    // the last refresh's line cut short, as a crash mid-append leaves it: the manifest read is the
-    // one before it, which lacks the tapir the table already holds
-    const text = fs.readFileSync(log, 'utf8');
-    fs.writeFileSync(log, text.slice(0, text.length - 20));
-    await zk(['--root', root, 'write', 'zebu', 'Zebu', 'A zebu at the zoo.']);
-    expect(await titles(root, 'zebu', {})).toEqual(['Zebu']);
-    expect(await titles(root, 'zoo', {})).toEqual(expect.arrayContaining(['Okapi', 'Tapir', 'Zebu']));
-    expect((await titles(root, 'tapir', {})).filter((t) => t === 'Tapir')).toHaveLength(1);
-    // a log ending in a line cut short is not appended to: the whole manifest was written again
-    expect(stamp()).not.toBe(written);
-    expect(fs.existsSync(log)).toBe(false);
-    const status = (await zk(['--root', root, '--json', 'index', 'status'])).json.index;
-    expect(status).toMatchObject({ fresh: true, pending: 0 });
-  });
-
   it('a full check that finds every note as last recorded reads no manifest, and marks left from an older manifest are not trusted', async () => {
     const root = seedCorpus();
     // A clock a minute ahead: the notes just written look settled, so their stamps vouch for them.

@@ -10,7 +10,7 @@ import {
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
-import { manifestId, manifestLogPath, manifestPath, recordRefresh, writeManifest, type FileState, type Manifest } from './manifest.js';
+import { manifestId, manifestPath, writeManifest, type FileState, type Manifest } from './manifest.js';
 import { now } from '../context.js';
 import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
 
@@ -50,7 +50,6 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   const ldb = await lance();
   const parser = await noteParser();
   fs.rmSync(manifestPath(root), { force: true });
-  fs.rmSync(manifestLogPath(root), { force: true });
   fs.rmSync(marksPath(root), { force: true });
   removeTableFiles(root, TABLE);
   fs.mkdirSync(indexDir(root), { recursive: true });
@@ -70,7 +69,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
   const builtAt = new Date().toISOString();
   const manifest: Manifest = {
-    gen: '', files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),
+    files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),
     refreshes: 0, builtAt, refreshedAt: builtAt,
   };
   const id = writeManifest(root, manifest);
@@ -93,7 +92,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
     await compact(table);
     manifest.refreshes = 0;
   }
-  return recordRefresh(root, manifest, { set: [...delta.upsert.keys(), ...delta.restat.keys()], del: delta.removed });
+  return writeManifest(root, manifest);
 }
 
 export interface RefreshReport {
