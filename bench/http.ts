@@ -14,6 +14,8 @@ export interface HttpFigures {
   mergeP99: number;
   rssBefore: number | null;
   rssAfter: number | null;
+  /** The server's RSS (MB) after every tenth of the calls. */
+  rssSamples: (number | null)[];
 }
 
 const CLIENTS = 20;
@@ -52,17 +54,23 @@ export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv
     const rssBefore = rssMbOf(child.pid!);
     const searches: number[] = [];
     const merges: number[] = [];
+    const rssSamples: (number | null)[] = [];
+    const total = CLIENTS * calls;
+    const sample = () => {
+      if ((searches.length + merges.length) % (total / 10) === 0) rssSamples.push(rssMbOf(child.pid!));
+    };
     const stamp = Date.now();
     await Promise.all(clients.map(async (client, c) => {
       const own = (await call(client, 'write', { slug: `bench-http-${stamp}-${c}`, title: `Bench over HTTP ${c}`, body: 'Merged into by the HTTP bench.' })).r.note!.path;
       for (let i = 0; i < calls; i++) {
         if (i % 2 === 0) searches.push((await call(client, 'search', { query })).ms);
         else merges.push((await call(client, 'merge', { ref: own, fragment: `call ${i} of client ${c}` })).ms);
+        sample();
       }
     }));
     const rssAfter = rssMbOf(child.pid!);
     await Promise.all(clients.map((c) => c.close()));
-    return { searchP50: quantile(searches, 0.5), searchP99: quantile(searches, 0.99), mergeP50: quantile(merges, 0.5), mergeP99: quantile(merges, 0.99), rssBefore, rssAfter };
+    return { searchP50: quantile(searches, 0.5), searchP99: quantile(searches, 0.99), mergeP50: quantile(merges, 0.5), mergeP99: quantile(merges, 0.99), rssBefore, rssAfter, rssSamples };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));

@@ -499,6 +499,7 @@ for (const size of SIZES) {
     extra[`http_search_ms_p50_p99_${size}`] = `${ms(h.searchP50)} ${ms(h.searchP99)}`;
     extra[`http_merge_ms_p50_p99_${size}`] = `${ms(h.mergeP50)} ${ms(h.mergeP99)}`;
     extra[`http_server_rss_mb_before_after_${size}`] = `${h.rssBefore} ${h.rssAfter}`;
+    extra[`http_server_rss_mb_every_tenth_${size}`] = h.rssSamples.join(' ');
     process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB\n`);
   }
 }
