@@ -219,6 +219,20 @@ describe('MCP over HTTP', () => {
     expect(notesOf(root)).toHaveLength(1);
   });
 
+  it('a damaged token file refuses every request with a reason that names nothing of the host; the server keeps running', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'laptop');
+    const served = await serveHttp(root, serverEnv());
+    const file = path.join(root, '.zk', 'tokens.json');
+    const kept = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, '{ not json');
+    const refused = await post(served.url, INIT, { authorization: `Bearer ${bearer}` });
+    expect(refused.status).toBe(500);
+    expect(JSON.stringify(refused.json)).not.toContain(root);
+    fs.writeFileSync(file, kept);
+    expect((await post(served.url, INIT, { authorization: `Bearer ${bearer}` })).status).toBe(200);
+  });
+
   it('a client stalled in its headers or half-way through its body is cut off, and others are served meanwhile', async () => {
     const root = tempCorpus();
     const bearer = await token(root, 'laptop');

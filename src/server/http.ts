@@ -140,7 +140,9 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
 
   const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) refuse(res, 500, `error: ${err instanceof Error ? err.message : String(err)}`);
+      // The reason goes to the server's own stderr: the client may not even hold a token.
+      ctx.io.stderr(`error: an HTTP request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (!res.headersSent) refuse(res, 500, 'internal error: the server could not answer this request (its log says why)');
       else res.destroy();
     });
   };
