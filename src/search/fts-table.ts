@@ -164,7 +164,9 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : loadManifest(root, warm);
     let table: Table | undefined;
     try {
-      table = manifest ? await openTable(root, TABLE) : undefined;
+      // The table a warm process keeps open at this very version takes the change itself: a table
+      // opened anew for every refresh brings a connection and caches of its own each time.
+      table = manifest ? (warm?.tables.get(indexDir(root), TABLE, manifest.refreshedAt) ?? (await openTable(root, TABLE))) : undefined;
     } catch {
       table = undefined;
     }
