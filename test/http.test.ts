@@ -283,6 +283,17 @@ describe('MCP over HTTP', () => {
     expect((await post(`http://127.0.0.1:${port}/mcp`, INIT, { host: 'rebound.example' })).status).toBe(403);
   });
 
+  it("--allow-host admits a reverse proxy's public name, bare or with the port; other names stay refused", async () => {
+    const root = tempCorpus();
+    const served = await serveHttp(root, serverEnv(), ['--allow-host', 'memory.example.net']);
+    const { port } = new URL(served.url);
+    expect((await post(served.url, INIT, { host: 'memory.example.net' })).status).toBe(401);
+    expect((await post(served.url, INIT, { host: `memory.example.net:${port}` })).status).toBe(401);
+    expect((await post(served.url, INIT, { host: `localhost:${port}` })).status).toBe(401);
+    expect((await post(served.url, INIT, { host: 'other.example.net' })).status).toBe(403);
+    expect((await post(served.url, INIT, { host: `localhost:${Number(port) + 1}` })).status).toBe(403);
+  });
+
   it('serves HTTPS with --tls-cert and --tls-key', async () => {
     const root = tempCorpus();
     const dir = tempDir('zk-tls-');
