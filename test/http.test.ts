@@ -38,7 +38,7 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...extra };
 }
 
-/** `serve --http 127.0.0.1:0 ARGS` for `root`, once it says where it listens. */
+/** `serve --http 127.0.0.1:0 ARGS` for `root` (ARGS may name another --http), once it says where it listens. */
 async function serveHttp(root: string, env: Record<string, string>, args: string[] = []): Promise<Served> {
   const proc = execa('node', [BIN, 'serve', '--root', root, '--http', '127.0.0.1:0', ...args], { env: { ...process.env, ...env }, reject: false });
   running.push(proc);
@@ -272,12 +272,9 @@ describe('MCP over HTTP', () => {
     expect(bad.code).toBe(2);
     expect(bad.json.error.message).toMatch(/--http takes \[HOST:\]PORT/);
     expect((await zkProcess(['serve', '--root', root, '--allow-remote'], { env })).code).toBe(2);
-    const allowed = execa('node', [BIN, 'serve', '--root', root, '--http', '0.0.0.0:0', '--allow-remote'], { env: { ...process.env, ...env }, reject: false });
-    running.push(allowed);
-    let stderr = '';
-    allowed.stderr!.on('data', (c) => (stderr += String(c)));
-    await until('it listens', () => /MCP over HTTP at http:\/\/0\.0\.0\.0:\d+\/mcp/.test(stderr), 30_000);
-    const port = /0\.0\.0\.0:(\d+)/.exec(stderr)![1];
+    const allowed = await serveHttp(root, env, ['--http', '0.0.0.0:0', '--allow-remote']);
+    expect(allowed.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
+    const port = new URL(allowed.url).port;
     // reached by a name of this host it answers (and asks for a token); by a foreign name it refuses
     expect((await post(`http://127.0.0.1:${port}/mcp`, INIT)).status).toBe(401);
     expect((await post(`http://127.0.0.1:${port}/mcp`, INIT, { host: 'rebound.example' })).status).toBe(403);

@@ -360,25 +360,24 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
   const manifest = new KeptFile<KnownManifest>();
   const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn, fn);
+    queue = run.catch(() => undefined);
+    return run;
+  };
   const queued = new Map<string, Promise<unknown>>();
   return {
     kind: 'warm-index',
     tables, watch, notes, manifest, vectors,
     sync: () => watch?.sync() ?? Promise.resolve(),
-    serial<T>(fn: () => Promise<T>): Promise<T> {
-      const run = queue.then(fn, fn);
-      queue = run.catch(() => undefined);
-      return run;
-    },
+    serial,
     sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
       const waiting = queued.get(key);
       if (waiting) return waiting as Promise<T>;
-      const begin = () => {
+      const run = serial(() => {
         queued.delete(key); // who asks from now on needs a refresh that begins after it asked
         return fn();
-      };
-      const run = queue.then(begin, begin);
-      queue = run.catch(() => undefined);
+      });
       queued.set(key, run);
       return run;
     },

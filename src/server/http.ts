@@ -5,7 +5,6 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ZkError } from '../errors.js';
 import { tokenHolder } from '../api/tokens.js';
 import { mcpSession, type Caller } from '../mcp/server.js';
@@ -81,7 +80,6 @@ function refuse(res: http.ServerResponse, status: number, message: string, heade
 
 interface Session {
   transport: StreamableHTTPServerTransport;
-  server: Server;
   caller: Caller;
   lastUsed: number;
 }
@@ -130,7 +128,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, caller, lastUsed: performance.now() }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, lastUsed: performance.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     await server.connect(transport);

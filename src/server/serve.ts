@@ -59,6 +59,8 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   // Idle time is measured on the monotonic clock: a system clock set back an hour must not keep a server an hour longer.
   let lastActive = performance.now();
   let stopped: string | undefined;
+  /** MCP over HTTP, once it listens (with `opts.http`); a status asked for before then has none. */
+  let web: RunningHttp | undefined;
   let finish!: (reason: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
 
@@ -164,7 +166,6 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     warm.close();
     throw new ZkError('busy', `a server already serves ${real} (socket ${sock})`);
   }
-  let web: RunningHttp | undefined;
   try {
     if (opts.http) {
       // Loaded only for HTTP: a server that serves none never loads the MCP SDK's HTTP side.

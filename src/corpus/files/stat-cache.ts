@@ -140,7 +140,7 @@ function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T
   let kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
   if (!kept || !changes.complete) {
     const all = loadStated(root, kind);
-    watch.kept.set(key, { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name) });
+    keepAll(watch, key, all);
     return all.map((d) => d.value);
   }
   for (const d of kept.byName.values()) if (!d.keep) changes.names.add(d.name);
@@ -151,8 +151,10 @@ function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T
     if (st && was?.keep && sameStamp(was.st, st)) continue;
     const note = st && readNoteFile(root, name);
     if (!note) {
-      if (was) kept.byName.delete(name);
-      if (was) kept.order = undefined;
+      if (was) {
+        kept.byName.delete(name);
+        kept.order = undefined;
+      }
       continue;
     }
     if (!was) kept.order = undefined;
@@ -233,9 +235,13 @@ export async function warmDerived<T>(root: string, kind: DerivedKind<T>, signal?
     step = steps.next();
   }
   // A call in the meantime may have built them (as `loadWatched` does when none are kept): its answers are newer.
-  if (watch.kept.has(key)) return;
-  const all = step.value;
-  watch.kept.set(key, { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name) });
+  if (!watch.kept.has(key)) keepAll(watch, key, step.value);
+}
+
+/** Keep every note's answer (in file-name order, as stated) for the calls to come. */
+function keepAll<T>(watch: NoteWatch, key: string, all: Derived<T>[]): void {
+  const kept: KeptAnswers<T> = { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name) };
+  watch.kept.set(key, kept);
 }
 
 function loadAll<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {
