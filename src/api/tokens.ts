@@ -30,10 +30,6 @@ const PREFIX = 'zkm_';
 
 const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
 
-function tokensFile(root: string): string {
-  return `${sidecar(root).zk}/tokens.json`;
-}
-
 function validKept(t: unknown): t is KeptToken {
   const k = t as KeptToken;
   return typeof k?.name === 'string' && typeof k.read_only === 'boolean' && typeof k.created === 'string' && /^[0-9a-f]{64}$/.test(k.sha256);
@@ -41,7 +37,7 @@ function validKept(t: unknown): t is KeptToken {
 
 /** The kept tokens; none when there is no file. A file that is not a plain file, or not ours to read, is refused. */
 function readTokens(root: string): KeptToken[] {
-  const file = tokensFile(root);
+  const file = sidecar(root).tokens;
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!st) return [];
   if (!st.isFile()) throw new ZkError('io', `${file} is not a plain file: remove it and make the tokens again`);
@@ -58,7 +54,7 @@ function readTokens(root: string): KeptToken[] {
 /** Replace the token file (mode 0600) under the corpus lock's protection. */
 function writeTokens(root: string, tokens: KeptToken[]): void {
   ensureSidecar(root);
-  const file = tokensFile(root);
+  const file = sidecar(root).tokens;
   const tmp = writeTemp(file, `${JSON.stringify(tokens, null, 1)}\n`, 0o600);
   try {
     fs.renameSync(tmp, file);

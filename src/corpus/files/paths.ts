@@ -14,6 +14,7 @@ export function sidecar(root: string) {
     ingest: path.join(zk, 'ingest'),
     intents: path.join(zk, 'intents'),
     tended: path.join(zk, 'tended.json'),
+    tokens: path.join(zk, 'tokens.json'),
     archive: path.join(root, '.archive'),
   };
 }
