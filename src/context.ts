@@ -68,6 +68,8 @@ export interface RunContext {
    * server); absent, every search opens the index and checks for changes as a fresh process does.
    */
   warm?: WarmIndexPort;
+  /** Who reads the answers (src/hints.ts): an MCP session says `mcp`; absent, the command line. */
+  audience?: 'cli' | 'mcp';
 }
 
 const store = new AsyncLocalStorage<RunContext>();

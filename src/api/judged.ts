@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { defaultSource } from '../corpus/note/source.js';
-import { LLM_UNCONFIGURED } from '../llm/config.js';
+import { llmUnconfigured } from '../llm/config.js';
 import { configuredLlm, requireLlm } from '../llm/require.js';
 import type { StructuredLLM } from '../llm/types.js';
 import type { InputMessage } from '../judge/transcript.js';
@@ -14,6 +14,7 @@ import { requireLinkStyle } from '../corpus/graph/related.js';
 import { drainCommit, integrateCommit, retainCommit, splitCommit, gardenerCommit } from './commit-message.js';
 import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './results.js';
 import { committing } from './commit.js';
+import { hint } from '../hints.js';
 
 // The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
 // answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.
@@ -43,7 +44,7 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
   } catch (err) {
     if (!(err instanceof ZkError) || !['llm_failed', 'llm_unreachable', 'llm_unconfigured'].includes(err.code)) throw err;
     const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.code === 'llm_unconfigured' ? 'no LLM configured' : err.message });
-    throw new ZkError(err.code, `${err.message} (kept in ${spooled} for retain --drain)`, { spooled });
+    throw new ZkError(err.code, `${err.message} (kept in ${spooled} for ${hint('drainInbox')})`, { spooled });
   }
 }
 
@@ -71,10 +72,11 @@ async function retainUncommitted(root: string, o: RetainRequest): Promise<Retain
   const backend = configuredBackend(o.backend);
   const source = defaultSource(o.source);
   const llm = o.llm ?? configuredLlm();
-  const r = await retainInput(root, asRetainInput(o.input), llm ? { llm, backend, source } : { unavailable: LLM_UNCONFIGURED, backend, source });
+  const unconfigured = llmUnconfigured();
+  const r = await retainInput(root, asRetainInput(o.input), llm ? { llm, backend, source } : { unavailable: unconfigured, backend, source });
   if (!r.spooled) return { results: r.results, spooled: null };
-  const message = `${r.failure ?? 'the LLM failed'}; input kept in ${r.spooled} (retry with retain --drain)`;
-  const code = r.failure === LLM_UNCONFIGURED ? 'llm_unconfigured' : r.unreachable ? 'llm_unreachable' : 'llm_failed';
+  const message = `${r.failure ?? 'the LLM failed'}; input kept in ${r.spooled} (retry with ${hint('drainInbox')})`;
+  const code = r.failure === unconfigured ? 'llm_unconfigured' : r.unreachable ? 'llm_unreachable' : 'llm_failed';
   return { results: r.results, spooled: r.spooled, error: { code, message } };
 }
 

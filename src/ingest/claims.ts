@@ -1,6 +1,7 @@
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { claimExpired, claimTtlMs, findWindow, isClosed, ownerGone, whoAmI, windowState, type Claim, type Txn } from './state.js';
+import { hint } from '../hints.js';
 
 /**
  * Who is asking. A reader with a name (`--source`) is that name wherever it runs. A reader without
@@ -80,12 +81,12 @@ export function targetWindow(t: Txn, flag: string | undefined, r: Reader): strin
   const live = open.filter((id) => !claimExpired(claim(id)));
   if (open.length > 1 && live.length) open = live;
   if (open.length === 1) return open[0];
-  if (!open.length) throw new ZkError('refused', 'no window open: run `ingest next` first, or pass --window ID');
-  throw new ZkError('usage', `several windows are open (${open.join(', ')}): pass --window ID`);
+  if (!open.length) throw new ZkError('refused', `no window open: ${hint('openWindow')}`);
+  throw new ZkError('usage', `several windows are open (${open.join(', ')}): ${hint('nameWindow')}`);
 }
 
 /** Refuse to act on a window that is already done or skipped. */
 export function requireOpen(t: Txn, id: string): void {
   const s = t.state.windows[id];
-  if (isClosed(s)) throw new ZkError('refused', `window ${id} is already ${s?.status}: run \`ingest next\` for the next one`);
+  if (isClosed(s)) throw new ZkError('refused', `window ${id} is already ${s?.status}: ${hint('nextWindow')}`);
 }

@@ -9,6 +9,7 @@ import { sidecar } from '../corpus/files/paths.js';
 import { slugify } from '../corpus/note/slug.js';
 import type { DocumentKind } from './convert.js';
 import type { Window } from './windows.js';
+import { hint } from '../hints.js';
 
 /** A reading window of a job: its id (`d2-w5`: document 2, window 5) and where it lies in the text. */
 export interface JobWindow extends Window {
@@ -140,11 +141,11 @@ export function pickJob(root: string, flag?: string): string {
     if (!jobs.includes(name)) throw new ZkError('not_found', `unknown ingest job: ${flag}`);
     return name;
   }
-  if (!jobs.length) throw new ZkError('not_found', 'no ingest job: start one with `ingest start --from PATH`');
+  if (!jobs.length) throw new ZkError('not_found', `no ingest job: ${hint('startJob')}`);
   if (jobs.length === 1) return jobs[0];
   const unfinished = jobs.filter((j) => pendingCount(loadManifest(root, j), loadState(root, j)) > 0);
   if (unfinished.length === 1) return unfinished[0];
-  throw new ZkError('usage', `several ingest jobs (${jobs.join(', ')}): pass --job NAME`);
+  throw new ZkError('usage', `several ingest jobs (${jobs.join(', ')}): ${hint('nameJob')}`);
 }
 
 function readJson<T>(file: string, what: string): T {

@@ -1,6 +1,7 @@
 import { ZkError } from '../errors.js';
 import { settings as currentSettings } from '../context.js';
 import type { Settings } from '../settings.js';
+import { hint } from '../hints.js';
 
 /** Where an OpenAI-compatible endpoint is and how patiently to call it. */
 export interface EndpointConfig {
@@ -35,8 +36,10 @@ export const LLM_DEFAULTS = {
   maxRetryAfterSeconds: 60,
 } as const;
 
-export const LLM_UNCONFIGURED =
-  'no LLM configured: pass --llm-base and --llm-model or set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL';
+/** Why a call that needs an LLM could not have one, in the words of whoever reads it. */
+export function llmUnconfigured(): string {
+  return `no LLM configured: ${hint('configureLlm')}`;
+}
 
 /** The setting family of one endpoint: `llm` reads `ZK_MEMORY_LLM_*`, `embed` reads `ZK_MEMORY_EMBED_*`. */
 export type EndpointKind = 'llm' | 'embed';
@@ -89,7 +92,7 @@ export function llmConfigured(s: Settings = currentSettings()): boolean {
 /** The configuration, or the `llm_unconfigured` error (exit 3) commands report. */
 export function requireLlmConfig(s: Settings = currentSettings()): LlmConfig {
   const config = llmConfig(s);
-  if (!config) throw new ZkError('llm_unconfigured', LLM_UNCONFIGURED);
+  if (!config) throw new ZkError('llm_unconfigured', llmUnconfigured());
   return config;
 }
 

@@ -1,5 +1,5 @@
 export type { ChatMessage, LlmFailureKind, StructuredCallOptions, StructuredLLM } from './types.js';
-export { llmConfig, llmConfigured, requireLlmConfig, LLM_DEFAULTS, LLM_UNCONFIGURED, type LlmConfig } from './config.js';
+export { llmConfig, llmConfigured, requireLlmConfig, LLM_DEFAULTS, llmUnconfigured, type LlmConfig } from './config.js';
 export { embedConfig, EMBED_DEFAULTS, type EmbedConfig } from './config.js';
 export { openAiEmbedder, configuredEmbedder, embeddingsUrl, type Embedder } from './embed.js';
 export { chatCompletionsLlm, chatCompletionsUrl } from './openai.js';

@@ -91,7 +91,7 @@ export function mcpSession(root: string, ctx: RunContext, caller?: Caller): Serv
 /** The context a session's calls run in: `ctx` with the warm index, and an output that never touches the protocol's. */
 export function sessionContext(ctx: RunContext, warm: NonNullable<RunContext['warm']>): RunContext {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both may carry the protocol.
-  return { ...ctx, warm, io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+  return { ...ctx, warm, audience: 'mcp', io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
 }
 
 /**

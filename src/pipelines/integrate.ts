@@ -8,7 +8,7 @@ import { supersede } from '../corpus/ops/supersede.js';
 import { trace } from '../corpus/trace/trace.js';
 import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
-import { LLM_UNCONFIGURED } from '../llm/config.js';
+import { llmUnconfigured } from '../llm/config.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { searchCorpus } from '../search/index.js';
 import type { RelevanceFloor } from '../search/types.js';
@@ -140,7 +140,7 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
   const notes = o.found ?? (await findCandidates(root, c, o));
   if (!notes.length) return { action: 'create', reason: 'no existing note was found', shown: [] };
   const shown = notes.map(shownNote);
-  if (!o.llm) throw new ZkError('llm_unconfigured', LLM_UNCONFIGURED, { shown: shown.map((n) => n.path ?? n.id) });
+  if (!o.llm) throw new ZkError('llm_unconfigured', llmUnconfigured(), { shown: shown.map((n) => n.path ?? n.id) });
   const judged = await judgeMerge(o.llm, c, shown, { root: o.untraced ? undefined : root, trace: o.trace, allowSupersede: o.allowSupersede });
   if (!judged.ok) throw judgeError(judged, 'judge where this belongs', { shown: shown.map((n) => n.path ?? n.id) });
   const v = judged.value;

@@ -2,6 +2,7 @@ import type { AcceptResult } from '../ingest/accept.js';
 import type { NextResult } from '../ingest/next.js';
 import type { JobStatus } from '../ingest/status.js';
 import type { IngestStartResult } from '../api/ingest.js';
+import { hint } from '../hints.js';
 
 function ago(seconds: number): string {
   if (seconds < 120) return `${seconds}s`;
@@ -24,7 +25,7 @@ export function nextText(r: NextResult): string {
     `window ${w.id} · ${w.index} of ${w.count} · ${path(w.headings)}`,
   ];
   if (w.sections.length > 1) lines.push(`sections: ${w.sections.map((s) => path(s.headings)).join(' | ')}`);
-  if (r.held) lines.push('you still hold this window from an earlier `next`: accept or skip it to move on');
+  if (r.held) lines.push(`you still hold this window from ${hint('heldWindow')}: accept or skip it to move on`);
   lines.push(rule, w.text.replace(/\s+$/, ''), rule);
   const earlier = r.captured_count > r.captured.length ? ` (the last ${r.captured.length} of ${r.captured_count})` : '';
   lines.push(r.captured_count ? `captured from this document${earlier}:` : 'captured from this document: none yet');
@@ -33,8 +34,8 @@ export function nextText(r: NextResult): string {
   for (const h of r.related) lines.push(`  ${h.path}  ${h.title}`);
   lines.push(
     `${r.remaining} window(s) left in the job. Write the thought, then:`,
-    `  zk-memory ingest accept --window ${w.id} --title "TITLE" "BODY"   (--merge REF to append, --keep for another note)`,
-    `  zk-memory ingest skip --window ${w.id} [--reason WHY]`,
+    `  ${hint('acceptWindow', w.id)}`,
+    `  ${hint('skipWindow', w.id)}`,
   );
   return lines.join('\n');
 }

@@ -3,6 +3,7 @@ import type { InboxResult, OverviewResult } from '../api/corpus.js';
 import type { InitResult, ListResult } from '../api/notes.js';
 import type { ArchiveResult, MergeResult, SupersedeResult, WriteResult } from '../api/results.js';
 import type { ReadResult } from '../api/read.js';
+import { hint } from '../hints.js';
 
 // How results read for people: the CLI prints these, and the MCP server sends them as its text.
 
@@ -49,9 +50,9 @@ export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
 }
 
 export function listText(r: ListResult): string {
-  if (!r.total) return 'no notes here yet (write one: zk-memory write SLUG TITLE BODY)';
+  if (!r.total) return `no notes here yet (${hint('firstNote')})`;
   if (!r.notes.length) return `no notes on this page (${r.total} in all)`;
-  const more = r.notes.length < r.total ? `\n(${r.notes.length} of ${r.total}; --offset and --limit page through them)` : '';
+  const more = r.notes.length < r.total ? `\n(${r.notes.length} of ${r.total}; ${hint('paging')})` : '';
   return r.notes.map(noteLine).join('\n') + more;
 }
 

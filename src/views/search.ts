@@ -1,11 +1,12 @@
 import type { IndexResult, IndexStatus, SearchResult, StatusResult } from '../api/search.js';
 import type { VectorReport, VectorStatus } from '../search/vector.js';
 import { countsText } from '../api/commit-message.js';
+import { hint } from '../hints.js';
 
 export function searchText(r: SearchResult): string {
   if (!r.hits.length) {
     const other = r.backend === 'rg' ? 'fts' : 'rg';
-    return `no notes match ${JSON.stringify(r.query)} (try fewer or other words, or --backend ${other})`;
+    return `no notes match ${JSON.stringify(r.query)} (${hint('noMatch', other)})`;
   }
   return r.hits.map((h) => `${h.path}  ${h.title}${h.superseded_by ? ' (superseded)' : ''}  (updated ${h.updated})\n    ${h.snippet}`).join('\n');
 }

@@ -2,6 +2,7 @@ import type { TendResult } from '../api/results.js';
 import type { TendAction } from '../tend/actions.js';
 import type { Finding } from '../tend/check.js';
 import { countsText } from '../api/commit-message.js';
+import { hint } from '../hints.js';
 
 function findingLine(act: TendAction, f: Finding): string {
   const what = act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;
@@ -18,8 +19,8 @@ function checkText(r: TendResult): string {
   const shown = r.findings.filter((f) => f.verdict === 'stale' || f.verdict === 'broken' || (r.strict && f.verdict === 'unanchored'));
   const lines = shown.map((f) => findingLine('check', f));
   lines.push(`${plural(r.findings.length, 'link')}: ${countsText(r.counts)}`);
-  if (r.counts.stale) lines.push('stale links can be fixed: zk-memory tend repair --write');
-  if (r.counts.unanchored) lines.push('unanchored links can be anchored: zk-memory tend robustify --write');
+  if (r.counts.stale) lines.push(`stale links can be fixed: ${hint('repairLinks')}`);
+  if (r.counts.unanchored) lines.push(`unanchored links can be anchored: ${hint('anchorLinks')}`);
   return lines.join('\n');
 }
 
@@ -29,7 +30,7 @@ function rewriteText(r: TendResult): string {
   const item = r.action === 'mint' ? 'note' : 'link';
   lines.push(r.write
     ? `${r.action}: changed ${plural(r.changed, item)} in ${plural(r.files.length, 'file')} (${countsText(r.counts)})`
-    : `${r.action}: would change ${plural(fixable, item)} (${countsText(r.counts)}); dry run, nothing written: add --write`);
+    : `${r.action}: would change ${plural(fixable, item)} (${countsText(r.counts)}); dry run, nothing written: ${hint('writeFix')}`);
   return lines.join('\n');
 }
 

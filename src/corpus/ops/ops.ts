@@ -19,6 +19,7 @@ import { trace } from '../trace/trace.js';
 import { warn } from '../trace/warn.js';
 
 import { checkKind } from '../note/kinds.js';
+import { hint } from '../../hints.js';
 
 
 
@@ -50,7 +51,7 @@ export interface WriteOptions extends DecisionParts {
 }
 
 function slugTaken(slug: string, holders: string[]): ZkError {
-  return new ZkError('exists', `a note named ${JSON.stringify(slug)} exists already: ${holders.join(', ')} (add to it with \`merge ${slug}\`, or pass --unique for a note of its own)`);
+  return new ZkError('exists', `a note named ${JSON.stringify(slug)} exists already: ${holders.join(', ')} (${hint('slugTaken', slug)})`);
 }
 
 /**
