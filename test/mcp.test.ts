@@ -68,7 +68,7 @@ describe('MCP server over stdio', () => {
     const before = mdFiles(root);
     const bad = await call('read', { ref: '../../etc/passwd' });
     expect(bad.isError).toBe(true);
-    expect(bad.structuredContent).toEqual({ ok: false, error: { code: 'invalid_ref', message: 'invalid ref: "../../etc/passwd" (a ref names a note in the corpus root, not a path)' } });
+    expect(bad.structuredContent).toEqual({ ok: false, error: { code: 'invalid_ref', message: 'invalid ref: "../../etc/passwd" (a ref names a note in the corpus root, not a path, unless it is a note\'s title)', suggestions: [] } });
     const unknown = await call('read', { ref: 'nobody' });
     expect(unknown.content[0].text).toBe('error: unknown ref: nobody');
     const slug = await call('write', { slug: '???', title: 'T' });

@@ -48,8 +48,8 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'read',
-    description: 'Read one note in full, with the titles of the notes it links to. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, or an undated slug like judy.',
-    inputSchema: schema({ ref: str('the note: uuid, uuid prefix, stem, file name or undated slug') }, ['ref']),
+    description: 'Read one note in full, with the titles of the notes it links to and the notes that link to it. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, an undated slug like judy, or the note\'s title as written. An unknown ref is answered with the notes it most likely meant (error.suggestions).',
+    inputSchema: schema({ ref: str('the note: uuid, uuid prefix, stem, file name, undated slug or title') }, ['ref']),
     readOnly: true,
     async run(root, a) {
       const r = api.read(root, a.ref);

@@ -1,4 +1,4 @@
-import { encodeTarget, type Link } from '../corpus/markdown/links.js';
+import { encodeTarget, isNameLink, linksByName, type Link } from '../corpus/markdown/links.js';
 import type { LinkForm } from '../corpus/markdown/markdown.js';
 import { wikiNameByStyle, type Named } from '../corpus/markdown/note-names.js';
 import type { CorpusMap } from './corpus-map.js';
@@ -64,7 +64,7 @@ export function checkNote(note: NoteFacts, map: CorpusMap): LinkFinding[] {
 
 /** The note a link names by its target, or why it names none. */
 function named(link: Link, map: CorpusMap): { note?: NoteFacts; ambiguous?: NoteFacts[] } {
-  if (link.form !== 'wiki') return { note: map.note(link.target) };
+  if (!linksByName(link)) return { note: map.note(link.target) };
   const r = map.resolveWiki(link.target);
   if (r.note || !r.ambiguous) return r;
   // an anchor settles which of several same-named notes is meant
@@ -97,7 +97,9 @@ function classify(note: NoteFacts, link: TendedLink, map: CorpusMap): Finding {
   } else if (found) {
     const bad = unknownHeading(found);
     if (bad) return bad;
-    const fix = found.uuid ? { fix: { uuid: found.uuid.toLowerCase() } } : { reason: `${found.path} has no uuid; tend mint gives it one` };
+    // A name link is anchored in the form this tool writes: the note's file name.
+    const canonical = isNameLink(link) ? { target: retarget(link, written, found, true, wikiName) } : {};
+    const fix = found.uuid ? { fix: { ...canonical, uuid: found.uuid.toLowerCase() } } : { reason: `${found.path} has no uuid; tend mint gives it one` };
     return { ...base, verdict: 'unanchored', ...fix };
   }
 

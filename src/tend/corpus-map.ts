@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { NoteHeadings } from '../corpus/markdown/headings.js';
 import { NoteNames, type Named, type WikiResolution } from '../corpus/markdown/note-names.js';
+import { linksByName } from '../corpus/markdown/links.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
 import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
@@ -79,7 +80,7 @@ export class CorpusMap {
   archived(link: Pick<TendedLink, 'form' | 'target' | 'uuid'>): Archived | undefined {
     if (link.uuid) return this.archivedByUuid(link.uuid);
     const a = this.loadArchive();
-    return link.form === 'wiki' ? a.names.resolve(link.target).note : a.byName.get(link.target);
+    return linksByName(link) ? a.names.resolve(link.target).note : a.byName.get(link.target);
   }
 
   /** The archived note with this uuid. */

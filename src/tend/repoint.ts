@@ -1,5 +1,5 @@
 import { applyEdits, type TextEdit } from '../corpus/note/text-edits.js';
-import { encodeTarget, parseBody, type Link } from '../corpus/markdown/links.js';
+import { encodeTarget, linksByName, parseBody, type Link } from '../corpus/markdown/links.js';
 import { noteLinks } from '../corpus/graph/link-graph.js';
 import { candidateFiles } from '../corpus/graph/grep.js';
 import { nameKey, wikiNamesOf } from '../corpus/markdown/note-names.js';
@@ -19,7 +19,7 @@ export interface Departed {
 }
 
 function names(l: Link, n: { path: string; title?: string }): boolean {
-  return l.form === 'wiki' ? wikiNamesOf(n).includes(nameKey(l.target)) : l.target === n.path;
+  return linksByName(l) ? wikiNamesOf(n).includes(nameKey(l.target)) : l.target === n.path;
 }
 
 function pointsAt(l: Link, from: Departed): boolean {

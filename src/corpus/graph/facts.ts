@@ -72,7 +72,7 @@ function linkBack(k: unknown): TendedLink | undefined {
 /** Kept as a row of its fields, each link as a row of its own: the name gives the path. */
 const FACTS: DerivedKind<NoteFacts> = {
   file: 'notes-links.json',
-  version: 2,
+  version: 3,
   derive: noteFacts,
   encode: (f): Kept => [
     f.uuid, f.title, f.superseded_by, f.supersedes, f.links.map(keepLink),

@@ -1,6 +1,6 @@
 import { candidateFiles } from './grep.js';
 import { linkFragmentFound, noteHeadings, type NoteHeadings } from '../markdown/headings.js';
-import { encodeTarget, isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
+import { encodeTarget, isNoteLink, linksByName, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from '../markdown/note-names.js';
 import { readNoteFile, type Note } from '../note/notes.js';
@@ -78,7 +78,7 @@ function factCandidates(facts: NoteFacts[], note: Note, names: Set<string>): str
   const own = new Set(wikiNamesOf(note));
   const uuid = note.uuid.toLowerCase();
   return facts.filter((f) => names.has(nameKey(f.title)) || f.links.some((l) =>
-    (uuid && l.uuid === uuid) || (l.form === 'wiki' ? own.has(nameKey(l.target)) : l.target === note.path))).map((f) => f.path);
+    (uuid && l.uuid === uuid) || (linksByName(l) ? own.has(nameKey(l.target)) : l.target === note.path))).map((f) => f.path);
 }
 
 /** A note's links resolved to the notes they lead to, and the notes that link to it. */
@@ -90,8 +90,9 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const own = wikiNamesOf(note);
   // Every note a wikilink name could fit is involved (by file name or title), and so is every
   // note that may link here.
-  const wikiNames = new Set([...links.filter((l) => l.form === 'wiki').map((l) => nameKey(l.target)), ...own].filter(Boolean));
-  const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
+  const wikiNames = new Set([...links.filter(linksByName).map((l) => nameKey(l.target)), ...own].filter(Boolean));
+  // A name link may write the title %-encoded (`[Dana](Dana%20Whitfield)`).
+  const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
   const notes = [note, ...involvedNotes(root, files, note, wikiNames, linking, facts)];
   const names = new NoteNames(notes);
   // A hub links to the same notes many times: each target is read, and its headings parsed, once.
@@ -111,7 +112,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
     const base = { label: l.label, target: l.fragment !== undefined ? `${l.target}#${l.fragment}` : l.target, line: l.line, form: l.form };
     let to: Note | undefined;
     let ambiguous: string[] | undefined;
-    if (l.form === 'wiki') {
+    if (linksByName(l)) {
       const r = names.resolve(l.target);
       to = r.note ?? (l.uuid ? r.ambiguous?.find((n) => n.uuid.toLowerCase() === l.uuid) : undefined);
       if (!to && r.ambiguous) ambiguous = r.ambiguous.map((n) => n.path);
@@ -130,7 +131,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   for (const other of notes) {
     if (other === note) continue;
     const first = noteLinks(other).find((l) =>
-      (uuid && l.uuid === uuid) || (l.form === 'wiki' ? names.resolve(l.target).note === note : l.target === note.path));
+      (uuid && l.uuid === uuid) || (linksByName(l) ? names.resolve(l.target).note === note : l.target === note.path));
     if (first) backlinks.push({ path: other.path, title: other.title, line: first.line });
   }
   return { links: resolved, backlinks };

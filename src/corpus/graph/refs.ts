@@ -1,9 +1,13 @@
+import fs from 'node:fs';
 import { now } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { candidateFiles } from './grep.js';
 import { noteInfo, readNoteFile, type Note, type NoteInfo } from '../note/notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { undatedSlug } from '../markdown/note-names.js';
+import { hint } from '../../hints.js';
+import { sidecar } from '../files/paths.js';
+import { likelyNotes, notesTitled } from './ref-titles.js';
 import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from '../note/slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
@@ -13,15 +17,29 @@ const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
  * the root; a ref that is none of these is slugged as a title is, as a given slug is, and as the
  * earlier rule slugged both (`Café Crème` names `…-cafe-creme.md`, `Dana's trip` names
  * `…-danas-trip.md` or an older `…-dana-s-trip.md`); last, a title's slug names the note whose
- * older, longer name that title made. A ref is a name, never a path: anything that could point
- * elsewhere is refused.
+ * older, longer name that title made; last of all, a note's frontmatter title as written (case
+ * aside). A ref is a name, never a path: one that could point elsewhere (`a/b`, `.x`) can only be a
+ * title. A ref that names nothing is refused with the notes it most likely meant.
  */
 export function resolveRef(root: string, ref: string): Note {
   const r = ref.trim();
   if (!r) throw new ZkError('usage', 'empty ref: name a note by uuid, stem or file name');
-  if (/[/\\\0]/.test(r) || r.startsWith('.')) {
-    throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(ref)} (a ref names a note in the corpus root, not a path)`);
+  if (r.includes('\0')) throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path)`);
+  // A ref that could point elsewhere is never a file name, but it may be a title (`Lisbon/Porto trip`).
+  if (/[/\\]/.test(r) || r.startsWith('.')) {
+    return noteTitled(root, r) ?? unknown(root, r, `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path, unless it is a note's title)`, 'invalid_ref');
   }
+  const short = /^[0-9a-f]{4,7}$/i.test(r) ? ' (a uuid prefix needs at least 8 hex digits)' : '';
+  return namedNote(root, r) ?? noteTitled(root, r) ?? unknown(root, r, `unknown ref: ${quoted(r)}${short}`, 'not_found');
+}
+
+/** A ref as an answer quotes it: cut to 200 characters, so a pasted text is not echoed whole. */
+function quoted(ref: string): string {
+  return ref.length > 200 ? `${ref.slice(0, 200)}…` : ref;
+}
+
+/** The note a ref names by file name, stem, uuid or slug, as resolveRef tries them. */
+function namedNote(root: string, r: string): Note | undefined {
   const byName = r.endsWith('.md') ? r : `${r}.md`;
   if (isNoteFile(root, byName)) return notesNamedBy(root, r)!;
   if (UUID_PREFIX.test(r)) {
@@ -38,8 +56,29 @@ export function resolveRef(root: string, ref: string): Note {
   }
   const renamed = noteNamedByEarlierRule(root, titleSlug(r));
   if (renamed) return renamed;
-  if (/^[0-9a-f]{4,7}$/i.test(r)) throw new ZkError('not_found', `unknown ref: ${r} (a uuid prefix needs at least 8 hex digits)`);
-  throw new ZkError('not_found', `unknown ref: ${r}`);
+  return undefined;
+}
+
+/**
+ * The note whose frontmatter title is the ref, case aside: the one current note of that title when
+ * several bear it.
+ */
+function noteTitled(root: string, r: string): Note | undefined {
+  const titled = notesTitled(root, r);
+  const current = titled.filter((n) => !n.superseded_by);
+  const one = current.length === 1 ? current[0] : titled.length === 1 ? titled[0] : undefined;
+  if (one) return readNoteFile(root, one.path);
+  if (titled.length) throw new ZkError('ambiguous_ref', `ambiguous ref: ${quoted(r)} is the title of ${titled.map((n) => n.path).join(', ')} (${hint('nameByFile')})`);
+  return undefined;
+}
+
+/** A ref that names no note: refused with the notes it most likely meant, in the message and as `suggestions`. */
+function unknown(root: string, r: string, message: string, code: 'not_found' | 'invalid_ref'): never {
+  const likely = likelyNotes(root, r);
+  const said = likely.map((n) => `${n.path} (${n.title})`).join(', ');
+  throw new ZkError(code, likely.length ? `${message}; did you mean ${said}?` : message, {
+    suggestions: likely.map((n) => ({ path: n.path, title: n.title, uuid: n.uuid })),
+  });
 }
 
 /**
@@ -126,11 +165,23 @@ function couldBeEarlierName(name: string, slug: string): boolean {
   return joined && (i === name.length || (name[i] === '-' && [...name].length > MAX_TITLE_SLUG));
 }
 
-/** The latest successor of a superseded note when it carries the same slug with a number (`judy-2`). */
+/**
+ * The latest successor of a superseded note when it took the same slug with a clash counter
+ * (`judy-2` replacing `judy`). A number the writer chose (`mia-age-8`) is no counter: a counter
+ * `-N` is only given once `-2` … `-(N-1)` were taken, so those names exist, live or archived.
+ */
 function sameSubjectSuccessor(root: string, note: Note, slug: string): Note | undefined {
   const next = successors(root, note).at(-1);
   const stem = next?.slug.replace(/^\d{8}-/, '');
-  return next && stem && new RegExp(`^${slug.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+$`).test(stem) ? next : undefined;
+  const n = stem?.startsWith(`${slug}-`) ? stem.slice(slug.length + 1) : '';
+  if (!next || !/^[1-9]\d{0,3}$/.test(n) || Number(n) < 2) return undefined;
+  for (let i = 2; i < Number(n); i++) if (!nameTaken(root, `${slug}-${i}`)) return undefined;
+  return next;
+}
+
+/** Whether a note with this undated slug exists, in the root or the archive. */
+function nameTaken(root: string, slug: string): boolean {
+  return notesWithSlug(root, slug).length > 0 || archivedWithSlug(root, slug);
 }
 
 /**
@@ -177,4 +228,19 @@ export function supersession(root: string, note: Note): { chain: NoteInfo[]; rep
       return old ? [noteInfo(old)] : [];
     }),
   };
+}
+
+/** Whether the archive holds a note that bore this undated slug (archived copies may carry a counter of their own). */
+function archivedWithSlug(root: string, slug: string): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync(sidecar(root).archive);
+  } catch {
+    return false;
+  }
+  return names.some((f) => /^\d{8}-/.test(f) && (f.slice(9) === `${slug}.md` || new RegExp(`^${escapeRegExp(slug)}-\\d+\\.md$`).test(f.slice(9))));
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

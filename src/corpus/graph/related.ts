@@ -1,6 +1,6 @@
 import { settings } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import { encodeTarget, isNoteLink, maskCode, parseLinks, type Link } from '../markdown/links.js';
+import { encodeTarget, isNoteLink, linksByName, maskCode, parseLinks, type Link } from '../markdown/links.js';
 import type { Note } from '../note/notes.js';
 
 // The one `## Related` section the tool keeps per note: found, extended in place, never doubled.
@@ -47,7 +47,7 @@ export function formatLink(t: LinkTarget, style: LinkStyle = 'markdown'): string
 
 /** The file a link names when it names one: a Markdown link's file, a wikilink by file name or stem. */
 function linkedFile(l: Link): string | undefined {
-  if (l.form !== 'wiki') return l.target;
+  if (!linksByName(l)) return l.target;
   if (/\.md$/i.test(l.target)) return l.target;
   return /^\d{8}-/.test(l.target) ? `${l.target}.md` : undefined;
 }

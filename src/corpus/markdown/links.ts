@@ -130,7 +130,25 @@ const ATTACHMENT = /\.(?:png|jpe?g|gif|svg|webp|bmp|avif|pdf|mp3|wav|ogg|m4a|fla
  */
 export function isNoteLink(link: Link): boolean {
   if (link.form === 'wiki') return link.target !== '' && !ATTACHMENT.test(link.target);
-  return /^[^/\\]+\.md$/i.test(link.target);
+  return /^[^/\\]+\.md$/i.test(link.target) || isNameLink(link);
+}
+
+/** A file's extension, as a target that names a file rather than a note ends (`.png`, `.txt`, `.md`). */
+const EXTENSION = /\.[A-Za-z0-9]{1,5}$/;
+
+/**
+ * A Markdown link that names a note the way a wikilink does, by a name without `.md`: a slug, a
+ * stem or a title (`[Dana](dana-whitfield)`, `[Dana](<Dana Whitfield>)`, `[Dana](Dana%20Whitfield)`),
+ * as other tools write them. A target with a folder or a file extension names a file, not a note.
+ */
+export function isNameLink(link: Pick<Link, 'form' | 'target'>): boolean {
+  return (link.form === 'inline' || link.form === 'reference') && link.target !== '' && !/[/\\]/.test(link.target)
+    && !link.target.startsWith('.') && !EXTENSION.test(link.target);
+}
+
+/** Whether a link names its note by a name (a wikilink or a name link), not by its file name. */
+export function linksByName(link: Pick<Link, 'form' | 'target'>): boolean {
+  return link.form === 'wiki' || isNameLink(link);
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
