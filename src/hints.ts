@@ -83,6 +83,10 @@ const CATALOGUE = {
   }),
   /** A name clash that a title or a file name resolves. */
   nameByFile: (): Said => ({ cli: 'name one by its file name', mcp: 'pass one of the file names as "ref"' }),
+  /** An option by name: a flag on the command line, an argument over MCP (`--merge`, `"merge"`). */
+  option: (name: string): Said => ({ cli: `--${name}`, mcp: `"${name}"` }),
+  /** A command by name: `ingest accept` on the command line, the tool `ingest_accept` over MCP. */
+  command: (name: string): Said => ({ cli: name, mcp: name.replace(/ /g, '_') }),
   /** A note's history in git. */
   noteLog: (ref: string): Said => ({ cli: cmd('log', shellWord(ref)), mcp: tool('log', { ref }) }),
 } satisfies Record<string, (...args: never[]) => Said>;
@@ -103,4 +107,9 @@ export function hint<K extends HintName>(name: K, ...args: Parameters<(typeof CA
 /** Both renderings of a hint, for tests and docs that show them side by side. */
 export function hintBoth<K extends HintName>(name: K, ...args: Parameters<(typeof CATALOGUE)[K]>): Said {
   return (CATALOGUE[name] as (...a: typeof args) => Said)(...args);
+}
+
+/** The names of every hint in the catalogue. */
+export function hintNames(): HintName[] {
+  return Object.keys(CATALOGUE) as HintName[];
 }

@@ -11,6 +11,7 @@ import { claimWindow, currentReader, requireOpen, targetWindow } from './claims.
 import { provenance } from './provenance.js';
 import { withJob } from './recover.js';
 import { findWindow, pickJob, recordCapture, touch, whoAmI, windowState, type CapturedNote, type Intent, type Txn } from './state.js';
+import { hint } from '../hints.js';
 
 export interface AcceptOptions {
   job?: string;
@@ -42,9 +43,9 @@ export interface AcceptResult {
 function checkRequest(o: AcceptOptions): void {
   if (!o.body.trim()) throw new ZkError('usage', 'empty body: write the note in your own words (argument or stdin)');
   if (o.merge !== undefined && (o.title !== undefined || o.slug !== undefined || o.kind !== undefined)) {
-    throw new ZkError('usage', '--merge appends to an existing note: --title, --slug and --kind do not apply');
+    throw new ZkError('usage', `${hint('option', 'merge')} appends to an existing note: ${['title', 'slug', 'kind'].map((o) => hint('option', o)).join(', ')} do not apply`);
   }
-  if (o.merge === undefined && !o.title?.trim()) throw new ZkError('usage', 'accept needs --title (a new note) or --merge REF (append to one)');
+  if (o.merge === undefined && !o.title?.trim()) throw new ZkError('usage', `${hint('command', 'ingest accept')} needs ${hint('option', 'title')} (a new note) or ${hint('option', 'merge')} REF (append to one)`);
 }
 
 /** The identity of an accept request: the same request twice must not make two notes. */

@@ -12,6 +12,7 @@ import { BoundedConverter, defaultConvertLimits, type ConvertLimits } from './co
 import { inventory, type SourceFile } from './inventory.js';
 import { emptyState, jobFiles, jobName, listJobs, loadManifest, touch, type JobDocument, type JobManifest } from './state.js';
 import { DEFAULT_WINDOW_CHARS, MIN_WINDOW_CHARS, planWindows } from './windows.js';
+import { hint } from '../hints.js';
 
 export interface StartOptions {
   from: string;
@@ -60,10 +61,10 @@ function fingerprint(sources: ReadSource[]): string {
 function existingJob(root: string, name: string, from: string, sources: ReadSource[], windowChars?: number): StartResult {
   const m = loadManifest(root, name);
   if (m.from !== from || m.fingerprint !== fingerprint(sources)) {
-    throw new ZkError('exists', `ingest job ${name} already exists with other sources (${m.from}): pick another --name`);
+    throw new ZkError('exists', `ingest job ${name} already exists with other sources (${m.from}): pick another ${hint('option', 'name')}`);
   }
   if (windowChars !== undefined && windowChars !== m.windowChars) {
-    throw new ZkError('exists', `ingest job ${name} already exists with --window-chars ${m.windowChars}: pick another --name for another size`);
+    throw new ZkError('exists', `ingest job ${name} already exists with ${hint('option', 'window-chars')} ${m.windowChars}: pick another ${hint('option', 'name')} for another size`);
   }
   return { action: 'exists', manifest: m };
 }
@@ -107,7 +108,7 @@ async function convertEach(sources: ReadSource[], docsDir: string, windowChars: 
  */
 export async function startJob(root: string, o: StartOptions): Promise<StartResult> {
   // An empty path would resolve to the working directory, which nobody named.
-  if (!o.from?.trim()) throw new ZkError('usage', 'ingest start needs --from PATH: a file or a folder');
+  if (!o.from?.trim()) throw new ZkError('usage', `${hint('command', 'ingest start')} needs ${hint('option', 'from')} PATH: a file or a folder`);
   const from = path.resolve(o.from);
   const files = inventory(from);
   const name = jobName(o.name ?? defaultName(from));
