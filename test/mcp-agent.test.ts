@@ -16,6 +16,8 @@ let root: string;
 let llm: Awaited<ReturnType<typeof startFakeLlm>>;
 let modelDown = true;
 let calls = 0;
+/** Every text the agent was answered with, to check that none tells it to run a command line. */
+const answers: string[] = [];
 
 beforeAll(async () => {
   root = tempCorpus();
@@ -45,6 +47,7 @@ afterAll(async () => {
 async function call(name: string, args: Record<string, unknown> = {}): Promise<any> {
   calls++;
   const r = (await client.callTool({ name, arguments: args })) as any;
+  answers.push(r.content[0].text);
   // The text is for people and the JSON for programs: the text never carries the JSON again.
   expect(r.content[0].text).not.toContain(JSON.stringify(r.structuredContent).slice(0, 40));
   return r;
@@ -144,5 +147,38 @@ describe('an agent studies three documents over MCP', () => {
     expect(nexts - 1).toBeLessThan(oldWindows);
     const status = await call('ingest_status', { job: 'handbook' });
     expect(status.structuredContent.totals).toMatchObject({ pending: 0 });
+  });
+});
+
+describe('an agent that makes the mistakes agents make', () => {
+  it('names a note by its title, is offered the note it mistyped, and a number in a slug stays part of the name', async () => {
+    await call('write', { slug: 'dana-whitfield', title: 'Dana Whitfield', body: 'Dana is the studio\'s client.', kind: 'entity_update' });
+    await call('write', { slug: 'lisbon-trip', title: 'Lisbon/Porto 🚆 trip: April', body: 'Dana plans a trip to Lisbon and Porto in April.' });
+    const byTitle = await call('read', { ref: 'Lisbon/Porto 🚆 trip: April' });
+    expect(byTitle.structuredContent.note.title).toBe('Lisbon/Porto 🚆 trip: April');
+    const typo = await call('read', { ref: 'dana-whitfeld' });
+    expect(typo.isError).toBe(true);
+    expect(typo.content[0].text).toMatch(/did you mean \d{8}-dana-whitfield\.md \(Dana Whitfield\)/);
+    expect(typo.structuredContent.error.suggestions[0].title).toBe('Dana Whitfield');
+    await call('write', { slug: 'mia-age', title: 'Mia is 7', body: 'Mia is seven.' });
+    await call('write', { slug: 'mia-age-8', title: 'Mia is 8', body: 'Mia turned eight.', supersedes: 'mia-age' });
+    const mia = await call('read', { ref: 'mia-age' });
+    expect(mia.structuredContent.note.title).toBe('Mia is 7');
+    expect(mia.structuredContent.chain.map((n: any) => n.title)).toEqual(['Mia is 8']);
+  });
+
+  it('links the way other tools do, and the links are understood', async () => {
+    await call('write', { slug: 'studio-visit', title: 'Studio visit', body: 'Met [Dana](dana-whitfield) and kept [her card](<Dana Whitfield>).' });
+    const visit = await call('read', { ref: 'studio-visit' });
+    expect(visit.structuredContent.links.map((l: any) => l.resolved)).toEqual([true, true]);
+    const dana = await call('read', { ref: 'dana-whitfield' });
+    expect(dana.structuredContent.backlinks.map((b: any) => b.title)).toContain('Studio visit');
+    const check = await call('tend_check');
+    expect(check.content[0].text).toMatch(/unanchored links can be anchored: `tend_robustify \{"write":true\}`/);
+  });
+
+  it('is told every next step as a tool call, never as a command line', () => {
+    expect(answers.length).toBeGreaterThan(20);
+    for (const text of answers) expect(text).not.toMatch(/zk-memory [a-z]|(^|[\s(`])--[a-z]/);
   });
 });
