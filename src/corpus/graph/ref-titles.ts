@@ -1,16 +1,49 @@
-import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
+import { keptNoteMetas } from '../note/note-meta.js';
+import { readNoteFile } from '../note/notes.js';
+import { listNoteFiles } from '../files/note-files.js';
 import { nameKey, undatedSlug } from '../markdown/note-names.js';
 import { slugify } from '../note/slug.js';
+import { candidateFiles } from './grep.js';
 
 // The last ways a ref can name a note, and what to offer when it names none: a note's title as
-// written, and the notes a mistyped ref most likely meant. Both look at every note's title and
-// name, from the metadata `list` keeps (src/corpus/note/note-meta.ts), so a corpus of 50,000
-// notes is not read for it.
+// written, and the notes a mistyped ref most likely meant. A resident process keeps every note's
+// title (src/corpus/note/note-meta.ts) and looks there; a fresh process asks the grep port for
+// the notes whose title line holds the ref's words and reads those only, so a miss in a corpus of
+// 50,000 notes reads a few notes, not all of them.
 
-/** The notes whose frontmatter title is `title`, compared as names are (case and runs of spaces aside). */
-export function notesTitled(root: string, title: string): NoteMeta[] {
+/** What a look-up by title needs of a note. */
+export interface Titled {
+  path: string;
+  title: string;
+  uuid: string;
+  superseded_by: string | null;
+}
+
+/** The words of a text as a title line holds them (letters and digits, lowercase), longest first. */
+function words(text: string): string[] {
+  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1))].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The notes whose title may be, or share words with, `ref`: every note a resident process keeps,
+ * else those the grep port finds with one of the ref's three longest words on their title line
+ * (one search for both look-ups of a ref that names no note by name), read once.
+ */
+export function titleCandidates(root: string, ref: string): () => Titled[] {
+  let found: Titled[] | undefined;
+  return () => (found ??= keptNoteMetas(root) ?? searchTitles(root, words(ref).slice(0, 3)));
+}
+
+function searchTitles(root: string, wanted: string[]): Titled[] {
+  if (!wanted.length) return [];
+  const patterns = wanted.map((w) => `^title:.*${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+  return candidateFiles(root, patterns, { fixed: false }).flatMap((name) => readNoteFile(root, name) ?? []);
+}
+
+/** The notes of `candidates` whose frontmatter title is `title`, compared as names are (case and runs of spaces aside). */
+export function notesTitled(candidates: Titled[], title: string): Titled[] {
   const want = nameKey(title);
-  return want ? loadNoteMetas(root).filter((n) => nameKey(n.title) === want) : [];
+  return want ? candidates.filter((n) => nameKey(n.title) === want) : [];
 }
 
 /** How many notes an unknown ref suggests at most. */
@@ -19,27 +52,36 @@ const SUGGESTIONS = 3;
 /**
  * The notes a ref that names none most likely meant: those whose undated slug is a few edits from
  * the ref's slug (`dana-whitfeld` for `dana-whitfield`), closest first, then those whose title
- * holds most of the ref's words; current notes before superseded ones.
+ * holds at least half of the ref's words; current notes before superseded ones.
  */
-export function likelyNotes(root: string, ref: string): NoteMeta[] {
+export function likelyNotes(root: string, ref: string, candidates: Titled[]): Titled[] {
   const slug = slugify(ref);
-  const words = new Set(slug.split('-').filter((w) => w.length > 1));
   if (!slug) return [];
   const most = Math.max(1, Math.min(3, Math.floor(slug.length / 4)));
-  const scored: { n: NoteMeta; score: number }[] = [];
-  for (const n of loadNoteMetas(root)) {
-    const d = editDistance(slug, undatedSlug(n.path) ?? '', most);
-    if (d <= most) {
-      scored.push({ n, score: 10 - d });
-      continue;
-    }
-    if (!words.size) continue;
-    const title = new Set(slugify(n.title).split('-'));
-    const shared = [...words].filter((w) => title.has(w)).length / words.size;
-    if (shared >= 0.5) scored.push({ n, score: shared * 5 });
-  }
-  const rank = (s: { n: NoteMeta; score: number }) => s.score + (s.n.superseded_by ? 0 : 0.5);
-  return scored.sort((a, b) => rank(b) - rank(a) || a.n.path.localeCompare(b.n.path)).slice(0, SUGGESTIONS).map((s) => s.n);
+  const near = listNoteFiles(root)
+    .map((path) => ({ path, d: editDistance(slug, undatedSlug(path) ?? '', most) }))
+    .filter((c) => c.d <= most)
+    .sort((a, b) => a.d - b.d || a.path.localeCompare(b.path))
+    .slice(0, SUGGESTIONS * 3)
+    .flatMap((c) => {
+      const n = readNoteFile(root, c.path);
+      return n ? [{ n: n as Titled, score: 10 - c.d }] : [];
+    });
+  const asked = words(ref);
+  const byTitle = asked.length
+    ? candidates.flatMap((n) => {
+      const title = new Set(words(n.title));
+      const shared = asked.filter((w) => title.has(w)).length / asked.length;
+      return shared >= 0.5 ? [{ n, score: shared * 5 }] : [];
+    })
+    : [];
+  const rank = (s: { n: Titled; score: number }) => s.score + (s.n.superseded_by ? 0 : 0.5);
+  const seen = new Set<string>();
+  return [...near, ...byTitle]
+    .sort((a, b) => rank(b) - rank(a) || a.n.path.localeCompare(b.n.path))
+    .filter((s) => !seen.has(s.n.path) && Boolean(seen.add(s.n.path)))
+    .slice(0, SUGGESTIONS)
+    .map((s) => ({ path: s.n.path, title: s.n.title, uuid: s.n.uuid, superseded_by: s.n.superseded_by }));
 }
 
 /**

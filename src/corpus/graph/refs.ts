@@ -7,7 +7,7 @@ import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { undatedSlug } from '../markdown/note-names.js';
 import { hint } from '../../hints.js';
 import { sidecar } from '../files/paths.js';
-import { likelyNotes, notesTitled } from './ref-titles.js';
+import { likelyNotes, notesTitled, titleCandidates, type Titled } from './ref-titles.js';
 import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from '../note/slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
@@ -26,11 +26,12 @@ export function resolveRef(root: string, ref: string): Note {
   if (!r) throw new ZkError('usage', 'empty ref: name a note by uuid, stem or file name');
   if (r.includes('\0')) throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path)`);
   // A ref that could point elsewhere is never a file name, but it may be a title (`Lisbon/Porto trip`).
+  const titled = titleCandidates(root, r);
   if (/[/\\]/.test(r) || r.startsWith('.')) {
-    return noteTitled(root, r) ?? unknown(root, r, `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path, unless it is a note's title)`, 'invalid_ref');
+    return noteTitled(root, titled, r) ?? unknown(root, titled, r, `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path, unless it is a note's title)`, 'invalid_ref');
   }
   const short = /^[0-9a-f]{4,7}$/i.test(r) ? ' (a uuid prefix needs at least 8 hex digits)' : '';
-  return namedNote(root, r) ?? noteTitled(root, r) ?? unknown(root, r, `unknown ref: ${quoted(r)}${short}`, 'not_found');
+  return namedNote(root, r) ?? noteTitled(root, titled, r) ?? unknown(root, titled, r, `unknown ref: ${quoted(r)}${short}`, 'not_found');
 }
 
 /** A ref as an answer quotes it: cut to 200 characters, so a pasted text is not echoed whole. */
@@ -63,8 +64,8 @@ function namedNote(root: string, r: string): Note | undefined {
  * The note whose frontmatter title is the ref, case aside: the one current note of that title when
  * several bear it.
  */
-function noteTitled(root: string, r: string): Note | undefined {
-  const titled = notesTitled(root, r);
+function noteTitled(root: string, candidates: () => Titled[], r: string): Note | undefined {
+  const titled = notesTitled(candidates(), r);
   const current = titled.filter((n) => !n.superseded_by);
   const one = current.length === 1 ? current[0] : titled.length === 1 ? titled[0] : undefined;
   if (one) return readNoteFile(root, one.path);
@@ -73,8 +74,8 @@ function noteTitled(root: string, r: string): Note | undefined {
 }
 
 /** A ref that names no note: refused with the notes it most likely meant, in the message and as `suggestions`. */
-function unknown(root: string, r: string, message: string, code: 'not_found' | 'invalid_ref'): never {
-  const likely = likelyNotes(root, r);
+function unknown(root: string, candidates: () => Titled[], r: string, message: string, code: 'not_found' | 'invalid_ref'): never {
+  const likely = likelyNotes(root, r, candidates());
   const said = likely.map((n) => `${n.path} (${n.title})`).join(', ');
   throw new ZkError(code, likely.length ? `${message}; did you mean ${said}?` : message, {
     suggestions: likely.map((n) => ({ path: n.path, title: n.title, uuid: n.uuid })),

@@ -1,7 +1,7 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo } from './notes.js';
-import { isStr, isStrOrNull, isStrs, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isStr, isStrOrNull, isStrs, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/files/stat-cache.ts): only notes that changed are read.
@@ -43,6 +43,11 @@ const META: DerivedKind<NoteMeta> = {
 /** Every readable note of the corpus, in file-name order, as `NoteMeta` (see `loadDerived`). */
 export function loadNoteMetas(root: string): NoteMeta[] {
   return loadDerived(root, META);
+}
+
+/** Every readable note's metadata when a resident process keeps it warm, else undefined. */
+export function keptNoteMetas(root: string): NoteMeta[] | undefined {
+  return keptDerived(root, META);
 }
 
 /** Build the metadata a resident process keeps, a slice at a time (see `warmDerived`). */
