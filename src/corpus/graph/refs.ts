@@ -176,13 +176,28 @@ function sameSubjectSuccessor(root: string, note: Note, slug: string): Note | un
   const stem = next?.slug.replace(/^\d{8}-/, '');
   const n = stem?.startsWith(`${slug}-`) ? stem.slice(slug.length + 1) : '';
   if (!next || !/^[1-9]\d{0,3}$/.test(n) || Number(n) < 2) return undefined;
-  for (let i = 2; i < Number(n); i++) if (!nameTaken(root, `${slug}-${i}`)) return undefined;
+  const taken = slugsTaken(root, slug);
+  for (let i = 2; i < Number(n); i++) if (!taken.has(`${slug}-${i}`)) return undefined;
   return next;
 }
 
-/** Whether a note with this undated slug exists, in the root or the archive. */
-function nameTaken(root: string, slug: string): boolean {
-  return notesWithSlug(root, slug).length > 0 || archivedWithSlug(root, slug);
+/**
+ * The undated slugs beginning with `slug` that notes bear, live or archived (an archived copy may
+ * carry a counter of its own, `-2`, which is taken as a name too: it only errs towards a counter).
+ */
+function slugsTaken(root: string, slug: string): Set<string> {
+  let archived: string[] = [];
+  try {
+    archived = fs.readdirSync(sidecar(root).archive);
+  } catch {
+    // no archive yet
+  }
+  const taken = new Set<string>();
+  for (const name of [...listNoteFiles(root), ...archived]) {
+    const undated = undatedSlug(name);
+    if (undated?.startsWith(slug)) taken.add(undated).add(undated.replace(/-\d+$/, ''));
+  }
+  return taken;
 }
 
 /**
@@ -231,17 +246,3 @@ export function supersession(root: string, note: Note): { chain: NoteInfo[]; rep
   };
 }
 
-/** Whether the archive holds a note that bore this undated slug (archived copies may carry a counter of their own). */
-function archivedWithSlug(root: string, slug: string): boolean {
-  let names: string[];
-  try {
-    names = fs.readdirSync(sidecar(root).archive);
-  } catch {
-    return false;
-  }
-  return names.some((f) => /^\d{8}-/.test(f) && (f.slice(9) === `${slug}.md` || new RegExp(`^${escapeRegExp(slug)}-\\d+\\.md$`).test(f.slice(9))));
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
