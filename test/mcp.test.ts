@@ -1,7 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseNoteText } from '../src/corpus/note/format.js';
 import { BIN, mdFiles, tempCorpus } from './helpers/corpus.js';
+import { headingsAndCells } from './helpers/markdown.js';
 
 let client: Client;
 let root: string;
@@ -62,6 +66,17 @@ describe('MCP server over stdio', () => {
     expect(listed.structuredContent.notes.map((n: any) => n.path)).toEqual([paris.structuredContent.note.path]);
     const check = await call('tend_check', {});
     expect(check.structuredContent).toMatchObject({ ok: true, counts: expect.any(Object) });
+  });
+
+  it('merge writes a text that would pull the date line into a heading below that line', async () => {
+    const dana = await call('write', { slug: 'dana-okafor', title: 'Dana Okafor', body: 'Dana Okafor leads the welding crew.' });
+    const merged = await call('merge', { ref: 'dana-okafor', fragment: 'Night shift\n===========\nDana likes green tea.', source: 'probe-agent' });
+    expect(merged.structuredContent).toMatchObject({ ok: true, action: 'merged' });
+    const file = fs.readFileSync(path.join(root, dana.structuredContent.note.path), 'utf8');
+    expect(file).toMatch(/ crew\.\n\n\n---\n\*\d{4}-\d{2}-\d{2} \(probe-agent\):\*\n\nNight shift\n===========\nDana likes green tea\.\n$/);
+    expect(headingsAndCells(parseNoteText(file).body)).toEqual(['heading: Dana Okafor', 'heading: Night shift']);
+    const found = await call('search', { query: 'green tea' });
+    expect(found.structuredContent.hits[0]).toMatchObject({ path: dana.structuredContent.note.path, updated: /\*(\d{4}-\d{2}-\d{2}) /.exec(file)![1] });
   });
 
   it('answers bad input with a clean tool error, the CLI message and no change', async () => {

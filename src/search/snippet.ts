@@ -1,13 +1,12 @@
+import { FRAGMENT_HEADER } from '../corpus/note/format.js';
+
 /** Characters either side of the centre of an excerpt: room for a sentence or two. */
 const RADIUS = 150;
-
-/** A merge fragment's header line: `---` then `*YYYY-MM-DD (source):*` (see docs/format.md). */
-const FRAGMENT = /\n---\r?\n\*(\d{4}-\d{2}-\d{2})(?: \([^\n]*?\))?:\* /g;
 
 /** Where the last merge fragment of a body starts, and its date; undefined when nothing was merged. */
 function lastFragment(text: string): { at: number; date: string } | undefined {
   let last: { at: number; date: string } | undefined;
-  for (const m of text.matchAll(FRAGMENT)) last = { at: m.index + 1, date: m[1] };
+  for (const m of text.matchAll(FRAGMENT_HEADER)) last = { at: m.index + 1, date: m[1] };
   return last;
 }
 
