@@ -119,6 +119,8 @@ describe('write, read, merge, list', () => {
     expect(headingsAndCells(parseNoteText(after).body)).toEqual(['heading: Dana', 'heading: Night shift', 'tableCell: Crew', 'tableCell: Shift', 'tableCell: Dana', 'tableCell: night']);
     const found = await zk(['--root', root, '--json', 'search', 'night shift', '--backend', 'rg']);
     expect(found.json.hits[0]).toMatchObject({ path: w.json.note.path, updated: iso });
+    expect(found.json.hits[0].snippet).toMatch(/^Dana welds\. Night shift Dana leads it\. Crew \| Shift/);
+    expect(found.json.hits[0].snippet).not.toMatch(/\*\d{4}-\d{2}-\d{2}|probe-agent/);
   });
 
   it('lists, reads and merges a hand-written CRLF note without touching its other bytes', async () => {

@@ -79,6 +79,20 @@ describe('MCP server over stdio', () => {
     expect(found.structuredContent.hits[0]).toMatchObject({ path: dana.structuredContent.note.path, updated: /\*(\d{4}-\d{2}-\d{2}) /.exec(file)![1] });
   });
 
+  it('search snippets show the best passage, the note\'s own text or a fragment, without fragment markup', async () => {
+    const padding = 'Filler about the weather and the harbour lights at dusk. '.repeat(6);
+    const pim = await call('write', { slug: 'pim-jansen', title: 'Pim Jansen', body: `Pim Jansen repairs the ferry engines at the Zaandam yard. ${padding}` });
+    await call('merge', { ref: 'pim-jansen', fragment: 'Pim likes black coffee.', source: 'probe-agent' });
+    await call('merge', { ref: 'pim-jansen', fragment: 'Dawn crossing\n=============\nPim sails the first ferry.', source: 'probe-agent' });
+    const own = (await call('search', { query: 'Pim ferry engines Zaandam' })).structuredContent.hits[0];
+    expect(own.path).toBe(pim.structuredContent.note.path);
+    expect(own.snippet).toMatch(/^Pim Jansen repairs the ferry engines at the Zaandam yard\. Filler/);
+    const coffee = await call('search', { query: 'black coffee' });
+    expect(coffee.structuredContent.hits[0].snippet).toBe('…Pim likes black coffee. Dawn crossing Pim sails the first ferry.');
+    expect(coffee.content[0].text).toContain('…Pim likes black coffee. Dawn crossing Pim sails the first ferry.');
+    expect(coffee.content[0].text).not.toMatch(/---|===|\*\d{4}-\d{2}-\d{2}|probe-agent/);
+  });
+
   it('answers bad input with a clean tool error, the CLI message and no change', async () => {
     const before = mdFiles(root);
     const bad = await call('read', { ref: '../../etc/passwd' });
