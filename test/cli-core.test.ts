@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseNoteText } from '../src/corpus/note/format.js';
 import { mdFiles, snapshot, tempCorpus, write, zk, tempDir } from './helpers/corpus.js';
+import { headingsAndCells } from './helpers/markdown.js';
 
 const today = () => {
   const d = new Date();
@@ -101,6 +103,24 @@ describe('write, read, merge, list', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(`${before}\n\n---\n*${iso} (host1):* Moved to Paris.\n`);
     await zk(['--root', root, 'merge', w.json.note.path, 'no source']);
     expect(fs.readFileSync(file, 'utf8').endsWith(`\n\n---\n*${iso}:* no source\n`)).toBe(true);
+  });
+
+  it('merge writes a text that would pull the date line into a heading or table below that line', async () => {
+    const root = tempCorpus();
+    const w = await zk(['--root', root, '--json', 'write', 'dana', 'Dana', 'Dana welds.']);
+    const file = path.join(root, w.json.note.path);
+    const before = fs.readFileSync(file, 'utf8');
+    const iso = /^date: (.+)$/m.exec(before)![1];
+    const m = await zk(['--root', root, '--json', 'merge', 'dana', '-', '--source', 'probe-agent'], { input: 'Night shift\n---\nDana leads it.\n' });
+    expect(m.json).toMatchObject({ ok: true, action: 'merged' });
+    await zk(['--root', root, 'merge', 'dana', '-'], { input: 'Crew | Shift\n--- | ---\nDana | night\n' });
+    const after = fs.readFileSync(file, 'utf8');
+    expect(after).toBe(`${before}\n\n---\n*${iso} (probe-agent):*\n\nNight shift\n---\nDana leads it.\n\n\n---\n*${iso}:*\n\nCrew | Shift\n--- | ---\nDana | night\n`);
+    expect(headingsAndCells(parseNoteText(after).body)).toEqual(['heading: Dana', 'heading: Night shift', 'tableCell: Crew', 'tableCell: Shift', 'tableCell: Dana', 'tableCell: night']);
+    const found = await zk(['--root', root, '--json', 'search', 'night shift', '--backend', 'rg']);
+    expect(found.json.hits[0]).toMatchObject({ path: w.json.note.path, updated: iso });
+    expect(found.json.hits[0].snippet).toMatch(/^Dana welds\. Night shift Dana leads it\. Crew \| Shift/);
+    expect(found.json.hits[0].snippet).not.toMatch(/\*\d{4}-\d{2}-\d{2}|probe-agent/);
   });
 
   it('lists, reads and merges a hand-written CRLF note without touching its other bytes', async () => {

@@ -3,6 +3,7 @@ import YAML from 'yaml';
 import { decisionBody, mergeFragment, parseNoteText, renderNote, simpleFrontmatter } from '../src/corpus/note/format.js';
 import { parseLinks } from '../src/corpus/markdown/links.js';
 import { slugify } from '../src/corpus/note/slug.js';
+import { headingsAndCells } from './helpers/markdown.js';
 
 describe('slugify', () => {
   it.each([
@@ -88,6 +89,37 @@ describe('note text', () => {
     );
     expect(mergeFragment('2026-11-30', ' moved to Paris \n', 'host1')).toBe('\n\n---\n*2026-11-30 (host1):* moved to Paris\n');
     expect(mergeFragment('2026-11-30', 'x')).toBe('\n\n---\n*2026-11-30:* x\n');
+  });
+});
+
+describe('a merge fragment\'s date line', () => {
+  const oldForm = (text: string) => `\n\n---\n*2026-12-01 (src):* ${text}\n`;
+  const rendered = (fragment: string) => headingsAndCells(`# Dana\n\nDana welds.${fragment}`).filter((b) => b.includes('2026-12-01'));
+
+  // Every text whose first paragraph pulls the line above into a setext heading (a line of only
+  // `=` or only `-`, at most three spaces in) or, with GFM, a table's head (a delimiter row next).
+  it.each([
+    'Dana\n---', 'Dana\n===', 'Dana\n-', 'Dana\n=', 'Dana\n   --  \nwelds', 'Dana\nleads\n---', '---\n---', '- Dana\n===',
+    '> Dana\n---', '# Dana\n---', 'Dana\\\n---', 'Dana\n2. welds\n---', '<!-- x -->\n---',
+    'Dana | crew\n--- | ---', 'Dana\n|---|', 'Dana\n:---', 'Dana\n-:',
+  ])('%j starts below the date line, which renders as no heading or table', (text) => {
+    expect(rendered(oldForm(text)).length).toBeGreaterThan(0);
+    const fragment = mergeFragment('2026-12-01', text, 'src');
+    expect(fragment).toBe(`\n\n---\n*2026-12-01 (src):*\n\n${text}\n`);
+    expect(rendered(fragment)).toEqual([]);
+    expect(mergeFragment('2026-12-01', text, 'src', '\r\n')).toBe(fragment.replace(/\n/g, '\r\n'));
+  });
+
+  it.each(['Moved to Paris.', 'Dana\n***', 'Dana\n\n---\nwelds', '---\nDana', '=== Dana', 'Dana\nwelds', 'Dana\n> welds'])(
+    '%j stays on the date line, as it always was written',
+    (text) => {
+      expect(mergeFragment('2026-12-01', text, 'src')).toBe(oldForm(text));
+      expect(rendered(oldForm(text))).toEqual([]);
+    },
+  );
+
+  it('keeps the text\'s own heading when it starts below the date line', () => {
+    expect(headingsAndCells(`# Dana${mergeFragment('2026-12-01', 'Crew\n====\nDana leads it.')}`)).toEqual(['heading: Dana', 'heading: Crew']);
   });
 });
 

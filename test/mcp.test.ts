@@ -1,7 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseNoteText } from '../src/corpus/note/format.js';
 import { BIN, mdFiles, tempCorpus } from './helpers/corpus.js';
+import { headingsAndCells } from './helpers/markdown.js';
 
 let client: Client;
 let root: string;
@@ -62,6 +66,31 @@ describe('MCP server over stdio', () => {
     expect(listed.structuredContent.notes.map((n: any) => n.path)).toEqual([paris.structuredContent.note.path]);
     const check = await call('tend_check', {});
     expect(check.structuredContent).toMatchObject({ ok: true, counts: expect.any(Object) });
+  });
+
+  it('merge writes a text that would pull the date line into a heading below that line', async () => {
+    const dana = await call('write', { slug: 'dana-okafor', title: 'Dana Okafor', body: 'Dana Okafor leads the welding crew.' });
+    const merged = await call('merge', { ref: 'dana-okafor', fragment: 'Night shift\n===========\nDana likes green tea.', source: 'probe-agent' });
+    expect(merged.structuredContent).toMatchObject({ ok: true, action: 'merged' });
+    const file = fs.readFileSync(path.join(root, dana.structuredContent.note.path), 'utf8');
+    expect(file).toMatch(/ crew\.\n\n\n---\n\*\d{4}-\d{2}-\d{2} \(probe-agent\):\*\n\nNight shift\n===========\nDana likes green tea\.\n$/);
+    expect(headingsAndCells(parseNoteText(file).body)).toEqual(['heading: Dana Okafor', 'heading: Night shift']);
+    const found = await call('search', { query: 'green tea' });
+    expect(found.structuredContent.hits[0]).toMatchObject({ path: dana.structuredContent.note.path, updated: /\*(\d{4}-\d{2}-\d{2}) /.exec(file)![1] });
+  });
+
+  it('search snippets show the best passage, the note\'s own text or a fragment, without fragment markup', async () => {
+    const padding = 'Filler about the weather and the harbour lights at dusk. '.repeat(6);
+    const pim = await call('write', { slug: 'pim-jansen', title: 'Pim Jansen', body: `Pim Jansen repairs the ferry engines at the Zaandam yard. ${padding}` });
+    await call('merge', { ref: 'pim-jansen', fragment: 'Pim likes black coffee.', source: 'probe-agent' });
+    await call('merge', { ref: 'pim-jansen', fragment: 'Dawn crossing\n=============\nPim sails the first ferry.', source: 'probe-agent' });
+    const own = (await call('search', { query: 'Pim ferry engines Zaandam' })).structuredContent.hits[0];
+    expect(own.path).toBe(pim.structuredContent.note.path);
+    expect(own.snippet).toMatch(/^Pim Jansen repairs the ferry engines at the Zaandam yard\. Filler/);
+    const coffee = await call('search', { query: 'black coffee' });
+    expect(coffee.structuredContent.hits[0].snippet).toBe('…Pim likes black coffee. Dawn crossing Pim sails the first ferry.');
+    expect(coffee.content[0].text).toContain('…Pim likes black coffee. Dawn crossing Pim sails the first ferry.');
+    expect(coffee.content[0].text).not.toMatch(/---|===|\*\d{4}-\d{2}-\d{2}|probe-agent/);
   });
 
   it('answers bad input with a clean tool error, the CLI message and no change', async () => {

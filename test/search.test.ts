@@ -55,6 +55,60 @@ describe.each(['rg', 'fts'])('search with %s', (backend) => {
   });
 });
 
+/** Words that match no query of the snippet tests: room between passages. */
+const PADDING = 'Filler about the weather and the harbour lights at dusk. '.repeat(6);
+const FRAGMENT_MARKUP = /---|\*\d{4}-\d{2}-\d{2}|probe-agent/;
+
+/** A note whose own text and three merged fragments each say something the snippet tests look for. */
+async function mergedCorpus(): Promise<{ root: string; today: string }> {
+  const root = unrelatedCorpus();
+  await zk(['--root', root, 'write', 'dana', 'Dana Okafor', `Dana Okafor leads the welding crew at the Rotterdam shipyard. ${PADDING}`]);
+  await zk(['--root', root, 'merge', 'dana', `The Atlas deadline is 13 March. ${PADDING}`, '--source', 'probe-agent']);
+  await zk(['--root', root, 'merge', 'dana', `The Atlas deadline is now 20 March. ${PADDING}`, '--source', 'probe-agent']);
+  await zk(['--root', root, 'merge', 'dana', 'Dana likes green tea.', '--source', 'probe-agent']);
+  // Written by hand in the fragment form every version of the tool writes.
+  write(root, 'okapi.md', '---\nuuid: 33333333-3333-3333-3333-333333333333\ntitle: Okapi\ndate: 2026-11-01\n---\n\n# Okapi\n\nAn okapi at the zoo.\n\n\n---\n*2026-12-01 (probe-agent):* It likes quinces.\n');
+  const d = new Date();
+  return { root, today: `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}` };
+}
+
+describe.each(['rg', 'fts'])('snippets with %s', (backend) => {
+  const search = async (root: string, query: string) => {
+    const r = await zk(['--root', root, '--json', 'search', query, '--backend', backend]);
+    expect(r.code, r.stderr).toBe(0);
+    return r.json.hits[0];
+  };
+
+  it('come from the note\'s own text when it holds the best match, though the latest fragment mentions the query', async () => {
+    const { root, today } = await mergedCorpus();
+    const hit = await search(root, 'Dana welding Rotterdam shipyard');
+    expect(hit).toMatchObject({ title: 'Dana Okafor', updated: today });
+    expect(hit.snippet).toMatch(/^Dana Okafor leads the welding crew at the Rotterdam shipyard\. Filler/);
+    expect(hit.snippet).not.toContain('green tea');
+  });
+
+  it('show a merged fragment\'s text without its separator or date line', async () => {
+    const { root } = await mergedCorpus();
+    const hit = await search(root, 'green tea');
+    expect(hit.snippet).toMatch(/^….*Dana likes green tea\.$/);
+    expect(hit.snippet).not.toMatch(FRAGMENT_MARKUP);
+    const okapi = await search(root, 'quinces');
+    expect(okapi).toMatchObject({ path: 'okapi.md', updated: '2026-12-01' });
+    expect(okapi.snippet).toBe('An okapi at the zoo. It likes quinces.');
+    const text = await zk(['--root', root, 'search', 'green tea', '--backend', backend]);
+    expect(text.stdout).toContain('Dana likes green tea.');
+    expect(text.stdout).not.toMatch(FRAGMENT_MARKUP);
+  });
+
+  it('show the latest of passages that match equally well: the value a merge updated', async () => {
+    const { root } = await mergedCorpus();
+    const hit = await search(root, 'Atlas deadline');
+    expect(hit.snippet).toMatch(/^…The Atlas deadline is now 20 March\./);
+    expect(hit.snippet).not.toMatch(FRAGMENT_MARKUP);
+    expect(hit.snippet).not.toContain('13 March');
+  });
+});
+
 describe('rg ranking', () => {
   it('ranks the densest and rarest-term notes first even with --limit 3', async () => {
     const root = tempCorpus();

@@ -121,6 +121,18 @@ describe('hybrid search', () => {
   });
 });
 
+describe('snippets of vector and hybrid hits', () => {
+  it('show a merged fragment\'s text without its separator or date line', async () => {
+    const root = corpus();
+    await zk(['--root', root, 'merge', 'sam', 'The birthday dinner moved to the lighthouse.', '--source', 'probe-agent']);
+    for (const backend of ['vector', 'hybrid']) {
+      const r = await search(root, ['--backend', backend]);
+      const sam = r.json.hits.find((h: any) => h.path === 'sam.md');
+      expect(sam.snippet, backend).toBe('Sam turns 40 on June 18; dinner at the harbour. The birthday dinner moved to the lighthouse.');
+    }
+  });
+});
+
 describe('a damaged vector table', () => {
   it('is started over when corrupt or when its pin is gone', async () => {
     const root = corpus();

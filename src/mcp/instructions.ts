@@ -2,7 +2,7 @@
 export const INSTRUCTIONS = `zk-memory is a long-term memory kept as plain Markdown notes, one thought per note.
 
 - Start with overview: how many notes of which kind, what changed lately, whether anything waits in the inbox, whether an LLM is configured.
-- Before answering anything that may depend on what was learned earlier, call search with the question in plain words. Each hit has a snippet (from the latest merged update when it matches) and the date the note last changed.
+- Before answering anything that may depend on what was learned earlier, call search with the question in plain words. Each hit has a snippet (the passage that best matches the query; of equally good ones, the latest merged update) and the date the note last changed.
 - Notes have a kind: concept (a durable idea), entity_update (a fact about a person, project or thing), decision (a choice made, with its alternatives and rationale).
 - Put the key fact in the title; keep one thought per note.
 - To add to an existing note, merge a fragment into it (nothing is ever overwritten). When a fact changes, write the new note with supersedes (or call supersede): the old note stays as history and searches show the current one. A note written by mistake is retracted with archive (never deleted).

@@ -158,11 +158,37 @@ export function decisionBody(content: string, parts: DecisionParts): string {
 }
 
 /**
+ * A merge fragment's header (docs/format.md#merge-fragments): a `---` line, then
+ * `*YYYY-MM-DD (source):*` and the fragment's text after one space on the same line, or after a
+ * blank line below it. Group 1 is the date. For `matchAll` only (the regex is global).
+ */
+export const FRAGMENT_HEADER = /\n---\r?\n\*(\d{4}-\d{2}-\d{2})(?: \([^\n]*?\))?:\*(?: |\r?\n\r?\n)/g;
+
+/**
+ * A line that, right below a line of paragraph text, makes that line into something else: a
+ * setext heading's underline (`---`, `===`) or a GFM table's delimiter row (`--- | :--`). Made of
+ * those characters alone; a few lines that do no harm (`- - -`) are taken too.
+ */
+const REBINDS_LINE_ABOVE = /^[-=:| \t]*[-=][-=:| \t]*$/;
+
+/**
+ * Whether the text, written on the date line, would pull that line into a heading or a table
+ * head: some line of its first paragraph (up to its first blank line) after the first would.
+ */
+function rebindsDateLine(text: string): boolean {
+  const blank = /\n[ \t]*\n/.exec(text);
+  const paragraph = blank ? text.slice(0, blank.index) : text;
+  return paragraph.split('\n').slice(1).some((line) => REBINDS_LINE_ABOVE.test(line));
+}
+
+/**
  * The exact merge fragment (docs/format.md#merge-fragments), in the line endings of the note it
- * goes into, so a CRLF note stays CRLF.
+ * goes into, so a CRLF note stays CRLF. The text starts on the date line, unless it would make
+ * that line part of a heading or table: then it starts below it, after a blank line.
  */
 export function mergeFragment(date: string, text: string, source?: string, eol = '\n'): string {
   const src = source ? ` (${source})` : '';
-  const fragment = `\n\n---\n*${date}${src}:* ${text.trim().replace(/\r\n?/g, '\n')}\n`;
+  const body = text.trim().replace(/\r\n?/g, '\n');
+  const fragment = `\n\n---\n*${date}${src}:*${rebindsDateLine(body) ? '\n\n' : ' '}${body}\n`;
   return eol === '\n' ? fragment : fragment.replace(/\n/g, eol);
 }
