@@ -156,7 +156,7 @@ describe('write, read, merge, list', () => {
 describe('bad input: clear message, documented exit code, nothing changed', () => {
   const cases: [string, string[], number, RegExp, string?][] = [
     ['unknown ref', ['read', 'nobody'], 1, /^error: unknown ref: nobody$/],
-    ['ref leaving the root', ['read', '../../etc/passwd'], 1, /^error: invalid ref: "\.\.\/\.\.\/etc\/passwd" \(a ref names a note in the corpus root, not a path\)$/],
+    ['ref leaving the root', ['read', '../../etc/passwd'], 1, /^error: invalid ref: "\.\.\/\.\.\/etc\/passwd" \(a ref names a note in the corpus root, not a path, unless it is a note's title\)$/],
     ['merge into a path', ['merge', '../outside.md', 'x'], 1, /^error: invalid ref: /],
     ['invalid slug', ['write', '???', 'Title'], 1, /^error: invalid slug: "\?\?\?" has no letters or digits$/],
     ['empty title', ['write', 'ok', '  '], 2, /^error: empty title: a note needs a title$/],
