@@ -89,6 +89,11 @@ const CATALOGUE = {
   command: (name: string): Said => ({ cli: name, mcp: name.replace(/ /g, '_') }),
   /** A note's history in git. */
   noteLog: (ref: string): Said => ({ cli: cmd('log', shellWord(ref)), mcp: tool('log', { ref }) }),
+  /** A search with no words in it. */
+  searchWords: (): Said => ({
+    cli: `pass a question or some words: ${cmd('search', "'where does Judy live'")}`,
+    mcp: `pass a question or some words as "query": ${tool('search', { query: 'where does Judy live' })}`,
+  }),
 } satisfies Record<string, (...args: never[]) => Said>;
 
 export type HintName = keyof typeof CATALOGUE;

@@ -1,5 +1,6 @@
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
+import { hint } from '../hints.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
@@ -29,6 +30,8 @@ export interface SearchResult {
 
 /** Ranked notes for a question or some words. */
 export async function search(root: string, query: string, o: SearchRequest = {}): Promise<SearchResult> {
+  // Nothing to look for is a mistake of the caller, not a search that found nothing.
+  if (!query?.trim()) throw new ZkError('usage', `query is empty: ${hint('searchWords')}`);
   const { searchCorpus, DEFAULT_LIMIT } = await import('../search/index.js');
   const kind = checkKind(o.kind);
   const limit = o.limit ?? DEFAULT_LIMIT;

@@ -3,10 +3,19 @@ import type { VectorReport, VectorStatus } from '../search/vector.js';
 import { countsText } from '../api/commit-message.js';
 import { hint } from '../hints.js';
 
+/** How much of a query an answer repeats: enough to recognise it, never a whole pasted document. */
+const QUERY_SHOWN = 200;
+
+/** `text`, cut to its first `max` characters (never inside one) with `…` when it is longer. */
+function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
+}
+
 export function searchText(r: SearchResult): string {
   if (!r.hits.length) {
     const other = r.backend === 'rg' ? 'fts' : 'rg';
-    return `no notes match ${JSON.stringify(r.query)} (${hint('noMatch', other)})`;
+    return `no notes match ${JSON.stringify(clip(r.query, QUERY_SHOWN))} (${hint('noMatch', other)})`;
   }
   return r.hits.map((h) => `${h.path}  ${h.title}${h.superseded_by ? ' (superseded)' : ''}  (updated ${h.updated})\n    ${h.snippet}`).join('\n');
 }
