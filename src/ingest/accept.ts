@@ -123,7 +123,7 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
   let note;
   try {
     note = intent.target
-      ? await mergeNote(root, intent.target, o.body, { source: o.source, date: o.date })
+      ? await mergeNote(root, intent.target, o.body, { source: o.source, date: o.date, origin: prep.extra })
       : writeNote(root, {
         slug: o.slug ?? requireSlug(o.title ?? '', titleSlug), title: o.title ?? '', body: o.body, kind: o.kind, source: o.source, date: o.date,
         unique: true, extra: prep.extra,
@@ -141,7 +141,7 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
     if (o.keep) claimWindow(t, prep.id, o.owner ?? '');
     return windowStatus(t, prep.id);
   });
-  trace(root, 'ingest_accept', { job, window: prep.id, action, path: note.path, uuid: note.uuid, keep: Boolean(o.keep) });
+  trace(root, 'ingest_accept', { job, window: prep.id, action, path: note.path, uuid: note.uuid, keep: Boolean(o.keep), source_doc: prep.extra?.source_doc ?? null });
   return { job, window: prep.id, action, note: noteInfo(note), repeated: false, window_status: status };
 }
 

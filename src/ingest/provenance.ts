@@ -30,7 +30,10 @@ function windowPath(window: JobWindow): string | undefined {
   return tops.length ? tops.join('; ') : undefined;
 }
 
-/** Where a captured note comes from: written after the standard frontmatter keys. */
+/**
+ * Where a captured note comes from: written after the standard frontmatter keys of a new note, and
+ * as the entry of a merged fragment in the note's `fragment_sources` (src/corpus/ops/ops.ts).
+ */
 export function provenance(job: string, doc: JobDocument, window: JobWindow): Record<string, string | undefined> {
   return {
     source_doc: doc.path,

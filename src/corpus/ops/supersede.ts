@@ -1,36 +1,13 @@
 import crypto from 'node:crypto';
 import { settings } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import { setKeyEdit } from '../note/frontmatter.js';
-import { applyEdits } from '../note/text-edits.js';
 import { withCorpusLock } from '../lock/lock.js';
 import type { HeldLock } from '../lock/held-lock.js';
-import { noteFromText, readNoteFile, type Note } from '../note/notes.js';
+import { readNoteFile, type Note } from '../note/notes.js';
 import { noteByUuid, resolveRef, successors } from '../graph/refs.js';
 import { writeNote, type WriteOptions } from './ops.js';
-import { readStateOf, replaceIfUnchanged } from '../files/swap.js';
+import { rewriteKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
-
-/**
- * Rewrite a note's frontmatter keys under the lock, keeping every other byte; the file is replaced
- * only if it still holds the bytes the edit was made from.
- */
-async function rewriteKeys(root: string, lock: HeldLock, note: Note, values: Record<string, unknown>, o: { first?: boolean } = {}): Promise<Note> {
-  for (let attempt = 0, base = note; attempt < 5; attempt++) {
-    let current = base;
-    // Each key is edited on the text as it stands after the previous one, so offsets stay true.
-    for (const [key, value] of Object.entries(values)) {
-      const edit = setKeyEdit(current, key, value, o);
-      if (!edit) throw new ZkError('refused', `cannot rewrite the frontmatter of ${note.path}: it is not valid YAML`);
-      current = noteFromText(root, note.file, applyEdits(current.raw, [edit]), 0, 0);
-    }
-    if (await replaceIfUnchanged(lock, readStateOf(base), current.raw)) return readNoteFile(root, note.path) ?? current;
-    const fresh = readNoteFile(root, note.path);
-    if (!fresh) throw new ZkError('refused', `${note.path} vanished while its frontmatter was being rewritten`);
-    base = fresh;
-  }
-  throw new ZkError('busy', `corpus busy: ${note.path} kept changing while its frontmatter was being rewritten`);
-}
 
 /** A note's uuid, minting one into its frontmatter when it has none. */
 async function ensureUuid(root: string, lock: HeldLock, note: Note): Promise<Note> {
