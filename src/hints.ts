@@ -94,6 +94,11 @@ const CATALOGUE = {
     cli: `pass a question or some words: ${cmd('search', "'where does Judy live'")}`,
     mcp: `pass a question or some words as "query": ${tool('search', { query: 'where does Judy live' })}`,
   }),
+  /** A note just written has a title like a live note's: add to that one instead, and retract the new one. */
+  similarTitle: (existing: string, written: string): Said => ({
+    cli: `if it is the same subject, add to it instead with ${cmd('merge', shellWord(existing), 'TEXT')} and retract the new note with ${cmd('archive', shellWord(written))}`,
+    mcp: `if it is the same subject, add to it instead with ${tool('merge', { ref: existing, fragment: '…' })} and retract the new note with ${tool('archive', { ref: written })}`,
+  }),
 } satisfies Record<string, (...args: never[]) => Said>;
 
 export type HintName = keyof typeof CATALOGUE;

@@ -27,7 +27,7 @@ const namedPath = (p: string, titleOf: TitleOf) => {
   return title === undefined ? p : `"${title}" (${p})`;
 };
 
-export function writeCommit(r: WriteResult): CommitMessage {
+export function writeCommit(r: Pick<WriteResult, 'note' | 'target'>): CommitMessage {
   if (r.target) return { subject: `write: ${r.note.title} supersedes ${r.target.title}`, lines: [`created ${named(r.note)}`, `superseded ${named(r.target)}`] };
   return { subject: `write: ${r.note.title}`, lines: [`created ${named(r.note)}`] };
 }

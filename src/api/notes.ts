@@ -5,6 +5,7 @@ import { supersede as supersedeNotes, writeSuperseding } from '../corpus/ops/sup
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
 import type { MergeResult, SupersedeResult, WriteResult } from './results.js';
 import { committing } from './commit.js';
+import { similarNotes } from './similar.js';
 
 // The library's note operations: typed options in, the objects `--json` prints out (without `ok`).
 // The CLI and the MCP server both call these; neither builds a command line for the other.
@@ -25,12 +26,16 @@ export interface WriteRequest extends Omit<WriteOptions, 'supersedes'> {
   supersedes?: string;
 }
 
-/** Create a note; with `supersedes`, the new note replaces an existing one. */
+/**
+ * Create a note; with `supersedes`, the new note replaces an existing one. The answer names the
+ * live notes whose title is like the new one's (`similar`): written anyway, it may repeat one.
+ */
 export async function write(root: string, o: WriteRequest): Promise<WriteResult> {
-  return committing(root, () => writeUncommitted(root, o), writeCommit);
+  const r = await committing(root, () => writeUncommitted(root, o), writeCommit);
+  return { ...r, similar: similarNotes(root, r.note) };
 }
 
-async function writeUncommitted(root: string, o: WriteRequest): Promise<WriteResult> {
+async function writeUncommitted(root: string, o: WriteRequest): Promise<Omit<WriteResult, 'similar'>> {
   const { supersedes, ...options } = o;
   if (supersedes !== undefined) {
     const r = await writeSuperseding(root, options, supersedes);

@@ -8,6 +8,13 @@ import type { TendReport } from '../tend/run.js';
 // What the library's writing operations answer (the objects `--json` prints), in one module that
 // imports no other of the library: the operations, their commit messages and the views all use it.
 
+/** A live note whose title is like a new note's (src/api/similar.ts). */
+export interface SimilarNote {
+  path: string;
+  title: string;
+  uuid: string;
+}
+
 export interface WriteResult {
   action: 'created' | 'superseded';
   note: NoteInfo;
@@ -15,6 +22,8 @@ export interface WriteResult {
   target?: NoteInfo;
   /** With commits asked for: the commit made, or why none was. */
   commit?: CommitOutcome;
+  /** Live notes under other names whose title is like this one's: perhaps the same subject, to merge into. */
+  similar: SimilarNote[];
 }
 
 export interface MergeResult {

@@ -87,7 +87,7 @@ export const TOOLS: ToolSpec[] = [
         slug: a.slug, title: a.title, body: a.body, kind: a.kind, source: a.source, unique: a.unique, supersedes: a.supersedes,
         choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
       });
-      return answer(r, notesView.writeText(r));
+      return answer(r, [notesView.writeText(r), ...notesView.similarLines(r).map((l) => `note: ${l}`)].join('\n'));
     },
   },
   {

@@ -23,6 +23,13 @@ export function writeText(r: WriteResult): string {
   return r.target ? `${r.note.path} (supersedes ${r.target.path})` : r.note.path;
 }
 
+const stemOf = (path: string) => path.replace(/\.md$/, '');
+
+/** A line for each live note whose title is like the new note's, with how to add to it instead. */
+export function similarLines(r: WriteResult): string[] {
+  return r.similar.map((s) => `${r.note.path} has a title like ${s.path} (${s.title}): ${hint('similarTitle', stemOf(s.path), stemOf(r.note.path))}`);
+}
+
 export function mergeText(r: MergeResult): string {
   return `merged into ${r.note.path}`;
 }
