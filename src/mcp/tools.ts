@@ -71,7 +71,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'write',
-    description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note.',
+    description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note. To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it. A live note with a title like the new one\'s is named in similar.',
     inputSchema: schema({
       slug: str('a few words for the file name, e.g. "judy"'),
       title: str('the note title'),
@@ -80,11 +80,12 @@ export const TOOLS: ToolSpec[] = [
       source: str('who writes it (agent or host name)'),
       unique: bool('take the next free name instead of refusing'),
       supersedes: str('ref of a note this one replaces (it is kept, marked superseded)'),
+      date: str('the date the fact dates from, YYYY-MM-DD (default: today); it names the file'),
       ...decisionProps,
     }, ['slug', 'title']),
     async run(root, a) {
       const r = await api.write(root, {
-        slug: a.slug, title: a.title, body: a.body, kind: a.kind, source: a.source, unique: a.unique, supersedes: a.supersedes,
+        slug: a.slug, title: a.title, body: a.body, kind: a.kind, source: a.source, date: a.date, unique: a.unique, supersedes: a.supersedes,
         choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
       });
       return answer(r, [notesView.writeText(r), ...notesView.similarLines(r).map((l) => `note: ${l}`)].join('\n'));
