@@ -94,6 +94,11 @@ const CATALOGUE = {
     cli: `pass a question or some words: ${cmd('search', "'where does Judy live'")}`,
     mcp: `pass a question or some words as "query": ${tool('search', { query: 'where does Judy live' })}`,
   }),
+  /** What becomes of memories when no LLM is configured. */
+  withoutLlm: (): Said => ({
+    cli: 'integrate and retain park their input in the inbox',
+    mcp: 'keep memories yourself: `write` a new note, `merge` into one, `supersede` one that changed',
+  }),
   /** A note just written has a title like a live note's: add to that one instead, and retract the new one. */
   similarTitle: (existing: string, written: string): Said => ({
     cli: `if it is the same subject, add to it instead with ${cmd('merge', shellWord(existing), 'TEXT')} and retract the new note with ${cmd('archive', shellWord(written))}`,

@@ -31,10 +31,10 @@ const call = async (name: string, args: Record<string, unknown>) => (await clien
 describe('MCP server over stdio', () => {
   it('lists every tool with a description and an input schema', async () => {
     const { tools } = await client.listTools();
-    // Without an LLM, the tools that could only park their input are not offered.
+    // Without an LLM, the tools that could only park their input are not offered; without git, log is not.
     expect(tools.map((t) => t.name).sort()).toEqual([
       'archive', 'inbox', 'ingest_accept', 'ingest_next', 'ingest_skip', 'ingest_start', 'ingest_status',
-      'list', 'log', 'merge', 'overview', 'read', 'search', 'supersede', 'tend_check', 'write',
+      'list', 'merge', 'overview', 'read', 'search', 'supersede', 'tend_check', 'write',
     ]);
     expect(tools.find((t) => t.name === 'search')!.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === 'write')!.annotations?.readOnlyHint).toBe(false);

@@ -31,10 +31,21 @@ export interface OverviewResult {
   embeddings: { configured: boolean; model: string | null };
   /** The search backend in force (`auto` answers with hybrid when embeddings are configured, else fts). */
   backend: string;
+  /** Whether the corpus is in a git work tree (what `log` and commits need), or why not. */
+  git: GitWorkTree;
 }
 
-/** Counts by kind, recent titles, the inbox, and what is configured. */
-export function overview(root: string, o: { recent?: number } = {}): OverviewResult {
+export type GitWorkTree = { work_tree: true } | { work_tree: false; reason: string };
+
+/** Whether the corpus is in a git work tree, without looking at what is committed (see `status` for that). */
+export async function gitWorkTree(root: string): Promise<GitWorkTree> {
+  const { workTree } = await import('../adapters/git.js');
+  const tree = await workTree(root);
+  return 'skipped' in tree ? { work_tree: false, reason: tree.skipped } : { work_tree: true };
+}
+
+/** Counts by kind, recent titles, the inbox, what is configured, and whether there is git. */
+export async function overview(root: string, o: { recent?: number } = {}): Promise<OverviewResult> {
   const s = corpusStatus(root);
   const llm = endpointConfigured('llm') ? llmConfig() : undefined;
   const embed = endpointConfigured('embed') ? embedConfig() : undefined;
@@ -44,6 +55,7 @@ export function overview(root: string, o: { recent?: number } = {}): OverviewRes
     llm: { configured: Boolean(llm), model: llm?.model ?? null },
     embeddings: { configured: Boolean(embed), model: embed?.model ?? null },
     backend: configuredBackend(),
+    git: await gitWorkTree(root),
   };
 }
 

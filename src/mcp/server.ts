@@ -1,15 +1,16 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { llmConfigured } from '../llm/config.js';
 import { asZkError, errorJson } from '../errors.js';
-import { INSTRUCTIONS } from './instructions.js';
+import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
 import { callWarmIndex, warmIndex } from '../search/warm.js';
+import { gitWorkTree } from '../api/corpus.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
@@ -17,6 +18,9 @@ const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, a
 function toolError(message: string, code = 'usage') {
   return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: { ok: false, error: { code, message } } };
 }
+
+/** The tools a session offers, named in an answer to a call that names none of them. */
+const toolsHere = (offered: ToolSpec[]) => `the tools here: ${offered.map((t) => t.name).join(', ')}`;
 
 /** A validation problem as an agent can act on it: the property it is about, and what is wrong. */
 function problem(e: ErrorObject): string {
@@ -41,10 +45,13 @@ export interface Caller {
   readOnly: boolean;
 }
 
-/** Call one tool: validate its arguments, call the library in the server's context, answer text and JSON. */
-export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller) {
+/**
+ * Call one tool: validate its arguments, call the library in the server's context, answer text and
+ * JSON. `offered` are the tools the session lists, named to a caller that asks for an unknown one.
+ */
+export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS) {
   const tool = TOOLS.find((t) => t.name === name);
-  if (!tool) return toolError(`unknown tool: ${name}`);
+  if (!tool) return toolError(`unknown tool: ${JSON.stringify(name)} (${toolsHere(offered)})`);
   // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
   if (caller?.readOnly && !tool.readOnly) throw new McpError(ErrorCode.InvalidRequest, `forbidden: the token of ${caller.source} is read-only, and ${name} writes`);
   const validate = validators.get(name)!;
@@ -70,21 +77,56 @@ function maxMessageBytes(ctx: RunContext): number {
 }
 
 /**
+ * The tools a session offers: those that need an LLM only when one is configured (an agent never
+ * calls a tool that can only park its input), `log` only on a corpus in git, and to a read-only
+ * caller only the tools that read.
+ */
+async function offeredTools(root: string, ctx: RunContext, caller?: Caller): Promise<ToolSpec[]> {
+  const llm = withContext(ctx, () => llmConfigured());
+  const git = (await gitWorkTree(root)).work_tree;
+  return TOOLS.filter((t) => (llm || !t.needsLlm) && (git || !t.needsGit) && (!caller?.readOnly || t.readOnly));
+}
+
+/** A JSON-RPC error answered with `message` as it is (an McpError would prefix its code to it). */
+function rpcError(code: ErrorCode, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The name and arguments of a `tools/call`, or a one-line InvalidParams error naming what is
+ * wrong and the tools there are (the SDK's own check would answer its schema dump, as an internal error).
+ */
+function callParams(params: unknown, offered: ToolSpec[]): { name: string; args: Record<string, unknown> } {
+  const tools = toolsHere(offered);
+  if (!isObject(params)) throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: params must be an object {"name": TOOL, "arguments": {…}} (${tools})`);
+  if (typeof params.name !== 'string' || !params.name) throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: "name" must name a tool (${tools})`);
+  if (params.arguments !== undefined && !isObject(params.arguments)) throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: "arguments" of ${params.name} must be an object`);
+  return { name: params.name, args: params.arguments ?? {} };
+}
+
+/**
  * An MCP server of the tools for one session, not yet connected: every call runs in `ctx` (the
  * settings and flags the session was started with), as `caller` when the transport knows who calls.
  */
-export function mcpSession(root: string, ctx: RunContext, caller?: Caller): Server {
-  const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  // Tools that need an LLM are offered only when one is configured: an agent never calls a tool that can only park its input.
-  const configured = withContext(ctx, () => llmConfigured()) ? TOOLS : TOOLS.filter((t) => !t.needsLlm);
-  const offered = caller?.readOnly ? configured.filter((t) => t.readOnly) : configured;
+export async function mcpSession(root: string, ctx: RunContext, caller?: Caller): Promise<Server> {
+  const offered = await offeredTools(root, ctx, caller);
+  const instructions = instructionsFor(offered.map((t) => t.name));
+  const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: offered.map((t) => ({
       name: t.name, description: t.description, inputSchema: t.inputSchema,
       annotations: { readOnlyHint: Boolean(t.readOnly) },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(root, ctx, req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, caller));
+  // tools/call is answered here rather than through a handler the SDK checks first, so a call
+  // without a tool's name gets a sentence saying so; every other unknown method is not found.
+  server.fallbackRequestHandler = async (req: JSONRPCRequest) => {
+    if (req.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, `method not found: ${req.method}`);
+    const { name, args } = callParams(req.params, offered);
+    return callTool(root, ctx, name, args, caller, offered);
+  };
   return server;
 }
 
@@ -105,7 +147,7 @@ export async function serveMcp(root: string, ctx: RunContext, streams?: { input:
   // server hands every session its own warm index, which outlives the session.
   const shared = callWarmIndex();
   const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
-  const server = mcpSession(root, sessionContext(ctx, shared ?? own!));
+  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -18,6 +18,8 @@ export interface ToolSpec {
   readOnly?: boolean;
   /** Only offered when an LLM is configured. */
   needsLlm?: boolean;
+  /** Only offered when the corpus is in a git work tree. */
+  needsGit?: boolean;
   run(root: string, args: Args): Promise<ToolAnswer>;
 }
 

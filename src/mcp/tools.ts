@@ -150,11 +150,11 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'overview',
-    description: 'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend. Call it first in a session.',
+    description: 'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend, whether the corpus is in git, the resident server. Call it first in a session.',
     inputSchema: schema({ recent: int('how many recently changed notes to show (default 5)') }),
     readOnly: true,
     async run(root, a) {
-      const r = { ...api.overview(root, { recent: a.recent }), server: await serverStatus(root, settings()) };
+      const r = { ...(await api.overview(root, { recent: a.recent })), server: await serverStatus(root, settings()) };
       return answer(r, `${notesView.overviewText(r)}\n${serverText(r.server)}`);
     },
   },
@@ -187,6 +187,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'log',
+    needsGit: true,
     description: 'What happened to the memory, from git: the commits of the whole corpus, or of one note (following its uuid through renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
     inputSchema: schema({ ref: str('a note (uuid, uuid prefix, stem, file name or undated slug); omit for the whole corpus'), limit: int('at most this many commits, newest first') }),
     readOnly: true,

@@ -124,7 +124,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     }
     // A new session (an initialize request), or a request the transport refuses for want of one.
     const caller: Caller = { source: holder.name, readOnly: holder.read_only };
-    const server = mcpSession(root, ctx, caller);
+    const server = await mcpSession(root, ctx, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,

@@ -76,9 +76,10 @@ export function overviewText(r: OverviewResult): string {
   const lines = [
     `${r.notes} notes${kinds ? ` (${kinds})` : ''}, ${r.superseded} superseded, ${r.archived} archived`,
     `inbox: ${r.inbox ? `${r.inbox} file(s) waiting` : 'empty'}`,
-    `LLM: ${r.llm.configured ? r.llm.model : 'not configured (integrate and retain park their input in the inbox)'}`,
+    `LLM: ${r.llm.configured ? r.llm.model : `not configured (${hint('withoutLlm')})`}`,
     `embeddings: ${r.embeddings.configured ? r.embeddings.model : 'not configured (search is lexical)'}`,
     `search backend: ${r.backend}`,
+    `git: ${r.git.work_tree ? 'the corpus is in a git work tree' : `none (${r.git.reason})`}`,
   ];
   if (r.recent.length) lines.push('recently changed:', ...r.recent.map((n) => `  ${noteLine(n)}`));
   return lines.join('\n');
