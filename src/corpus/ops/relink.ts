@@ -6,7 +6,7 @@ import { candidateFiles } from '../graph/grep.js';
 import { liveSuccessor } from '../graph/supersession.js';
 import type { HeldLock } from '../lock/held-lock.js';
 import { readNoteFile, type Note } from '../note/notes.js';
-import { rewriteKeys, withKeys } from './keys.js';
+import { rewriteKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
 
 // Archiving a note that is part of a chain (A superseded by B, B by C) takes it out of the chain:
@@ -63,8 +63,6 @@ function planRelink(root: string, note: Note): RelinkPlan {
     const hidden = notesNaming(root, 'uuid', note.superseded_by).find((n) => n.parsed.yamlError);
     if (hidden) throw cannotRelink(note, hidden, 'replaced it and would list what it replaced');
   }
-  for (const p of predecessors) if (!withKeys(root, p, { superseded_by: target(p, successor)?.uuid })) throw cannotRelink(note, p, 'would be re-linked');
-  if (successor && !withKeys(root, successor, { supersedes: [] })) throw cannotRelink(note, successor, 'would list what it replaced');
   return { predecessors, successor };
 }
 
