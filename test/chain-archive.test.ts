@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, snapshot, tempCorpus, zk, zkProcess, type RunResult } from './helpers/corpus.js';
 
@@ -91,6 +92,25 @@ describe('archive re-links the chain (CLI)', () => {
     expect((await cli(root, ['tend', 'repair', '--write'])).code).toBe(0);
     expect(await readOf(root, b)).toMatchObject({ superseded_by: c.uuid });
     expect((await cli(root, ['tend', 'check'])).code).toBe(0);
+  });
+
+  it('with commits asked for, one commit holds the move and the re-linked notes, and says what was re-linked', async () => {
+    const root = tempCorpus();
+    const git = async (...args: string[]) => (await execa('git', args, { cwd: root })).stdout;
+    await git('init', '-q', '-b', 'main');
+    for (const [k, v] of [['user.name', 'Test'], ['user.email', 'test@example.org'], ['commit.gpgsign', 'false'], ['core.hooksPath', '.git/hooks']]) await git('config', k, v);
+    const { a, b, c } = await chain(root);
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'baseline');
+    expect((await cli(root, ['archive', b.path], { ZK_MEMORY_GIT_COMMIT: '1' })).code).toBe(0);
+    expect((await git('log', '-1', '--format=%B')).trim().split('\n')).toEqual([
+      `archive: ${b.title}`,
+      '',
+      `- moved "${b.title}" (${b.path}) to ${archivedOf(b)}`,
+      `- "${a.title}" (${a.path}) is now superseded by "${c.title}" (${c.path})`,
+    ]);
+    expect((await git('show', '--name-only', '--format=', 'HEAD')).split('\n').filter(Boolean).sort()).toEqual([archivedOf(b), '.zk/trace.jsonl', a.path, c.path].sort());
+    expect(await git('status', '--porcelain', '--', '*.md')).toBe('');
   });
 
   it('says so in text when a note is the current belief again', async () => {
