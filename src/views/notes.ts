@@ -34,19 +34,18 @@ function chainName(c: ChainNote): string {
 }
 
 /**
- * What replaced a superseded note: the next note, the current belief at the end of a longer chain,
- * and, when the next one was archived or is gone, what `tend repair` does about it.
+ * What replaced a superseded note: the next note, the current belief (the last live note of the
+ * chain) when that is another, and, when the next one was archived or is gone, what `tend repair`
+ * does about it.
  */
 function supersededLine(r: ReadResult): string {
   const [next] = r.chain;
-  const last = r.chain[r.chain.length - 1];
+  const live = r.chain.filter((c) => !c.archived);
+  const current = live.at(-1);
   const parts = [`note: superseded by ${next ? chainName(next) : `${r.note.superseded_by} (not found)`}`];
-  if (last && last !== next && !last.archived) parts.push(`; current: ${chainName(last)}`);
-  if (!last || last.archived) parts.push('; nothing current replaces it');
-  if (!next || next.archived) {
-    const live = r.chain.find((c) => !c.archived);
-    parts.push(` (${hint('repairLinks')} ${live ? `re-links this note to ${live.path}` : 'makes this note current again'})`);
-  }
+  if (current && current !== next) parts.push(`; current: ${chainName(current)}`);
+  if (!current) parts.push('; nothing current replaces it');
+  if (!next || next.archived) parts.push(` (${hint('repairLinks')} ${live.length ? `re-links this note to ${live[0].path}` : 'makes this note current again'})`);
   return parts.join('');
 }
 
