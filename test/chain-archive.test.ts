@@ -190,8 +190,10 @@ describe('a chain broken by hand or by an older version (CLI)', () => {
 
   it('a successor archived with nothing after it, or in no note: the note is current again after repair, or may be superseded', async () => {
     const root = tempCorpus();
-    const { b, c } = await chain(root);
+    const { a, b, c } = await chain(root);
     archiveByHand(root, c);
+    // A is superseded by B, which is current once repaired: read names B, and nothing of the archive.
+    expect((await cli(root, ['read', a.path])).stdout.split('\n')[0]).toBe(`note: superseded by ${b.path} (${b.title})`);
     const x = await made(root, ['kim', 'Kim paints', 'Kim paints.']);
     const gone = '99999999-9999-4999-8999-999999999999';
     fs.writeFileSync(path.join(root, x.path), text(root, x.path).replace(/^---\n/, `---\nsuperseded_by: ${gone}\n`));
