@@ -78,8 +78,13 @@ const CATALOGUE = {
   }),
   /** A note that is superseded already: supersede its successor instead, or the successor is gone and the chain needs mending. */
   supersedeCurrent: (ref: string): Said => ({
-    cli: `supersede the current note instead: ${cmd('supersede', shellWord(ref), 'NEW')}`,
+    cli: `supersede the current note instead: ${cmd('supersede', shellWord(ref), '--by', 'NEW')}`,
     mcp: `supersede the current note instead: ${tool('supersede', { old: ref, by: '…' })}`,
+  }),
+  /** A note to re-link has frontmatter the tool cannot edit: it is mended by hand first. */
+  fixFrontmatter: (file: string, ref: string): Said => ({
+    cli: `fix the frontmatter of ${file} by hand, then run ${cmd('archive', shellWord(ref))} again, or leave the note where it is`,
+    mcp: `the frontmatter of ${file} must be fixed by hand on the server, then call ${tool('archive', { ref })} again; or leave the note where it is`,
   }),
   /** A name clash that a title or a file name resolves. */
   nameByFile: (): Said => ({ cli: 'name one by its file name', mcp: 'pass one of the file names as "ref"' }),

@@ -92,7 +92,7 @@ describe('input as the help says', () => {
     await zk(['--root', root, '--json', 'write', 'c', 'C', 'z']);
     await zk(['--root', root, 'supersede', 'a', '--by', 'b']);
     const r = await zk(['--root', root, 'supersede', 'a', '--by', 'c']);
-    expect(r.stderr).toBe(`error: ${a.json.note.path} is already superseded by ${b.json.note.path} (B)`);
+    expect(r.stderr).toBe(`error: ${a.json.note.path} is already superseded by ${b.json.note.path} (B); supersede the current note instead: \`zk-memory supersede ${b.json.note.path} --by NEW\``);
   });
 });
 
@@ -149,26 +149,33 @@ describe('edges a careful user meets', () => {
   });
 });
 
-describe('a supersession whose successor was archived', () => {
-  it('tend check reports the note left with no current successor; repair follows an archived successor to the live one', async () => {
+describe('a supersession whose successor was archived by hand', () => {
+  it('tend check reports the note left with no current successor; repair makes it current, or follows an archived successor to the live one', async () => {
     const root = tempCorpus();
+    const toArchive = (name: string) => {
+      fs.mkdirSync(path.join(root, '.archive'), { recursive: true });
+      fs.renameSync(path.join(root, name), path.join(root, '.archive', name));
+    };
     const judy = await zk(['--root', root, '--json', 'write', 'judy', 'Judy in London', 'London.']);
-    await zk(['--root', root, 'write', 'judy-paris', 'Judy in Paris', 'Paris.', '--supersedes', 'judy']);
-    await zk(['--root', root, 'archive', 'judy-paris', '--reason', 'written by mistake']);
+    const paris = await zk(['--root', root, '--json', 'write', 'judy-paris', 'Judy in Paris', 'Paris.', '--supersedes', 'judy']);
+    toArchive(paris.json.note.path);
     const check = await zk(['--root', root, '--json', 'tend', 'check']);
     expect(check.code).toBe(1);
     expect(check.json.findings).toContainEqual(expect.objectContaining({
-      file: judy.json.note.path, label: 'superseded_by', verdict: 'broken', reason: expect.stringMatching(/was archived as \.archive\/\d{8}-judy-paris\.md: nothing current replaces this note$/),
+      file: judy.json.note.path, label: 'superseded_by', verdict: 'stale', fix: { current: true },
+      reason: expect.stringMatching(/was archived as \.archive\/\d{8}-judy-paris\.md: nothing current replaces this note; repair makes it current again$/),
     }));
 
     const a = await zk(['--root', root, '--json', 'write', 'kim', 'Kim one', '1']);
-    await zk(['--root', root, 'write', 'kim-two', 'Kim two', '2', '--supersedes', 'kim']);
+    const two = await zk(['--root', root, '--json', 'write', 'kim-two', 'Kim two', '2', '--supersedes', 'kim']);
     const three = await zk(['--root', root, '--json', 'write', 'kim-three', 'Kim three', '3', '--supersedes', 'kim-two']);
-    await zk(['--root', root, 'archive', 'kim-two']);
+    toArchive(two.json.note.path);
     const stale = await zk(['--root', root, '--json', 'tend', 'check']);
     expect(stale.json.findings).toContainEqual(expect.objectContaining({ file: a.json.note.path, label: 'superseded_by', verdict: 'stale' }));
-    expect((await zk(['--root', root, 'tend', 'repair', '--write'])).code).toBe(1); // judy's case cannot be repaired
+    expect((await zk(['--root', root, 'tend', 'repair', '--write'])).code).toBe(0);
+    expect((await zk(['--root', root, '--json', 'read', judy.json.note.path])).json.note.superseded_by).toBe(null);
     const read = await zk(['--root', root, '--json', 'read', a.json.note.path]);
     expect(read.json.note.superseded_by).toBe(three.json.note.uuid);
+    expect((await zk(['--root', root, 'tend', 'check'])).code).toBe(0);
   });
 });

@@ -80,11 +80,11 @@ describe('supersession', () => {
     const cases: [string[], number, string][] = [
       [['supersede', paris.note.slug, '--by', paris.note.slug], 1, `error: a note cannot supersede itself: ${paris.note.path}`],
       [['supersede', paris.note.slug, '--by', london.path], 1, `error: superseding ${paris.note.path} by ${london.path} would make a cycle`],
-      [['supersede', london.path, '--by', 'other'], 1, `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title})`],
+      [['supersede', london.path, '--by', 'other'], 1, `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title}); supersede the current note instead: \`zk-memory supersede ${paris.note.path} --by NEW\``],
       [['supersede', 'nobody', '--by', 'other'], 1, 'error: unknown ref: nobody'],
       [['supersede', 'other'], 2, 'error: supersede needs --by NEW: the note that replaces OLD'],
       [['write', 'x', 'X', '--supersedes', 'nobody'], 1, 'error: unknown ref: nobody'],
-      [['write', 'x', 'X', '--supersedes', london.path], 1, `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title})`],
+      [['write', 'x', 'X', '--supersedes', london.path], 1, `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title}); supersede the current note instead: \`zk-memory supersede ${paris.note.path} --by NEW\``],
     ];
     for (const [args, code, message] of cases) {
       const r = await zk(['--root', root, ...args]);

@@ -41,7 +41,8 @@ export function supersedeCommit(r: SupersedeResult): CommitMessage {
 }
 
 export function archiveCommit(r: ArchiveResult): CommitMessage {
-  return { subject: `archive: ${r.note.title}`, lines: [`moved ${named(r.note)} to ${r.archived}`, ...(r.reason ? [`reason: ${r.reason}`] : [])] };
+  const relinked = r.relinked.map((l) => (l.to ? `${named(l.note)} is now superseded by ${named(l.to)}` : `${named(l.note)} is the current belief again`));
+  return { subject: `archive: ${r.note.title}`, lines: [`moved ${named(r.note)} to ${r.archived}`, ...relinked, ...(r.reason ? [`reason: ${r.reason}`] : [])] };
 }
 
 export function integrateCommit(r: IntegrateResult): CommitMessage {

@@ -59,14 +59,17 @@ export async function overview(root: string, o: { recent?: number } = {}): Promi
   };
 }
 
-/** Retract a note: it moves to `.archive/` (never deleted), and the trace says why. */
+/**
+ * Retract a note: it moves to `.archive/` (never deleted), and the trace says why. What it replaced
+ * is re-linked to what replaced it, or is the current belief again (src/corpus/ops/relink.ts).
+ */
 export async function archive(root: string, ref: string, o: { reason?: string } = {}): Promise<ArchiveResult> {
   return committing(root, async () => {
     const note = noteInfo(resolveRef(root, ref));
-    const archived = await retireNote(root, note.path);
+    const { archived, relinked } = await retireNote(root, note.path);
     const reason = o.reason?.trim() || null;
     trace(root, 'retract', { path: note.path, archived, reason });
-    return { action: 'archived' as const, note, archived, reason };
+    return { action: 'archived' as const, note, archived, reason, relinked: relinked.map((r) => ({ note: noteInfo(r.note), to: r.to ? noteInfo(r.to) : null })) };
   }, archiveCommit);
 }
 

@@ -1,7 +1,8 @@
 import { gitLog, gitLogHolding, type LogEntry } from '../adapters/git-log.js';
 import { ZkError } from '../errors.js';
 import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/note/notes.js';
-import { noteByUuid, resolveRef, supersession } from '../corpus/graph/refs.js';
+import { noteByUuid, resolveRef } from '../corpus/graph/refs.js';
+import { supersession, type ChainNote } from '../corpus/graph/supersession.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readNoteFile } from '../corpus/note/notes.js';
@@ -22,10 +23,10 @@ export interface LogResult {
   /** The note whose history this is; absent for the whole corpus. */
   note?: NoteInfo;
   commits: LogEntry[];
-  /** For a note: the notes that replaced it, oldest first (the last is the current belief). */
-  chain?: NoteInfo[];
-  /** For a note: the notes it replaced. */
-  replaces?: NoteInfo[];
+  /** For a note: the notes that replaced it, oldest first, archived ones too (the last is the current belief unless archived). */
+  chain?: ChainNote[];
+  /** For a note: the notes it replaced, live or archived. */
+  replaces?: ChainNote[];
   /** For a note: the note it was split from, and the notes split from it. */
   split?: { parent: NoteInfo | null; children: NoteInfo[] };
 }

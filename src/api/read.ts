@@ -1,6 +1,7 @@
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { readNote } from '../corpus/ops/read.js';
 import type { Backlink, ResolvedLink } from '../corpus/graph/link-graph.js';
+import type { ChainNote } from '../corpus/graph/supersession.js';
 
 export interface ReadNoteJson extends NoteInfo {
   supersedes: string[];
@@ -12,10 +13,10 @@ export interface ReadNoteJson extends NoteInfo {
 
 export interface ReadResult {
   note: ReadNoteJson;
-  /** The notes that replaced this one, oldest first (the last is the current belief). */
-  chain: NoteInfo[];
-  /** The notes this one replaced (live or archived), by title and file name. */
-  replaces: NoteInfo[];
+  /** The notes that replaced this one, oldest first, archived ones too (the last is the current belief unless archived). */
+  chain: ChainNote[];
+  /** The notes this one replaced, live or archived (an archived one's path is under `.archive/`). */
+  replaces: ChainNote[];
   links: ResolvedLink[];
   /** The notes that link to this one, by any form of link. */
   backlinks: Backlink[];

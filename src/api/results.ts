@@ -46,6 +46,11 @@ export interface ArchiveResult {
   /** Where the note went, relative to the root; move it back to undo. */
   archived: string;
   reason: string | null;
+  /**
+   * The notes the archived one had replaced, re-linked: each is now superseded by `to` (which lists
+   * it under `supersedes`), or, with `to` null, the current belief again.
+   */
+  relinked: { note: NoteInfo; to: NoteInfo | null }[];
   commit?: CommitOutcome;
 }
 

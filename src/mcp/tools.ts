@@ -7,6 +7,7 @@ import { tendText } from '../views/tend.js';
 import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
+import { tendTools } from './tend-tools.js';
 import { settings } from '../context.js';
 import { serverStatus } from '../server/status.js';
 import { serverText } from '../views/server.js';
@@ -208,6 +209,7 @@ export const TOOLS: ToolSpec[] = [
       return { json, text: tendText(r) };
     },
   },
+  ...tendTools,
 ];
 
 /** Exactly one way to give retain its conversation. */

@@ -7,10 +7,12 @@ import { linkFragmentFound } from '../corpus/markdown/headings.js';
 
 export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored';
 
-/** What a fix changes: the link target as it will be written, and/or the uuid of its anchor. */
+/** What a fix changes: the link target as it will be written, and/or the uuid of its anchor (or of a supersession). */
 export interface Fix {
   target?: string;
   uuid?: string;
+  /** A `superseded_by` removed: nothing live replaces the note, so it is the current belief again. */
+  current?: true;
 }
 
 /** One line of a tend report (docs/cli.md#tend); `target` is the link target exactly as written. */

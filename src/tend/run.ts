@@ -64,13 +64,18 @@ export function tendRepair(root: string, o: { write?: boolean } = {}): Promise<T
   return fixLinks(root, 'repair', ['stale', 'broken'], Boolean(o.write), completeSupersessions);
 }
 
-/** Complete supersessions a crash left half done (the old note gets its `superseded_by`). */
+/** Mend supersessions a crash left half done, or an archived successor stranded (src/tend/supersession.ts). */
 async function completeSupersessions(root: string, notes: Note[], write: boolean): Promise<Partial<TendReport>> {
   const facts = notes.map(factsOf);
   const found = unansweredSupersessions(facts, corpusMap(root, facts));
-  const files: string[] = [];
-  for (const u of found) if (write && (await completeSupersession(root, u)) && u.old) files.push(u.old.path);
-  return { findings: found.map((u) => u.finding), files, changed: files.length };
+  const files = new Set<string>();
+  let changed = 0;
+  for (const u of found) {
+    const done = write && u.finding.fix ? await completeSupersession(root, u) : [];
+    for (const f of done) files.add(f);
+    if (done.length) changed++;
+  }
+  return { findings: found.map((u) => u.finding), files: [...files], changed };
 }
 
 /** Give plain links to notes with a uuid the hidden `<!-- uuid: U -->` anchor. */

@@ -1,42 +1,73 @@
-import { setKeyEdit } from '../corpus/note/frontmatter.js';
-import { applyEdits } from '../corpus/note/text-edits.js';
+import { withKeys } from '../corpus/ops/keys.js';
 import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts } from '../corpus/graph/facts.js';
 
-/** A note's `supersedes` that the superseded note does not answer with `superseded_by`. */
+/** A supersession that needs care, and what repair does about it. */
 export interface Unanswered {
   finding: Finding;
-  /** The superseded note, when it can be completed. */
-  old?: NoteFacts;
-  newUuid: string;
-  /** The `superseded_by` the old note has now and that the fix replaces (a successor that went to the archive). */
-  replaces?: string;
+  /**
+   * The note whose `superseded_by` repair sets to `to` (removes, when `to` is undefined), if it
+   * still has the value it was judged by (`was`, lowercase; undefined for none).
+   */
+  mark?: { note: NoteFacts; to?: string; was?: string };
+  /** The note that repair makes list `uuid` under `supersedes` (once `mark`, if any, is done). */
+  list?: { note: NoteFacts; uuid: string };
 }
 
+const lower = (s: string | null | undefined) => s?.toLowerCase() || undefined;
+
 /**
- * Live notes superseded by a note that is no longer live (it was archived): `stale` when the
- * archived successor was itself replaced by a live note (repair points `superseded_by` at it),
- * `broken` when nothing current replaces the note any more (it may be the current belief again).
+ * Live notes superseded by a note that is no longer live (archived, or in no note, by hand or by an
+ * older version of the tool): `stale` either way. When the archived successor was itself replaced
+ * by a live note, repair points `superseded_by` at it and has it list the note under `supersedes`;
+ * when nothing live replaces the note, repair removes `superseded_by`: it is the current belief again.
  */
 function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
   const out: Unanswered[] = [];
   for (const old of notes) {
-    const by = old.superseded_by?.toLowerCase();
+    const by = lower(old.superseded_by);
     if (!by || map.holders(by).length) continue;
     const archived = map.archivedByUuid(by);
     const next = archived && map.successor(archived);
-    const base = { file: old.path, line: old.lines.superseded_by, label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by };
+    const base = { file: old.path, line: old.lines.superseded_by, label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by, verdict: 'stale' };
     if (next?.uuid) {
       out.push({
-        finding: { ...base, verdict: 'stale', reason: `its successor was archived; the current note is ${next.path}`, fix: { uuid: next.uuid.toLowerCase() } },
-        old, newUuid: next.uuid, replaces: by,
+        finding: { ...base, reason: `its successor was archived; the current note is ${next.path}`, fix: { uuid: next.uuid.toLowerCase() } },
+        mark: { note: old, to: next.uuid, was: by },
+        ...(old.uuid ? { list: { note: next, uuid: old.uuid } } : {}),
       });
     } else {
       const where = archived ? `was archived as .archive/${archived.path}` : 'is in no note';
-      out.push({ finding: { ...base, verdict: 'broken', reason: `superseded by ${by}, which ${where}: nothing current replaces this note` }, newUuid: by });
+      out.push({
+        finding: { ...base, reason: `superseded by ${by}, which ${where}: nothing current replaces this note; repair makes it current again`, fix: { current: true } },
+        mark: { note: old, was: by },
+      });
     }
+  }
+  return out;
+}
+
+/**
+ * Live notes superseded by a live note that does not list them under `supersedes` (a chain re-linked
+ * by hand, or by a repair of an older version of the tool): `stale` on the successor's `supersedes`
+ * line; repair adds the note there, so `read` of the successor shows what it replaces.
+ */
+function unlistedPredecessors(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
+  const out: Unanswered[] = [];
+  for (const old of notes) {
+    const holders = old.uuid && old.superseded_by ? map.holders(old.superseded_by) : [];
+    if (holders.length !== 1) continue;
+    const next = holders[0];
+    if (next === old || next.supersedes.some((u) => lower(u) === lower(old.uuid))) continue;
+    out.push({
+      finding: {
+        file: next.path, line: next.lines.supersedes, label: 'supersedes', target: old.path, uuid: old.uuid, verdict: 'stale',
+        reason: `${old.path} is superseded by this note, which does not list it under supersedes`, fix: { uuid: old.uuid.toLowerCase() },
+      },
+      list: { note: next, uuid: old.uuid },
+    });
   }
   return out;
 }
@@ -44,8 +75,8 @@ function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[]
 /**
  * Supersessions that need care. Left half done (a writer killed between creating the new note and
  * marking the old one): `stale` when the old note lacks `superseded_by` (repair completes it),
- * `broken` when it names another note. Stranded: the note that replaced this one was archived
- * (see strandedSupersessions).
+ * `broken` when it names another note. Stranded (see strandedSupersessions) and unlisted (see
+ * unlistedPredecessors): `stale`.
  */
 export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
   const out: Unanswered[] = [];
@@ -55,29 +86,42 @@ export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Una
       const holders = map.holders(uuid);
       if (holders.length !== 1) continue;
       const old = holders[0];
-      if (old.superseded_by?.toLowerCase() === n.uuid.toLowerCase()) continue;
+      if (lower(old.superseded_by) === lower(n.uuid)) continue;
       const base = { file: n.path, line: n.lines.supersedes, label: 'supersedes', target: old.path, uuid: old.uuid };
       if (!old.superseded_by) {
-        out.push({
-          finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } },
-          old, newUuid: n.uuid,
-        });
+        out.push({ finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } }, mark: { note: old, to: n.uuid } });
       } else {
-        out.push({ finding: { ...base, verdict: 'broken', reason: `${old.path} is superseded by another note (${old.superseded_by})` }, newUuid: n.uuid });
+        out.push({ finding: { ...base, verdict: 'broken', reason: `${old.path} is superseded by another note (${old.superseded_by})` } });
       }
     }
   }
-  return [...out, ...strandedSupersessions(notes, map)];
+  return [...out, ...strandedSupersessions(notes, map), ...unlistedPredecessors(notes, map)];
 }
 
-/** Give the old note its `superseded_by` (compare-and-swap; a note superseded meanwhile is left alone). */
-export async function completeSupersession(root: string, u: Unanswered): Promise<boolean> {
-  if (!u.old) return false;
-  const change = await rewriteNoteLocked(root, u.old.path, (fresh) => {
-    // Only what was judged: a note with no successor yet, or one still pointing at the archived one.
-    if ((fresh.superseded_by?.toLowerCase() ?? undefined) !== u.replaces) return undefined;
-    const edit = setKeyEdit(fresh, 'superseded_by', u.newUuid);
-    return edit ? applyEdits(fresh.raw, [edit]) : undefined;
-  });
-  return Boolean(change);
+/**
+ * Mend one supersession: mark the note (compare-and-swap; a note changed meanwhile to something
+ * other than what was judged is left alone), then have its successor list it. Returns the files
+ * changed. In this order a crash between the two leaves an unlisted predecessor, which the next
+ * check reports.
+ */
+export async function completeSupersession(root: string, u: Unanswered): Promise<string[]> {
+  const files: string[] = [];
+  if (u.mark) {
+    const { note, to, was } = u.mark;
+    const change = await rewriteNoteLocked(root, note.path, (fresh) => {
+      if (lower(fresh.superseded_by) !== was) return undefined;
+      return withKeys(root, fresh, { superseded_by: to })?.raw;
+    });
+    if (!change) return files;
+    files.push(note.path);
+  }
+  if (u.list) {
+    const { note, uuid } = u.list;
+    const change = await rewriteNoteLocked(root, note.path, (fresh) => {
+      if (fresh.supersedes.some((s) => lower(s) === lower(uuid))) return undefined;
+      return withKeys(root, fresh, { supersedes: [...fresh.supersedes, uuid] })?.raw;
+    });
+    if (change) files.push(note.path);
+  }
+  return files;
 }

@@ -3,6 +3,7 @@ import type { InboxResult, OverviewResult } from '../api/corpus.js';
 import type { InitResult, ListResult } from '../api/notes.js';
 import type { ArchiveResult, MergeResult, SupersedeResult, WriteResult } from '../api/results.js';
 import type { ReadResult } from '../api/read.js';
+import type { ChainNote } from '../corpus/graph/supersession.js';
 import { hint } from '../hints.js';
 
 // How results read for people: the CLI prints these, and the MCP server sends them as its text.
@@ -34,17 +35,32 @@ export function mergeText(r: MergeResult): string {
   return `merged into ${r.note.path}`;
 }
 
+/** A note of a chain: its file and title, marked when it is in the archive. */
+function chainName(c: ChainNote): string {
+  return `${c.path} (${c.title})${c.archived ? ' (archived)' : ''}`;
+}
+
+/**
+ * What replaced a superseded note: the next note, the current belief (the last live note of the
+ * chain) when that is another, and, when the next one was archived or is gone, what `tend repair`
+ * does about it.
+ */
+function supersededLine(r: ReadResult): string {
+  const [next] = r.chain;
+  const live = r.chain.filter((c) => !c.archived);
+  const current = live.at(-1);
+  const parts = [`note: superseded by ${next ? chainName(next) : `${r.note.superseded_by} (not found)`}`];
+  if (current && current !== next) parts.push(`; current: ${chainName(current)}`);
+  if (!current) parts.push('; nothing current replaces it');
+  if (!next || next.archived) parts.push(` (${hint('repairLinks')} ${live.length ? `re-links this note to ${live[0].path}` : 'makes this note current again'})`);
+  return parts.join('');
+}
+
 export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
   const n = r.note;
   const lines = [n.raw.trimEnd()];
-  if (r.replaces.length) lines.unshift(`note: supersedes ${r.replaces.map((o) => `${o.path} (${o.title})`).join(', ')}`, '');
-  if (n.superseded_by) {
-    const [next] = r.chain;
-    const current = r.chain[r.chain.length - 1];
-    const by = next ? `${next.path} (${next.title})` : `${n.superseded_by} (not found)`;
-    const now = current && current !== next ? `; current: ${current.path} (${current.title})` : '';
-    lines.unshift(`note: superseded by ${by}${now}`, '');
-  }
+  if (r.replaces.length) lines.unshift(`note: supersedes ${r.replaces.map(chainName).join(', ')}`, '');
+  if (n.superseded_by) lines.unshift(supersededLine(r), '');
   if (o.links !== false && r.links.length) {
     lines.push('', 'Links:');
     for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : l.ambiguous ? `(ambiguous: ${l.ambiguous.join(', ')})` : '(missing)'}`);
@@ -68,7 +84,11 @@ export function supersedeText(r: SupersedeResult): string {
 }
 
 export function archiveText(r: ArchiveResult): string {
-  return `archived ${r.note.path} to ${r.archived}${r.reason ? ` (${r.reason})` : ''}; move it back to undo`;
+  const lines = [`archived ${r.note.path} to ${r.archived}${r.reason ? ` (${r.reason})` : ''}; move it back to undo`];
+  for (const l of r.relinked) {
+    lines.push(l.to ? `${l.note.path} is now superseded by ${l.to.path} (${l.to.title})` : `${l.note.path} (${l.note.title}) is the current belief again`);
+  }
+  return lines.join('\n');
 }
 
 export function overviewText(r: OverviewResult): string {

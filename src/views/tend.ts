@@ -6,7 +6,7 @@ import { hint } from '../hints.js';
 
 function findingLine(act: TendAction, f: Finding): string {
   const what = act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;
-  const fix = f.fix ? ` -> ${[f.fix.target, f.fix.uuid && `uuid ${f.fix.uuid}`].filter(Boolean).join(', ')}` : '';
+  const fix = f.fix ? ` -> ${[f.fix.target, f.fix.uuid && `uuid ${f.fix.uuid}`, f.fix.current && 'current again'].filter(Boolean).join(', ')}` : '';
   const why = f.reason ? ` (${f.reason})` : '';
   return `${f.file}:${f.line}: ${f.verdict}: ${what}${fix}${why}`;
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { now } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { candidateFiles } from './grep.js';
-import { noteInfo, readNoteFile, type Note, type NoteInfo } from '../note/notes.js';
+import { readNoteFile, type Note } from '../note/notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { undatedSlug } from '../markdown/note-names.js';
 import { hint } from '../../hints.js';
@@ -231,18 +231,3 @@ export function successors(root: string, note: Note): Note[] {
   }
   return chain;
 }
-
-/**
- * Where `note` stands among the notes that replace one another: the notes that replaced it, oldest
- * first (the last is the current belief), and those it replaced that are still found.
- */
-export function supersession(root: string, note: Note): { chain: NoteInfo[]; replaces: NoteInfo[] } {
-  return {
-    chain: note.superseded_by ? successors(root, note).map(noteInfo) : [],
-    replaces: note.supersedes.flatMap((uuid) => {
-      const old = noteByUuid(root, uuid);
-      return old ? [noteInfo(old)] : [];
-    }),
-  };
-}
-

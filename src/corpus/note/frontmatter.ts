@@ -16,6 +16,28 @@ export function setKeyEdit(note: Note, key: string, value: unknown, o: { first?:
   if (p.yamlError) return undefined;
   const entry = yamlEntry(key, value).replace(/\n/g, p.eol);
   if (!p.hasFrontmatter) return { start: p.bodyOffset, end: p.bodyOffset, text: `---${p.eol}${entry}---${p.eol}` };
+  const span = keySpan(note, key);
+  if (!span) {
+    const at = o.first ? p.yamlStart : p.yamlEnd;
+    return { start: at, end: at, text: entry };
+  }
+  return { ...span, text: entry };
+}
+
+/**
+ * The edit that removes one top-level frontmatter key (its lines, continuation lines included),
+ * leaving every other byte alone; an empty edit when the note has no such key. Undefined when the
+ * frontmatter cannot be edited safely (invalid YAML).
+ */
+export function removeKeyEdit(note: Note, key: string): TextEdit | undefined {
+  if (note.parsed.yamlError) return undefined;
+  const span = note.parsed.hasFrontmatter ? keySpan(note, key) : undefined;
+  return span ? { ...span, text: '' } : { start: note.parsed.bodyOffset, end: note.parsed.bodyOffset, text: '' };
+}
+
+/** Where a top-level key's lines lie in the frontmatter, its continuation lines included. */
+function keySpan(note: Note, key: string): { start: number; end: number } | undefined {
+  const p = note.parsed;
   const raw = note.raw;
   const lines: { start: number; end: number; text: string }[] = [];
   for (let at = p.yamlStart; at < p.yamlEnd; ) {
@@ -26,11 +48,8 @@ export function setKeyEdit(note: Note, key: string, value: unknown, o: { first?:
   }
   const keyLine = new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ \\t]*:`);
   const i = lines.findIndex((l) => keyLine.test(l.text));
-  if (i < 0) {
-    const at = o.first ? p.yamlStart : p.yamlEnd;
-    return { start: at, end: at, text: entry };
-  }
+  if (i < 0) return undefined;
   let j = i + 1;
   while (j < lines.length && CONTINUATION.test(lines[j].text)) j++;
-  return { start: lines[i].start, end: lines[j - 1].end, text: entry };
+  return { start: lines[i].start, end: lines[j - 1].end };
 }

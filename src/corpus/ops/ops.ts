@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { settings, now } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import { archiveNote } from './archive.js';
+import { archiveRelinking, type Relink } from './relink.js';
 import { appendFragment } from './append.js';
 import { rewriteKeys } from './keys.js';
 import { createNoteFile } from '../files/files.js';
@@ -213,13 +213,10 @@ export function initCorpus(dir: string): { root: string; created: boolean } {
   return { root, created };
 }
 
-/** Retire a note to `.archive/` under the lock (see archiveNote). */
-export async function retireNote(root: string, ref: string): Promise<string> {
-  return withCorpusLock(root, (lock) => {
-    const note = resolveRef(root, ref);
-    const dest = archiveNote(root, note.path, undefined, lock);
-    trace(root, 'archive', { path: note.path, archived: dest });
-    return dest;
-  });
+/**
+ * Retire a note to `.archive/` under the lock (see archiveNote), re-linking the chain it was part
+ * of (see archiveRelinking).
+ */
+export async function retireNote(root: string, ref: string): Promise<{ archived: string; relinked: Relink[] }> {
+  return withCorpusLock(root, (lock) => archiveRelinking(root, lock, resolveRef(root, ref)));
 }
-

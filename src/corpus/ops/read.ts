@@ -1,6 +1,7 @@
 import { linkGraph, type Backlink, type ResolvedLink } from '../graph/link-graph.js';
-import type { Note, NoteInfo } from '../note/notes.js';
-import { resolveRef, supersession } from '../graph/refs.js';
+import type { Note } from '../note/notes.js';
+import { resolveRef } from '../graph/refs.js';
+import { supersession, type ChainNote } from '../graph/supersession.js';
 
 // Reading one note with its links: kept apart from the write operations (src/corpus/ops/ops.ts), as
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
@@ -11,10 +12,10 @@ export interface NoteWithLinks {
   links: ResolvedLink[];
   /** The notes that link to this one (by any form of link), one entry per note. */
   backlinks: Backlink[];
-  /** The notes that replaced this one, oldest first (the last is the current belief). */
-  chain: NoteInfo[];
-  /** The notes this one replaced (live or archived). */
-  replaces: NoteInfo[];
+  /** The notes that replaced this one, oldest first, archived ones too (the last is the current belief unless archived). */
+  chain: ChainNote[];
+  /** The notes this one replaced, live or archived. */
+  replaces: ChainNote[];
 }
 
 /** A note with its links resolved to the titles of their targets, and the notes linking to it. */

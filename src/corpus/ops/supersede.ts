@@ -3,8 +3,10 @@ import { settings } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { withCorpusLock } from '../lock/lock.js';
 import type { HeldLock } from '../lock/held-lock.js';
-import { readNoteFile, type Note } from '../note/notes.js';
-import { noteByUuid, resolveRef, successors } from '../graph/refs.js';
+import type { Note } from '../note/notes.js';
+import { resolveRef, successors } from '../graph/refs.js';
+import { succession } from '../graph/supersession.js';
+import { hint } from '../../hints.js';
 import { writeNote, type WriteOptions } from './ops.js';
 import { rewriteKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
@@ -39,10 +41,8 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
     if (oldNote.path === newNote.path) throw new ZkError('refused', `a note cannot supersede itself: ${oldNote.path}`);
     oldNote = await ensureUuid(root, lock, oldNote);
     newNote = await ensureUuid(root, lock, newNote);
-    if (oldNote.superseded_by) {
-      if (oldNote.superseded_by.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
-      throw alreadySuperseded(root, oldNote);
-    }
+    if (oldNote.superseded_by?.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
+    refuseIfReplaced(root, oldNote);
     if (successors(root, newNote).some((n) => n.uuid === oldNote.uuid)) {
       throw new ZkError('refused', `superseding ${oldNote.path} by ${newNote.path} would make a cycle`);
     }
@@ -54,10 +54,21 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
   });
 }
 
-/** The refusal names the successor by file name when it can be found (a bare uuid says little). */
-function alreadySuperseded(root: string, note: Note): ZkError {
-  const next = note.superseded_by ? noteByUuid(root, note.superseded_by) : undefined;
-  return new ZkError('refused', `${note.path} is already superseded by ${next ? `${next.path} (${next.title})` : note.superseded_by}`);
+/**
+ * Refuse to supersede a note that something live replaces already, naming the current note to
+ * supersede instead. A note whose successor is gone (archived with nothing live after it, or in no
+ * note) is the current belief again, and may be superseded.
+ */
+function refuseIfReplaced(root: string, note: Note): void {
+  if (!note.superseded_by) return;
+  const chain = succession(root, note);
+  const current = chain.filter((h) => !h.archived).at(-1)?.note;
+  if (!current) return;
+  const [next] = chain;
+  if (!next.archived) {
+    throw new ZkError('refused', `${note.path} is already superseded by ${next.note.path} (${next.note.title}); ${hint('supersedeCurrent', current.path)}`);
+  }
+  throw new ZkError('refused', `${note.path} is already superseded by .archive/${next.note.path} (archived), and the current note is ${current.path} (${current.title}): ${hint('supersedeCurrent', current.path)}; ${hint('repairLinks')} re-links ${note.path} past the archived note`);
 }
 
 /**
@@ -69,7 +80,7 @@ function alreadySuperseded(root: string, note: Note): ZkError {
 export async function writeSuperseding(root: string, o: WriteOptions, oldRef: string): Promise<SupersedeOutcome> {
   return withCorpusLock(root, async (lock) => {
     let old = resolveRef(root, oldRef);
-    if (old.superseded_by) throw alreadySuperseded(root, old);
+    refuseIfReplaced(root, old);
     old = await ensureUuid(root, lock, old);
     const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
     crashAfterCreate();
