@@ -177,6 +177,41 @@ describe('an agent that makes the mistakes agents make', () => {
     expect(check.content[0].text).toMatch(/unanchored links can be anchored: `tend_robustify \{"write":true\}`/);
   });
 
+  it('retracts the middle of a chain, and the chain stays whole', async () => {
+    await call('write', { slug: 'trip', title: 'Trip by plane in April', body: 'Dana flies to Lisbon.' });
+    await call('write', { slug: 'trip', title: 'Trip by bus in April', body: 'Dana takes the bus.', supersedes: 'trip' });
+    const last = await call('write', { slug: 'trip', title: 'Trip by train in April', body: 'Dana takes the train.', supersedes: 'trip' });
+    const middle = await call('read', { ref: 'Trip by bus in April' });
+    const a = await call('archive', { ref: middle.structuredContent.note.path, reason: 'never planned' });
+    expect(a.structuredContent.relinked.length).toBeGreaterThan(0);
+    const first = await call('read', { ref: 'Trip by plane in April' });
+    expect(first.structuredContent.chain.filter((n: any) => !n.archived).map((n: any) => n.title)).toEqual(['Trip by train in April']);
+    expect(first.content[0].text).not.toMatch(/not found/);
+    const current = await call('read', { ref: last.structuredContent.note.path });
+    expect(current.structuredContent.replaces.map((n: any) => n.title)).toEqual(expect.arrayContaining(['Trip by plane in April', 'Trip by bus in April']));
+    const repair = await call('tend_repair', {});
+    expect(repair.isError).toBe(false);
+    expect(repair.content[0].text).toMatch(/"write": true/);
+  });
+
+  it('is told of a near-duplicate, of an empty or unknown call, and writes what it dates and merges cleanly', async () => {
+    const dup = await call('write', { slug: 'dana-card', title: "Dana Whitfield's", body: 'Her card.' });
+    expect(dup.structuredContent.similar.map((n: any) => n.title)).toEqual(['Dana Whitfield']);
+    const empty = await call('search', { query: '  ' });
+    expect([empty.isError, empty.structuredContent.error.code]).toEqual([true, 'usage']);
+    const unknown = await call('recall', { query: 'Dana' });
+    expect(unknown.content[0].text).toMatch(/unknown tool: "recall" \(the tools here: .*search/);
+    const dated = await call('write', { slug: 'kickoff', title: 'Kickoff was on 1 October', body: 'The project started.', date: '2026-10-01' });
+    expect(dated.structuredContent.note.path).toMatch(/^20261001-kickoff\.md$/);
+    await call('merge', { ref: 'kickoff', fragment: 'Venue\n---\nThe kickoff was held in Porto.' });
+    const hit = (await call('search', { query: 'kickoff venue Porto' })).structuredContent.hits[0];
+    expect(hit.title).toBe('Kickoff was on 1 October');
+    expect(hit.snippet).toMatch(/Porto/);
+    expect(hit.snippet).not.toMatch(/---|\*\d{4}-\d{2}-\d{2}/);
+    const raw = fs.readFileSync(path.join(root, '20261001-kickoff.md'), 'utf8');
+    expect(raw).toMatch(/\n---\n\*\d{4}-\d{2}-\d{2}[^\n]*:\*\n\nVenue\n---\n/);
+  });
+
   it('is told every next step as a tool call, never as a command line', () => {
     expect(answers.length).toBeGreaterThan(20);
     for (const text of answers) expect(text).not.toMatch(/zk-memory [a-z]|(^|[\s(`])--[a-z]/);
