@@ -1,4 +1,6 @@
-import { loadNoteMetas } from '../corpus/note/note-meta.js';
+import { keptNoteMetas, loadNoteMetas } from '../corpus/note/note-meta.js';
+import { candidateFiles } from '../corpus/graph/grep.js';
+import { readNoteFile } from '../corpus/note/notes.js';
 import { stem, wordsOf } from '../search/terms.js';
 import type { SimilarNote } from './results.js';
 
@@ -35,20 +37,49 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
   return true;
 }
 
+/** What the comparison needs of a note. */
+interface Titled {
+  path: string;
+  title: string;
+  uuid: string;
+  superseded_by: string | null;
+}
+
+/**
+ * The notes whose title may be similar to one with these words: every note a resident process
+ * keeps, else those the grep port finds with the start of the title's longest word on their title
+ * line (a word keeps its stem's letters but perhaps the last, so a similar title holds them),
+ * read once: a write in a fresh process searches the titles once rather than reading every note's
+ * metadata. A title of short words only is compared with every note's.
+ */
+function candidates(root: string, title: string, words: string[]): Titled[] {
+  const kept = keptNoteMetas(root);
+  if (kept) return kept;
+  const longest = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
+  const letters = Math.max(3, stem(longest).length - 1);
+  // The word as the title writes it (accents kept, as the file holds them), its first letters.
+  const written = title.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}]+/u).find((w) => w.normalize('NFKD').replace(/\p{M}/gu, '') === longest);
+  const probe = [...(written ?? longest)].slice(0, letters).join('');
+  if ([...probe].length < 3) return loadNoteMetas(root);
+  const pattern = `^title:.*${probe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
+  return candidateFiles(root, [pattern], { fixed: false }).flatMap((name) => readNoteFile(root, name) ?? []);
+}
+
 /**
  * The live (not superseded) notes other than `note` whose title is similar to its title, in
- * file-name order. Titles come from the note metadata `list` uses (only changed notes are read).
+ * file-name order.
  */
 export function similarNotes(root: string, note: { path: string; title: string }): SimilarNote[] {
-  const stems = new Set(titleWords(note.title).map(stem));
+  const words = titleWords(note.title);
+  const stems = new Set(words.map(stem));
   if (!stems.size) return [];
   const bits = initials(stems);
   const out: SimilarNote[] = [];
-  for (const m of loadNoteMetas(root)) {
+  for (const m of candidates(root, note.title, words)) {
     if (m.superseded_by || m.path === note.path) continue;
-    const words = titleWords(m.title);
-    if (initials(words) !== bits || !sameSet(new Set(words.map(stem)), stems)) continue;
+    const theirs = titleWords(m.title);
+    if (initials(theirs) !== bits || !sameSet(new Set(theirs.map(stem)), stems)) continue;
     out.push({ path: m.path, title: m.title, uuid: m.uuid });
   }
-  return out;
+  return out.sort((a, b) => a.path.localeCompare(b.path));
 }
