@@ -1,4 +1,5 @@
 import { FRAGMENT_HEADER } from '../corpus/note/format.js';
+import { dayOf } from '../corpus/note/moments.js';
 
 /** Characters either side of the centre of an excerpt: room for a sentence or two. */
 const RADIUS = 150;
@@ -42,7 +43,7 @@ function passages(body: string): Passages {
 export function lastUpdated(body: string, date: string): string {
   let last: string | undefined;
   for (const m of body.matchAll(FRAGMENT_HEADER)) last = m[1];
-  return last ?? date;
+  return (last && dayOf(last)) ?? date;
 }
 
 /** One term of the query at one place of the text. */

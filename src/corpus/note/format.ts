@@ -159,10 +159,11 @@ export function decisionBody(content: string, parts: DecisionParts): string {
 
 /**
  * A merge fragment's header (docs/format.md#merge-fragments): a `---` line, then
- * `*YYYY-MM-DD (source):*` and the fragment's text after one space on the same line, or after a
- * blank line below it. Group 1 is the date. For `matchAll` only (the regex is global).
+ * `*YYYY-MM-DD (source):*` (the tool now writes the moment, `*2026-12-02T04:51:07Z (source):*`)
+ * and the fragment's text after one space on the same line, or after a blank line below it.
+ * Group 1 is the date or moment. For `matchAll` only (the regex is global).
  */
-export const FRAGMENT_HEADER = /\n---\r?\n\*(\d{4}-\d{2}-\d{2})(?: \([^\n]*?\))?:\*(?: |\r?\n\r?\n)/g;
+export const FRAGMENT_HEADER = /\n---\r?\n\*(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}Z)?)(?: \([^\n]*?\))?:\*(?: |\r?\n\r?\n)/g;
 
 /**
  * A line that, right below a line of paragraph text, makes that line into something else: a

@@ -1,6 +1,6 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
-import type { Note, NoteInfo } from './notes.js';
+import type { Note, NoteInfo, NoteTimes } from './notes.js';
 import { isStr, isStrOrNull, isStrs, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
@@ -12,31 +12,41 @@ import { isStr, isStrOrNull, isStrs, keptDerived, loadDerived, warmDerived, type
  */
 export interface NoteMeta extends NoteInfo, FileStamp {
   supersedes: string[];
+  times: NoteTimes;
 }
 
 /** The fields of a note read from its file (nothing of the text is kept), with the file's stamp. */
-export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes'>, seen: FileStamp): NoteMeta {
+export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes' | 'times'>, seen: FileStamp): NoteMeta {
   return {
     uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date, kind: n.kind, author: n.author,
-    superseded_by: n.superseded_by, supersedes: n.supersedes, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, ino: seen.ino, size: seen.size,
+    superseded_by: n.superseded_by, supersedes: n.supersedes, times: n.times, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, ino: seen.ino, size: seen.size,
   };
 }
 
 
-type Kept = [uuid: string, title: string, date: string, kind: string | null, author: string | null, superseded_by: string | null, supersedes: string[]];
+type Kept = [uuid: string, title: string, date: string, kind: string | null, author: string | null, superseded_by: string | null, supersedes: string[],
+  times?: [superseded_at: string | null, archived_at: string | null, valid_from: string | null, valid_until: string | null]];
 
 /** Kept as a row of its fields: the name gives the slug and path, the stat the size and mtime. */
 const META: DerivedKind<NoteMeta> = {
   file: 'notes-meta.json',
-  version: 2,
+  version: 3,
   derive: noteMeta,
-  encode: (m): Kept => [m.uuid, m.title, m.date, m.kind, m.author, m.superseded_by, m.supersedes],
+  // Most notes say nothing of time: their row leaves the four fields out.
+  encode: (m): Kept => {
+    const t = m.times;
+    const row: Kept = [m.uuid, m.title, m.date, m.kind, m.author, m.superseded_by, m.supersedes];
+    if (t.superseded_at || t.archived_at || t.valid_from || t.valid_until) row.push([t.superseded_at, t.archived_at, t.valid_from, t.valid_until]);
+    return row;
+  },
   decode(k, name, seen) {
-    if (!Array.isArray(k) || k.length !== 7) return undefined;
-    const [uuid, title, date, kind, author, superseded_by, supersedes] = k as Kept;
+    if (!Array.isArray(k) || (k.length !== 7 && k.length !== 8)) return undefined;
+    const [uuid, title, date, kind, author, superseded_by, supersedes, kept = [null, null, null, null]] = k as Kept;
     if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
-      || !isStrs(supersedes)) return undefined;
-    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes }, seen);
+      || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull)) return undefined;
+    const [superseded_at, archived_at, valid_from, valid_until] = kept;
+    const times = { superseded_at, archived_at, valid_from, valid_until };
+    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes, times }, seen);
   },
 };
 

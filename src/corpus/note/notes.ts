@@ -26,8 +26,18 @@ export interface Note extends NoteInfo {
   raw: string;
   parsed: ParsedText;
   supersedes: string[];
+  /** When it was superseded, archived, and what time it holds true for, as its frontmatter says (docs/format.md#time). */
+  times: NoteTimes;
   size: number;
   mtimeMs: number;
+}
+
+/** The frontmatter keys that say when: each a day or a moment as written (src/corpus/note/moments.ts), or null. */
+export interface NoteTimes {
+  superseded_at: string | null;
+  archived_at: string | null;
+  valid_from: string | null;
+  valid_until: string | null;
 }
 
 // The BOM is kept in the text, so a rewrite made from it puts back exactly the bytes it found.
@@ -45,6 +55,12 @@ export function decodeNote(buf: Buffer, name: string): string | undefined {
     warn(`skipping ${name}: not valid UTF-8`);
     return undefined;
   }
+}
+
+/** A day or moment from the frontmatter, kept as written (a YAML timestamp read as a Date gives its ISO form). */
+function when(v: unknown): string | null {
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/T00:00:00Z$/, '');
+  return typeof v === 'string' || typeof v === 'number' ? str(v) : null;
 }
 
 function str(v: unknown): string | null {
@@ -78,6 +94,7 @@ export function noteFromText(root: string, file: string, raw: string, size: numb
     raw,
     parsed,
     supersedes: Array.isArray(supersedes) ? supersedes.map(String) : supersedes ? [String(supersedes)] : [],
+    times: { superseded_at: when(fm.superseded_at), archived_at: when(fm.archived_at), valid_from: when(fm.valid_from), valid_until: when(fm.valid_until) },
     size,
     mtimeMs,
   };

@@ -15,6 +15,7 @@ import { readNoteFile, type Note } from '../note/notes.js';
 import { ensureSidecar } from '../files/sidecar.js';
 import { notesWithSlug, resolveRef, successors } from '../graph/refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from '../note/slug.js';
+import { momentText } from '../note/moments.js';
 import { defaultSource } from '../note/source.js';
 import { trace } from '../trace/trace.js';
 import { warn } from '../trace/warn.js';
@@ -139,7 +140,8 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
   const text = (fragment ?? '').trim();
   if (!text) throw new ZkError('usage', 'empty fragment: nothing to merge');
   checkSize('fragment', text);
-  const date = o.date ? parseDateOption(o.date) : isoDate(new Date(now()));
+  // A fragment records the moment it was merged (an `--as-of` answer tells fragments of one day apart); a given date, that day.
+  const date = o.date ? parseDateOption(o.date) : momentText(now());
   const source = defaultSource(o.source);
   const origin = o.origin && Object.fromEntries(Object.entries({ date, ...o.origin }).filter((e): e is [string, string] => e[1] !== undefined));
   return withCorpusLock(root, async (lock) => {
