@@ -1,0 +1,61 @@
+import { FRAGMENT_HEADER } from './format.js';
+import { asOfMs, momentMs } from './moments.js';
+import type { NoteTimes } from './notes.js';
+
+// How a note stood at a time, and when what it says holds true (docs/format.md#time). Two clocks:
+// when the memory learnt or unlearnt a thing (a note's date, `superseded_at`, `archived_at`, a
+// fragment's date line), and when the thing was true (`valid_from`, `valid_until`). A note that
+// says nothing of either reads sensibly: it was written on its date, superseded when its
+// successor was written, and true from its date until its successor became true.
+
+/** What telling a note's times needs of it. */
+export interface Timed {
+  date: string;
+  times: NoteTimes;
+}
+
+/** The end of a day (or a moment itself) asked for with `--as-of` / `--valid-at`, in ms; undefined when it is neither. */
+export function askedAt(text: string): number | undefined {
+  return asOfMs(text);
+}
+
+/** When the memory took the note in: the start of its date. */
+export function recordedMs(n: Timed): number | undefined {
+  return momentMs(n.date);
+}
+
+/** When the note was superseded: its `superseded_at`, else when its successor was written; undefined when it is not. */
+export function supersededMs(n: Timed & { superseded_by: string | null }, successor?: Timed): number | undefined {
+  if (!n.superseded_by) return undefined;
+  return momentMs(n.times.superseded_at) ?? (successor ? recordedMs(successor) : undefined);
+}
+
+/** When the note was archived: its `archived_at`, else when its archived copy was made (`fileMs`). */
+export function archivedMs(n: Timed, fileMs: number): number {
+  return momentMs(n.times.archived_at) ?? fileMs;
+}
+
+/** When what the note says holds true: from its `valid_from` (else its date) until its `valid_until`, else until its successor's validity begins. */
+export function validity(n: Timed, successor?: Timed): { from?: number; until?: number } {
+  const from = momentMs(n.times.valid_from) ?? recordedMs(n);
+  const until = momentMs(n.times.valid_until) ?? (successor ? validity(successor).from : undefined);
+  return { from, until };
+}
+
+/** Whether the note's validity covers `at`. */
+export function validAt(n: Timed, at: number, successor?: Timed): boolean {
+  const v = validity(n, successor);
+  return (v.from === undefined || v.from <= at) && (v.until === undefined || at < v.until);
+}
+
+/**
+ * A note's body as it stood at `at`: cut before the first merge fragment dated later (fragments
+ * are appended in time order). A fragment dated by a day counts from that day's start.
+ */
+export function bodyAsOf(body: string, at: number): string {
+  for (const m of body.matchAll(FRAGMENT_HEADER)) {
+    const when = momentMs(m[1]);
+    if (when !== undefined && when > at) return body.slice(0, m.index).replace(/\s*$/, '\n');
+  }
+  return body;
+}
