@@ -18,6 +18,10 @@ export interface SearchRequest {
   embedder?: Embedder;
   /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
   progress?: (line: string) => void;
+  /** The memory as it stood at the end of this day (or at this moment): see src/api/search-time.ts. */
+  asOf?: string;
+  /** Only notes whose validity covers this day or moment, superseded ones included. */
+  validAt?: string;
 }
 
 export interface SearchResult {
@@ -35,6 +39,7 @@ export async function search(root: string, query: string, o: SearchRequest = {})
   const { searchCorpus, DEFAULT_LIMIT } = await import('../search/index.js');
   const kind = checkKind(o.kind);
   const limit = o.limit ?? DEFAULT_LIMIT;
+  if (o.asOf !== undefined || o.validAt !== undefined) return (await import('./search-time.js')).searchInTime(root, query, { ...o, limit });
   // A kind filter looks deeper into the ranking, so a page of that kind is still full.
   const r = await searchCorpus(root, query, { ...o, limit: kind ? Math.min(limit * 5, 200) : limit });
   const hits = kind ? r.hits.filter((h) => h.kind === kind).slice(0, limit) : r.hits;

@@ -8,6 +8,8 @@ interface SearchFlags {
   kind?: string;
   backend?: string;
   history?: boolean;
+  asOf?: string;
+  validAt?: string;
 }
 
 export function register(program: Command, cli: Invocation): void {
@@ -17,7 +19,9 @@ export function register(program: Command, cli: Invocation): void {
     .option('--limit <n>', 'how many hits at most (8)', intOption('--limit'))
     .option('--backend <name>', 'auto | rg | fts | vector | hybrid (default: ZK_MEMORY_BACKEND, else auto)')
     .option('--history', 'include superseded notes')
-    .option('--kind <kind>', 'only notes of this kind');
+    .option('--kind <kind>', 'only notes of this kind')
+    .option('--as-of <date>', 'the memory as it stood at the end of that day (YYYY-MM-DD, or a date-time)')
+    .option('--valid-at <date>', 'only notes whose validity covers that day, superseded ones included');
   addEmbedOptions(cmd).action(cli.action(async (words: string[], flags: SearchFlags) => {
     const { search } = await import('../api/search.js');
     const { searchText } = await import('../views/search.js');

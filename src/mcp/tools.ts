@@ -40,10 +40,12 @@ export const TOOLS: ToolSpec[] = [
       kind,
       history: bool('include notes whose content was superseded by newer ones'),
       backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine (default: the configured one)' },
+      as_of: str('YYYY-MM-DD: the memory as it stood at the end of that day (what was believed then)'),
+      valid_at: str('YYYY-MM-DD: only notes true on that day, superseded ones included (what was true then)'),
     }, ['query']),
     readOnly: true,
     async run(root, a) {
-      const r = await api.search(root, a.query, { limit: a.limit, kind: a.kind, history: a.history, backend: a.backend });
+      const r = await api.search(root, a.query, { limit: a.limit, kind: a.kind, history: a.history, backend: a.backend, asOf: a.as_of, validAt: a.valid_at });
       return answer(r, searchView.searchText(r));
     },
   },

@@ -7,6 +7,7 @@ import { lastUpdated, snippet } from './snippet.js';
 import { coverage, passesFloor, round, titleTerms, type TermRarity } from './score.js';
 import { queryWords, searchTerms, snippetTerms, stem, stemsOf } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
+import { EVERY_NOTE } from './types.js';
 import { callWarmIndex } from './warm.js';
 
 // Full-text search: LanceDB's BM25 over title and body, on the table src/search/fts-table.ts keeps
@@ -82,7 +83,7 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
   if (!words.length) return [];
   const text = words.join(' ');
   const history = Boolean(opts.history);
-  const depth = Math.max(opts.limit + 5, RERANK_DEPTH);
+  const depth = opts.only ? EVERY_NOTE : Math.max(opts.limit + 5, RERANK_DEPTH);
   let rows: (Row & { _score?: number })[];
   try {
     rows = await query(root, text, depth, history, refreshedAt);
@@ -97,6 +98,7 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
   const hits: SearchHit[] = [];
   for (const r of rows) {
     if (hits.length >= opts.limit) break;
+    if (opts.only && !opts.only(r.path)) continue;
     if (!fs.existsSync(path.join(root, r.path))) continue; // deleted since the refresh
     hits.push({
       uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,

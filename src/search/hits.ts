@@ -18,6 +18,7 @@ export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[],
   const hits: SearchHit[] = [];
   for (const r of ranked) {
     if (hits.length >= opts.limit) break;
+    if (opts.only && !opts.only(r.name)) continue;
     const note = readNoteFile(root, r.name);
     if (!note || (note.superseded_by && !opts.history)) continue;
     hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, weight), updated: lastUpdated(note.parsed.body, note.date) });

@@ -5,12 +5,18 @@ import type { FileState } from './manifest.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryWords, snippetTerms } from './terms.js';
 import type { SearchHit, SearchOptions } from './types.js';
+import { EVERY_NOTE } from './types.js';
 import { vectorRanking, type Progress } from './vector.js';
 
 /** The search options, and where to report a long embedding run (a first search embeds every note). */
 type Options = SearchOptions & { limit: number; progress?: Progress };
 
 /** How many candidates each ranking brings to the fusion: enough that a note ranked well by one is not lost. */
+/** The pool a search draws its hits from: every note when only some qualify (see SearchOptions.only). */
+export function poolFor(o: { limit: number; only?: unknown }): number {
+  return o.only ? EVERY_NOTE : poolSize(o.limit);
+}
+
 export function poolSize(limit: number): number {
   return Math.max(50, limit * 5);
 }
@@ -62,7 +68,7 @@ export async function lexicalPool(root: string, query: string, o: Options, pool:
  */
 export async function fuseWithVectors(root: string, query: string, o: Options, lexical: LexicalPool, embedder: Embedder, retries?: number): Promise<SearchHit[]> {
   if (!queryWords(query).length) return [];
-  const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolSize(o.limit), history: o.history, retries, progress: o.progress });
+  const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolFor(o), history: o.history, retries, progress: o.progress });
   const fused = fuseScores(lexical.hits.map((h) => ({ name: h.path, score: h.score })), semantic);
   return hitsFromRanking(root, fused, snippetTerms(query), o);
 }
@@ -71,6 +77,6 @@ export async function fuseWithVectors(root: string, query: string, o: Options, l
 export async function vectorHits(root: string, query: string, o: Options, embedder: Embedder): Promise<SearchHit[]> {
   if (!queryWords(query).length) return [];
   const { files } = await syncIndex(root);
-  const ranked = await vectorRanking(root, embedder, query, files, { limit: poolSize(o.limit), history: o.history, progress: o.progress });
+  const ranked = await vectorRanking(root, embedder, query, files, { limit: poolFor(o), history: o.history, progress: o.progress });
   return hitsFromRanking(root, ranked, snippetTerms(query), o);
 }

@@ -50,7 +50,7 @@ async function autoSearch(root: string, query: string, o: SearchCorpusOptions & 
   const hybrid = await import('./hybrid.js');
   let lexical: import('./hybrid.js').LexicalPool;
   try {
-    lexical = await hybrid.lexicalPool(root, query, o, embedder ? hybrid.poolSize(o.limit) : o.limit);
+    lexical = await hybrid.lexicalPool(root, query, o, embedder ? hybrid.poolFor(o) : o.limit);
   } catch (err) {
     return { backend: 'rg', fallback: `fts failed: ${oneLine(err)}`, hits: await (await rg()).search(root, query, o) };
   }
@@ -86,7 +86,7 @@ export async function searchCorpus(root: string, query: string, opts: SearchCorp
     case 'hybrid': {
       const e = await requireEmbedder(backend, await embedder());
       const hybrid = await import('./hybrid.js');
-      const lexical = await hybrid.lexicalPool(root, query, o, hybrid.poolSize(o.limit));
+      const lexical = await hybrid.lexicalPool(root, query, o, hybrid.poolFor(o));
       return { backend, hits: await hybrid.fuseWithVectors(root, query, o, lexical, e) };
     }
   }

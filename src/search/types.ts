@@ -27,7 +27,16 @@ export interface SearchOptions {
    * query note's) share a word that at most `notes(n)` of the corpus's n notes hold.
    */
   rareTitleWord?: { title: string; notes: (corpusNotes: number) => number };
+  /**
+   * Only the notes this accepts (by file name) are hits: the ranking is then taken deep enough to
+   * hold every note, so the first `limit` hits are the best of those that qualify, not the ones
+   * left of the usual top few (an `--as-of` or `--valid-at` search).
+   */
+  only?: (path: string) => boolean;
 }
+
+/** How deep a ranking filtered by `only` is taken: every note of any corpus. */
+export const EVERY_NOTE = 1_000_000;
 
 /** A candidate search's lexical relevance floor: the options of `SearchOptions` that set it. */
 export type RelevanceFloor = Pick<SearchOptions, 'minShare' | 'rareTitleWord'>;

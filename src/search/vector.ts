@@ -1,3 +1,4 @@
+import { EVERY_NOTE } from './types.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -342,7 +343,8 @@ export async function vectorRanking(
   const table = await openTable(root, TABLE);
   if (!table) return [];
   const floor = relevanceFloor(state.baseline ?? (await sampleBaseline(table)));
-  return (await nearest(table, queryVector, opts.limit, Boolean(opts.history), state.ann)).filter((r) => r.score >= floor);
+  const limit = opts.limit >= EVERY_NOTE ? await table.countRows() : opts.limit;
+  return (await nearest(table, queryVector, limit, Boolean(opts.history), state.ann)).filter((r) => r.score >= floor);
 }
 
 /** How many candidates the approximate search re-ranks by exact distance, per hit asked for. */

@@ -59,3 +59,19 @@ export function bodyAsOf(body: string, at: number): string {
   }
   return body;
 }
+
+/** A note as the memory held it at a time: its `superseded_by` as of then (null when superseded only later). */
+export interface HeldState {
+  superseded_by: string | null;
+}
+
+/**
+ * How a live note stood at `at`: undefined when it was not written yet, else its state then. (A
+ * note archived since is the archive's to answer for.)
+ */
+export function heldAt(n: Timed & { superseded_by: string | null }, at: number, successor?: Timed): HeldState | undefined {
+  const recorded = recordedMs(n);
+  if (recorded !== undefined && recorded > at) return undefined;
+  const superseded = supersededMs(n, successor);
+  return { superseded_by: superseded !== undefined && superseded <= at ? n.superseded_by : null };
+}
