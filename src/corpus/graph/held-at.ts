@@ -86,7 +86,7 @@ export function supersessionAt(root: string, note: Note, at: number): { chain: C
     const old = heldBy(root, uuid);
     // Replaced when this note was written, unless its `superseded_at` says later.
     const when = momentMs(old?.note.times.superseded_at);
-    return old && (when === undefined || when <= at) ? [chainNoteAt(old, at, note.uuid)] : [];
+    return old && (when === undefined || when <= at) ? [chainNoteAt(old, at, old.note.superseded_by)] : [];
   });
   return { chain, replaces };
 }
