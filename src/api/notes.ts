@@ -63,6 +63,8 @@ export interface ListResult {
   notes: NoteInfo[];
   /** How many notes matched before `offset` and `limit` were applied. */
   total: number;
+  /** The day or moment the list is as of, when one was asked for. */
+  as_of?: string;
 }
 
 /** Notes in file-name order, or the most recently changed first; a page of them with offset and limit. */
@@ -70,7 +72,7 @@ export function list(root: string, o: ListRequest = {}): ListResult {
   const { limit, offset = 0, ...filters } = o;
   const all = listNotes(root, filters);
   const page = all.slice(offset, limit === undefined ? undefined : offset + limit);
-  return { notes: page.map(noteInfo), total: all.length };
+  return { notes: page.map(noteInfo), total: all.length, ...(o.asOf !== undefined ? { as_of: o.asOf } : {}) };
 }
 
 /** Mark `oldRef` as replaced by `newRef`; both notes stay. */

@@ -1,13 +1,16 @@
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
-import { readNote } from '../corpus/ops/read.js';
+import { readNote, readTimeline } from '../corpus/ops/read.js';
 import type { Backlink, ResolvedLink } from '../corpus/graph/link-graph.js';
 import type { ChainNote } from '../corpus/graph/supersession.js';
+import type { Belief } from '../corpus/graph/timeline.js';
+
+export type { Belief } from '../corpus/graph/timeline.js';
 
 export interface ReadNoteJson extends NoteInfo {
   supersedes: string[];
   body: string;
   frontmatter: Record<string, unknown>;
-  /** The file's text as stored (without a byte-order mark). */
+  /** The file's text as stored (without a byte-order mark); as of a date, as it stood then. */
   raw: string;
 }
 
@@ -20,11 +23,19 @@ export interface ReadResult {
   links: ResolvedLink[];
   /** The notes that link to this one, by any form of link. */
   backlinks: Backlink[];
+  /** The day or moment the answer is as of, when one was asked for. */
+  as_of?: string;
 }
 
-/** A note with its links resolved. */
-export function read(root: string, ref: string, o: { links?: boolean } = {}): ReadResult {
-  const r = readNote(root, ref);
+export interface ReadOptions {
+  links?: boolean;
+  /** How the note stood at the end of this day (or at this moment): a day or moment already checked (requireMoment). */
+  asOf?: string;
+}
+
+/** A note with its links resolved; with `asOf`, as it stood then. */
+export function read(root: string, ref: string, o: ReadOptions = {}): ReadResult {
+  const r = readNote(root, ref, { asOf: o.asOf });
   const n = r.note;
   return {
     note: { ...noteInfo(n), supersedes: n.supersedes, body: n.parsed.body, frontmatter: n.parsed.frontmatter, raw: n.raw.replace(/^\uFEFF/, '') },
@@ -32,5 +43,16 @@ export function read(root: string, ref: string, o: { links?: boolean } = {}): Re
     replaces: r.replaces,
     links: o.links === false ? [] : r.links,
     backlinks: o.links === false ? [] : r.backlinks,
+    ...(o.asOf !== undefined ? { as_of: o.asOf } : {}),
   };
+}
+
+export interface TimelineResult {
+  /** The beliefs about the note's subject, oldest first. */
+  timeline: Belief[];
+}
+
+/** The beliefs about the subject of the note `ref` names: the notes it replaced, itself, the notes that replaced it. */
+export function timeline(root: string, ref: string): TimelineResult {
+  return { timeline: readTimeline(root, ref) };
 }

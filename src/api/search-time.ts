@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { loadNoteMetas, type NoteMeta } from '../corpus/note/note-meta.js';
-import { askedAt, bodyAsOf, heldAt, validAt } from '../corpus/note/as-of.js';
+import { askedAt, bodyAsOf, heldAt, supersededByAt, validAt } from '../corpus/note/as-of.js';
 import { requireMoment } from '../corpus/note/moments.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import { lastUpdated, snippet } from '../search/snippet.js';
@@ -35,8 +35,9 @@ function qualifying(metas: NoteMeta[], o: TimeSearch, at: number): Map<string, s
   for (const m of metas) {
     if (kind && m.kind !== kind) continue;
     if (o.asOf !== undefined) {
-      const held = heldAt(m, at, successor(m));
-      if (held && (!held.superseded_by || o.history)) states.set(m.path, held.superseded_by);
+      if (!heldAt(m, at)) continue;
+      const supersededBy = supersededByAt(m, at, successor(m));
+      if (!supersededBy || o.history) states.set(m.path, supersededBy);
     } else if (validAt(m, at, successor(m))) {
       states.set(m.path, m.superseded_by);
     }

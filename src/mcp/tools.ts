@@ -1,5 +1,6 @@
 import * as api from '../api/index.js';
 import { ZkError } from '../errors.js';
+import { requireMoment } from '../corpus/note/moments.js';
 import type { InputMessage } from '../judge/transcript.js';
 import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
@@ -52,10 +53,20 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'read',
     description: 'Read one note in full, with the titles of the notes it links to and the notes that link to it. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, an undated slug like judy, or the note\'s title as written. An unknown ref is answered with the notes it most likely meant (error.suggestions).',
-    inputSchema: schema({ ref: str('the note: uuid, uuid prefix, stem, file name, undated slug or title') }, ['ref']),
+    inputSchema: schema({
+      ref: str('the note: uuid, uuid prefix, stem, file name, undated slug or title'),
+      as_of: str('the note as it stood at the end of this day (YYYY-MM-DD) or at this moment (2026-10-01T09:30:00Z); an archived note can be read as of a date before its archive'),
+      timeline: bool('instead of the note, the beliefs about its subject, oldest first: the notes it replaced and those that replaced it, each with when it was recorded, superseded and held true'),
+    }, ['ref']),
     readOnly: true,
     async run(root, a) {
-      const r = api.read(root, a.ref);
+      const asOf = a.as_of === undefined ? undefined : requireMoment(String(a.as_of), 'as_of');
+      if (a.timeline) {
+        if (asOf !== undefined) throw new ZkError('usage', '"timeline" shows every belief with its dates: it takes no "as_of"');
+        const t = api.timeline(root, a.ref);
+        return answer(t, notesView.timelineText(t));
+      }
+      const r = api.read(root, a.ref, { asOf });
       return answer(r, notesView.readText(r));
     },
   },
@@ -65,10 +76,12 @@ export const TOOLS: ToolSpec[] = [
     inputSchema: schema({
       kind, recent: int('only the N most recently modified, newest first'), history: bool('include superseded notes'),
       limit: int('at most this many notes (default 50)'), offset: { type: 'integer', minimum: 0, description: 'skip this many notes first' },
+      as_of: str('the notes held at the end of this day (YYYY-MM-DD) or at this moment, each as it stood then (archived ones too, if archived later)'),
     }),
     readOnly: true,
     async run(root, a) {
-      const r = api.list(root, { kind: a.kind, recent: a.recent, history: a.history, limit: a.limit ?? 50, offset: a.offset });
+      const asOf = a.as_of === undefined ? undefined : requireMoment(String(a.as_of), 'as_of');
+      const r = api.list(root, { kind: a.kind, recent: a.recent, history: a.history, asOf, limit: a.limit ?? 50, offset: a.offset });
       return answer(r, notesView.listText(r));
     },
   },

@@ -2,7 +2,7 @@ import type { NoteInfo } from '../corpus/note/notes.js';
 import type { InboxResult, OverviewResult } from '../api/corpus.js';
 import type { InitResult, ListResult } from '../api/notes.js';
 import type { ArchiveResult, MergeResult, SupersedeResult, WriteResult } from '../api/results.js';
-import type { ReadResult } from '../api/read.js';
+import type { ReadResult, TimelineResult } from '../api/read.js';
 import type { ChainNote } from '../corpus/graph/supersession.js';
 import { hint } from '../hints.js';
 
@@ -61,6 +61,7 @@ export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
   const lines = [n.raw.trimEnd()];
   if (r.replaces.length) lines.unshift(`note: supersedes ${r.replaces.map(chainName).join(', ')}`, '');
   if (n.superseded_by) lines.unshift(supersededLine(r), '');
+  if (r.as_of !== undefined) lines.unshift(`note: as of ${r.as_of}`, '');
   if (o.links !== false && r.links.length) {
     lines.push('', 'Links:');
     for (const l of r.links) lines.push(`  ${l.target}  ${l.resolved ? l.title : l.ambiguous ? `(ambiguous: ${l.ambiguous.join(', ')})` : '(missing)'}`);
@@ -73,10 +74,20 @@ export function readText(r: ReadResult, o: { links?: boolean } = {}): string {
 }
 
 export function listText(r: ListResult): string {
+  if (!r.total && r.as_of !== undefined) return `no notes were held on ${r.as_of}`;
   if (!r.total) return `no notes here yet (${hint('firstNote')})`;
   if (!r.notes.length) return `no notes on this page (${r.total} in all)`;
   const more = r.notes.length < r.total ? `\n(${r.notes.length} of ${r.total}; ${hint('paging')})` : '';
   return r.notes.map(noteLine).join('\n') + more;
+}
+
+/** One line per belief, oldest first: when it held true, when it was recorded and superseded. */
+export function timelineText(r: TimelineResult): string {
+  return r.timeline.map((b) => {
+    const valid = b.valid_from ? `true from ${b.valid_from}${b.valid_until ? ` until ${b.valid_until}` : ''}` : b.valid_until ? `true until ${b.valid_until}` : 'true at no known time';
+    const fate = b.current ? 'current' : b.superseded_at ? `superseded ${b.superseded_at}` : 'superseded';
+    return `${b.path}  ${b.title}  (${valid}; recorded ${b.recorded || 'at no known date'}; ${fate})`;
+  }).join('\n');
 }
 
 export function supersedeText(r: SupersedeResult): string {

@@ -60,18 +60,34 @@ export function bodyAsOf(body: string, at: number): string {
   return body;
 }
 
-/** A note as the memory held it at a time: its `superseded_by` as of then (null when superseded only later). */
-export interface HeldState {
-  superseded_by: string | null;
+/** Whether the note was in the memory at `at`: written by then (a note without a date always was) and not archived by then. */
+export function heldAt(n: Timed, at: number, archived?: number): boolean {
+  const from = recordedMs(n);
+  return (from === undefined || from <= at) && (archived === undefined || at < archived);
 }
 
 /**
- * How a live note stood at `at`: undefined when it was not written yet, else its state then. (A
- * note archived since is the archive's to answer for.)
+ * The note's `superseded_by` as it stood at `at`: null when it was superseded only later. When it
+ * cannot be told when (no `superseded_at`, no successor found), it stands as it does now.
  */
-export function heldAt(n: Timed & { superseded_by: string | null }, at: number, successor?: Timed): HeldState | undefined {
-  const recorded = recordedMs(n);
-  if (recorded !== undefined && recorded > at) return undefined;
-  const superseded = supersededMs(n, successor);
-  return { superseded_by: superseded !== undefined && superseded <= at ? n.superseded_by : null };
+export function supersededByAt(n: Timed & { superseded_by: string | null }, at: number, successor?: Timed): string | null {
+  const when = supersededMs(n, successor);
+  return when === undefined || when <= at ? n.superseded_by : null;
+}
+
+/** A day or moment as written when it is one, else undefined. */
+const written = (text: string | null | undefined): string | undefined => (momentMs(text) === undefined ? undefined : text!.trim());
+
+/** When the note was superseded, as written (the day or moment `supersededMs` tells); null when it is not or cannot be told. */
+export function supersededWhen(n: Timed & { superseded_by: string | null }, successor?: Timed): string | null {
+  if (!n.superseded_by) return null;
+  return written(n.times.superseded_at) ?? written(successor?.date) ?? null;
+}
+
+/** The note's validity as written (the days or moments `validity` tells); null where it is open or cannot be told. */
+export function validityWhen(n: Timed, successor?: Timed): { from: string | null; until: string | null } {
+  return {
+    from: written(n.times.valid_from) ?? written(n.date) ?? null,
+    until: written(n.times.valid_until) ?? (successor ? validityWhen(successor).from : null),
+  };
 }

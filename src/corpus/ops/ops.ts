@@ -4,6 +4,7 @@ import path from 'node:path';
 import { settings, now } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { archiveRelinking, type Relink } from './relink.js';
+import { asOfTime, notesHeldAt } from '../graph/held-at.js';
 import { appendFragment } from './append.js';
 import { rewriteKeys } from './keys.js';
 import { createNoteFile } from '../files/files.js';
@@ -164,6 +165,8 @@ export interface ListOptions {
   kind?: string;
   recent?: number;
   history?: boolean;
+  /** The notes held at the end of this day (or at this moment), each as it stood then (src/corpus/graph/held-at.ts). */
+  asOf?: string;
 }
 
 /**
@@ -172,7 +175,8 @@ export interface ListOptions {
  */
 export function listNotes(root: string, o: ListOptions = {}): NoteMeta[] {
   const kind = checkKind(o.kind);
-  let notes = loadNoteMetas(root).filter((n) => (o.history || !n.superseded_by) && (!kind || n.kind === kind));
+  const held = o.asOf === undefined ? loadNoteMetas(root) : notesHeldAt(root, loadNoteMetas(root), asOfTime(o.asOf));
+  let notes = held.filter((n) => (o.history || !n.superseded_by) && (!kind || n.kind === kind));
   if (o.recent !== undefined) {
     notes = notes.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path)).slice(0, o.recent);
   }
