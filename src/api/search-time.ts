@@ -1,7 +1,8 @@
 import { ZkError } from '../errors.js';
 import { checkKind } from '../corpus/note/kinds.js';
-import { loadNoteMetas, type NoteMeta } from '../corpus/note/note-meta.js';
-import { askedAt, bodyAsOf, heldAt, supersededByAt, validAt } from '../corpus/note/as-of.js';
+import { loadNoteMetas } from '../corpus/note/note-meta.js';
+import { askedAt, bodyAsOf, validAt } from '../corpus/note/as-of.js';
+import { notesHeldAt } from '../corpus/graph/held-at.js';
 import { requireMoment } from '../corpus/note/moments.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import { lastUpdated, snippet } from '../search/snippet.js';
@@ -26,21 +27,25 @@ export interface TimeSearch {
   validAt?: string;
 }
 
-/** Which notes qualify, with the `superseded_by` each is answered with. */
-function qualifying(metas: NoteMeta[], o: TimeSearch, at: number): Map<string, string | null> {
-  const byUuid = new Map(metas.filter((m) => m.uuid).map((m) => [m.uuid.toLowerCase(), m]));
-  const successor = (m: NoteMeta) => (m.superseded_by ? byUuid.get(m.superseded_by.toLowerCase()) : undefined);
+/**
+ * Which notes qualify, with the `superseded_by` each is answered with. Only live notes: the
+ * archive is not searched (an archived note the day held is listed and read as of it, not found).
+ */
+function qualifying(root: string, o: TimeSearch, at: number): Map<string, string | null> {
+  const live = loadNoteMetas(root);
   const kind = checkKind(o.kind);
   const states = new Map<string, string | null>();
-  for (const m of metas) {
-    if (kind && m.kind !== kind) continue;
-    if (o.asOf !== undefined) {
-      if (!heldAt(m, at)) continue;
-      const supersededBy = supersededByAt(m, at, successor(m));
-      if (!supersededBy || o.history) states.set(m.path, supersededBy);
-    } else if (validAt(m, at, successor(m))) {
-      states.set(m.path, m.superseded_by);
+  if (o.asOf !== undefined) {
+    const paths = new Set(live.map((m) => m.path));
+    for (const m of notesHeldAt(root, live, at)) {
+      if (paths.has(m.path) && (!kind || m.kind === kind) && (!m.superseded_by || o.history)) states.set(m.path, m.superseded_by);
     }
+    return states;
+  }
+  const byUuid = new Map(live.filter((m) => m.uuid).map((m) => [m.uuid.toLowerCase(), m]));
+  for (const m of live) {
+    const successor = m.superseded_by ? byUuid.get(m.superseded_by.toLowerCase()) : undefined;
+    if ((!kind || m.kind === kind) && validAt(m, at, successor)) states.set(m.path, m.superseded_by);
   }
   return states;
 }
@@ -55,7 +60,7 @@ export async function searchInTime(root: string, query: string, o: TimeSearch) {
   if (o.asOf !== undefined && o.validAt !== undefined) throw new ZkError('usage', 'as-of and valid-at ask different questions: pass one of them');
   const asOf = o.asOf !== undefined;
   const at = askedAt(requireMoment(asOf ? o.asOf! : o.validAt!, asOf ? 'as-of date' : 'valid-at date'))!;
-  const states = qualifying(loadNoteMetas(root), o, at);
+  const states = qualifying(root, o, at);
   const terms = snippetTerms(query);
   // As of a day, a note is what it held then: a note that matches only through a later fragment does not.
   const asItStood = (path: string) => {
