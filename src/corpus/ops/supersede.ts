@@ -8,7 +8,7 @@ import { resolveRef, successors } from '../graph/refs.js';
 import { succession } from '../graph/supersession.js';
 import { hint } from '../../hints.js';
 import { writeNote, type WriteOptions } from './ops.js';
-import { rewriteKeys } from './keys.js';
+import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
 
 /** A note's uuid, minting one into its frontmatter when it has none. */
@@ -48,7 +48,7 @@ export async function supersede(root: string, oldRef: string, newRef: string): P
     }
     const supersedes = [...new Set([...newNote.supersedes, oldNote.uuid])];
     newNote = await rewriteKeys(root, lock, newNote, { supersedes });
-    oldNote = await rewriteKeys(root, lock, oldNote, { superseded_by: newNote.uuid });
+    oldNote = await rewriteKeys(root, lock, oldNote, supersededKeys(newNote.uuid));
     trace(root, 'supersede', { old: oldNote.path, old_uuid: oldNote.uuid, new: newNote.path, new_uuid: newNote.uuid });
     return { action: 'superseded', old: oldNote, new: newNote };
   });
@@ -84,7 +84,7 @@ export async function writeSuperseding(root: string, o: WriteOptions, oldRef: st
     old = await ensureUuid(root, lock, old);
     const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
     crashAfterCreate();
-    old = await rewriteKeys(root, lock, old, { superseded_by: created.uuid });
+    old = await rewriteKeys(root, lock, old, supersededKeys(created.uuid));
     trace(root, 'supersede', { old: old.path, old_uuid: old.uuid, new: created.path, new_uuid: created.uuid });
     return { action: 'superseded', old, new: created };
   });
