@@ -88,8 +88,8 @@ const CATALOGUE = {
   }),
   /** A name clash that a title or a file name resolves. */
   nameByFile: (): Said => ({ cli: 'name one by its file name', mcp: 'pass one of the file names as "ref"' }),
-  /** An option by name: a flag on the command line, an argument over MCP (`--merge`, `"merge"`). */
-  option: (name: string): Said => ({ cli: `--${name}`, mcp: `"${name}"` }),
+  /** An option by name: a flag on the command line, an argument over MCP (`--valid-from`, `"valid_from"`). */
+  option: (name: string): Said => ({ cli: `--${name}`, mcp: `"${name.replace(/-/g, '_')}"` }),
   /** A command by name: `ingest accept` on the command line, the tool `ingest_accept` over MCP. */
   command: (name: string): Said => ({ cli: name, mcp: name.replace(/ /g, '_') }),
   /** A note's history in git. */

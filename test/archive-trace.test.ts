@@ -5,10 +5,12 @@ import { archiveNote } from '../src/corpus/ops/archive.js';
 import { writeNote } from '../src/corpus/ops/ops.js';
 import { trace } from '../src/corpus/trace/trace.js';
 import { tempCorpus, write } from './helpers/corpus.js';
+import { expectMomentSince } from './helpers/moments.js';
 
 describe('archive', () => {
   it('moves notes into .archive/ without ever overwriting one already there', () => {
     const root = tempCorpus();
+    const started = Date.now();
     write(root, 'a.md', '# First\n');
     expect(archiveNote(root, 'a.md')).toBe('.archive/a.md');
     write(root, 'a.md', '# Second\n');
@@ -16,9 +18,32 @@ describe('archive', () => {
     write(root, 'a.md', '# Third\n');
     expect(archiveNote(root, 'a.md', '# Third, marked\n')).toBe('.archive/a-3.md');
     expect(fs.existsSync(path.join(root, 'a.md'))).toBe(false);
-    expect(fs.readFileSync(path.join(root, '.archive/a.md'), 'utf8')).toBe('# First\n');
-    expect(fs.readFileSync(path.join(root, '.archive/a-2.md'), 'utf8')).toBe('# Second\n');
-    expect(fs.readFileSync(path.join(root, '.archive/a-3.md'), 'utf8')).toBe('# Third, marked\n');
+    // Each archived copy records when it was archived, in a frontmatter of its own when it had none.
+    const archived = (name: string) => {
+      const text = fs.readFileSync(path.join(root, '.archive', name), 'utf8');
+      const at = /^---\narchived_at: (\S+)\n---\n/.exec(text)?.[1];
+      expectMomentSince(at, started);
+      return text.slice(`---\narchived_at: ${at}\n---\n`.length);
+    };
+    expect(archived('a.md')).toBe('# First\n');
+    expect(archived('a-2.md')).toBe('# Second\n');
+    expect(archived('a-3.md')).toBe('# Third, marked\n');
+  });
+
+  it('records archived_at beside the other keys, every other byte kept; a note whose frontmatter is not valid YAML is archived as it is', () => {
+    const root = tempCorpus();
+    const started = Date.now();
+    const kept = '---\r\ntitle: "Kept"\r\ncustom: [a, b]   # mine\r\n---\r\n# Kept\r\n';
+    write(root, 'kept.md', kept);
+    archiveNote(root, 'kept.md');
+    const text = fs.readFileSync(path.join(root, '.archive/kept.md'), 'utf8');
+    const at = /\r\narchived_at: (\S+)\r\n/.exec(text)?.[1];
+    expectMomentSince(at, started);
+    expect(text).toBe(kept.replace('---\r\n# Kept', `archived_at: ${at}\r\n---\r\n# Kept`));
+    const broken = '---\ntitle: [unclosed\n---\n# Broken\n';
+    write(root, 'broken.md', broken);
+    archiveNote(root, 'broken.md');
+    expect(fs.readFileSync(path.join(root, '.archive/broken.md'), 'utf8')).toBe(broken);
   });
 });
 

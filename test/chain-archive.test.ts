@@ -5,6 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, snapshot, tempCorpus, zk, zkProcess, type RunResult } from './helpers/corpus.js';
+import { expectMomentSince } from './helpers/moments.js';
 
 // Archiving a note that is part of a supersession chain (A by B, B by C) takes it out of the chain
 // without breaking it, on the command line and over MCP; a chain broken by hand, by a crash or by an
@@ -35,6 +36,10 @@ async function chain(root: string): Promise<{ a: Made; b: Made; c: Made }> {
 }
 
 const text = (root: string, name: string) => fs.readFileSync(path.join(root, name), 'utf8');
+/** A frontmatter key's value as written in a note's file, or undefined. */
+const keyIn = (root: string, name: string, key: string) => new RegExp(`^${key}: (.*)$`, 'm').exec(text(root, name))?.[1];
+/** Set a note's superseded_at to a long-past moment by hand, so a rewrite of it shows. */
+const supersededLongAgo = (root: string, n: Made) => fs.writeFileSync(path.join(root, n.path), text(root, n.path).replace(/^superseded_at: .*$/m, 'superseded_at: 2020-01-01T00:00:00Z'));
 const archivedOf = (n: Made) => `.archive/${n.path}`;
 const shown = (n: Made, archived = false) => expect.objectContaining({ path: archived ? archivedOf(n) : n.path, archived });
 
@@ -54,8 +59,13 @@ describe('archive re-links the chain (CLI)', () => {
   it('archiving the middle note: its predecessor is superseded by its successor, which lists both', async () => {
     const root = tempCorpus();
     const { a, b, c } = await chain(root);
+    supersededLongAgo(root, a);
+    const started = Date.now();
     const r = await cli(root, ['archive', b.path, '--reason', 'written by mistake']);
     expect(r.code, r.stderr).toBe(0);
+    // A re-linked is superseded now; the archived copy records when it was archived.
+    expectMomentSince(keyIn(root, a.path, 'superseded_at'), started);
+    expectMomentSince(keyIn(root, archivedOf(b), 'archived_at'), started);
     expect(r.stdout).toBe([
       `archived ${b.path} to ${archivedOf(b)} (written by mistake); move it back to undo`,
       `${a.path} is now superseded by ${c.path} (${c.title})`,
@@ -80,6 +90,7 @@ describe('archive re-links the chain (CLI)', () => {
     const r = await json(root, ['archive', c.path]);
     expect(r).toMatchObject({ ok: true, action: 'archived', archived: archivedOf(c), relinked: [{ note: { path: b.path, superseded_by: null }, to: null }] });
     expect(text(root, b.path)).not.toContain('superseded_by');
+    expect(text(root, b.path)).not.toContain('superseded_at');
     expect(await readOf(root, a)).toMatchObject({ superseded_by: b.uuid, chain: [shown(b)] });
     const found = await json(root, ['search', 'Judy']);
     expect(found.hits.map((h: { path: string }) => h.path)).toEqual([b.path]);
@@ -89,8 +100,10 @@ describe('archive re-links the chain (CLI)', () => {
     // Undo: the note moved back, tend repair marks its predecessor superseded by it again.
     fs.renameSync(path.join(root, archivedOf(c)), path.join(root, c.path));
     expect((await cli(root, ['tend', 'check'])).code).toBe(1);
+    const repaired = Date.now();
     expect((await cli(root, ['tend', 'repair', '--write'])).code).toBe(0);
     expect(await readOf(root, b)).toMatchObject({ superseded_by: c.uuid });
+    expectMomentSince(keyIn(root, b.path, 'superseded_at'), repaired);
     expect((await cli(root, ['tend', 'check'])).code).toBe(0);
   });
 
@@ -287,9 +300,13 @@ describe('archive re-links the chain (MCP)', () => {
   it('archiving the middle note and then the current belief, with the re-links in the answer', async () => {
     const root = tempCorpus();
     const { a, b, c } = await chain(root);
+    supersededLongAgo(root, a);
     const call = await mcp(root);
+    const started = Date.now();
     const r = await call('archive', { ref: b.path });
     expect(r.isError).toBe(false);
+    expectMomentSince(keyIn(root, a.path, 'superseded_at'), started);
+    expectMomentSince(keyIn(root, archivedOf(b), 'archived_at'), started);
     expect(r.structuredContent).toMatchObject({ ok: true, relinked: [{ note: { path: a.path, superseded_by: c.uuid }, to: { path: c.path } }] });
     expect(r.content[0].text.split('\n')[1]).toBe(`${a.path} is now superseded by ${c.path} (${c.title})`);
     const readC = await call('read', { ref: c.path });
@@ -303,6 +320,7 @@ describe('archive re-links the chain (MCP)', () => {
     const tail = await call('archive', { ref: c.path });
     expect(tail.structuredContent.relinked).toEqual([{ note: expect.objectContaining({ path: a.path, superseded_by: null }), to: null }]);
     expect(tail.content[0].text.split('\n')[1]).toBe(`${a.path} (${a.title}) is the current belief again`);
+    expect(keyIn(root, a.path, 'superseded_at')).toBeUndefined();
     const found = await call('search', { query: 'London' });
     expect(found.structuredContent.hits.map((h: { path: string }) => h.path)).toEqual([a.path]);
     expect((await call('tend_check')).structuredContent.counts).toMatchObject({ stale: 0, broken: 0 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/note/format.js';
 import { mdFiles, snapshot, tempCorpus, write, zk, tempDir } from './helpers/corpus.js';
 import { headingsAndCells } from './helpers/markdown.js';
+import { expectMomentSince, fragmentDates, localDay, MOMENT } from './helpers/moments.js';
 
 const today = () => {
   const d = new Date();
@@ -96,13 +97,17 @@ describe('write, read, merge, list', () => {
     const w = await zk(['--root', root, '--json', 'write', 'judy', 'Judy', 'Lives in London.']);
     const file = path.join(root, w.json.note.path);
     const before = fs.readFileSync(file, 'utf8');
+    const started = Date.now();
     const m = await zk(['--root', root, '--json', 'merge', w.json.note.uuid, '-'], { input: '  Moved to Paris.  \n', env: { ZK_MEMORY_SOURCE: 'host1' } });
     expect(m.json).toMatchObject({ ok: true, action: 'merged' });
-    const d = new Date();
-    const iso = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-    expect(fs.readFileSync(file, 'utf8')).toBe(`${before}\n\n---\n*${iso} (host1):* Moved to Paris.\n`);
+    // The date line carries the moment of the merge.
+    const [first] = fragmentDates(fs.readFileSync(file, 'utf8'));
+    expectMomentSince(first, started);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${before}\n\n---\n*${first} (host1):* Moved to Paris.\n`);
     await zk(['--root', root, 'merge', w.json.note.path, 'no source']);
-    expect(fs.readFileSync(file, 'utf8').endsWith(`\n\n---\n*${iso}:* no source\n`)).toBe(true);
+    const second = fragmentDates(fs.readFileSync(file, 'utf8'))[1];
+    expectMomentSince(second, started);
+    expect(fs.readFileSync(file, 'utf8').endsWith(`\n\n---\n*${second}:* no source\n`)).toBe(true);
   });
 
   it('merge writes a text that would pull the date line into a heading or table below that line', async () => {
@@ -110,15 +115,19 @@ describe('write, read, merge, list', () => {
     const w = await zk(['--root', root, '--json', 'write', 'dana', 'Dana', 'Dana welds.']);
     const file = path.join(root, w.json.note.path);
     const before = fs.readFileSync(file, 'utf8');
-    const iso = /^date: (.+)$/m.exec(before)![1];
+    const started = Date.now();
     const m = await zk(['--root', root, '--json', 'merge', 'dana', '-', '--source', 'probe-agent'], { input: 'Night shift\n---\nDana leads it.\n' });
     expect(m.json).toMatchObject({ ok: true, action: 'merged' });
     await zk(['--root', root, 'merge', 'dana', '-'], { input: 'Crew | Shift\n--- | ---\nDana | night\n' });
     const after = fs.readFileSync(file, 'utf8');
-    expect(after).toBe(`${before}\n\n---\n*${iso} (probe-agent):*\n\nNight shift\n---\nDana leads it.\n\n\n---\n*${iso}:*\n\nCrew | Shift\n--- | ---\nDana | night\n`);
+    const [one, two] = fragmentDates(after);
+    expectMomentSince(one, started);
+    expectMomentSince(two, started);
+    expect(after).toBe(`${before}\n\n---\n*${one} (probe-agent):*\n\nNight shift\n---\nDana leads it.\n\n\n---\n*${two}:*\n\nCrew | Shift\n--- | ---\nDana | night\n`);
     expect(headingsAndCells(parseNoteText(after).body)).toEqual(['heading: Dana', 'heading: Night shift', 'tableCell: Crew', 'tableCell: Shift', 'tableCell: Dana', 'tableCell: night']);
     const found = await zk(['--root', root, '--json', 'search', 'night shift', '--backend', 'rg']);
-    expect(found.json.hits[0]).toMatchObject({ path: w.json.note.path, updated: iso });
+    // `updated` is the local day of the last fragment.
+    expect(found.json.hits[0]).toMatchObject({ path: w.json.note.path, updated: localDay(two) });
     expect(found.json.hits[0].snippet).toMatch(/^Dana welds\. Night shift Dana leads it\. Crew \| Shift/);
     expect(found.json.hits[0].snippet).not.toMatch(/\*\d{4}-\d{2}-\d{2}|probe-agent/);
   });
@@ -136,7 +145,7 @@ describe('write, read, merge, list', () => {
     const after = fs.readFileSync(file, 'utf8');
     expect(after.startsWith(original)).toBe(true);
     // The fragment takes the note's own line endings, so a CRLF note stays CRLF.
-    expect(after.slice(original.length)).toMatch(/^\r\n\r\n---\r\n\*\d{4}-\d{2}-\d{2}:\* appended\r\n$/);
+    expect(after.slice(original.length)).toMatch(new RegExp(`^\\r\\n\\r\\n---\\r\\n\\*${MOMENT}:\\* appended\\r\\n$`));
   });
 
   it('list filters by kind, recency and leaves superseded notes out unless --history', async () => {

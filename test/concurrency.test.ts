@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/note/format.js';
 import { mdFiles, REPO, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
+import { MOMENT } from './helpers/moments.js';
 
 const WORKER = path.join(REPO, 'test', 'workers', 'loop.mjs');
 
@@ -27,7 +28,7 @@ describe('concurrent writers', () => {
     expect(fragments).toHaveLength(800);
     const seen = new Set<string>();
     for (const f of fragments) {
-      const m = /^\*\d{4}-\d{2}-\d{2} \(w(\d)\):\* frag-(\d)-(\d+) x{200} END-(\d)-(\d+)\n$/.exec(f);
+      const m = new RegExp(`^\\*${MOMENT} \\(w(\\d)\\):\\* frag-(\\d)-(\\d+) x{200} END-(\\d)-(\\d+)\\n$`).exec(f);
       expect(m, f.slice(0, 80)).toBeTruthy();
       expect(m![2]).toBe(m![1]);
       expect(m![4]).toBe(m![1]);
@@ -75,7 +76,7 @@ describe('concurrent writers', () => {
     // The writers got work done before they were killed: the checks below have something to check.
     expect(target.split('\n\n---\n').length - 1).toBeGreaterThan(0);
     expect(mdFiles(root).length).toBeGreaterThan(1);
-    for (const f of target.split('\n\n---\n').slice(1)) expect(f).toMatch(/^\*[\d-]+ \(wk\d\):\* frag-(k\d)-(\d+) x{200} END-\1-\2\n$/);
+    for (const f of target.split('\n\n---\n').slice(1)) expect(f).toMatch(new RegExp(`^\\*${MOMENT} \\(wk\\d\\):\\* frag-(k\\d)-(\\d+) x{200} END-\\1-\\2\\n$`));
     // The next command gets through within the stale timeout even if the killed writer held the lock.
     const started = Date.now();
     const m = await zkProcess(['--root', root, 'merge', w.json.note.slug, 'after the crash'], { env });

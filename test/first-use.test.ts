@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mdFiles, tempCorpus, tempDir, zk, zkProcess } from './helpers/corpus.js';
+import { MOMENT } from './helpers/moments.js';
 
 // What a new user meets in the first minutes: words instead of silence, a corpus made whole on
 // first write, and input read the way the help says.
@@ -116,7 +117,7 @@ describe('edges a careful user meets', () => {
     expect((await zk(['--root', root, 'merge', 'crlf.md', 'Two.\nThree.'])).code).toBe(0);
     const text = fs.readFileSync(path.join(root, 'crlf.md'), 'utf8');
     expect(text.replace(/\r\n/g, '')).not.toContain('\n');
-    expect(text).toMatch(/\r\n\r\n---\r\n\*[\d-]+:\* Two\.\r\nThree\.\r\n$/);
+    expect(text).toMatch(new RegExp(`\\r\\n\\r\\n---\\r\\n\\*${MOMENT}:\\* Two\\.\\r\\nThree\\.\\r\\n$`));
   });
 
   it('a merge into a superseded note says the fragment went to the older note', async () => {

@@ -14,6 +14,7 @@ import { tendCheck } from '../src/tend/run.js';
 import { stubLlm } from './helpers/llm-stub.js';
 import { snapshot, tempCorpus } from './helpers/corpus.js';
 import { SHARING_DAILY, SOURDOUGH } from './helpers/subject-pair.js';
+import { MOMENT } from './helpers/moments.js';
 
 /** The memory the merge judge is asked to place, and the notes it is shown. */
 function judged(messages: ChatMessage[]) {
@@ -71,6 +72,8 @@ describe('tend-writes', () => {
     expect(listNoteFiles(root)).not.toContain(dup.path);
     const archived = readNoteFile(path.join(root, '.archive'), dup.path)!;
     expect(archived.superseded_by).toBe(judy.uuid);
+    expect(archived.times.superseded_at).toMatch(new RegExp(`^${MOMENT}$`));
+    expect(archived.times.archived_at).toMatch(new RegExp(`^${MOMENT}$`));
     const judyText = read(judy);
     expect(judyText).toMatch(/\n\n---\n\*\d{4}-\d{2}-\d{2} \(gardener\):\* DUPLICATE: Judy the London painter likes oils\. See \[Judy\]\(.*\)\.\n/);
     expect(judyText).not.toContain('# Judy again');

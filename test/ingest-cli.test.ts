@@ -99,7 +99,7 @@ describe('ingest: a whole folder, window by window, through the CLI', () => {
 
     const first = fs.readFileSync(path.join(root, expected['guide.md'].paths[0]), 'utf8');
     expect(first).toMatch(
-      /^---\nuuid: [0-9a-f-]{36}\ntitle: Thought 1\ndate: \d{4}-\d{2}-\d{2}\nsource_doc: guide\.md\nsource_path: Deployment guide\ningest_window: team-docs\/d1-w1\nfragment_sources:\n  - date: \d{4}-\d{2}-\d{2}\n    source_doc: guide\.md\n    source_path: Deployment guide\n    ingest_window: team-docs\/d1-w1\n---\n\n# Thought 1\n\nWhat window d1-w1 taught me\.\n\n\n---\n\*\d{4}-\d{2}-\d{2}:\* And one more detail\.\n$/,
+      /^---\nuuid: [0-9a-f-]{36}\ntitle: Thought 1\ndate: \d{4}-\d{2}-\d{2}\nsource_doc: guide\.md\nsource_path: Deployment guide\ningest_window: team-docs\/d1-w1\nfragment_sources:\n  - date: (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)\n    source_doc: guide\.md\n    source_path: Deployment guide\n    ingest_window: team-docs\/d1-w1\n---\n\n# Thought 1\n\nWhat window d1-w1 taught me\.\n\n\n---\n\*\1:\* And one more detail\.\n$/,
     );
   });
 

@@ -8,6 +8,7 @@ import { drain, retain } from '../src/pipelines/retain.js';
 import { inboxFiles } from '../src/pipelines/inbox.js';
 import { candidate, conversationOf, shownIds, stubLlm } from './helpers/llm-stub.js';
 import { tempCorpus } from './helpers/corpus.js';
+import { MOMENT } from './helpers/moments.js';
 
 const rg = { backend: 'rg' };
 
@@ -34,7 +35,7 @@ describe('integrate', () => {
     const r = await integrate(root, toCandidate({ content: 'Judy prefers oil paints.', topic: 'Judy painter' }), { llm, ...rg, source: 'chef' });
     expect(r.action).toBe('merged');
     expect(r.note.path).toBe(judy.path);
-    expect(fs.readFileSync(judy.file, 'utf8')).toMatch(/\n\n---\n\*\d{4}-\d{2}-\d{2} \(chef\):\* Judy prefers oil paints\.\n$/);
+    expect(fs.readFileSync(judy.file, 'utf8')).toMatch(new RegExp(`\\n\\n---\\n\\*${MOMENT} \\(chef\\):\\* Judy prefers oil paints\\.\\n$`));
     expect(shownIds(llm.calls[0].messages)).toContain(judy.uuid);
     expect(loadNotes(root)).toHaveLength(2);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instructionsFor } from '../src/mcp/instructions.js';
 import { TOOLS } from '../src/mcp/tools.js';
 import { BIN, mdFiles, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
+import { fragmentDates, localDay, MOMENT } from './helpers/moments.js';
 
 // What an agent met at the edges of the tools, on both surfaces: empty and huge queries, tools a
 // corpus cannot serve, calls that name no tool, the date of a fact, where a merged fragment comes
@@ -245,11 +246,15 @@ describe('a fragment merged by ingest records its source document', () => {
     await mcp('ingest_next');
     const a = await mcp('ingest_accept', { merge: 'installing', body: 'On Linux, use the package manager.' });
     expect(a.structuredContent).toMatchObject({ ok: true, action: 'merged', note: { path: target.path } });
-    expect(fragmentSources(root, target.path)).toBe(
-      `  - date: ${target.date}\n    source_doc: install.md\n    source_path: Install guide > Linux\n    ingest_window: handbook/d1-w1\n`,
-    );
+    // The entry carries the moment on the fragment's date line.
     const read = await mcp('read', { ref: 'installing' });
-    expect(read.structuredContent.note.body).toMatch(/\n---\n\*\d{4}-\d{2}-\d{2}:\* On Linux, use the package manager\.\n$/);
+    const [at] = fragmentDates(read.structuredContent.note.body);
+    expect(at).toMatch(new RegExp(`^${MOMENT}$`));
+    expect(localDay(at)).toBe(target.date);
+    expect(fragmentSources(root, target.path)).toBe(
+      `  - date: ${at}\n    source_doc: install.md\n    source_path: Install guide > Linux\n    ingest_window: handbook/d1-w1\n`,
+    );
+    expect(read.structuredContent.note.body.endsWith(`\n---\n*${at}:* On Linux, use the package manager.\n`)).toBe(true);
     // The note still reads as before: its title, and its uuid.
     expect(read.structuredContent.note).toMatchObject({ title: 'Installing the agent', uuid: target.uuid });
     const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

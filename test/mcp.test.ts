@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/note/format.js';
 import { BIN, mdFiles, tempCorpus } from './helpers/corpus.js';
 import { headingsAndCells } from './helpers/markdown.js';
+import { fragmentDates, localDay, MOMENT } from './helpers/moments.js';
 
 let client: Client;
 let root: string;
@@ -73,10 +74,10 @@ describe('MCP server over stdio', () => {
     const merged = await call('merge', { ref: 'dana-okafor', fragment: 'Night shift\n===========\nDana likes green tea.', source: 'probe-agent' });
     expect(merged.structuredContent).toMatchObject({ ok: true, action: 'merged' });
     const file = fs.readFileSync(path.join(root, dana.structuredContent.note.path), 'utf8');
-    expect(file).toMatch(/ crew\.\n\n\n---\n\*\d{4}-\d{2}-\d{2} \(probe-agent\):\*\n\nNight shift\n===========\nDana likes green tea\.\n$/);
+    expect(file).toMatch(new RegExp(` crew\\.\\n\\n\\n---\\n\\*${MOMENT} \\(probe-agent\\):\\*\\n\\nNight shift\\n===========\\nDana likes green tea\\.\\n$`));
     expect(headingsAndCells(parseNoteText(file).body)).toEqual(['heading: Dana Okafor', 'heading: Night shift']);
     const found = await call('search', { query: 'green tea' });
-    expect(found.structuredContent.hits[0]).toMatchObject({ path: dana.structuredContent.note.path, updated: /\*(\d{4}-\d{2}-\d{2}) /.exec(file)![1] });
+    expect(found.structuredContent.hits[0]).toMatchObject({ path: dana.structuredContent.note.path, updated: localDay(fragmentDates(file)[0]) });
   });
 
   it('search snippets show the best passage, the note\'s own text or a fragment, without fragment markup', async () => {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, REPO, tempDir, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
 import { nasUnavailable, startNas, type Nas, type NasHost } from './helpers/nas.js';
+import { MOMENT } from './helpers/moments.js';
 
 let nas: Nas | undefined;
 let skipped = nasUnavailable();
@@ -90,7 +91,7 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     const after = fs.readFileSync(file);
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
     expect(after.includes('Q')).toBe(false);
-    expect(after.subarray(before.length).toString('utf8')).toMatch(/^\n\n---\n\*\d{4}-\d{2}-\d{2} \(host-b\):\* after the crash\n$/);
+    expect(after.subarray(before.length).toString('utf8')).toMatch(new RegExp(`^\\n\\n---\\n\\*${MOMENT} \\(host-b\\):\\* after the crash\\n$`));
   });
 
   it('a note written on A can be merged into from B by its slug at once', async () => {

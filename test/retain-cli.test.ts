@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationOf, shownIds } from './helpers/llm-stub.js';
 import { closedBase, refuse, startFakeLlm } from './helpers/fake-llm-server.js';
 import { mdFiles, snapshot, tempCorpus, zk } from './helpers/corpus.js';
+import { MOMENT } from './helpers/moments.js';
 
 let llm: Awaited<ReturnType<typeof startFakeLlm>>;
 let failDistill = false;
@@ -62,8 +63,8 @@ describe('retain and integrate from the command line', () => {
     const cat = i.json.note.path;
     const text = fs.readFileSync(path.join(root, cat), 'utf8');
     expect(text).toContain('Tofu likes tuna.');
-    expect(text).toMatch(/\n---\n\*[\d-]+:\* The cat is called Tofu\.\n/);
-    expect(text).toMatch(/\n---\n\*[\d-]+:\* Tofu sleeps a lot\.\n/);
+    expect(text).toMatch(new RegExp(`\\n---\\n\\*${MOMENT}:\\* The cat is called Tofu\\.\\n`));
+    expect(text).toMatch(new RegExp(`\\n---\\n\\*${MOMENT}:\\* Tofu sleeps a lot\\.\\n`));
   });
 
   it('retain --drain sets an inbox file that is JSON but not an entry aside, and drains the others', async () => {

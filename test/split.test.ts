@@ -9,6 +9,7 @@ import { splitCandidates } from '../src/pipelines/split-candidates.js';
 import { tendCheck } from '../src/tend/run.js';
 import { stubLlm } from './helpers/llm-stub.js';
 import { snapshot, tempCorpus, write } from './helpers/corpus.js';
+import { MOMENT } from './helpers/moments.js';
 
 const BIO = [
   'Judy is a painter who lives in London.',
@@ -61,7 +62,10 @@ describe('split', () => {
     expect(r.archived).toBe(`.archive/${judy.path}`);
     const archived = readNoteFile(path.join(root, '.archive'), judy.path)!;
     expect(archived.superseded_by).toBe(parent.uuid);
-    expect(archived.raw.replace(`superseded_by: ${parent.uuid}\n`, '')).toBe(judy.raw);
+    // When it was replaced and archived is recorded beside superseded_by.
+    expect(archived.times.superseded_at).toMatch(new RegExp(`^${MOMENT}$`));
+    expect(archived.times.archived_at).toMatch(new RegExp(`^${MOMENT}$`));
+    expect(archived.raw.replace(`superseded_by: ${parent.uuid}\nsuperseded_at: ${archived.times.superseded_at}\narchived_at: ${archived.times.archived_at}\n`, '')).toBe(judy.raw);
 
     // children: unique names (the "garden" slug is taken today), decisions stay decisions, each links back
     expect(r.children.map((c) => c.path)).toEqual([

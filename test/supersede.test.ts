@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
+import { expectMomentSince } from './helpers/moments.js';
 
 async function judy(root: string) {
   const london = await zk(['--root', root, '--json', 'write', 'judy-london', 'Judy lives in London', 'Judy lives in London, near the river.']);
@@ -44,11 +45,16 @@ describe('supersession', () => {
     write(root, 'hand.md', oldText);
     const noFm = '# Bare\r\n\r\nNew claim.\r\n';
     write(root, 'bare.md', `\uFEFF${noFm}`);
+    const started = Date.now();
     const r = await zk(['--root', root, '--json', 'supersede', 'hand', '--by', 'bare']);
     expect(r.code).toBe(0);
     const newUuid = r.json.new.uuid;
     expect(newUuid).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fs.readFileSync(path.join(root, 'hand.md'), 'utf8')).toBe(oldText.replace('---\r\n# Hand', `superseded_by: ${newUuid}\r\n---\r\n# Hand`));
+    // superseded_at lands beside superseded_by, in the same replacement.
+    const hand = fs.readFileSync(path.join(root, 'hand.md'), 'utf8');
+    const at = /\r\nsuperseded_at: (\S+)\r\n/.exec(hand)?.[1];
+    expectMomentSince(at, started);
+    expect(hand).toBe(oldText.replace('---\r\n# Hand', `superseded_by: ${newUuid}\r\nsuperseded_at: ${at}\r\n---\r\n# Hand`));
     expect(fs.readFileSync(path.join(root, 'bare.md'), 'utf8')).toBe(
       `\uFEFF---\r\nuuid: ${newUuid}\r\nsupersedes:\r\n  - 33333333-3333-3333-3333-333333333333\r\n---\r\n${noFm}`,
     );

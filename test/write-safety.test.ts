@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mdFiles, tempCorpus, zk, zkProcess } from './helpers/corpus.js';
+import { MOMENT } from './helpers/moments.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -37,7 +38,7 @@ function allNames(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
 }
 
-const FRAGMENT = /^\n\n---\n\*\d{4}-\d{2}-\d{2}:\* next\n$/;
+const FRAGMENT = new RegExp(`^\\n\\n---\\n\\*${MOMENT}:\\* next\\n$`);
 
 describe('appends are all or nothing', () => {
   it('a writer killed mid-append leaves half a fragment that the next merge removes before appending', async () => {

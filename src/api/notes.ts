@@ -1,7 +1,7 @@
 import { ZkError } from '../errors.js';
 import { initCorpus, listNotes, mergeNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops/ops.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
-import { supersede as supersedeNotes, writeSuperseding } from '../corpus/ops/supersede.js';
+import { supersede as supersedeNotes, writeSuperseding, type SupersedeOptions } from '../corpus/ops/supersede.js';
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
 import type { MergeResult, SupersedeResult, WriteResult } from './results.js';
 import { committing } from './commit.js';
@@ -75,11 +75,11 @@ export function list(root: string, o: ListRequest = {}): ListResult {
   return { notes: page.map(noteInfo), total: all.length, ...(o.asOf !== undefined ? { as_of: o.asOf } : {}) };
 }
 
-/** Mark `oldRef` as replaced by `newRef`; both notes stay. */
-export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeResult> {
+/** Mark `oldRef` as replaced by `newRef`; both notes stay. With `validFrom`, the new note holds true from then. */
+export async function supersede(root: string, oldRef: string, newRef: string, o: SupersedeOptions = {}): Promise<SupersedeResult> {
   if (!newRef?.trim()) throw new ZkError('usage', 'supersede needs the note that replaces the old one');
   return committing(root, async () => {
-    const r = await supersedeNotes(root, oldRef, newRef);
+    const r = await supersedeNotes(root, oldRef, newRef, o);
     return { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) };
   }, supersedeCommit);
 }

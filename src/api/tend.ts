@@ -35,6 +35,6 @@ export async function tend(root: string, action: string, o: TendRequest = {}): P
 
 /** Whether a tend result is a failure: problems found by check, or something a fix could not mend. */
 export function tendFailed(r: TendResult): boolean {
-  if (r.action === 'check') return Boolean(r.counts.stale || r.counts.broken || (r.strict && r.counts.unanchored));
+  if (r.action === 'check') return Boolean(r.counts.stale || r.counts.broken || r.counts.impossible || (r.strict && r.counts.unanchored));
   return r.findings.some((f) => !f.fix);
 }

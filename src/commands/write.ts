@@ -11,6 +11,8 @@ interface WriteFlags {
   alternatives?: string[];
   rationale?: string;
   supersedes?: string;
+  validFrom?: string;
+  validUntil?: string;
   commit?: boolean;
 }
 
@@ -26,6 +28,8 @@ export function register(program: Command, cli: Invocation): void {
     .option('--alternatives <text>', 'for a decision: an alternative considered (repeatable)', collect)
     .option('--rationale <text>', 'for a decision: why')
     .option('--supersedes <ref>', 'the new note replaces this one (which is kept, marked superseded)')
+    .option('--valid-from <date>', 'what the note says holds true from this day or date-time (default: its date)')
+    .option('--valid-until <date>', 'and until this one (default: until a successor holds true)')
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
       const { write } = await import('../api/notes.js');

@@ -1,4 +1,6 @@
+import { now } from '../context.js';
 import type { Note } from '../corpus/note/notes.js';
+import { isoDate } from '../corpus/note/slug.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { runJudge, type JudgeContext, type JudgeResult } from './call.js';
 import { mergeMessages, type ShownNote } from './prompts.js';
@@ -8,6 +10,8 @@ import { MERGE_CALL, MERGE_ACTIONS, mergeSchema, type Candidate, type MergeActio
 export interface MergeContext extends JudgeContext {
   /** Offer `supersede` (default true); without it the judge chooses between merge and create. */
   allowSupersede?: boolean;
+  /** The date "since October" is read against (YYYY-MM-DD); default today, local time. */
+  today?: string;
 }
 
 /** A merge decision checked against the notes the judge was shown: the only one to act on. */
@@ -16,6 +20,8 @@ export interface MergeVerdict {
   /** The shown note to merge into or supersede; absent for create. */
   target?: ShownNote;
   reason: string;
+  /** For supersede: the day the judge read the new memory to hold true from, as it gave it (unchecked). */
+  validFrom?: string;
   /** Why the judge's own choice was overruled, when it was. */
   overruled?: string;
 }
@@ -43,7 +49,8 @@ export function verifyMergeDecision(decision: MergeDecision, shown: ShownNote[],
   if (decision.action === 'merge' && candidateKind === 'decision') {
     return { action: 'create', reason: decision.reason, overruled: 'a decision never merges' };
   }
-  return { action: decision.action, target, reason: decision.reason };
+  const validFrom = decision.action === 'supersede' && typeof decision.valid_from === 'string' ? decision.valid_from.trim() : '';
+  return { action: decision.action, target, reason: decision.reason, ...(validFrom ? { validFrom } : {}) };
 }
 
 function repairMergeDecision(allowed: readonly string[]) {
@@ -79,6 +86,6 @@ export async function judgeMerge(llm: StructuredLLM, candidate: Candidate, shown
     schema: mergeSchema(allowSupersede),
     repair: repairMergeDecision(allowed),
     build: (a) => verifyMergeDecision(a as unknown as MergeDecision, shown, candidate.kind),
-    traceResult: (v) => ({ action: v.action, target: v.target?.id ?? null, reason: v.reason, overruled: v.overruled ?? null }),
-  }, mergeMessages(candidate, shown, allowSupersede), { ...ctx, trace: { ...fields, ...ctx.trace } });
+    traceResult: (v) => ({ action: v.action, target: v.target?.id ?? null, reason: v.reason, overruled: v.overruled ?? null, ...(v.validFrom ? { valid_from: v.validFrom } : {}) }),
+  }, mergeMessages(candidate, shown, allowSupersede, ctx.today ?? isoDate(new Date(now()))), { ...ctx, trace: { ...fields, ...ctx.trace } });
 }

@@ -2,7 +2,7 @@ import type { ChatMessage } from '../llm/types.js';
 import type { Candidate } from './schemas.js';
 
 /** Changes whenever a prompt or schema changes, so traces say which wording made a decision. */
-export const PROMPT_VERSION = 'zk-judge/2';
+export const PROMPT_VERSION = 'zk-judge/3';
 
 /** A note as the judge is shown it. `id` is what the judge must answer with: the uuid, else the stem. */
 export interface ShownNote {
@@ -50,7 +50,7 @@ export function distillMessages(text: string, o: { today: string; segment?: { in
 
 const MERGE_SYSTEM = `You decide where a new memory belongs in a collection of notes that hold one thought each. You see the new memory and the existing notes a search found for its topic. Choose one action:
 - merge: the new memory is about the very same subject as one shown note (the same person, project or idea) and adds to it. It will be appended to that note as a dated paragraph.
-- supersede: the new memory says that a claim of one shown note is no longer true (a changed address, a reversed decision). The new memory becomes a note of its own, and the old note is marked as replaced, never deleted.
+- supersede: the new memory says that a claim of one shown note is no longer true (a changed address, a reversed decision). The new memory becomes a note of its own, and the old note is marked as replaced, never deleted. When the new memory says since when it holds ("since October", "from 1 March"), give that day as valid_from (YYYY-MM-DD, the latest such day up to today, {today}); otherwise leave valid_from empty.
 - create: anything else: another subject, a related but separate thought, or whenever you are unsure.
 
 A memory put into the wrong note muddles that note for good, while a separate note that should have been merged is easy to fold in later: so prefer create. Notes that only share words or a theme are different subjects. For merge or supersede, target is the id of the note exactly as shown; for create, leave target empty.`;
@@ -69,8 +69,8 @@ function describeCandidate(c: Candidate): string {
 }
 
 /** The merge judge's call: the candidate and the notes found for its topic. */
-export function mergeMessages(candidate: Candidate, shown: ShownNote[], allowSupersede: boolean): ChatMessage[] {
-  const system = allowSupersede ? MERGE_SYSTEM : MERGE_SYSTEM.replace(NO_SUPERSEDE, '').replace('For merge or supersede', 'For merge');
+export function mergeMessages(candidate: Candidate, shown: ShownNote[], allowSupersede: boolean, today: string): ChatMessage[] {
+  const system = allowSupersede ? MERGE_SYSTEM.replace('{today}', today) : MERGE_SYSTEM.replace(NO_SUPERSEDE, '').replace('For merge or supersede', 'For merge');
   const notes = shown
     .map((n, i) => `<note ${i + 1}>\nid: ${n.id}\ntitle: ${n.title}\n\n${clip(n.body.trim(), SHOWN_NOTE_CHARS)}\n</note ${i + 1}>`)
     .join('\n\n');

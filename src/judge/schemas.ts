@@ -46,6 +46,8 @@ export interface MergeDecision {
   /** The id of a shown note; empty for create. */
   target: string;
   reason: string;
+  /** For supersede: the day the new memory says it holds true from ("since October"); empty when it does not say. */
+  valid_from?: string;
 }
 
 export interface SplitFragment {
@@ -110,6 +112,11 @@ export const distillSchema: Schema = {
   required: ['worth_retaining', 'candidates'],
 };
 
+const VALID_FROM = {
+  type: 'string',
+  description: 'for supersede, when the new memory says since when it holds true ("since October"): that day, YYYY-MM-DD; empty when it does not say',
+} as const;
+
 /** The merge judge's schema; `supersede` is offered only where the caller can act on it. */
 export function mergeSchema(allowSupersede = true): Schema {
   const actions = allowSupersede ? [...MERGE_ACTIONS] : MERGE_ACTIONS.filter((a) => a !== 'supersede');
@@ -119,6 +126,7 @@ export function mergeSchema(allowSupersede = true): Schema {
       action: { type: 'string', enum: actions, description: 'what to do with the new memory' },
       target: { type: 'string', description: `for ${actions.filter((a) => a !== 'create').join(' or ')}: the id of the shown note, exactly as shown; empty for create` },
       reason: { type: 'string', maxLength: LIMITS.reason, description: 'one sentence on why' },
+      ...(allowSupersede ? { valid_from: VALID_FROM } : {}),
     },
     required: ['action', 'target', 'reason'],
   };

@@ -97,12 +97,14 @@ export const TOOLS: ToolSpec[] = [
       unique: bool('take the next free name instead of refusing'),
       supersedes: str('ref of a note this one replaces (it is kept, marked superseded)'),
       date: str('the date the fact dates from, YYYY-MM-DD (default: today); it names the file'),
+      valid_from: str('since when what it says holds true, YYYY-MM-DD or a date-time, when that is known (default: its date)'),
+      valid_until: str('until when it holds true, when that is known (default: until a note superseding it holds true)'),
       ...decisionProps,
     }, ['slug', 'title']),
     async run(root, a) {
       const r = await api.write(root, {
         slug: a.slug, title: a.title, body: a.body, kind: a.kind, source: a.source, date: a.date, unique: a.unique, supersedes: a.supersedes,
-        choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
+        validFrom: a.valid_from, validUntil: a.valid_until, choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
       });
       return answer(r, [notesView.writeText(r), ...notesView.similarLines(r).map((l) => `note: ${l}`)].join('\n'));
     },
@@ -158,9 +160,12 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'supersede',
     description: 'Mark a note as no longer true because another note replaced it. Both stay; searches then show only the current one.',
-    inputSchema: schema({ old: str('the note that is no longer true'), by: str('the note that replaces it') }, ['old', 'by']),
+    inputSchema: schema({
+      old: str('the note that is no longer true'), by: str('the note that replaces it'),
+      valid_from: str('since when the new note holds true, YYYY-MM-DD or a date-time, when that is known ("since October")'),
+    }, ['old', 'by']),
     async run(root, a) {
-      const r = await api.supersede(root, a.old, a.by);
+      const r = await api.supersede(root, a.old, a.by, { validFrom: a.valid_from });
       return answer(r, notesView.supersedeText(r));
     },
   },

@@ -6,6 +6,8 @@ import { mergeNote, writeNote } from '../corpus/ops/ops.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { supersede } from '../corpus/ops/supersede.js';
 import { trace } from '../corpus/trace/trace.js';
+import { warn } from '../corpus/trace/warn.js';
+import { momentMs } from '../corpus/note/moments.js';
 import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
 import { llmUnconfigured } from '../llm/config.js';
@@ -114,6 +116,8 @@ export interface TargetDecision {
   /** The shown note to merge into or supersede. */
   target?: Note;
   reason: string;
+  /** For supersede: the day the judge read the new memory to hold true from, as it gave it (unchecked). */
+  validFrom?: string;
   /** The notes the judge was shown (none when no judge was needed). */
   shown: ShownNote[];
   /** Why the judge's proposed merge was refused, when it was. */
@@ -150,8 +154,15 @@ export async function decideTarget(root: string, c: Candidate, o: DecideOptions)
     if (!o.untraced) trace(root, 'fold_refused', { ...o.trace, note: o.placing!.path, target: target!.path, reason: refused });
     return { action: 'create', reason: refused, shown, refused };
   }
-  if (v.action !== 'create' && target) return { action: v.action, target, reason: v.reason, shown };
+  if (v.action !== 'create' && target) return { action: v.action, target, reason: v.reason, shown, ...(v.validFrom ? { validFrom: v.validFrom } : {}) };
   return { action: 'create', reason: v.overruled ?? v.reason, shown };
+}
+
+/** The judge's valid_from when it is a day or a moment; anything else is said and dropped: it never fails the write. */
+function judgedValidFrom(value: string | undefined): string | undefined {
+  if (!value || momentMs(value) !== undefined) return value;
+  warn(`the judge gave valid_from ${JSON.stringify(value.slice(0, 40))}, which is not a date: the new note was written without it`);
+  return undefined;
 }
 
 /**
@@ -183,7 +194,7 @@ export async function integrate(root: string, c: Candidate, o: IntegrateOptions)
   }
   if (d.action === 'supersede' && d.target) {
     const created = createFromCandidate(root, c, source);
-    const r = await supersede(root, d.target.path, created.path);
+    const r = await supersede(root, d.target.path, created.path, { validFrom: judgedValidFrom(d.validFrom) });
     return done({ action: 'superseded', note: r.new, target: r.old, reason: d.reason }, d.shown);
   }
   return done({ action: 'created', note: createFromCandidate(root, c, source), reason: d.reason }, d.shown);

@@ -11,6 +11,7 @@ import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 import { gitignoreFindings } from './sidecar-check.js';
 import { completeSupersession, unansweredSupersessions } from './supersession.js';
+import { impossibleValidity } from './validity.js';
 
 import type { TendAction } from './actions.js';
 
@@ -50,12 +51,12 @@ function corpusMap(root: string, notes: NoteFacts[]): CorpusMap {
   return map;
 }
 
-/** Classify every link of the corpus (and check `.zk/.gitignore`); changes nothing. Reads only the notes that changed since the last check. */
+/** Classify every link of the corpus (and check `.zk/.gitignore` and the notes' validity); changes nothing. Reads only the notes that changed since the last check. */
 export function tendCheck(root: string): TendReport {
   const notes = loadNoteFacts(root);
   const map = corpusMap(root, notes);
   const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
-  findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...gitignoreFindings(root));
+  findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map), ...gitignoreFindings(root));
   return { action: 'check', write: false, findings, counts: countVerdicts(findings, LINK_VERDICTS), changed: 0, files: [] };
 }
 

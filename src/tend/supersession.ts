@@ -1,4 +1,4 @@
-import { withKeys } from '../corpus/ops/keys.js';
+import { supersededKeys, withKeys } from '../corpus/ops/keys.js';
 import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
@@ -22,7 +22,8 @@ const lower = (s: string | null | undefined) => s?.toLowerCase() || undefined;
  * Live notes superseded by a note that is no longer live (archived, or in no note, by hand or by an
  * older version of the tool): `stale` either way. When the archived successor was itself replaced
  * by a live note, repair points `superseded_by` at it and has it list the note under `supersedes`;
- * when nothing live replaces the note, repair removes `superseded_by`: it is the current belief again.
+ * when nothing live replaces the note, repair removes `superseded_by` (and `superseded_at`): it is
+ * the current belief again.
  */
 function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
   const out: Unanswered[] = [];
@@ -110,7 +111,7 @@ export async function completeSupersession(root: string, u: Unanswered): Promise
     const { note, to, was } = u.mark;
     const change = await rewriteNoteLocked(root, note.path, (fresh) => {
       if (lower(fresh.superseded_by) !== was) return undefined;
-      return withKeys(root, fresh, { superseded_by: to })?.raw;
+      return withKeys(root, fresh, supersededKeys(to))?.raw;
     });
     if (!change) return files;
     files.push(note.path);

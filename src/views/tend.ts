@@ -16,11 +16,12 @@ function plural(n: number, word: string): string {
 }
 
 function checkText(r: TendResult): string {
-  const shown = r.findings.filter((f) => f.verdict === 'stale' || f.verdict === 'broken' || (r.strict && f.verdict === 'unanchored'));
+  const shown = r.findings.filter((f) => f.verdict === 'stale' || f.verdict === 'broken' || f.verdict === 'impossible' || (r.strict && f.verdict === 'unanchored'));
   const lines = shown.map((f) => findingLine('check', f));
   lines.push(`${plural(r.findings.length, 'link')}: ${countsText(r.counts)}`);
   if (r.counts.stale) lines.push(`stale links can be fixed: ${hint('repairLinks')}`);
   if (r.counts.unanchored) lines.push(`unanchored links can be anchored: ${hint('anchorLinks')}`);
+  if (r.counts.impossible) lines.push('impossible validity is left for a person to correct in the notes named (repair does not change it)');
   return lines.join('\n');
 }
 

@@ -24,6 +24,16 @@ export interface NoteFacts {
   headings: { slugs: string[]; texts: string[]; blocks: string[] };
   /** The 1-based lines of the `supersedes` and `superseded_by` keys (1 when absent). */
   lines: { supersedes: number; superseded_by: number };
+  /** When what it says holds true, as written (docs/format.md#time), for checking it is possible. */
+  validity: Validity;
+}
+
+/** A note's date and validity keys as written (null when absent), with the line of each key (1 when absent). */
+export interface Validity {
+  date: string;
+  valid_from: string | null;
+  valid_until: string | null;
+  lines: { valid_from: number; valid_until: number };
 }
 
 /** The line of a frontmatter key in a note. */
@@ -44,6 +54,15 @@ export function noteFacts(note: Note): NoteFacts {
     path: note.path, uuid: note.uuid, title: note.title, superseded_by: note.superseded_by, supersedes: note.supersedes, links,
     headings: lists(noteHeadings(doc)),
     lines: { supersedes: note.supersedes.length ? keyLine(note, 'supersedes') : 1, superseded_by: note.superseded_by ? keyLine(note, 'superseded_by') : 1 },
+    validity: validityOf(note),
+  };
+}
+
+function validityOf(note: Note): Validity {
+  const { valid_from, valid_until } = note.times;
+  return {
+    date: note.date, valid_from, valid_until,
+    lines: { valid_from: valid_from ? keyLine(note, 'valid_from') : 1, valid_until: valid_until ? keyLine(note, 'valid_until') : 1 },
   };
 }
 
@@ -52,8 +71,9 @@ const FORMS: readonly string[] = ['inline', 'reference', 'wiki', 'autolink'] sat
 type KeptLink = [form: string, image: 0 | 1, label: string, target: string, fragment: string | null, uuid: string | null,
   line: number, start: number, end: number, linkEnd: number, targetStart: number, targetEnd: number, written: string];
 type KeptHeadings = [slugs: string[], texts: string[], blocks: string[]];
+type KeptValidity = [date: string, valid_from: string | null, valid_until: string | null, fromLine: number, untilLine: number];
 type Kept = [uuid: string, title: string, superseded_by: string | null, supersedes: string[], links: KeptLink[], headings: KeptHeadings,
-  supersedesLine: number, supersededByLine: number];
+  supersedesLine: number, supersededByLine: number, validity: KeptValidity];
 
 const keepLink = (l: TendedLink): KeptLink =>
   [l.form, l.image ? 1 : 0, l.label, l.target, l.fragment ?? null, l.uuid ?? null, l.line, l.start, l.end, l.linkEnd, l.targetStart, l.targetEnd, l.written];
@@ -69,18 +89,28 @@ function linkBack(k: unknown): TendedLink | undefined {
   return link;
 }
 
+function validityBack(k: unknown): Validity | undefined {
+  if (!Array.isArray(k) || k.length !== 5) return undefined;
+  const [date, valid_from, valid_until, fromLine, untilLine] = k as KeptValidity;
+  if (!isStr(date) || !isStrOrNull(valid_from) || !isStrOrNull(valid_until) || !isNum(fromLine) || !isNum(untilLine)) return undefined;
+  return { date, valid_from, valid_until, lines: { valid_from: fromLine, valid_until: untilLine } };
+}
+
 /** Kept as a row of its fields, each link as a row of its own: the name gives the path. */
 const FACTS: DerivedKind<NoteFacts> = {
   file: 'notes-links.json',
-  version: 3,
+  version: 4,
   derive: noteFacts,
   encode: (f): Kept => [
     f.uuid, f.title, f.superseded_by, f.supersedes, f.links.map(keepLink),
     [f.headings.slugs, f.headings.texts, f.headings.blocks], f.lines.supersedes, f.lines.superseded_by,
+    [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
   ],
   decode(k, name) {
-    if (!Array.isArray(k) || k.length !== 8) return undefined;
-    const [uuid, title, superseded_by, supersedes, kept, headings, supersedesLine, supersededByLine] = k as Kept;
+    if (!Array.isArray(k) || k.length !== 9) return undefined;
+    const [uuid, title, superseded_by, supersedes, kept, headings, supersedesLine, supersededByLine, keptValidity] = k as Kept;
+    const validity = validityBack(keptValidity);
+    if (!validity) return undefined;
     if (!isStr(uuid) || !isStr(title) || !isStrOrNull(superseded_by) || !isStrs(supersedes) || !Array.isArray(kept)
       || !Array.isArray(headings) || headings.length !== 3 || !headings.every(isStrs) || !isNum(supersedesLine) || !isNum(supersededByLine)) return undefined;
     const links = kept.map(linkBack);
@@ -88,7 +118,7 @@ const FACTS: DerivedKind<NoteFacts> = {
     const [slugs, texts, blocks] = headings;
     return {
       path: name, uuid, title, superseded_by, supersedes, links, headings: { slugs, texts, blocks },
-      lines: { supersedes: supersedesLine, superseded_by: supersededByLine },
+      lines: { supersedes: supersedesLine, superseded_by: supersededByLine }, validity,
     };
   },
 };

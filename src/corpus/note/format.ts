@@ -114,6 +114,9 @@ export interface NewNoteFields {
   kind?: Kind;
   supersedes?: string[];
   superseded_by?: string;
+  /** When what it says holds true (docs/format.md#time). */
+  valid_from?: string;
+  valid_until?: string;
   /** Later optional keys (provenance and such), written after the standard ones. */
   extra?: Record<string, unknown>;
 }
@@ -129,6 +132,8 @@ export function renderFrontmatter(f: NewNoteFields): string {
   if (f.kind) entries.push(['kind', f.kind]);
   if (f.supersedes && f.supersedes.length) entries.push(['supersedes', f.supersedes]);
   if (f.superseded_by) entries.push(['superseded_by', f.superseded_by]);
+  if (f.valid_from) entries.push(['valid_from', f.valid_from]);
+  if (f.valid_until) entries.push(['valid_until', f.valid_until]);
   for (const [k, v] of Object.entries(f.extra ?? {})) if (v !== undefined) entries.push([k, v]);
   return `---\n${entries.map(([k, v]) => yamlEntry(k, v)).join('')}---\n`;
 }

@@ -4,9 +4,20 @@ import { applyEdits } from '../note/text-edits.js';
 import type { HeldLock } from '../lock/held-lock.js';
 import { noteFromText, readNoteFile, type Note } from '../note/notes.js';
 import { readStateOf, replaceIfUnchanged } from '../files/swap.js';
+import { now } from '../../context.js';
+import { momentText } from '../note/moments.js';
 
 /** Frontmatter keys to set; a key whose value is `undefined` is removed. */
 export type KeyValues = Record<string, unknown>;
+
+/**
+ * The keys that mark a note superseded by `uuid`, with the moment it happened
+ * (docs/format.md#time); without a uuid, the keys that make it the current belief again. Every
+ * writer of `superseded_by` sets both in one replacement.
+ */
+export function supersededKeys(uuid: string | undefined): KeyValues {
+  return uuid ? { superseded_by: uuid, superseded_at: momentText(now()) } : { superseded_by: undefined, superseded_at: undefined };
+}
 
 export interface KeyRewrite {
   /** Add a missing key as the first rather than the last (as for a uuid). */

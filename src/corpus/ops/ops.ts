@@ -17,6 +17,7 @@ import { ensureSidecar } from '../files/sidecar.js';
 import { notesWithSlug, resolveRef, successors } from '../graph/refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from '../note/slug.js';
 import { momentText } from '../note/moments.js';
+import { checkedValidity, type ValidityOptions } from './validity.js';
 import { defaultSource } from '../note/source.js';
 import { trace } from '../trace/trace.js';
 import { warn } from '../trace/warn.js';
@@ -40,7 +41,7 @@ function checkSize(what: string, text: string): void {
 }
 
 
-export interface WriteOptions extends DecisionParts {
+export interface WriteOptions extends DecisionParts, ValidityOptions {
   slug: string;
   title: string;
   body?: string;
@@ -85,6 +86,7 @@ export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note 
   if (!title) throw new ZkError('usage', 'empty title: a note needs a title');
   const kind = checkKind(o.kind);
   const date = o.date ? parseDateOption(o.date) : isoDate(new Date(now()));
+  const validity = checkedValidity(o);
   let slug = requireSlug(o.slug);
   const dated = DATED_STEM.exec(slug);
   if (dated && dated[4]) slug = dated[4]; // a stem was given: never double the date
@@ -95,7 +97,7 @@ export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note 
   // A `.zk` that cannot hold the tool's files (a plain file there) fails the write before it starts.
   ensureSidecar(root);
   const uuid = crypto.randomUUID();
-  const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, extra: o.extra }, body);
+  const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, ...validity, extra: o.extra }, body);
   const free = freeSlug(root, slug, o);
   // A note replacing the one that holds its slug takes the next free name on the same date (`-2`).
   const replacing = Boolean(o.supersedes?.length) && notesWithSlug(root, free).length > 0;

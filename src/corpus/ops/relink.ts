@@ -6,7 +6,7 @@ import { candidateFiles } from '../graph/grep.js';
 import { liveSuccessor } from '../graph/supersession.js';
 import type { HeldLock } from '../lock/held-lock.js';
 import { readNoteFile, type Note } from '../note/notes.js';
-import { rewriteKeys } from './keys.js';
+import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
 
 // Archiving a note that is part of a chain (A superseded by B, B by C) takes it out of the chain:
@@ -79,8 +79,8 @@ function crashAt(point: 'archive-after-move' | 'archive-after-relink'): void {
 /**
  * Move a note to the archive and re-link the chain it was part of: each predecessor is marked
  * superseded by the live successor (which then lists it under `supersedes`, the archived note's
- * uuid staying there as an archived predecessor), or has its `superseded_by` removed when nothing
- * live replaces the note. Call under the corpus lock. Steps, in this order: the move, the
+ * uuid staying there as an archived predecessor), or has its `superseded_by` (and `superseded_at`)
+ * removed when nothing live replaces the note. Call under the corpus lock. Steps, in this order: the move, the
  * predecessors, the successor's list; a crash between any two leaves what `tend check` reports
  * and `tend repair` completes (src/tend/supersession.ts).
  */
@@ -92,7 +92,7 @@ export async function archiveRelinking(root: string, lock: HeldLock, note: Note)
   const relinked: Relink[] = [];
   for (const p of plan.predecessors) {
     const to = target(p, plan.successor);
-    relinked.push({ note: await rewriteKeys(root, lock, p, { superseded_by: to?.uuid }), to });
+    relinked.push({ note: await rewriteKeys(root, lock, p, supersededKeys(to?.uuid)), to });
     trace(root, 'relink', { path: p.path, uuid: p.uuid, from: note.uuid, to: to?.uuid ?? null });
     crashAt('archive-after-relink');
   }

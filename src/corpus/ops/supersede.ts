@@ -8,8 +8,9 @@ import { resolveRef, successors } from '../graph/refs.js';
 import { succession } from '../graph/supersession.js';
 import { hint } from '../../hints.js';
 import { writeNote, type WriteOptions } from './ops.js';
-import { rewriteKeys } from './keys.js';
+import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
+import { checkedValidity } from './validity.js';
 
 /** A note's uuid, minting one into its frontmatter when it has none. */
 async function ensureUuid(root: string, lock: HeldLock, note: Note): Promise<Note> {
@@ -30,25 +31,37 @@ export interface SupersedeOutcome {
   new: Note;
 }
 
+export interface SupersedeOptions {
+  /** From when the new note holds true (a day or a moment): written on it as `valid_from`. */
+  validFrom?: string;
+}
+
 /**
- * Mark `oldRef` as superseded by `newRef`: the old note gets `superseded_by`, the new one lists it
- * under `supersedes`; both stay. Self-supersession, cycles and re-pointing are refused.
+ * Mark `oldRef` as superseded by `newRef`: the old note gets `superseded_by` and `superseded_at`,
+ * the new one lists it under `supersedes` (and gets `valid_from` when given); both stay.
+ * Self-supersession, cycles and re-pointing are refused.
  */
-export async function supersede(root: string, oldRef: string, newRef: string): Promise<SupersedeOutcome> {
+export async function supersede(root: string, oldRef: string, newRef: string, o: SupersedeOptions = {}): Promise<SupersedeOutcome> {
   return withCorpusLock(root, async (lock) => {
     let oldNote = resolveRef(root, oldRef);
     let newNote = resolveRef(root, newRef);
     if (oldNote.path === newNote.path) throw new ZkError('refused', `a note cannot supersede itself: ${oldNote.path}`);
+    const validity = checkedValidity({ validFrom: o.validFrom }, newNote.times.valid_until);
     oldNote = await ensureUuid(root, lock, oldNote);
     newNote = await ensureUuid(root, lock, newNote);
-    if (oldNote.superseded_by?.toLowerCase() === newNote.uuid.toLowerCase()) return { action: 'noop', old: oldNote, new: newNote };
+    if (oldNote.superseded_by?.toLowerCase() === newNote.uuid.toLowerCase()) {
+      // Superseded already: only a validity not yet written is news.
+      if (!validity.valid_from || validity.valid_from === newNote.times.valid_from) return { action: 'noop', old: oldNote, new: newNote };
+      newNote = await rewriteKeys(root, lock, newNote, validity);
+      return { action: 'superseded', old: oldNote, new: newNote };
+    }
     refuseIfReplaced(root, oldNote);
     if (successors(root, newNote).some((n) => n.uuid === oldNote.uuid)) {
       throw new ZkError('refused', `superseding ${oldNote.path} by ${newNote.path} would make a cycle`);
     }
     const supersedes = [...new Set([...newNote.supersedes, oldNote.uuid])];
-    newNote = await rewriteKeys(root, lock, newNote, { supersedes });
-    oldNote = await rewriteKeys(root, lock, oldNote, { superseded_by: newNote.uuid });
+    newNote = await rewriteKeys(root, lock, newNote, { supersedes, ...validity });
+    oldNote = await rewriteKeys(root, lock, oldNote, supersededKeys(newNote.uuid));
     trace(root, 'supersede', { old: oldNote.path, old_uuid: oldNote.uuid, new: newNote.path, new_uuid: newNote.uuid });
     return { action: 'superseded', old: oldNote, new: newNote };
   });
@@ -84,7 +97,7 @@ export async function writeSuperseding(root: string, o: WriteOptions, oldRef: st
     old = await ensureUuid(root, lock, old);
     const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
     crashAfterCreate();
-    old = await rewriteKeys(root, lock, old, { superseded_by: created.uuid });
+    old = await rewriteKeys(root, lock, old, supersededKeys(created.uuid));
     trace(root, 'supersede', { old: old.path, old_uuid: old.uuid, new: created.path, new_uuid: created.uuid });
     return { action: 'superseded', old, new: created };
   });
