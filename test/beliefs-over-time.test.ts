@@ -35,7 +35,7 @@ beforeAll(async () => {
   await step('2026-11-10', 'write', 'judy-home', 'Judy lives in London', 'Judy moved to London.', '--supersedes', 'judy-home', '--valid-from', '2026-11-01');
   await step('2026-11-12', 'merge', 'judy-home', 'Her flat is in Camden.');
   // A hand edit: another line in the London note, written by a person, undated.
-  const london = fs.readdirSync(root).find((f) => /-judy-home-\d+\.md$/.test(f) && fs.readFileSync(path.join(root, f), 'utf8').includes('London'))!;
+  const london = fs.readdirSync(root).find((f) => f.endsWith('.md') && fs.readFileSync(path.join(root, f), 'utf8').includes('London'))!;
   fs.appendFileSync(path.join(root, london), '\nShe cycles to work.\n');
   await step('2026-12-01', 'write', 'judy-home', 'Judy lives in Berlin', 'Judy moved to Berlin.', '--supersedes', 'judy-home', '--valid-from', '2026-11-25');
   client = new Client({ name: 'time-test', version: '1.0.0' });
@@ -88,6 +88,18 @@ describe('what the memory held on a date (as of)', () => {
     expect(titles(then.json.notes)).toEqual(['Judy lives in Nice']);
     const after = await cli('--json', 'list', '--as-of', '2026-10-22');
     expect(titles(after.json.notes)).toEqual(['Judy lives in Lyon']);
+  });
+});
+
+describe('what the files record', () => {
+  it('superseding and archiving say when, and a hand edit belongs to the text it was written in', async () => {
+    const paris = await cli('--json', 'read', 'Judy lives in Paris');
+    expect(paris.json.note.frontmatter.superseded_at).toBe(new Date(noon('2026-10-05')).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    const archived = fs.readdirSync(path.join(root, '.archive'));
+    expect(fs.readFileSync(path.join(root, '.archive', archived[0]), 'utf8')).toMatch(/^archived_at: \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/m);
+    // The hand-written line follows the fragment merged on 12 November: it is read with it.
+    expect((await cli('--json', 'read', 'Judy lives in London', '--as-of', '2026-11-11')).json.note.body).not.toMatch(/cycles|Camden/);
+    expect((await mcp('read', { ref: 'Judy lives in London', as_of: '2026-11-13' })).structuredContent.note.body).toMatch(/Camden[\s\S]*cycles/);
   });
 });
 

@@ -120,9 +120,16 @@ export function notesHeldAt(root: string, live: NoteMeta[], at: number): NoteMet
   const all = [...live, ...archived];
   const byUuid = new Map(all.filter((n) => n.uuid).map((n) => [n.uuid.toLowerCase(), n]));
   const archivedPaths = new Set(archived.map((n) => n.path));
-  return all
-    .filter((n) => heldAt(n, at, archivedPaths.has(n.path) ? archivedMs(n, n.mtimeMs) : undefined))
-    .map((n) => ({ ...n, superseded_by: supersededByAt(n, at, n.superseded_by ? byUuid.get(n.superseded_by.toLowerCase()) : undefined) }))
+  const held = all.filter((n) => heldAt(n, at, archivedPaths.has(n.path) ? archivedMs(n, n.mtimeMs) : undefined));
+  // A note archived since may have replaced a note then: archiving re-linked or freed what it
+  // replaced, but its own `supersedes` still says which notes it stood over while it was held.
+  const overBy = new Map<string, string>();
+  for (const n of held) if (archivedPaths.has(n.path) && n.uuid) for (const u of n.supersedes) overBy.set(u.toLowerCase(), n.uuid);
+  return held
+    .map((n) => {
+      const then = supersededByAt(n, at, n.superseded_by ? byUuid.get(n.superseded_by.toLowerCase()) : undefined);
+      return { ...n, superseded_by: then ?? overBy.get(n.uuid.toLowerCase()) ?? null };
+    })
     .sort((a, b) => byName(a.slug, b.slug) || byName(a.path, b.path));
 }
 
