@@ -132,9 +132,13 @@ describe('the README', () => {
         expect({ line, code: r.code, stderr: r.stderr }).toEqual({ line, code: expectedExit(line), stderr: expect.any(String) });
       }
     }
-    // The tour leaves what it says: the note, its successor, and the archived slip.
+    // The tour leaves what it says: the note, its successor, the archived slip, and the two team leads.
     const root = path.join(sh.home, 'memory');
-    expect(fs.readdirSync(root).filter((f) => f.endsWith('.md')).map((f) => f.slice(9)).sort()).toEqual(['judy-paris.md', 'judy.md']);
+    expect(fs.readdirSync(root).filter((f) => f.endsWith('.md')).map((f) => f.slice(9)).sort()).toEqual(['judy-paris.md', 'judy.md', 'team-lead.md', 'team-lead.md']);
+    // And the answers about 15 March are the ones its comments give.
+    const asked = async (flag: string) => (await zk(['--root', root, '--json', 'search', 'who leads the team', flag, '2026-03-15'])).json.hits.map((h: any) => [h.title, Boolean(h.superseded_by)]);
+    expect(await asked('--as-of')).toEqual([['Ana leads the team', false]]);
+    expect(await asked('--valid-at')).toEqual([['Ana leads the team', true]]);
     expect(fs.readdirSync(path.join(root, '.archive')).map((f) => f.slice(9))).toEqual(['typo.md']);
   });
 
