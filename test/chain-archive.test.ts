@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, snapshot, tempCorpus, zk, zkProcess, type RunResult } from './helpers/corpus.js';
+import { mcpClient } from './helpers/mcp.js';
 import { expectMomentSince } from './helpers/moments.js';
 
 // Archiving a note that is part of a supersession chain (A by B, B by C) takes it out of the chain
@@ -269,18 +269,8 @@ afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
 
-/** A client of a server on `root`; `env` is added to the server's environment. */
-async function mcp(root: string, env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({
-    command: 'node',
-    args: [BIN, 'mcp', '--root', root],
-    env: { ...(process.env as Record<string, string>), ...ENV, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...env },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as any;
+function mcp(root: string, env: Record<string, string> = {}) {
+  return mcpClient(clients, root, { ...ENV, ...env });
 }
 
 describe('archive re-links the chain (MCP)', () => {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/note/format.js';
 import { writeNote } from '../src/corpus/ops/ops.js';
@@ -9,6 +8,7 @@ import { integrate, toCandidate } from '../src/pipelines/integrate.js';
 import { startFakeLlm } from './helpers/fake-llm-server.js';
 import { shownIds, stubLlm } from './helpers/llm-stub.js';
 import { BIN, mdFiles, snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
+import { mcpClient } from './helpers/mcp.js';
 import { expectMomentSince, MOMENT } from './helpers/moments.js';
 
 // When things happened and when they held true, as the tool records them in the notes
@@ -144,17 +144,8 @@ afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
 });
 
-async function mcp(root: string, env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({
-    command: 'node',
-    args: [BIN, 'mcp', '--root', root],
-    env: { ...(process.env as Record<string, string>), ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...env },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as any;
+function mcp(root: string, env: Record<string, string> = {}) {
+  return mcpClient(clients, root, env);
 }
 
 describe('validity over MCP', () => {

@@ -8,7 +8,7 @@ import { readNoteFile } from '../corpus/note/notes.js';
 import { lastUpdated, snippet } from '../search/snippet.js';
 import { snippetTerms } from '../search/terms.js';
 import type { SearchHit } from '../search/types.js';
-import type { Embedder } from '../llm/embed.js';
+import type { SearchRequest } from './search-request.js';
 
 // A search in time (docs/search.md#as-of-and-valid-at): `asOf`, the memory as it stood at the end
 // of a day (notes written by then, as they stood: superseded only if superseded by then, only the
@@ -16,16 +16,7 @@ import type { Embedder } from '../llm/embed.js';
 // included. The notes that qualify are worked out from the note metadata first, and the backend
 // ranks with only those counting, so the first hits are the best that qualify.
 
-export interface TimeSearch {
-  limit: number;
-  kind?: string;
-  backend?: string;
-  history?: boolean;
-  embedder?: Embedder;
-  progress?: (line: string) => void;
-  asOf?: string;
-  validAt?: string;
-}
+export type TimeSearch = SearchRequest & { limit: number };
 
 /**
  * Which notes qualify, with the `superseded_by` each is answered with. Only live notes: the

@@ -6,23 +6,10 @@ import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { StatedNotes } from '../search/changes.js';
 import type { SearchHit } from '../search/types.js';
+import type { SearchRequest } from './search-request.js';
 import type { GitState } from '../adapters/git.js';
 
-export interface SearchRequest {
-  limit?: number;
-  /** Only notes of this kind. */
-  kind?: string;
-  backend?: string;
-  history?: boolean;
-  /** An embedder to use instead of the configured endpoint. */
-  embedder?: Embedder;
-  /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
-  progress?: (line: string) => void;
-  /** The memory as it stood at the end of this day (or at this moment): see src/api/search-time.ts. */
-  asOf?: string;
-  /** Only notes whose validity covers this day or moment, superseded ones included. */
-  validAt?: string;
-}
+export type { SearchRequest } from './search-request.js';
 
 export interface SearchResult {
   query: string;

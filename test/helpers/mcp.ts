@@ -1,0 +1,23 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BIN } from './corpus.js';
+
+/** A tool call's answer as the tests read it. */
+export type Call = (name: string, args?: Record<string, unknown>) => Promise<any>;
+
+/**
+ * A real MCP client of `zk-memory mcp` on `root` over stdio (backend rg, no LLM; `env` added to
+ * the server's environment), kept in `clients` so the test file closes it.
+ */
+export async function mcpClient(clients: Client[], root: string, env: Record<string, string> = {}): Promise<Call> {
+  const transport = new StdioClientTransport({
+    command: 'node',
+    args: [BIN, 'mcp', '--root', root],
+    env: { ...(process.env as Record<string, string>), ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return async (name, args = {}) => (await client.callTool({ name, arguments: args })) as any;
+}
