@@ -53,6 +53,9 @@ describe('what the memory held on a date (as of)', () => {
   const believed: [day: string, title: string][] = [
     ['2026-09-05', 'Judy lives in Paris'],
     ['2026-10-10', 'Judy lives in Lyon'],
+    // The mistaken note, archived the next day: the memory did hold it.
+    ['2026-10-20', 'Judy lives in Nice'],
+    ['2026-10-22', 'Judy lives in Lyon'],
     ['2026-11-11', 'Judy lives in London'],
     ['2026-12-02', 'Judy lives in Berlin'],
   ];
@@ -88,6 +91,17 @@ describe('what the memory held on a date (as of)', () => {
     expect(titles(then.json.notes)).toEqual(['Judy lives in Nice']);
     const after = await cli('--json', 'list', '--as-of', '2026-10-22');
     expect(titles(after.json.notes)).toEqual(['Judy lives in Lyon']);
+  });
+});
+
+describe('with the full-text index', () => {
+  it('answers as of and valid at the same days the same way', async () => {
+    const hits = async (...flags: string[]) => titles((await cli('--json', 'search', 'where does Judy live', '--backend', 'fts', ...flags)).json.hits);
+    expect(await hits('--as-of', '2026-09-05')).toEqual(['Judy lives in Paris']);
+    expect(await hits('--as-of', '2026-10-20')).toEqual(['Judy lives in Nice']);
+    expect(await hits('--as-of', '2026-11-11')).toEqual(['Judy lives in London']);
+    expect(await hits('--valid-at', '2026-10-03')).toEqual(['Judy lives in Lyon']);
+    expect(await hits('--valid-at', '2026-11-28')).toEqual(['Judy lives in Berlin']);
   });
 });
 

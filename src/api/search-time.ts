@@ -5,6 +5,7 @@ import { askedAt, bodyAsOf, validAt } from '../corpus/note/as-of.js';
 import { notesHeldAt } from '../corpus/graph/held-at.js';
 import { requireMoment } from '../corpus/note/moments.js';
 import { readNoteFile } from '../corpus/note/notes.js';
+import { sidecar } from '../corpus/files/paths.js';
 import { lastUpdated, snippet } from '../search/snippet.js';
 import { snippetTerms } from '../search/terms.js';
 import type { SearchHit } from '../search/types.js';
@@ -19,17 +20,16 @@ import type { SearchRequest } from './search-request.js';
 export type TimeSearch = SearchRequest & { limit: number };
 
 /**
- * Which notes qualify, with the `superseded_by` each is answered with. Only live notes: the
- * archive is not searched (an archived note the day held is listed and read as of it, not found).
+ * Which notes qualify, with the `superseded_by` each is answered with; as of a day, the notes
+ * archived since that the day held too, by their `.archive/` path.
  */
 function qualifying(root: string, o: TimeSearch, at: number): Map<string, string | null> {
   const live = loadNoteMetas(root);
   const kind = checkKind(o.kind);
   const states = new Map<string, string | null>();
   if (o.asOf !== undefined) {
-    const paths = new Set(live.map((m) => m.path));
     for (const m of notesHeldAt(root, live, at)) {
-      if (paths.has(m.path) && (!kind || m.kind === kind) && (!m.superseded_by || o.history)) states.set(m.path, m.superseded_by);
+      if ((!kind || m.kind === kind) && (!m.superseded_by || o.history)) states.set(m.path, m.superseded_by);
     }
     return states;
   }
@@ -39,6 +39,57 @@ function qualifying(root: string, o: TimeSearch, at: number): Map<string, string
     if ((!kind || m.kind === kind) && validAt(m, at, successor)) states.set(m.path, m.superseded_by);
   }
   return states;
+}
+
+const ARCHIVE = '.archive/';
+
+/** Where a hit's note is read from: the root, or the archive for a `.archive/` path. */
+function located(root: string, path: string): { dir: string; name: string } {
+  return path.startsWith(ARCHIVE) ? { dir: sidecar(root).archive, name: path.slice(ARCHIVE.length) } : { dir: root, name: path };
+}
+
+/** A note's text as it stood at `at` (later fragments cut). */
+function asItStood(root: string, path: string, at: number) {
+  const { dir, name } = located(root, path);
+  const note = readNoteFile(dir, name);
+  return note && { note, body: bodyAsOf(note.parsed.body, at) };
+}
+
+/**
+ * The notes a search in time lets count (`prefix` before the names of another folder): those that
+ * qualify, and as of a day (`at`), with `terms`, only those whose text then still held one.
+ */
+function qualifies(root: string, states: Map<string, string | null>, at: number | undefined, terms: string[] | undefined, prefix = '') {
+  return (name: string) => {
+    const path = prefix + name;
+    if (!states.has(path)) return false;
+    const then = at === undefined || !terms ? undefined : asItStood(root, path, at);
+    return !then || then.body === then.note.parsed.body || heldTerm(`${then.note.title}\n${then.body}`, terms!);
+  };
+}
+
+/** A hit as a search in time answers it: `superseded_by` as then, and as of a day the snippet from the text then. */
+function asAnswered(root: string, h: SearchHit, states: Map<string, string | null>, at: number | undefined, terms: string[]): SearchHit {
+  const then = at === undefined ? undefined : asItStood(root, h.path, at);
+  const cut = then && then.body !== then.note.parsed.body;
+  return { ...h, superseded_by: states.get(h.path) ?? null, ...(cut ? { snippet: snippet(then.body, terms), updated: lastUpdated(then.body, h.date) } : {}) };
+}
+
+/**
+ * The notes archived since that the day held, ranked by ripgrep among themselves (the archive has
+ * no index), as hits under their `.archive/` path.
+ */
+async function archivedHits(root: string, query: string, o: TimeSearch, states: Map<string, string | null>, at: number, terms: string[]): Promise<SearchHit[]> {
+  const { rgProvider } = await import('../search/rg.js');
+  const dir = sidecar(root).archive;
+  const hits = await rgProvider.search(dir, query, { limit: o.limit, history: true, only: qualifies(root, states, at, terms, ARCHIVE) });
+  return hits.map((h) => asAnswered(root, { ...h, path: ARCHIVE + h.path }, states, at, terms));
+}
+
+/** Two rankings of different engines as one: each score taken relative to its ranking's best, the best `limit`. */
+function mergeRankings(a: SearchHit[], b: SearchHit[], limit: number): SearchHit[] {
+  const relative = (hits: SearchHit[]) => hits.map((h) => ({ h, r: h.score / Math.max(hits[0]?.score ?? 1, Number.EPSILON) }));
+  return [...relative(a), ...relative(b)].sort((x, y) => y.r - x.r).slice(0, limit).map((x) => x.h);
 }
 
 /** Whether a note's text as of `at` still holds one of the query's terms (a later fragment may have brought it in). */
@@ -53,27 +104,11 @@ export async function searchInTime(root: string, query: string, o: TimeSearch) {
   const at = askedAt(requireMoment(asOf ? o.asOf! : o.validAt!, asOf ? 'as-of date' : 'valid-at date'))!;
   const states = qualifying(root, o, at);
   const terms = snippetTerms(query);
-  // As of a day, a note is what it held then: a note that matches only through a later fragment does not.
-  const asItStood = (path: string) => {
-    const note = asOf ? readNoteFile(root, path) : undefined;
-    return note && { note, body: bodyAsOf(note.parsed.body, at) };
-  };
-  const lexical = (backend: string) => backend !== 'vector';
-  const { searchCorpus } = await import('../search/index.js');
-  const only = (path: string) => {
-    if (!states.has(path)) return false;
-    const then = asItStood(path);
-    return !then || then.body === then.note.parsed.body || heldTerm(`${then.note.title}\n${then.body}`, terms);
-  };
   const { kind: _kind, ...rest } = o;
-  const r = await searchCorpus(root, query, { ...rest, history: true, only: lexical(o.backend ?? '') ? only : (p) => states.has(p) });
-  const hits = r.hits.map((h): SearchHit => {
-    const then = asItStood(h.path);
-    const body = then?.body;
-    return {
-      ...h, superseded_by: states.get(h.path) ?? null,
-      ...(body !== undefined && body !== then!.note.parsed.body ? { snippet: snippet(body, terms), updated: lastUpdated(body, h.date) } : {}),
-    };
-  });
+  const { searchCorpus } = await import('../search/index.js');
+  const r = await searchCorpus(root, query, { ...rest, history: true, only: qualifies(root, states, asOf ? at : undefined, o.backend === 'vector' ? undefined : terms) });
+  let hits = r.hits.map((h) => asAnswered(root, h, states, asOf ? at : undefined, terms));
+  const archived = [...states.keys()].filter((p) => p.startsWith(ARCHIVE));
+  if (archived.length) hits = mergeRankings(hits, await archivedHits(root, query, o, states, at, terms), o.limit);
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), ...(asOf ? { as_of: o.asOf } : { valid_at: o.validAt }), hits };
 }
