@@ -83,30 +83,33 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
   if (!words.length) return [];
   const text = words.join(' ');
   const history = Boolean(opts.history);
-  const depth = opts.only ? EVERY_NOTE : Math.max(opts.limit + 5, RERANK_DEPTH);
-  let rows: (Row & { _score?: number })[];
-  try {
-    rows = await query(root, text, depth, history, refreshedAt);
-  } catch {
-    const rebuilt = await syncIndex(root, { rebuild: true });
-    rows = await query(root, text, depth, history, rebuilt.refreshedAt);
-  }
   const stems = searchTerms(q);
   const rarity = opts.minShare ? await termRarity(root, stems, new Map(words.map((w) => [stem(w), w])), opts, refreshedAt) : undefined;
-  rows = byCoverage(rows, stems, opts, rarity);
   const terms = snippetTerms(q);
-  const hits: SearchHit[] = [];
-  for (const r of rows) {
-    if (hits.length >= opts.limit) break;
-    if (opts.only && !opts.only(r.path)) continue;
-    if (!fs.existsSync(path.join(root, r.path))) continue; // deleted since the refresh
-    hits.push({
-      uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,
-      kind: (r.kind || null) as SearchHit['kind'], author: r.author || null, superseded_by: r.superseded_by || null,
-      score: round(r._score ?? 0), snippet: snippet(r.body, terms), updated: lastUpdated(r.body, r.date),
-    });
+  // With only some notes counting, the ranking is looked at ever deeper until it holds enough of them.
+  for (let depth = Math.max(opts.limit + 5, RERANK_DEPTH); ; depth *= 8) {
+    let rows: (Row & { _score?: number })[];
+    try {
+      rows = await query(root, text, depth, history, refreshedAt);
+    } catch {
+      const rebuilt = await syncIndex(root, { rebuild: true });
+      rows = await query(root, text, depth, history, rebuilt.refreshedAt);
+    }
+    const found = rows.length;
+    rows = byCoverage(rows, stems, opts, rarity);
+    const hits: SearchHit[] = [];
+    for (const r of rows) {
+      if (hits.length >= opts.limit) break;
+      if (opts.only && !opts.only(r.path)) continue;
+      if (!fs.existsSync(path.join(root, r.path))) continue; // deleted since the refresh
+      hits.push({
+        uuid: r.uuid, slug: r.slug, path: r.path, title: r.title, date: r.date,
+        kind: (r.kind || null) as SearchHit['kind'], author: r.author || null, superseded_by: r.superseded_by || null,
+        score: round(r._score ?? 0), snippet: snippet(r.body, terms), updated: lastUpdated(r.body, r.date),
+      });
+    }
+    if (!opts.only || hits.length >= opts.limit || found < depth || depth >= EVERY_NOTE) return hits;
   }
-  return hits;
 }
 
 /** LanceDB BM25 full-text search over title and body, refreshed incrementally before each query. */
