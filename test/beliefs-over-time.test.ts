@@ -155,3 +155,19 @@ describe('the chain of beliefs', () => {
     expect((await cli('read', 'judy-home', '--timeline')).stdout).toMatch(/Judy lives in Lyon.*2026-10-01.*2026-11-01/);
   });
 });
+
+describe('a search in time with every backend', () => {
+  it('finds the best note that qualifies however deep the plain ranking holds it', async () => {
+    const deep = tempCorpus();
+    const w = (...args: string[]) => zk(['--root', deep, 'write', ...args], { env });
+    // Sixty notes written later say "rollback" more often than the one the day held.
+    for (let i = 0; i < 60; i++) expect((await w(`later-${i}`, `Rollback drill ${i}`, 'rollback rollback rollback rollback', '--date', '2026-11-20')).code).toBe(0);
+    await w('first-plan', 'The first plan', 'A rollback was planned once.', '--date', '2026-09-01');
+    for (const backend of ['rg', 'fts']) {
+      const r = await zk(['--root', deep, '--json', 'search', 'rollback', '--backend', backend, '--as-of', '2026-10-01', '--limit', '3'], { env });
+      expect([backend, titles(r.json.hits)]).toEqual([backend, ['The first plan']]);
+      const plain = await zk(['--root', deep, '--json', 'search', 'rollback', '--backend', backend, '--limit', '61'], { env });
+      expect(titles(plain.json.hits).indexOf('The first plan')).toBeGreaterThan(40);
+    }
+  });
+});
