@@ -57,6 +57,7 @@ describe('an agent keeps a user\'s memory over MCP', () => {
   it('is told how the memory works when it connects, and can look around', async () => {
     expect(client.getInstructions()).toMatch(/one thought per note/);
     expect(client.getInstructions()).toMatch(/supersede/);
+    expect(client.getInstructions()).toMatch(/as_of .*valid_at/);
     const o = await call('overview');
     expect(o.structuredContent).toMatchObject({ ok: true, notes: 0, inbox: 0, llm: { configured: true, model: 'fake-model' }, backend: 'rg' });
   });

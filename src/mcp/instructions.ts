@@ -13,6 +13,7 @@ const LINES: [needs: string[], text: string][] = [
   [['merge'], '- To add to an existing note, merge a fragment into it (nothing is ever overwritten).'],
   [['write', 'supersede'], '- When a fact changes, write the new note with supersedes (or call supersede): the old note stays as history and searches show the current one. To replace the note judy with a new version, write with slug judy and supersedes judy: the new note takes the next free name and the bare slug judy then names it.'],
   [['archive'], '- A note written by mistake is retracted with archive (never deleted).'],
+  [['search', 'read'], '- History is kept: search with as_of (a day) answers with what the memory held then, with valid_at with what was true then; read and list take as_of, and read with timeline shows every belief about a subject with when it held true.'],
   [['read'], '- Refer to a note by its file name (e.g. 20261130-judy.md) when you cite it; read takes a file name, a stem, a uuid or its first 8 hex digits, an undated slug such as judy, or a note\'s title as written; an unknown ref is answered with the notes it most likely meant (error.suggestions).'],
   [['write'], '- To link one note to another, write a Markdown link to its file name: [Judy](20261130-judy.md). A link by slug or title ([Judy](judy), [Judy](<Judy Smith>)) is understood too.'],
   [['tend_robustify'], '- tend_robustify rewrites links by slug or title into links to the file name.'],
