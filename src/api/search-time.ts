@@ -1,10 +1,10 @@
 import { ZkError } from '../errors.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { loadNoteMetas } from '../corpus/note/note-meta.js';
-import { askedAt, bodyAsOf, validAt } from '../corpus/note/as-of.js';
+import { bodyAsOf, validAt } from '../corpus/note/as-of.js';
 import { notesHeldAt } from '../corpus/graph/held-at.js';
-import { requireMoment } from '../corpus/note/moments.js';
-import { readNoteFile } from '../corpus/note/notes.js';
+import { timeAsked } from '../corpus/note/moments.js';
+import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { lastUpdated, snippet } from '../search/snippet.js';
 import { snippetTerms } from '../search/terms.js';
@@ -48,42 +48,50 @@ function located(root: string, path: string): { dir: string; name: string } {
   return path.startsWith(ARCHIVE) ? { dir: sidecar(root).archive, name: path.slice(ARCHIVE.length) } : { dir: root, name: path };
 }
 
-/** A note's text as it stood at `at` (later fragments cut). */
-function asItStood(root: string, path: string, at: number) {
-  const { dir, name } = located(root, path);
-  const note = readNoteFile(dir, name);
-  return note && { note, body: bodyAsOf(note.parsed.body, at) };
-}
-
 /**
- * The notes a search in time lets count (`prefix` before the names of another folder): those that
- * qualify, and as of a day (`at`), with `terms`, only those whose text then still held one.
+ * How a search in time looks at the notes it ranks, for one call: which may count, and how each
+ * hit is answered. Each note's text as it stood at `at` (later fragments cut) is read once,
+ * however often the ranking and the answer ask for it.
  */
-function qualifies(root: string, states: Map<string, string | null>, at: number | undefined, terms: string[] | undefined, prefix = '') {
-  return (name: string) => {
-    const path = prefix + name;
-    if (!states.has(path)) return false;
-    const then = at === undefined || !terms ? undefined : asItStood(root, path, at);
-    return !then || then.body === then.note.parsed.body || heldTerm(`${then.note.title}\n${then.body}`, terms!);
+function inTime(root: string, states: Map<string, string | null>, at: number | undefined, terms: string[]) {
+  const stood = new Map<string, { note: Note; body: string } | undefined>();
+  const asItStood = (path: string) => {
+    if (at === undefined) return undefined;
+    if (!stood.has(path)) {
+      const { dir, name } = located(root, path);
+      const note = readNoteFile(dir, name);
+      stood.set(path, note && { note, body: bodyAsOf(note.parsed.body, at) });
+    }
+    return stood.get(path);
   };
-}
-
-/** A hit as a search in time answers it: `superseded_by` as then, and as of a day the snippet from the text then. */
-function asAnswered(root: string, h: SearchHit, states: Map<string, string | null>, at: number | undefined, terms: string[]): SearchHit {
-  const then = at === undefined ? undefined : asItStood(root, h.path, at);
-  const cut = then && then.body !== then.note.parsed.body;
-  return { ...h, superseded_by: states.get(h.path) ?? null, ...(cut ? { snippet: snippet(then.body, terms), updated: lastUpdated(then.body, h.date) } : {}) };
+  return {
+    /**
+     * The notes that may count (`prefix` before the names of another folder): those that qualify,
+     * and as of a day, when `lexical`, only those whose text then still held a term of the query.
+     */
+    qualifies: (lexical: boolean, prefix = '') => (name: string) => {
+      const path = prefix + name;
+      if (!states.has(path)) return false;
+      const then = lexical ? asItStood(path) : undefined;
+      return !then || then.body === then.note.parsed.body || heldTerm(`${then.note.title}\n${then.body}`, terms);
+    },
+    /** A hit as a search in time answers it: `superseded_by` as then, and as of a day the snippet from the text then. */
+    answered: (h: SearchHit): SearchHit => {
+      const then = asItStood(h.path);
+      const cut = then && then.body !== then.note.parsed.body;
+      return { ...h, superseded_by: states.get(h.path) ?? null, ...(cut ? { snippet: snippet(then.body, terms), updated: lastUpdated(then.body, h.date) } : {}) };
+    },
+  };
 }
 
 /**
  * The notes archived since that the day held, ranked by ripgrep among themselves (the archive has
  * no index), as hits under their `.archive/` path.
  */
-async function archivedHits(root: string, query: string, o: TimeSearch, states: Map<string, string | null>, at: number, terms: string[]): Promise<SearchHit[]> {
+async function archivedHits(root: string, query: string, limit: number, view: ReturnType<typeof inTime>): Promise<SearchHit[]> {
   const { rgProvider } = await import('../search/rg.js');
-  const dir = sidecar(root).archive;
-  const hits = await rgProvider.search(dir, query, { limit: o.limit, history: true, only: qualifies(root, states, at, terms, ARCHIVE) });
-  return hits.map((h) => asAnswered(root, { ...h, path: ARCHIVE + h.path }, states, at, terms));
+  const hits = await rgProvider.search(sidecar(root).archive, query, { limit, history: true, only: view.qualifies(true, ARCHIVE) });
+  return hits.map((h) => view.answered({ ...h, path: ARCHIVE + h.path }));
 }
 
 /** Two rankings of different engines as one: each score taken relative to its ranking's best, the best `limit`. */
@@ -101,14 +109,13 @@ function heldTerm(text: string, terms: string[]): boolean {
 export async function searchInTime(root: string, query: string, o: TimeSearch) {
   if (o.asOf !== undefined && o.validAt !== undefined) throw new ZkError('usage', 'as-of and valid-at ask different questions: pass one of them');
   const asOf = o.asOf !== undefined;
-  const at = askedAt(requireMoment(asOf ? o.asOf! : o.validAt!, asOf ? 'as-of date' : 'valid-at date'))!;
+  const at = timeAsked(asOf ? o.asOf! : o.validAt!, asOf ? 'as-of date' : 'valid-at date');
   const states = qualifying(root, o, at);
-  const terms = snippetTerms(query);
+  const view = inTime(root, states, asOf ? at : undefined, snippetTerms(query));
   const { kind: _kind, ...rest } = o;
   const { searchCorpus } = await import('../search/index.js');
-  const r = await searchCorpus(root, query, { ...rest, history: true, only: qualifies(root, states, asOf ? at : undefined, o.backend === 'vector' ? undefined : terms) });
-  let hits = r.hits.map((h) => asAnswered(root, h, states, asOf ? at : undefined, terms));
-  const archived = [...states.keys()].filter((p) => p.startsWith(ARCHIVE));
-  if (archived.length) hits = mergeRankings(hits, await archivedHits(root, query, o, states, at, terms), o.limit);
+  const r = await searchCorpus(root, query, { ...rest, history: true, only: view.qualifies(o.backend !== 'vector') });
+  let hits = r.hits.map(view.answered);
+  if ([...states.keys()].some((p) => p.startsWith(ARCHIVE))) hits = mergeRankings(hits, await archivedHits(root, query, o.limit, view), o.limit);
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), ...(asOf ? { as_of: o.asOf } : { valid_at: o.validAt }), hits };
 }

@@ -1,6 +1,5 @@
 import { keptNoteMetas, loadNoteMetas } from '../corpus/note/note-meta.js';
-import { candidateFiles } from '../corpus/graph/grep.js';
-import { readNoteFile } from '../corpus/note/notes.js';
+import { titleCandidates, type Titled } from '../corpus/graph/ref-titles.js';
 import { stem, wordsOf } from '../search/terms.js';
 import type { SimilarNote } from './results.js';
 
@@ -37,14 +36,6 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
   return true;
 }
 
-/** What the comparison needs of a note. */
-interface Titled {
-  path: string;
-  title: string;
-  uuid: string;
-  superseded_by: string | null;
-}
-
 /**
  * The notes whose title may be similar to one with these words: every note a resident process
  * keeps, else those the grep port finds with the start of the title's longest word on their title
@@ -53,16 +44,13 @@ interface Titled {
  * metadata. A title of short words only is compared with every note's.
  */
 function candidates(root: string, title: string, words: string[]): Titled[] {
-  const kept = keptNoteMetas(root);
-  if (kept) return kept;
   const longest = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
   const letters = Math.max(3, stem(longest).length - 1);
   // The word as the title writes it (accents kept, as the file holds them), its first letters.
   const written = title.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}]+/u).find((w) => w.normalize('NFKD').replace(/\p{M}/gu, '') === longest);
   const probe = [...(written ?? longest)].slice(0, letters).join('');
-  if ([...probe].length < 3) return loadNoteMetas(root);
-  const pattern = `^title:.*${probe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
-  return candidateFiles(root, [pattern], { fixed: false }).flatMap((name) => readNoteFile(root, name) ?? []);
+  if ([...probe].length < 3) return keptNoteMetas(root) ?? loadNoteMetas(root);
+  return titleCandidates(root, [probe]);
 }
 
 /**

@@ -8,9 +8,9 @@ import { coverage, passesFloor, titleTerms } from './score.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import { queryTerms, stem, type QueryTerm } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
+import { escapeRegExp } from '../corpus/regex.js';
 
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The rest of a word after a term's prefix: ASCII letters and digits and every byte of a non-ASCII
@@ -28,7 +28,7 @@ const NOT_WORD = /[^\p{L}\p{N}\p{M}]/u;
  * word boundaries (most non-Latin text) matches as a substring.
  */
 function termPattern(term: QueryTerm): string {
-  const literal = escapeRegex(term.prefix);
+  const literal = escapeRegExp(term.prefix);
   if (term.whole) return `\\b${literal}\\b`;
   return /^[a-z0-9]/.test(term.prefix) ? `(?-u:\\b)${literal}${WORD_TAIL}` : literal;
 }

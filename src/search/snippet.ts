@@ -1,5 +1,6 @@
 import { FRAGMENT_HEADER } from '../corpus/note/format.js';
 import { dayOf } from '../corpus/note/moments.js';
+import { escapeRegExp } from '../corpus/regex.js';
 
 /** Characters either side of the centre of an excerpt: room for a sentence or two. */
 const RADIUS = 150;
@@ -73,7 +74,7 @@ function* spotsOf(text: string, terms: string[], weight: (term: string) => numbe
   if (!wanted.length) return;
   const weights = wanted.map((t) => weight(t));
   // Not the `u` flag: it makes a case-insensitive scan of a large note many times slower.
-  const re = new RegExp(wanted.map((t) => `(${t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`).join('|'), 'gi');
+  const re = new RegExp(wanted.map((t) => `(${escapeRegExp(t)})`).join('|'), 'gi');
   for (const m of text.matchAll(re)) {
     if (!startsWord(text, m.index)) continue;
     yield { at: m.index, w: weights[m.findIndex((g, i) => i > 0 && g !== undefined) - 1] };

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../../errors.js';
-import { archivedMs, askedAt, heldAt, recordedMs, supersededByAt } from '../note/as-of.js';
-import { dayOf, momentMs, momentText } from '../note/moments.js';
+import { archivedMs, heldAt, recordedMs, supersededByAt } from '../note/as-of.js';
+import { momentMs } from '../note/moments.js';
+import { isoDate } from '../note/slug.js';
 import { noteAt } from '../note/note-as-of.js';
 import { noteMeta, type NoteMeta } from '../note/note-meta.js';
 import { noteInfo, readNoteFile, type Note } from '../note/notes.js';
@@ -15,13 +16,6 @@ import { heldBy, succession, type ChainNote, type Held } from './supersession.js
 // The memory as it stood at the end of a day or at a moment (docs/format.md#as-of-a-date): the
 // notes written by then and not yet archived, archived ones as they stood before their archive,
 // each with the `superseded_by` and the text it had then.
-
-/** The time an `--as-of` day or moment stands for; refused in one line when it is neither. */
-export function asOfTime(asOf: string): number {
-  const at = askedAt(asOf);
-  if (at === undefined) throw new ZkError('usage', `invalid as-of date: ${JSON.stringify(asOf.slice(0, 60))} (expected YYYY-MM-DD or a date-time)`);
-  return at;
-}
 
 /** When an archived note left the memory: its `archived_at`, else when its archived copy was made. */
 function archivedAt(h: Held): number | undefined {
@@ -44,7 +38,7 @@ export function noteHeldAt(root: string, ref: string, at: number, asOf: string):
   }
   const gone = archivedAt(held);
   if (gone !== undefined && gone <= at) {
-    throw new ZkError('not_found', `${rootPath(held)} was archived by ${asOf} (on ${dayOf(momentText(gone))}): it was no longer in the memory then`);
+    throw new ZkError('not_found', `${rootPath(held)} was archived by ${asOf} (on ${isoDate(new Date(gone))}): it was no longer in the memory then`);
   }
   const successor = n.superseded_by ? heldBy(root, n.superseded_by)?.note : undefined;
   return { note: { ...noteAt(n, at, successor), path: rootPath(held) }, archived: held.archived };

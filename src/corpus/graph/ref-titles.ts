@@ -4,6 +4,7 @@ import { listNoteFiles } from '../files/note-files.js';
 import { nameKey, undatedSlug } from '../markdown/note-names.js';
 import { slugify } from '../note/slug.js';
 import { candidateFiles } from './grep.js';
+import { escapeRegExp } from '../regex.js';
 
 // The last ways a ref can name a note, and what to offer when it names none: a note's title as
 // written, and the notes a mistyped ref most likely meant. A resident process keeps every note's
@@ -29,14 +30,20 @@ function words(text: string): string[] {
  * else those the grep port finds with one of the ref's three longest words on their title line
  * (one search for both look-ups of a ref that names no note by name), read once.
  */
-export function titleCandidates(root: string, ref: string): () => Titled[] {
+export function refTitleCandidates(root: string, ref: string): () => Titled[] {
   let found: Titled[] | undefined;
-  return () => (found ??= keptNoteMetas(root) ?? searchTitles(root, words(ref).slice(0, 3)));
+  return () => (found ??= titleCandidates(root, words(ref).slice(0, 3)));
 }
 
-function searchTitles(root: string, wanted: string[]): Titled[] {
-  if (!wanted.length) return [];
-  const patterns = wanted.map((w) => `^title:.*${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+/**
+ * The notes whose title may hold one of `probes` (lowercase words or their starts): every note a
+ * resident process keeps, else those the grep port finds with one on their title line, read once.
+ */
+export function titleCandidates(root: string, probes: string[]): Titled[] {
+  const kept = keptNoteMetas(root);
+  if (kept) return kept;
+  if (!probes.length) return [];
+  const patterns = probes.map((w) => `^title:.*${escapeRegExp(w)}`);
   return candidateFiles(root, patterns, { fixed: false }).flatMap((name) => readNoteFile(root, name) ?? []);
 }
 

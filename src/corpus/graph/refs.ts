@@ -7,7 +7,7 @@ import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { undatedSlug } from '../markdown/note-names.js';
 import { hint } from '../../hints.js';
 import { sidecar } from '../files/paths.js';
-import { likelyNotes, notesTitled, titleCandidates, type Titled } from './ref-titles.js';
+import { likelyNotes, notesTitled, refTitleCandidates, type Titled } from './ref-titles.js';
 import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from '../note/slug.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
@@ -26,7 +26,7 @@ export function resolveRef(root: string, ref: string): Note {
   if (!r) throw new ZkError('usage', 'empty ref: name a note by uuid, stem or file name');
   if (r.includes('\0')) throw new ZkError('invalid_ref', `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path)`);
   // A ref that could point elsewhere is never a file name, but it may be a title (`Lisbon/Porto trip`).
-  const titled = titleCandidates(root, r);
+  const titled = refTitleCandidates(root, r);
   if (/[/\\]/.test(r) || r.startsWith('.')) {
     return noteTitled(root, titled, r) ?? unknown(root, titled, r, `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path, unless it is a note's title)`, 'invalid_ref');
   }

@@ -1,5 +1,5 @@
 import { FRAGMENT_HEADER } from './format.js';
-import { asOfMs, momentMs } from './moments.js';
+import { momentMs } from './moments.js';
 import type { NoteTimes } from './notes.js';
 
 // How a note stood at a time, and when what it says holds true (docs/format.md#time). Two clocks:
@@ -12,11 +12,6 @@ import type { NoteTimes } from './notes.js';
 export interface Timed {
   date: string;
   times: NoteTimes;
-}
-
-/** The end of a day (or a moment itself) asked for with `--as-of` / `--valid-at`, in ms; undefined when it is neither. */
-export function askedAt(text: string): number | undefined {
-  return asOfMs(text);
 }
 
 /** When the memory took the note in: the start of its date. */

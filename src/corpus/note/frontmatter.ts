@@ -1,6 +1,7 @@
 import { yamlEntry } from './format.js';
 import type { Note } from './notes.js';
 import type { TextEdit } from './text-edits.js';
+import { escapeRegExp } from '../regex.js';
 
 /** A line that continues the value of the key above it (indented, or a block-sequence item). */
 const CONTINUATION = /^(?:[ \t]+\S|-(?:[ \t]|$))/;
@@ -46,7 +47,7 @@ function keySpan(note: Note, key: string): { start: number; end: number } | unde
     lines.push({ start: at, end, text: raw.slice(at, end).replace(/\r?\n$/, '') });
     at = end;
   }
-  const keyLine = new RegExp(`^${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ \\t]*:`);
+  const keyLine = new RegExp(`^${escapeRegExp(key)}[ \\t]*:`);
   const i = lines.findIndex((l) => keyLine.test(l.text));
   if (i < 0) return undefined;
   let j = i + 1;

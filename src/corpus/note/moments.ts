@@ -1,4 +1,5 @@
 import { ZkError } from '../../errors.js';
+import { isoDate } from './slug.js';
 
 // When things happened, as the files say it: a day (`2026-10-01`, the day a note dates from, in
 // this host's time, as note dates are) or a moment (`2026-10-01T09:30:00Z`, written by the tool
@@ -41,14 +42,17 @@ export function asOfMs(text: string): number | undefined {
 export function dayOf(text: string): string | undefined {
   if (DAY.test(text.trim())) return text.trim();
   const ms = momentMs(text);
-  if (ms === undefined) return undefined;
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return ms === undefined ? undefined : isoDate(new Date(ms));
 }
 
 /** A moment as the tool writes it: UTC to the second, `2026-12-02T04:51:07Z`. */
 export function momentText(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The time a day or moment asked about stands for (`--as-of`, `--valid-at`: its end, see asOfMs), checked; refused in one line. */
+export function timeAsked(value: string, what: string): number {
+  return asOfMs(requireMoment(value, what))!;
 }
 
 /** A day or moment given on the command line or as an MCP argument, checked; refused in one line. */

@@ -6,6 +6,7 @@ import { DATED_STEM } from './slug.js';
 import { warn } from '../trace/warn.js';
 
 import { listNoteFiles } from '../files/note-files.js';
+import { momentText } from './moments.js';
 
 
 /** A note as every JSON output shows it (docs/cli.md). */
@@ -59,7 +60,7 @@ export function decodeNote(buf: Buffer, name: string): string | undefined {
 
 /** A day or moment from the frontmatter, kept as written (a YAML timestamp read as a Date gives its ISO form). */
 function when(v: unknown): string | null {
-  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/T00:00:00Z$/, '');
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : momentText(v.getTime()).replace(/T00:00:00Z$/, '');
   return typeof v === 'string' || typeof v === 'number' ? str(v) : null;
 }
 

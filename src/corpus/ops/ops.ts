@@ -4,7 +4,7 @@ import path from 'node:path';
 import { settings, now } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { archiveRelinking, type Relink } from './relink.js';
-import { asOfTime, notesHeldAt } from '../graph/held-at.js';
+import { notesHeldAt } from '../graph/held-at.js';
 import { appendFragment } from './append.js';
 import { rewriteKeys } from './keys.js';
 import { createNoteFile } from '../files/files.js';
@@ -16,7 +16,7 @@ import { readNoteFile, type Note } from '../note/notes.js';
 import { ensureSidecar } from '../files/sidecar.js';
 import { notesWithSlug, resolveRef, successors } from '../graph/refs.js';
 import { DATED_STEM, isoDate, parseDateOption, requireSlug, stemFor } from '../note/slug.js';
-import { momentText } from '../note/moments.js';
+import { momentText, timeAsked } from '../note/moments.js';
 import { checkedValidity, type ValidityOptions } from './validity.js';
 import { defaultSource } from '../note/source.js';
 import { trace } from '../trace/trace.js';
@@ -177,7 +177,7 @@ export interface ListOptions {
  */
 export function listNotes(root: string, o: ListOptions = {}): NoteMeta[] {
   const kind = checkKind(o.kind);
-  const held = o.asOf === undefined ? loadNoteMetas(root) : notesHeldAt(root, loadNoteMetas(root), asOfTime(o.asOf));
+  const held = o.asOf === undefined ? loadNoteMetas(root) : notesHeldAt(root, loadNoteMetas(root), timeAsked(o.asOf, 'as-of date'));
   let notes = held.filter((n) => (o.history || !n.superseded_by) && (!kind || n.kind === kind));
   if (o.recent !== undefined) {
     notes = notes.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path)).slice(0, o.recent);

@@ -2,7 +2,8 @@ import { linkGraph, type Backlink, type ResolvedLink } from '../graph/link-graph
 import type { Note } from '../note/notes.js';
 import { resolveRef } from '../graph/refs.js';
 import { supersession, type ChainNote } from '../graph/supersession.js';
-import { asOfTime, noteHeldAt, supersessionAt } from '../graph/held-at.js';
+import { noteHeldAt, supersessionAt } from '../graph/held-at.js';
+import { timeAsked } from '../note/moments.js';
 import { timeline, type Belief } from '../graph/timeline.js';
 
 // Reading one note with its links: kept apart from the write operations (src/corpus/ops/ops.ts), as
@@ -27,7 +28,7 @@ export interface NoteWithLinks {
  */
 export function readNote(root: string, ref: string, o: { asOf?: string } = {}): NoteWithLinks {
   if (o.asOf !== undefined) {
-    const at = asOfTime(o.asOf);
+    const at = timeAsked(o.asOf, 'as-of date');
     const { note } = noteHeldAt(root, ref, at, o.asOf);
     return { note, ...linkGraph(root, note), ...supersessionAt(root, note, at) };
   }

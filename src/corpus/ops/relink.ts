@@ -8,6 +8,7 @@ import type { HeldLock } from '../lock/held-lock.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
+import { escapeRegExp } from '../regex.js';
 
 // Archiving a note that is part of a chain (A superseded by B, B by C) takes it out of the chain:
 // what it replaced is re-linked to what replaced it (A by C), or, when it was the current belief,
@@ -29,17 +30,16 @@ interface RelinkPlan {
   successor?: Note;
 }
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether a note's frontmatter text holds `key: uuid` (read line by line: its YAML may not parse). */
 function namesIn(note: Note, key: string, uuid: string): boolean {
   const fm = note.raw.slice(note.parsed.yamlStart, note.parsed.yamlEnd);
-  return new RegExp(`^${key}[ \\t]*:[ \\t]*['"]?${escapeRegex(uuid)}['"]?[ \\t]*\\r?$`, 'im').test(fm);
+  return new RegExp(`^${key}[ \\t]*:[ \\t]*['"]?${escapeRegExp(uuid)}['"]?[ \\t]*\\r?$`, 'im').test(fm);
 }
 
 /** The live notes whose `key` names `uuid`, in their frontmatter as text (the grep port finds the files). */
 function notesNaming(root: string, key: string, uuid: string): Note[] {
-  return candidateFiles(root, [`^${key}[ \\t]*:[ \\t]*['"]?${escapeRegex(uuid)}`], { fixed: false })
+  return candidateFiles(root, [`^${key}[ \\t]*:[ \\t]*['"]?${escapeRegExp(uuid)}`], { fixed: false })
     .flatMap((name) => readNoteFile(root, name) ?? [])
     .filter((n) => namesIn(n, key, uuid));
 }
