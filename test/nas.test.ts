@@ -64,10 +64,12 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
   it('a read-modify-write loop under the corpus lock from both hosts loses no update', async () => {
     const c = shared('counter');
     fs.writeFileSync(path.join(c.server, 'counter.txt'), '0\n');
-    const runs = [c.a, c.a, c.b, c.b].map((root, i) => execa('node', [COUNTER, root, '6'], { reject: false, env: (i < 2 ? nas!.a : nas!.b).env }));
+    // Four writers take turns 24 times over two cached mounts: on a loaded machine one may wait
+    // longer than the default 30 s for its turn, which is a wait, not a lost update.
+    const runs = [c.a, c.a, c.b, c.b].map((root, i) => execa('node', [COUNTER, root, '6'], { reject: false, env: { ...(i < 2 ? nas!.a : nas!.b).env, ZK_MEMORY_LOCK_TIMEOUT: '120' } }));
     for (const r of await Promise.all(runs)) expect(r.exitCode, r.stderr).toBe(0);
     expect(fs.readFileSync(path.join(c.server, 'counter.txt'), 'utf8').trim()).toBe('24');
-  });
+  }, 150_000);
 
   it('a merge killed mid-write leaves the note as it was: the next lock holder finds nothing of it', async () => {
     const c = shared('killed');
