@@ -116,12 +116,20 @@ describe('wikilink names', () => {
     const judy = note('20261130-judy.md', 'Judy Martin');
     const paris = note('20261201-paris.md', 'Paris');
     const parisOld = note('20250101-paris.md', 'Paris');
-    const names = new NoteNames([judy, paris, parisOld, note('20261202-café.md', 'Café')]);
+    const parisToo = note('20250101-paris-notes.md', 'Paris');
+    const names = new NoteNames([judy, paris, parisToo, note('20261202-café.md', 'Café')]);
     expect(names.resolve('20261130-judy.md').note).toBe(judy);
     expect(names.resolve('20261130-JUDY').note).toBe(judy);
     expect(names.resolve('judy martin').note).toBe(judy);
     expect(names.resolve('judy').note).toBe(judy);
-    expect(names.resolve('Paris').ambiguous).toEqual([paris, parisOld]);
+    const light = [note('20261201-lumiere.md', 'City of Light'), note('20250101-city.md', 'City of Light')];
+    expect(new NoteNames(light).resolve('city of light').ambiguous).toEqual(light);
+    // a shared title gives way to the undated slug when that names one note, as a ref does
+    expect(names.resolve('Paris').note).toBe(paris);
+    // and to an undated slug both bear, which names the newest current one
+    const sameSlug = new NoteNames([paris, parisOld]);
+    expect(sameSlug.resolve('Paris').note).toBe(paris);
+    expect(sameSlug.resolve('paris').note).toBe(paris);
     expect(names.resolve('nobody')).toEqual({});
     // a superseded note does not make its successor's name ambiguous
     const current = new NoteNames([paris, note('20250101-paris.md', 'Paris', 'x')]);
@@ -129,7 +137,8 @@ describe('wikilink names', () => {
     expect(names.nameFor(judy, 'Judy')).toBe('Judy Martin');
     expect(names.nameFor(judy, '20261130-old-judy')).toBe('20261130-judy');
     expect(names.nameFor(judy, 'old.md')).toBe('20261130-judy.md');
-    expect(names.nameFor(paris, 'Paris')).toBe('20261201-paris'); // the title is shared: the stem names it alone
+    expect(new NoteNames(light).nameFor(light[0], 'City of Light')).toBe('lumiere'); // the title is shared: the slug names it alone
+    expect(names.nameFor(paris, 'Paris')).toBe('Paris'); // the shared title gives way to the slug, which names it
   });
 });
 

@@ -30,16 +30,17 @@ describe('an undated slug names one subject on every date', () => {
     expect((await zk(['--root', root, '--json', 'read', old.json.note.path])).json.note.superseded_by).toBe(next.json.note.uuid);
   });
 
-  it('notes written by hand that share a slug stay ambiguous, with the candidates listed', async () => {
+  it('notes written by hand (or on another host) that share a slug: the slug names the newest current one', async () => {
     const root = tempCorpus();
     await zk(['--root', root, 'write', 'kim', 'Kim', 'One.', '--date', '2026-11-01']);
     await zk(['--root', root, 'write', 'kim', 'Kim', 'Two.', '--date', '2026-11-02', '--unique']);
     // By hand: a second kim on another date.
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${root}/20261103-kim.md`, '# Kim by hand\n');
-    const r = await zk(['--root', root, 'read', 'kim']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('error: ambiguous ref: kim matches 20261101-kim.md, 20261103-kim.md (name one by its file name)');
+    const r = await zk(['--root', root, '--json', 'read', 'kim']);
+    expect(r.code).toBe(0);
+    expect(r.json.note.path).toBe('20261103-kim.md');
+    expect((await zk(['--root', root, '--json', 'read', '20261101-kim'])).json.note.path).toBe('20261101-kim.md');
     expect(mdFiles(root)).toHaveLength(3);
   });
 });

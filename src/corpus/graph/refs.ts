@@ -4,7 +4,7 @@ import { ZkError } from '../../errors.js';
 import { candidateFiles } from './grep.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
-import { undatedSlug } from '../markdown/note-names.js';
+import { newestCurrent, undatedSlug } from '../markdown/note-names.js';
 import { hint } from '../../hints.js';
 import { sidecar } from '../files/paths.js';
 import { likelyNotes, notesTitled, refTitleCandidates, type Titled } from './ref-titles.js';
@@ -100,8 +100,8 @@ export function notesWithSlug(root: string, slug: string): string[] {
 
 /**
  * The note a name stands for: a stem or file name, else an undated slug (`judy` names the one note
- * whose stem is `YYYYMMDD-judy`; when several share it, the one not superseded). Undefined when
- * nothing bears the name.
+ * whose stem is `YYYYMMDD-judy`; when several share it, the newest one not superseded). Undefined
+ * when nothing bears the name.
  */
 function notesNamedBy(root: string, name: string): Note | undefined {
   if (!name || name.startsWith('.')) return undefined;
@@ -114,11 +114,11 @@ function notesNamedBy(root: string, name: string): Note | undefined {
   const undated = notesWithSlug(root, name);
   if (!undated.length) return undefined;
   const notes = undated.flatMap((f) => readNoteFile(root, f) ?? []);
-  // History stays reachable by full name; the bare slug names the current belief: the one note
-  // bearing it that is not superseded, else the successor that took the slug with a number when
-  // it replaced the holder on the same day (`judy-2` replacing `judy`).
-  const current = notes.filter((n) => !n.superseded_by);
-  if (current.length === 1) return current[0];
+  // History stays reachable by full name; the bare slug names the current belief: the note bearing
+  // it that is not superseded (the newest, when hosts each wrote one), else the successor that took
+  // the slug with a number when it replaced the holder on the same day (`judy-2` replacing `judy`).
+  const current = newestCurrent(notes);
+  if (current) return current;
   if (notes.length === 1) return sameSubjectSuccessor(root, notes[0], name) ?? notes[0];
   throw new ZkError('ambiguous_ref', `ambiguous ref: ${name} matches ${undated.join(', ')} (name one by its file name)`);
 }

@@ -50,6 +50,24 @@ function pick<N extends Named>(notes: N[] | undefined): WikiResolution<N> | unde
 }
 
 /**
+ * The note an undated slug names among those bearing it: the newest current one (latest file name).
+ * Two hosts may each write the slug on another day; once their histories are merged the slug
+ * keeps naming one note, as a ref does (docs/refs.md).
+ */
+export function newestCurrent<N extends Named>(notes: readonly N[]): N | undefined {
+  let newest: N | undefined;
+  for (const n of notes) if (!n.superseded_by && (!newest || n.path > newest.path)) newest = n;
+  return newest;
+}
+
+function pickUndated<N extends Named>(notes: N[] | undefined): WikiResolution<N> | undefined {
+  if (!notes?.length) return undefined;
+  if (notes.length === 1) return { note: notes[0] };
+  const note = newestCurrent(notes);
+  return note ? { note } : { ambiguous: notes };
+}
+
+/**
  * How a wikilink to `to` is written in the style of `written` without knowing the other notes: a
  * file name stays a file name; anything else becomes the stem, which names `to` alone.
  */
@@ -77,11 +95,20 @@ export class NoteNames<N extends Named = Named> {
     }
   }
 
-  /** File name or stem first, then title, then undated slug; the first kind of name that matches decides. */
+  /**
+   * File name or stem first, then title, then undated slug; the first kind of name that matches
+   * decides, except that a title several notes share gives way to the undated slug when that names
+   * one note (`[[Judy]]` names what the ref `Judy` names: the newest current `…-judy.md`).
+   */
   resolve(target: string): WikiResolution<N> {
     const k = nameKey(target);
     if (!k) return {};
-    return pick(this.byFile.get(k)) ?? pick(this.byTitle.get(k)) ?? pick(this.byUndated.get(k)) ?? {};
+    const file = pick(this.byFile.get(k));
+    if (file) return file;
+    const title = pick(this.byTitle.get(k));
+    if (title?.note) return title;
+    const undated = pickUndated(this.byUndated.get(k));
+    return (undated?.note ? undated : title ?? undated) ?? {};
   }
 
   /**
