@@ -86,6 +86,11 @@ const CATALOGUE = {
     cli: `fix the frontmatter of ${file} by hand, then run ${cmd('archive', shellWord(ref))} again, or leave the note where it is`,
     mcp: `the frontmatter of ${file} must be fixed by hand on the server, then call ${tool('archive', { ref })} again; or leave the note where it is`,
   }),
+  /** A note superseded by two current notes: keep one belief, by superseding or archiving the other. */
+  settleFork: (older: string, newer: string): Said => ({
+    cli: `supersede one successor by the other (${cmd('supersede', shellWord(older), '--by', shellWord(newer))}) or archive one (${cmd('archive', shellWord(older))})`,
+    mcp: `supersede one successor by the other (${tool('supersede', { old: older, by: newer })}) or archive one (${tool('archive', { ref: older })})`,
+  }),
   /** A name clash that a title or a file name resolves. */
   nameByFile: (): Said => ({ cli: 'name one by its file name', mcp: 'pass one of the file names as "ref"' }),
   /** An option by name: a flag on the command line, an argument over MCP (`--valid-from`, `"valid_from"`). */

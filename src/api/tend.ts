@@ -33,8 +33,12 @@ export async function tend(root: string, action: string, o: TendRequest = {}): P
   return write ? committing(root, run, tendCommit) : run();
 }
 
-/** Whether a tend result is a failure: problems found by check, or something a fix could not mend. */
+/**
+ * Whether a tend result is a failure: problems found by check, or something a fix could not mend.
+ * A shared undated slug is told, not failed (refs still name one note), unless `strict`.
+ */
 export function tendFailed(r: TendResult): boolean {
-  if (r.action === 'check') return Boolean(r.counts.stale || r.counts.broken || r.counts.impossible || (r.strict && r.counts.unanchored));
+  const c = r.counts;
+  if (r.action === 'check') return Boolean(c.stale || c.broken || c.impossible || c.fork || (r.strict && (c.unanchored || c.same_slug)));
   return r.findings.some((f) => !f.fix);
 }

@@ -220,7 +220,7 @@ export const TOOLS: ToolSpec[] = [
   ...ingestTools,
   {
     name: 'tend_check',
-    description: 'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Reports file and line for each problem.',
+    description: 'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Also reports a fork (a note superseded by two notes that are both current: a person decides which belief holds) and same_slug (an undated slug several current notes bear; refs name the newest). Reports file and line for each problem.',
     inputSchema: schema({ strict: bool('also count links without a uuid anchor as problems') }),
     readOnly: true,
     async run(root, a) {

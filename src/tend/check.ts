@@ -5,7 +5,7 @@ import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
 import { linkFragmentFound } from '../corpus/markdown/headings.js';
 
-export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored' | 'impossible';
+export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored' | 'impossible' | 'fork' | 'same_slug';
 
 /** What a fix changes: the link target as it will be written, and/or the uuid of its anchor (or of a supersession). */
 export interface Fix {
@@ -27,6 +27,8 @@ export interface Finding {
   verdict: string;
   reason?: string;
   fix?: Fix;
+  /** The notes a finding is about besides `file` (`fork`: the current successors; `same_slug`: every note bearing the slug). */
+  notes?: string[];
 }
 
 /** A finding together with the link it is about, for rewriting. */

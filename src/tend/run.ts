@@ -12,6 +12,8 @@ import { mintNote } from './mint.js';
 import { gitignoreFindings } from './sidecar-check.js';
 import { completeSupersession, unansweredSupersessions } from './supersession.js';
 import { impossibleValidity } from './validity.js';
+import { forkFindings, forks } from './forks.js';
+import { sameSlugFindings } from './same-slug.js';
 
 import type { TendAction } from './actions.js';
 
@@ -51,12 +53,17 @@ function corpusMap(root: string, notes: NoteFacts[]): CorpusMap {
   return map;
 }
 
-/** Classify every link of the corpus (and check `.zk/.gitignore` and the notes' validity); changes nothing. Reads only the notes that changed since the last check. */
+/**
+ * Classify every link of the corpus (and check `.zk/.gitignore`, the notes' validity, forked
+ * supersessions and undated slugs several current notes bear); changes nothing. Reads only the
+ * notes that changed since the last check.
+ */
 export function tendCheck(root: string): TendReport {
   const notes = loadNoteFacts(root);
   const map = corpusMap(root, notes);
   const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
   findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map), ...gitignoreFindings(root));
+  findings.push(...forkFindings(forks(notes, map), map), ...sameSlugFindings(notes));
   return { action: 'check', write: false, findings, counts: countVerdicts(findings, LINK_VERDICTS), changed: 0, files: [] };
 }
 

@@ -3,6 +3,7 @@ import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts } from '../corpus/graph/facts.js';
+import { forkedUuids, forks } from './forks.js';
 
 /** A supersession that needs care, and what repair does about it. */
 export interface Unanswered {
@@ -25,11 +26,11 @@ const lower = (s: string | null | undefined) => s?.toLowerCase() || undefined;
  * when nothing live replaces the note, repair removes `superseded_by` (and `superseded_at`): it is
  * the current belief again.
  */
-function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
+function strandedSupersessions(notes: NoteFacts[], map: CorpusMap, forked: Set<string>): Unanswered[] {
   const out: Unanswered[] = [];
   for (const old of notes) {
     const by = lower(old.superseded_by);
-    if (!by || map.holders(by).length) continue;
+    if (!by || map.holders(by).length || forked.has(lower(old.uuid) ?? '')) continue;
     const archived = map.archivedByUuid(by);
     const next = archived && map.successor(archived);
     const base = { file: old.path, line: old.lines.superseded_by, label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by, verdict: 'stale' };
@@ -55,10 +56,10 @@ function strandedSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[]
  * by hand, or by a repair of an older version of the tool): `stale` on the successor's `supersedes`
  * line; repair adds the note there, so `read` of the successor shows what it replaces.
  */
-function unlistedPredecessors(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
+function unlistedPredecessors(notes: NoteFacts[], map: CorpusMap, forked: Set<string>): Unanswered[] {
   const out: Unanswered[] = [];
   for (const old of notes) {
-    const holders = old.uuid && old.superseded_by ? map.holders(old.superseded_by) : [];
+    const holders = old.uuid && old.superseded_by && !forked.has(lower(old.uuid)!) ? map.holders(old.superseded_by) : [];
     if (holders.length !== 1) continue;
     const next = holders[0];
     if (next === old || next.supersedes.some((u) => lower(u) === lower(old.uuid))) continue;
@@ -76,10 +77,12 @@ function unlistedPredecessors(notes: NoteFacts[], map: CorpusMap): Unanswered[] 
 /**
  * Supersessions that need care. Left half done (a writer killed between creating the new note and
  * marking the old one): `stale` when the old note lacks `superseded_by` (repair completes it),
- * `broken` when it names another note. Stranded (see strandedSupersessions) and unlisted (see
- * unlistedPredecessors): `stale`.
+ * `broken` when it names a note that is not live. Stranded (see strandedSupersessions) and unlisted
+ * (see unlistedPredecessors): `stale`. A note replaced by two live notes is a fork (src/tend/forks.ts)
+ * while both are current, settled once one is not: neither is answered here, so repair leaves it.
  */
 export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
+  const forked = forkedUuids(forks(notes, map));
   const out: Unanswered[] = [];
   for (const n of notes) {
     if (!n.uuid) continue;
@@ -87,7 +90,10 @@ export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Una
       const holders = map.holders(uuid);
       if (holders.length !== 1) continue;
       const old = holders[0];
-      if (lower(old.superseded_by) === lower(n.uuid)) continue;
+      if (lower(old.superseded_by) === lower(n.uuid) || forked.has(lower(old.uuid) ?? '')) continue;
+      // replaced by another live note as well: a fork, or settled once either is superseded
+      const other = old.superseded_by ? map.holders(old.superseded_by) : [];
+      if (other.length === 1 && other[0] !== old) continue;
       const base = { file: n.path, line: n.lines.supersedes, label: 'supersedes', target: old.path, uuid: old.uuid };
       if (!old.superseded_by) {
         out.push({ finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } }, mark: { note: old, to: n.uuid } });
@@ -96,7 +102,7 @@ export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Una
       }
     }
   }
-  return [...out, ...strandedSupersessions(notes, map), ...unlistedPredecessors(notes, map)];
+  return [...out, ...strandedSupersessions(notes, map, forked), ...unlistedPredecessors(notes, map, forked)];
 }
 
 /**
