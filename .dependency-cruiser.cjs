@@ -4,7 +4,7 @@
  */
 const surfaces = '^src/(cli|cli\\.ts|commands|mcp|server)';
 const library = '^src/api/';
-const pipelines = '^src/(pipelines|judge|ingest|tend)/';
+const pipelines = '^src/(pipelines|judge|ingest|tend|sync)/';
 const search = '^src/search/';
 const domain = '^src/corpus/';
 const adapters = '^src/(adapters|llm)/';
@@ -14,8 +14,8 @@ module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', comment: 'Modules that import each other, even for types only, are one module in disguise.', from: {}, to: { circular: true } },
     { name: 'domain-imports-no-layer', severity: 'error', comment: 'The domain (src/corpus/) uses what lies outside it through its ports only.', from: { path: domain }, to: { path: '^src/(?!corpus/|context\\.ts|errors\\.ts|hints\\.ts|settings\\.ts|ports\\.ts)' } },
-    { name: 'adapters-import-no-layer', severity: 'error', comment: 'Adapters implement ports; they know nothing of the layers that use them.', from: { path: adapters }, to: { path: '^src/(api|pipelines|judge|ingest|tend|search|views|cli|commands|mcp|server)/' } },
-    { name: 'search-imports-no-pipeline', severity: 'error', comment: 'Search serves the pipelines and the library, never the other way round.', from: { path: search }, to: { path: '^src/(api|pipelines|judge|ingest|tend|views|cli|commands|mcp|server)/' } },
+    { name: 'adapters-import-no-layer', severity: 'error', comment: 'Adapters implement ports; they know nothing of the layers that use them.', from: { path: adapters }, to: { path: '^src/(api|pipelines|judge|ingest|tend|sync|search|views|cli|commands|mcp|server)/' } },
+    { name: 'search-imports-no-pipeline', severity: 'error', comment: 'Search serves the pipelines and the library, never the other way round.', from: { path: search }, to: { path: '^src/(api|pipelines|judge|ingest|tend|sync|views|cli|commands|mcp|server)/' } },
     { name: 'pipelines-import-no-library', severity: 'error', comment: 'Pipelines are called by the library and the surfaces.', from: { path: pipelines }, to: { path: '^src/(api|views|cli|commands|mcp|server)/' } },
     { name: 'library-imports-no-surface', severity: 'error', comment: 'The library (src/api/) answers objects; presentation and the surfaces sit above it.', from: { path: library }, to: { path: '^src/(views|cli|commands|mcp|server)/|^src/cli\\.ts' } },
     { name: 'views-serve-surfaces-only', severity: 'error', comment: 'Presentation is for the surfaces.', from: { pathNot: `${surfaces}|${views}` }, to: { path: views } },

@@ -39,6 +39,8 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   mcp: () => import('./commands/mcp.js'),
   serve: () => import('./commands/serve.js'),
   token: () => import('./commands/token.js'),
+  sync: () => import('./commands/sync.js'),
+  'merge-driver': () => import('./commands/merge-driver.js'),
 };
 
 /** The commands to register for these arguments: the one named, none for --version, else all. */

@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'busy'
   | 'lease_held'
   | 'no_server'
+  | 'remote_unreachable'
+  | 'merge_conflict'
   | 'io';
 
 const EXIT_OF: Record<ErrorCode, number> = {
@@ -39,6 +41,8 @@ const EXIT_OF: Record<ErrorCode, number> = {
   busy: EXIT.busy,
   lease_held: EXIT.busy,
   no_server: EXIT.busy,
+  remote_unreachable: EXIT.busy,
+  merge_conflict: EXIT.refused,
   io: EXIT.busy,
 };
 

@@ -44,6 +44,7 @@ export const ingestStatus = wired(api.ingestStatus);
 export const createToken = wired(api.createToken);
 export const listTokens = wired(api.listTokens);
 export const revokeToken = wired(api.revokeToken);
+export const sync = wired(api.sync);
 export type * from './api/index.js';
 
 export { ZkError, EXIT } from './errors.js';

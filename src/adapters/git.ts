@@ -73,6 +73,9 @@ export async function notNow(dir: string, tree: WorkTree): Promise<string | unde
 /** The files of a corpus the tool versions: top-level notes, the archive, the trace. */
 const TOOL_FILES = [':(glob)*.md', ':(glob).archive/**', '.zk/trace.jsonl'];
 
+/** Every versioned file of a corpus, as patterns: the tool's files and the rules for git itself. */
+export const CORPUS_FILES = [...TOOL_FILES, '.zk/.gitignore', '.gitattributes'];
+
 export type GitState = { work_tree: true; uncommitted: number } | { work_tree: false; reason: string };
 
 /** Whether the corpus is in a git work tree, and how many of the files the tool writes are not committed. */

@@ -10,3 +10,4 @@ export * from './ingest.js';
 export * from './corpus.js';
 export * from './history.js';
 export * from './tokens.js';
+export * from './sync.js';

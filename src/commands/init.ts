@@ -9,7 +9,10 @@ export function register(program: Command, cli: Invocation): void {
     .action(cli.action(async (dir?: string) => {
       const { init } = await import('../api/notes.js');
       const { initText } = await import('../views/notes.js');
+      const { installSyncRules } = await import('../api/sync.js');
       const r = init(dir ?? cli.globals.root ?? settings().root() ?? '.');
-      return { json: { ...r }, text: initText(r) };
+      // In a git work tree the corpus gets the merge rules `sync` relies on (docs/hosts.md).
+      const rules = await installSyncRules(r.root);
+      return { json: { ...r, git_merge_rules: 'installed' in rules }, text: initText(r) };
     }));
 }

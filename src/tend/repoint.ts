@@ -100,3 +100,19 @@ export async function repointInbound(root: string, from: Departed, to: Note, o: 
   }
   return changes;
 }
+
+/**
+ * The edits that point the links anchored to `uuid` that name `fromPath` at `to` instead, the
+ * anchor kept: after a note was renamed, links written to it by uuid follow it, while links to
+ * whichever note now bears the old name stay.
+ */
+export function anchoredRepointEdits(note: Note, uuid: string, fromPath: string, to: Note): TextEdit[] {
+  const want = uuid.toLowerCase();
+  const headings = noteHeadings(parseBody(to.raw, to.parsed.bodyOffset));
+  return noteLinks(note)
+    .filter((l) => l.uuid === want && names(l, { path: fromPath }))
+    .flatMap((l) => {
+      const written = note.raw.slice(l.targetStart, l.targetEnd);
+      return fixEdits(note.raw, l, { target: retarget(l, written, to, l.fragment !== undefined && linkFragmentFound(headings, l)) });
+    });
+}

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { git } from '../adapters/git.js';
+import type { WorkTree } from '../adapters/git.js';
+import { recordChange } from '../context.js';
+
+// The merge rules git needs in a clone for notes to merge cleanly (docs/hosts.md): a
+// `.gitattributes` in the corpus root naming the driver for notes, archived notes and the trace,
+// and the driver itself in the clone's config (a driver is never taken from a committed file).
+
+const ATTRIBUTES = ['/*.md merge=zk-memory', '/.archive/*.md merge=zk-memory', '/.zk/trace.jsonl merge=zk-memory'];
+const HEADER = '# zk-memory: notes and the trace merge with the note-aware driver (zk-memory merge-driver)';
+
+/** The tool's own command line, for git to run: this Node and this package's bin. */
+function selfCommand(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const bin = path.join(dir, 'bin', 'zk-memory.js');
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(bin)) return `${shellQuote(process.execPath)} ${shellQuote(bin)}`;
+    if (path.dirname(dir) === dir) throw new Error('the tool\'s bin/zk-memory.js cannot be found');
+  }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The driver line of the clone's config (gitattributes(5): base, ours, theirs, the path). */
+export function driverCommand(): string {
+  return `${selfCommand()} merge-driver %O %A %B %P`;
+}
+
+/** Add the attribute lines `.gitattributes` lacks; lines someone wrote stay. Answers whether it changed. */
+function ensureAttributes(root: string): boolean {
+  const file = path.join(root, '.gitattributes');
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (st && !st.isFile()) return false;
+  const current = st ? fs.readFileSync(file, 'utf8') : '';
+  const have = new Set(current.split(/\r?\n/).map((l) => l.trim().replace(/\s+/g, ' ')));
+  const missing = ATTRIBUTES.filter((l) => !have.has(l));
+  if (!missing.length) return false;
+  const lead = current && !current.endsWith('\n') ? '\n' : '';
+  const header = have.has(HEADER) ? [] : [HEADER];
+  fs.appendFileSync(file, `${lead}${[...header, ...missing].join('\n')}\n`);
+  recordChange({ path: file, what: st ? 'appended' : 'created' });
+  return true;
+}
+
+/** Install the rules in the clone holding `root`: the attributes file and the driver in its config. */
+export async function installMergeRules(root: string, tree: WorkTree): Promise<{ attributes: boolean; driver: boolean }> {
+  const attributes = ensureAttributes(root);
+  const want = driverCommand();
+  const have = (await git(tree.top, ['config', '--local', '--get', 'merge.zk-memory.driver'])).stdout.trim();
+  if (have !== want) {
+    await git(tree.top, ['config', '--local', 'merge.zk-memory.name', 'zk-memory notes and trace']);
+    await git(tree.top, ['config', '--local', 'merge.zk-memory.driver', want]);
+  }
+  return { attributes, driver: have !== want };
+}
