@@ -38,7 +38,9 @@ export const fetchRemote = (top: string, u: Upstream) => git(top, [...QUIET, 'fe
 export async function pushHead(top: string, u: Upstream): Promise<{ ok: true } | { rejected: string } | { failed: string }> {
   const r = await git(top, [...QUIET, 'push', '--porcelain', u.remote, `HEAD:${u.ref}`]);
   if (r.code === 0) return { ok: true };
-  if (/\[rejected\]|non-fast-forward|fetch first|\[remote rejected\].*(?:lock|cannot lock)/i.test(r.stdout + r.stderr)) return { rejected: remoteFailure(r) };
+  // Another host pushed first: refused as not a fast-forward, or, when it landed while this push
+  // was under way, as a ref that moved from the value this push expected.
+  if (/\[rejected\]|non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(r.stdout + r.stderr)) return { rejected: remoteFailure(r) };
   return { failed: remoteFailure(r) };
 }
 

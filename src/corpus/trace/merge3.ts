@@ -1,9 +1,10 @@
 import { textLines } from '../note/lines3.js';
 
 // The trace merged from two hosts: a union of lines. Each side only appends to it, so the merge
-// keeps the base's lines and every line either side added, once per side that added it, ordered
-// by their time (each line starts with its `ts`), then by their text: both hosts of a merge
-// compute the same bytes, and a later merge of the two results adds nothing twice.
+// keeps the base's lines both sides still have and every line either side added, once per side
+// that added it, all ordered by their time (each line starts with its `ts`), then by their text:
+// the bytes depend on the lines alone, so both hosts of a merge compute the same file, and a later
+// merge of two such results adds nothing twice.
 
 const tsOf = (line: string) => /^\{"ts":"([^"]*)"/.exec(line)?.[1] ?? '';
 
@@ -43,6 +44,5 @@ export function mergeLogTexts(base: string, ours: string, theirs: string): strin
   for (const l of new Set([...newO.keys(), ...newT.keys()])) {
     for (let i = 0; i < Math.max(newO.get(l) ?? 0, newT.get(l) ?? 0); i++) fresh.push(l);
   }
-  fresh.sort((x, y) => tsOf(x).localeCompare(tsOf(y)) || (x < y ? -1 : x > y ? 1 : 0));
-  return [...kept, ...fresh].join('');
+  return [...kept, ...fresh].sort((x, y) => tsOf(x).localeCompare(tsOf(y)) || (x < y ? -1 : x > y ? 1 : 0)).join('');
 }

@@ -1,0 +1,201 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mdFiles, zk, zkProcess } from './helpers/corpus.js';
+import { git, gitHosts, tree } from './helpers/git-hosts.js';
+
+// `zk-memory sync` between hosts, each a clone of one bare remote (docs/hosts.md): the merge
+// rules on real git merges, a true conflict, an unreachable remote, a push race.
+
+const run = (clone: string, ...args: string[]) => zk(['--root', clone, ...args]);
+const sync = (clone: string) => run(clone, 'sync', '--json');
+
+async function syncAll(clones: string[]): Promise<void> {
+  // twice round: the first host's merge reaches the others, theirs come back to it
+  for (const c of [...clones, ...clones]) expect((await sync(c)).json).toMatchObject({ ok: true });
+}
+
+function noConflictMarkers(clone: string): void {
+  for (const [p, text] of Object.entries(tree(clone))) expect(/^(<<<<<<<|>>>>>>>) /m.test(text), p).toBe(false);
+}
+
+async function tendClean(clone: string): Promise<any> {
+  const r = await run(clone, 'tend', 'check', '--json');
+  expect(r.code, r.stdout).toBe(0);
+  return r.json;
+}
+
+const uuidOf = (clone: string, name: string) => /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(clone, name), 'utf8'))![1];
+
+describe('sync', () => {
+  it('fragments merged into one note on two hosts: the note holds every fragment once, in date order, on every host', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
+    await syncAll([a, b]);
+    await run(a, 'merge', 'judy', 'Moved to Paris.', '--source', 'laptop');
+    await run(b, 'merge', 'judy', 'Has a cat called Miso.', '--source', 'phone');
+    await run(a, 'merge', 'judy', 'Bought a bike.', '--source', 'laptop');
+    const first = await sync(a);
+    expect(first.json).toMatchObject({ ok: true, committed: { files: ['.zk/trace.jsonl', mdFiles(a)[0]] }, outgoing: { pushed: true } });
+    const second = await sync(b);
+    expect(second.json).toMatchObject({ ok: true, incoming: { commits: 1 }, outgoing: { pushed: true, commits: 2 } });
+    await sync(a);
+    expect(tree(a)).toEqual(tree(b));
+    const [note] = mdFiles(a);
+    const text = fs.readFileSync(path.join(a, note), 'utf8');
+    for (const f of ['Moved to Paris.', 'Has a cat called Miso.', 'Bought a bike.']) expect(text.split(f).length, f).toBe(2);
+    const dates = [...text.matchAll(/^\*(\S+) \(/gm)].map((m) => m[1]);
+    expect(dates).toEqual([...dates].sort());
+    // the trace holds the lines of both hosts, once each
+    const trace = fs.readFileSync(path.join(a, '.zk/trace.jsonl'), 'utf8').trim().split('\n');
+    expect(trace.filter((l) => l.includes('"event":"merge"'))).toHaveLength(3);
+    expect(new Set(trace).size).toBe(trace.length);
+    noConflictMarkers(a);
+    await tendClean(a);
+    // what came in is found on the receiving host
+    expect((await run(b, 'search', 'bike', '--json')).json.hits.map((h: any) => h.path)).toEqual([note]);
+  });
+
+  it('the same slug written on one day on two hosts: both notes kept, one under a numbered name, links by uuid follow it', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'plan', 'Plan A', 'Ship on Monday.', '--date', '2026-12-02');
+    await run(b, 'write', 'plan', 'Plan B', 'Ship on Friday.', '--date', '2026-12-02');
+    // b links to its own note, anchored by uuid, as the tool writes links
+    const bUuid = uuidOf(b, '20261202-plan.md');
+    await run(b, 'write', 'notes', 'Notes', `See [Plan B](20261202-plan.md) <!-- uuid: ${bUuid} -->.`, '--date', '2026-12-02');
+    const aUuid = uuidOf(a, '20261202-plan.md');
+    await syncAll([a, b]);
+    expect(tree(a)).toEqual(tree(b));
+    expect(mdFiles(a)).toEqual(['20261202-notes.md', '20261202-plan-2.md', '20261202-plan.md']);
+    const keeper = aUuid < bUuid ? aUuid : bUuid;
+    const moved = aUuid < bUuid ? bUuid : aUuid;
+    expect(uuidOf(a, '20261202-plan.md')).toBe(keeper);
+    expect(uuidOf(a, '20261202-plan-2.md')).toBe(moved);
+    const link = fs.readFileSync(path.join(a, '20261202-notes.md'), 'utf8');
+    expect(link).toContain(`(${bUuid === moved ? '20261202-plan-2.md' : '20261202-plan.md'}) <!-- uuid: ${bUuid} -->`);
+    expect((await run(a, 'read', bUuid, '--json')).json.note.title).toBe('Plan B');
+    expect((await run(a, 'read', aUuid, '--json')).json.note.title).toBe('Plan A');
+    const check = await tendClean(a);
+    expect(check.counts).toMatchObject({ stale: 0, broken: 0 });
+    noConflictMarkers(a);
+  });
+
+  it('the same undated slug on two days on two hosts: both kept, the slug names the newer', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-12-01');
+    await run(b, 'write', 'judy', 'Judy', 'Judy sings.', '--date', '2026-12-03');
+    await syncAll([a, b]);
+    expect(mdFiles(a)).toEqual(['20261201-judy.md', '20261203-judy.md']);
+    expect((await run(a, 'read', 'judy', '--json')).json.note.path).toBe('20261203-judy.md');
+    const check = await run(a, 'tend', 'check', '--json');
+    expect(check.json.findings.filter((f: any) => f.verdict === 'same_slug')).toHaveLength(1);
+  });
+
+  it('archived on one host, merged into on the other: the note stays archived and holds the fragment', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'typo', 'Judy lives in Pars', 'A slip of the keyboard.');
+    await syncAll([a, b]);
+    await run(a, 'archive', 'typo', '--reason', 'written by mistake');
+    await run(b, 'merge', 'typo', 'She moved in October.', '--source', 'phone');
+    await syncAll([a, b]);
+    expect(tree(a)).toEqual(tree(b));
+    expect(mdFiles(a)).toEqual([]);
+    const [copy] = fs.readdirSync(path.join(a, '.archive'));
+    const text = fs.readFileSync(path.join(a, '.archive', copy), 'utf8');
+    expect(text).toContain('She moved in October.');
+    expect(text).toMatch(/^archived_at: /m);
+    noConflictMarkers(a);
+  });
+
+  it('one note superseded on two hosts: both successors kept and current, tend check reports the fork', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'lead', 'Ana leads the team', 'Ana took over.');
+    await syncAll([a, b]);
+    await run(a, 'write', 'lead-ben', 'Ben leads the team', 'Ben took over.', '--supersedes', 'lead');
+    await run(b, 'write', 'lead-cy', 'Cy leads the team', 'Cy took over.', '--supersedes', 'lead');
+    await syncAll([a, b]);
+    expect(tree(a)).toEqual(tree(b));
+    const hits = (await run(a, 'search', 'leads the team', '--json')).json.hits.map((h: any) => h.title).sort();
+    expect(hits).toEqual(['Ben leads the team', 'Cy leads the team']);
+    const check = await run(a, 'tend', 'check', '--json');
+    expect(check.json.findings.filter((f: any) => f.verdict === 'fork')).toHaveLength(1);
+    expect(check.json.findings.filter((f: any) => f.verdict === 'broken')).toEqual([]);
+    noConflictMarkers(a);
+  });
+
+  it('a hand edit both hosts made to the same text stops the sync (exit 1), names the file, pushes nothing; finished by hand, the next sync goes on', async () => {
+    const { remote, clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
+    await syncAll([a, b]);
+    const [note] = mdFiles(a);
+    for (const [c, what] of [[a, 'mountains'], [b, 'the sea']]) {
+      const f = path.join(c, note);
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('lake sunrises', what));
+    }
+    expect((await sync(a)).code).toBe(0);
+    const remoteHead = await git(remote, 'rev-parse', 'main');
+    const stopped = await sync(b);
+    expect(stopped.code).toBe(1);
+    expect(stopped.json).toMatchObject({ ok: false, error: { code: 'merge_conflict', files: [note] } });
+    expect(stopped.json.error.message).toContain('git add');
+    expect(await git(remote, 'rev-parse', 'main')).toBe(remoteHead);
+    // running again before it is finished says the same
+    expect((await sync(b)).json).toMatchObject({ ok: false, error: { code: 'merge_conflict' } });
+    const f = path.join(b, note);
+    fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(/<<<<<<< ours\n.*\n=======\n.*\n>>>>>>> theirs\n/, 'Judy paints mountains and the sea.\n'));
+    await git(b, 'add', note);
+    const finished = await sync(b);
+    expect(finished.json).toMatchObject({ ok: true, recovered: 'committed', outgoing: { pushed: true } });
+    await sync(a);
+    expect(fs.readFileSync(path.join(a, note), 'utf8')).toContain('mountains and the sea');
+  });
+
+  it('a remote that cannot be reached is exit 4 with nothing lost; the next sync catches up', async () => {
+    const { remote, clones: [a, b] } = await gitHosts(2);
+    fs.renameSync(remote, `${remote}.away`);
+    await run(a, 'write', 'offline', 'Written offline', 'While the remote was away.');
+    const r = await zkProcess(['--root', a, 'sync', '--json']);
+    expect(r.code).toBe(4);
+    expect(r.json).toMatchObject({ ok: false, error: { code: 'remote_unreachable' } });
+    expect(await git(a, 'status', '--porcelain')).toBe('');
+    const text = await zkProcess(['--root', a, 'sync']);
+    expect(text.code).toBe(4);
+    expect(text.stderr.split('\n')).toHaveLength(1);
+    fs.renameSync(`${remote}.away`, remote);
+    expect((await sync(a)).json).toMatchObject({ ok: true, outgoing: { pushed: true } });
+    expect((await sync(b)).json).toMatchObject({ ok: true, incoming: { added: [expect.stringMatching(/-offline\.md$/)] } });
+  });
+
+  it('a push that loses a race fetches, merges and pushes again', async () => {
+    const { clones: [a, b, c] } = await gitHosts(3);
+    await run(a, 'write', 'from-a', 'From A', 'a');
+    await run(c, 'write', 'from-c', 'From C', 'c');
+    await run(c, 'sync');
+    // Just before a's first push, c pushes another note: a's push is refused, and a tries again.
+    const hook = path.join(a, '.git/hooks/pre-push');
+    const zkBin = path.resolve('bin/zk-memory.js');
+    const again = `node '${zkBin}' --root '${c}'`;
+    const raced = path.join(a, '.git', 'raced');
+    fs.writeFileSync(hook, `#!/bin/sh\n[ -e '${raced}' ] && exit 0\ntouch '${raced}'\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX\n${again} write from-c2 'From C2' c2 >/dev/null && ${again} sync >/dev/null\n`, { mode: 0o755 });
+    const r = await sync(a);
+    expect(r.json, r.stdout).toMatchObject({ ok: true, outgoing: { pushed: true } });
+    expect(fs.existsSync(raced)).toBe(true);
+    expect(r.json.attempts).toBe(2);
+    await syncAll([a, b, c]);
+    expect(mdFiles(b).map((n) => n.slice(9))).toEqual(['from-a.md', 'from-c.md', 'from-c2.md']);
+  });
+
+  it('init in a git work tree installs the merge rules; sync outside one is refused in one line', async () => {
+    const { clones: [, b] } = await gitHosts(2);
+    expect(fs.readFileSync(path.join(b, '.gitattributes'), 'utf8')).toContain('/*.md merge=zk-memory');
+    // a clone's config is its own: sync installs the driver where init did not run
+    await expect(git(b, 'config', '--get', 'merge.zk-memory.driver')).rejects.toThrow();
+    await sync(b);
+    expect(await git(b, 'config', '--get', 'merge.zk-memory.driver')).toMatch(/zk-memory\.js' merge-driver %O %A %B %P$/);
+    const plain = fs.mkdtempSync(path.join(path.dirname(b), 'plain-'));
+    await zk(['init', plain]);
+    const r = await zk(['--root', plain, 'sync']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: sync needs the corpus in a git work tree/);
+  });
+});
