@@ -91,6 +91,8 @@ describe('a note superseded by two notes is a fork', () => {
     expect(r.json.hits.map((h: { path: string }) => h.path).sort()).toEqual([A, B]);
     const london = await zk(['--root', root, '--json', 'search', 'London river', '--backend', backend]);
     expect(london.json.hits.map((h: { path: string }) => h.path)).not.toContain(OLD);
+    const list = await zk(['--root', root, '--json', 'list']);
+    expect(list.json.notes.map((n: { path: string }) => n.path)).toEqual([A, B]);
   });
 
   it('superseding one successor by the other settles it: no fork, nothing broken', async () => {
