@@ -103,7 +103,15 @@ export async function stagePaths(top: string, paths: string[]): Promise<Run> {
 
 export const mergeInProgress = async (top: string) => (await revParse(top, 'MERGE_HEAD')) !== undefined;
 
-export const abortMerge = (top: string) => git(top, ['merge', '--abort']);
+/**
+ * Undo the merge under way. The index's record of each file is refreshed first: a file the merge
+ * staged and then wrote (src/sync/resolve.ts) has the staged bytes but not their file times, and
+ * git would take it for a change of someone's that the undo must not overwrite.
+ */
+export async function abortMerge(top: string): Promise<Run> {
+  await git(top, ['update-index', '-q', '--refresh']);
+  return git(top, ['merge', '--abort']);
+}
 
 /** Commit the merge under way, with `message` (else the message git prepared). */
 export function commitMerge(top: string, message?: string): Promise<Run> {
