@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mdFiles, zk, zkProcess } from './helpers/corpus.js';
+import { execa } from 'execa';
+import { BIN, mdFiles, tempDir, zk, zkProcess } from './helpers/corpus.js';
+import { until } from './helpers/wait.js';
 import { git, gitHosts, tree } from './helpers/git-hosts.js';
 
 // `zk-memory sync` between hosts, each a clone of one bare remote (docs/hosts.md): the merge
@@ -197,5 +199,30 @@ describe('sync', () => {
     const r = await zk(['--root', plain, 'sync']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: sync needs the corpus in a git work tree/);
+  });
+
+  it('after a sync the receiving host\'s resident server finds the notes that came in, and links into them resolve', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    const runtime = tempDir('zk-rt-');
+    fs.chmodSync(runtime, 0o700);
+    const env = { ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
+    const server = execa('node', [BIN, 'serve', '--root', b], { env: { ...process.env, ...env }, reject: false });
+    try {
+      await until('the server answers', async () => (await zkProcess(['--root', b, '--json', 'status'], { env })).code === 0, 30_000);
+      // the server has an index open before anything comes in
+      expect((await zkProcess(['--root', b, '--json', 'search', 'kayak'], { env })).json).toMatchObject({ server: true, hits: [] });
+      await run(a, 'write', 'kayak', 'The kayak trip', 'Paddled the fjord in a red kayak.');
+      await run(a, 'write', 'trips', 'Trips', 'The best one: [[kayak]].');
+      await sync(a);
+      expect((await sync(b)).json).toMatchObject({ ok: true, incoming: { commits: 1 } });
+      const found = await zkProcess(['--root', b, '--json', 'search', 'kayak fjord'], { env });
+      expect(found.json).toMatchObject({ ok: true, server: true, hits: [{ title: 'The kayak trip' }] });
+      const read = await zkProcess(['--root', b, '--json', 'read', 'trips'], { env });
+      expect(read.json).toMatchObject({ ok: true, server: true, links: [{ path: expect.stringMatching(/-kayak\.md$/) }] });
+    } finally {
+      await zkProcess(['serve', '--stop', '--root', b], { env });
+      server.kill('SIGKILL');
+      await server;
+    }
   });
 });

@@ -57,7 +57,7 @@ async function recover(p: Place): Promise<SyncOutcome['recovered']> {
   }
   if (state?.step === 'merging') {
     const r = await abortMerge(p.top);
-    if (r.code !== 0) throw new ZkError('io', `cannot undo the merge an earlier sync was stopped in: ${firstLine(r.stderr)}`);
+    if (r.code !== 0) throw new ZkError('io', `cannot undo the merge an earlier sync was stopped in: ${firstLine(r.stderr)} (a file was changed after the merge began: commit or set aside that change, then \`git merge --abort\` and sync again)`);
     writeSyncState(p.root, undefined);
     return 'undone';
   }
