@@ -7,7 +7,7 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { version } = await import('../dist/src/version.js');
   process.stdout.write(`${version()}\n`);
-} else if (argv[0] === 'merge-driver' && argv.length >= 4 && !argv.some((a) => a.startsWith('-'))) {
+} else if (argv[0] === 'merge-driver' && argv.length >= 4 && !argv.slice(argv[1] === '--trace' ? 2 : 1).some((a) => a.startsWith('-'))) {
   // git runs the merge driver once per file it merges: it loads the merge alone.
   const { runMergeDriver } = await import('../dist/src/sync/driver.js');
   process.exitCode = runMergeDriver(argv.slice(1), (s) => process.stderr.write(s));

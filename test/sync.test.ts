@@ -187,13 +187,29 @@ describe('sync', () => {
     expect(mdFiles(b).map((n) => n.slice(9))).toEqual(['from-a.md', 'from-c.md', 'from-c2.md']);
   });
 
+  it('a note whose name is a shell command, merged on two hosts, merges as a note and runs nothing', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    const name = '20261202-x $(touch pwned) `touch pwned2`.md';
+    const note = (body: string) => `---\nuuid: 7a0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: X\ndate: 2026-12-02\n---\n\n# X\n\n${body}\n`;
+    fs.writeFileSync(path.join(a, name), note('x'));
+    await syncAll([a, b]);
+    await run(a, 'merge', name, 'From a.');
+    await run(b, 'merge', name, 'From b.');
+    await syncAll([a, b]);
+    expect(tree(a)).toEqual(tree(b));
+    const text = fs.readFileSync(path.join(b, name), 'utf8');
+    expect([text.includes('From a.'), text.includes('From b.')]).toEqual([true, true]);
+    for (const c of [a, b]) expect(fs.readdirSync(c).filter((n) => n.startsWith('pwned'))).toEqual([]);
+  });
+
   it('init in a git work tree installs the merge rules; sync outside one is refused in one line', async () => {
     const { clones: [, b] } = await gitHosts(2);
     expect(fs.readFileSync(path.join(b, '.gitattributes'), 'utf8')).toContain('/*.md merge=zk-memory');
     // a clone's config is its own: sync installs the driver where init did not run
     await expect(git(b, 'config', '--get', 'merge.zk-memory.driver')).rejects.toThrow();
     await sync(b);
-    expect(await git(b, 'config', '--get', 'merge.zk-memory.driver')).toMatch(/zk-memory\.js' merge-driver %O %A %B %P$/);
+    expect(await git(b, 'config', '--get', 'merge.zk-memory.driver')).toMatch(/zk-memory\.js' merge-driver %O %A %B$/);
+    expect(await git(b, 'config', '--get', 'merge.zk-memory-trace.driver')).toMatch(/zk-memory\.js' merge-driver --trace %O %A %B$/);
     const plain = fs.mkdtempSync(path.join(path.dirname(b), 'plain-'));
     await zk(['init', plain]);
     const r = await zk(['--root', plain, 'sync']);

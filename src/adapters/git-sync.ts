@@ -57,12 +57,13 @@ export async function aheadBehind(top: string, other: string): Promise<{ ahead: 
 }
 
 /**
- * Merge `rev` into HEAD without committing, with the note-aware driver given on the command line
- * (so the one that runs is this build's, whatever the clone's config says). Fast-forwards when it
- * can. Answers git's run; conflicts are read after with unmergedPaths.
+ * Merge `rev` into HEAD without committing, with the merge drivers given on the command line (by
+ * name, so the ones that run are this build's, whatever the clone's config says). Fast-forwards
+ * when it can. Answers git's run; conflicts are read after with unmergedPaths.
  */
-export function mergeNoCommit(top: string, rev: string, driver: string): Promise<Run> {
-  return git(top, [...QUIET, '-c', `merge.zk-memory.driver=${driver}`, '-c', 'merge.zk-memory.name=zk-memory notes and trace', 'merge', '--no-commit', '--no-edit', '--quiet', rev]);
+export function mergeNoCommit(top: string, rev: string, drivers: Record<string, string>): Promise<Run> {
+  const config = Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]);
+  return git(top, [...QUIET, ...config, 'merge', '--no-commit', '--no-edit', '--quiet', rev]);
 }
 
 /** A conflicted path and which of its stages exist: 1 base, 2 ours, 3 theirs. */

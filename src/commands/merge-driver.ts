@@ -6,11 +6,13 @@ import { current } from '../context.js';
 export function register(program: Command, cli: Invocation): void {
   program
     .command('merge-driver <base> <ours> <theirs> [path]')
-    .description('git merge driver for notes and the trace (%O %A %B %P): the result replaces OURS; exit 0 clean, 1 conflict')
-    .action(async (base: string, ours: string, theirs: string, pathname?: string) => {
+    .description('git merge driver for notes (and, with --trace, the trace): %O %A %B; the result replaces OURS; exit 0 clean, 1 conflict')
+    .option('--trace', 'the files are versions of .zk/trace.jsonl')
+    .action(async (base: string, ours: string, theirs: string, pathname: string | undefined, flags: { trace?: boolean }) => {
       const { runMergeDriver } = await import('../sync/driver.js');
       try {
-        cli.exitCode = runMergeDriver([base, ours, theirs, ...(pathname === undefined ? [] : [pathname])], (s) => current().io.stderr(s));
+        const files = [base, ours, theirs, ...(pathname === undefined ? [] : [pathname])];
+        cli.exitCode = runMergeDriver(flags.trace ? ['--trace', ...files] : files, (s) => current().io.stderr(s));
       } catch (err) {
         cli.exitCode = cli.printError(err);
       }

@@ -7,9 +7,9 @@ import { recordChange } from '../context.js';
 
 // The merge rules git needs in a clone for notes to merge cleanly (docs/hosts.md): a
 // `.gitattributes` in the corpus root naming the driver for notes, archived notes and the trace,
-// and the driver itself in the clone's config (a driver is never taken from a committed file).
+// and the drivers themselves in the clone's config (a driver is never taken from a committed file).
 
-const ATTRIBUTES = ['/*.md merge=zk-memory', '/.archive/*.md merge=zk-memory', '/.zk/trace.jsonl merge=zk-memory'];
+const ATTRIBUTES = ['/*.md merge=zk-memory', '/.archive/*.md merge=zk-memory', '/.zk/trace.jsonl merge=zk-memory-trace'];
 const HEADER = '# zk-memory: notes and the trace merge with the note-aware driver (zk-memory merge-driver)';
 
 /** The tool's own command line, for git to run: this Node and this package's bin. */
@@ -23,9 +23,14 @@ function selfCommand(): string {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The driver line of the clone's config (gitattributes(5): base, ours, theirs, the path). */
-export function driverCommand(): string {
-  return `${selfCommand()} merge-driver %O %A %B %P`;
+/**
+ * The drivers of the clone's config, by name (gitattributes(5): base, ours, theirs). Never `%P`:
+ * git puts the file's path into the shell command unquoted, and a note's name comes from any host
+ * that pushes (`$(…).md` would run); so the trace has a driver of its own instead.
+ */
+export function driverCommands(): Record<'zk-memory' | 'zk-memory-trace', string> {
+  const self = selfCommand();
+  return { 'zk-memory': `${self} merge-driver %O %A %B`, 'zk-memory-trace': `${self} merge-driver --trace %O %A %B` };
 }
 
 /** Add the attribute lines `.gitattributes` lacks; lines someone wrote stay. Answers whether it changed. */
@@ -44,14 +49,15 @@ function ensureAttributes(root: string): boolean {
   return true;
 }
 
-/** Install the rules in the clone holding `root`: the attributes file and the driver in its config. */
-export async function installMergeRules(root: string, tree: WorkTree): Promise<{ attributes: boolean; driver: boolean }> {
-  const attributes = ensureAttributes(root);
-  const want = driverCommand();
-  const have = (await git(tree.top, ['config', '--local', '--get', 'merge.zk-memory.driver'])).stdout.trim();
-  if (have !== want) {
-    await git(tree.top, ['config', '--local', 'merge.zk-memory.name', 'zk-memory notes and trace']);
-    await git(tree.top, ['config', '--local', 'merge.zk-memory.driver', want]);
+export const DRIVER_NAMES = { 'zk-memory': 'zk-memory notes', 'zk-memory-trace': 'zk-memory trace' } as const;
+
+/** Install the rules in the clone holding `root`: the attributes file and the drivers in its config. */
+export async function installMergeRules(root: string, tree: WorkTree): Promise<void> {
+  ensureAttributes(root);
+  for (const [name, command] of Object.entries(driverCommands())) {
+    const have = (await git(tree.top, ['config', '--local', '--get', `merge.${name}.driver`])).stdout.trim();
+    if (have === command) continue;
+    await git(tree.top, ['config', '--local', `merge.${name}.name`, DRIVER_NAMES[name as keyof typeof DRIVER_NAMES]]);
+    await git(tree.top, ['config', '--local', `merge.${name}.driver`, command]);
   }
-  return { attributes, driver: have !== want };
 }

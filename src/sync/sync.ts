@@ -9,7 +9,7 @@ import { ZkError } from '../errors.js';
 import { withCorpusLock, withLock } from '../corpus/lock/lock.js';
 import { momentText } from '../corpus/note/moments.js';
 import { resolveStructural, type Place, type Resolution } from './resolve.js';
-import { driverCommand, installMergeRules } from './rules.js';
+import { driverCommands, installMergeRules } from './rules.js';
 import { crashPoint, readSyncState, syncLockSite, writeSyncState } from './state.js';
 
 // `zk-memory sync` (docs/hosts.md): commit what is not committed, fetch, merge the upstream with
@@ -93,7 +93,7 @@ function mergeUpstream(p: Place, u: Upstream): Promise<Resolution> {
     await commitCorpusFiles(p.root, p.top, CORPUS_FILES, `Notes written on ${os.hostname()}, committed before a sync\n`);
     const head = (await revParse(p.top, 'HEAD')) ?? '';
     writeSyncState(p.root, { step: 'merging', head, since: momentText(now()) });
-    const merged = await mergeNoCommit(p.top, u.tracking, driverCommand());
+    const merged = await mergeNoCommit(p.top, u.tracking, driverCommands());
     crashPoint('mid-merge');
     if (!(await mergeInProgress(p.top))) {
       writeSyncState(p.root, undefined);
