@@ -40,6 +40,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   serve: () => import('./commands/serve.js'),
   token: () => import('./commands/token.js'),
   sync: () => import('./commands/sync.js'),
+  view: () => import('./commands/view.js'),
   'merge-driver': () => import('./commands/merge-driver.js'),
 };
 

@@ -30,6 +30,11 @@ export class Settings {
     private readonly overrides: Readonly<Record<string, Override>> = {},
   ) {}
 
+  /** The environment these settings were read from, for a process started on the call's behalf. */
+  environment(): Env {
+    return { ...this.env };
+  }
+
   /** These settings with some values given for one call (flags), winning over the environment. */
   with(overrides: Record<string, Override>): Settings {
     const given = Object.fromEntries(Object.entries(overrides).filter(([, o]) => o.value !== undefined && o.value.trim() !== ''));

@@ -1,6 +1,7 @@
 import { gitLog, gitLogHolding, type LogEntry } from '../adapters/git-log.js';
 import { ZkError } from '../errors.js';
-import { loadNotes, noteInfo, type Note, type NoteInfo } from '../corpus/note/notes.js';
+import { noteInfo, type Note, type NoteInfo } from '../corpus/note/notes.js';
+import { candidateFiles } from '../corpus/graph/grep.js';
 import { noteByUuid, resolveRef } from '../corpus/graph/refs.js';
 import { supersession, type ChainNote } from '../corpus/graph/supersession.js';
 import fs from 'node:fs';
@@ -39,8 +40,14 @@ function family(root: string, note: Note): LogResult['split'] {
   const parentId = splitFrom(note);
   const parent = parentId ? noteByUuid(root, parentId) : undefined;
   const own = note.uuid.toLowerCase();
-  const children = own ? loadNotes(root).filter((n) => splitFrom(n) === own) : [];
+  // Only the notes that mention the uuid are read: a child names its parent's uuid in `split_from`.
+  const children = own ? candidateFiles(root, [own], { fixed: true }).flatMap((name) => readNoteFile(root, name) ?? []).filter((n) => splitFrom(n) === own) : [];
   return { parent: parent ? noteInfo(parent) : null, children: children.map(noteInfo) };
+}
+
+/** The note `ref` names (live or archived), its split parent and the notes split from it. */
+export function splitFamily(root: string, ref: string): NonNullable<LogResult['split']> {
+  return family(root, findNote(root, ref).note)!;
 }
 
 /** The note a ref names: a live one, else an archived one named by uuid (or 8+ of its digits), stem or file name. */

@@ -117,6 +117,8 @@ export interface ServerState {
   background: boolean;
   /** Where it serves MCP over HTTP (`serve --http`), when it does. */
   http?: string;
+  /** Where it serves the viewer (`zk-memory view`), once one was asked for. */
+  viewer?: string;
 }
 
 /** What runs for a corpus: its server's state, or `running: false` and where its socket would be. */

@@ -14,7 +14,7 @@ const MAX_ANSWER_BYTES = 1 << 30;
 
 export type Outcome =
   | { answer: { code: number; stdout: string; stderr: string } }
-  | { accepted: net.Socket; state?: ServerState }
+  | { accepted: net.Socket; state?: ServerState; launch?: string }
   | { unavailable: 'absent' | 'failed' | 'another build'; reason: string };
 
 /**
@@ -75,8 +75,8 @@ export function ask(sock: string, req: Request, o: { keep?: boolean } = {}): Pro
         accepted = true;
         pid = reply.pid;
         ticks = pid === undefined ? undefined : cpuTicks(pid);
-        if (o.keep || req.kind === 'status' || req.kind === 'stop') {
-          finish({ accepted: socket, state: reply.state });
+        if (o.keep || req.kind === 'status' || req.kind === 'stop' || req.kind === 'view') {
+          finish({ accepted: socket, state: reply.state, ...(reply.launch ? { launch: reply.launch } : {}) });
           if (!o.keep) socket.destroy();
           return false;
         }

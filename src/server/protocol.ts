@@ -9,7 +9,7 @@ export type { ServerState };
 
 // The resident server's protocol (docs/server.md): JSON, one message a line, over a Unix socket.
 // The client's first line says what it wants; the server answers `accepted` at once (or `refused`
-// with the reason), then, for a call, `alive` every HEARTBEAT_MS while it works and `done` with
+// with the reason; for `view`, with a launch link of the viewer it starts), then, for a call, `alive` every HEARTBEAT_MS while it works and `done` with
 // the call's output; for an MCP session, the connection carries MCP's own lines from then on.
 
 /** A command line to answer (`call`) or an MCP session to serve (`mcp`), as the client would run it. */
@@ -22,11 +22,11 @@ export interface CallRequest {
   stdin?: string;
 }
 
-export type Request = CallRequest | { kind: 'status' | 'stop'; build: string };
+export type Request = CallRequest | { kind: 'status' | 'stop' | 'view'; build: string };
 
 
 export type Reply =
-  | { accepted: true; pid?: number; state?: ServerState }
+  | { accepted: true; pid?: number; state?: ServerState; launch?: string }
   | { refused: string; build?: string }
   | { alive: true }
   | { done: true; code: number; stdout: string; stderr: string };

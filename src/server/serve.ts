@@ -4,6 +4,7 @@ import { current, withContext, type Io } from '../context.js';
 import { warmNoteFacts } from '../corpus/graph/facts.js';
 import { warmNoteMetas } from '../corpus/note/note-meta.js';
 import type { HttpOptions, RunningHttp } from './http.js';
+import type { Viewer } from '../viewer/web.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
 import { warmIndex } from '../search/warm.js';
@@ -61,10 +62,16 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   let stopped: string | undefined;
   /** MCP over HTTP, once it listens (with `opts.http`); a status asked for before then has none. */
   let web: RunningHttp | undefined;
+  /** The viewer, started by the first `view` request (docs/viewer.md). */
+  let viewer: Promise<Viewer> | undefined;
+  let viewerUrl: string | undefined;
+  let openViewer: Viewer | undefined;
+  /** Whether a page of the viewer is open (following the corpus live): the server is not idle then. */
+  const viewerWatching = () => (openViewer?.watching() ?? 0) > 0;
   let finish!: (reason: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
 
-  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, background: opts.idleMs !== undefined, ...(web ? { http: web.url } : {}) });
+  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, background: opts.idleMs !== undefined, ...(web ? { http: web.url } : {}), ...(viewerUrl ? { viewer: viewerUrl } : {}) });
 
   const server = net.createServer((socket) => {
     sessions.add(socket);
@@ -82,7 +89,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
         return false;
       }
       lastActive = performance.now();
-      if ((req.kind === 'call' || req.kind === 'mcp') && req.build !== build) {
+      if ((req.kind === 'call' || req.kind === 'mcp' || req.kind === 'view') && req.build !== build) {
         send(socket, { refused: 'another build', build });
         socket.end();
         return false;
@@ -90,6 +97,17 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
       if (req.kind === 'status') {
         send(socket, { accepted: true, state: state() });
         socket.end();
+      } else if (req.kind === 'view') {
+        startViewer().then(
+          (v) => {
+            send(socket, { accepted: true, state: state(), launch: v.launchUrl() });
+            socket.end();
+          },
+          (err: unknown) => {
+            send(socket, { refused: `the viewer could not start: ${err instanceof Error ? err.message : String(err)}` });
+            socket.end();
+          },
+        );
       } else if (req.kind === 'stop') {
         send(socket, { accepted: true, state: state() });
         socket.end();
@@ -146,6 +164,18 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     }
   }
 
+  /** The viewer, started once; its pages are read in calls of the server's own context, with the warm index. */
+  function startViewer(): Promise<Viewer> {
+    viewer ??= import('../viewer/web.js').then(async ({ listenViewer }) => {
+      const v = await listenViewer(root, { ...current(), warm }, state);
+      viewerUrl = v.url;
+      openViewer = v;
+      return v;
+    });
+    viewer.catch(() => (viewer = undefined));
+    return viewer;
+  }
+
   function close(reason = 'closed'): void {
     if (stopped) return;
     stopped = reason;
@@ -154,7 +184,8 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     for (const s of sessions) s.destroy();
     releaseSocket(sock, claim);
     // HTTP calls under way finish first (for a while): what they were acknowledging is then on disk.
-    void (web?.close() ?? Promise.resolve()).finally(() => {
+    const viewing = viewer?.then((v) => v.close()).catch(() => undefined);
+    void Promise.all([web?.close(), viewing]).finally(() => {
       warm.close();
       finish(reason);
     });
@@ -184,6 +215,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     const id = identity(root);
     if (id === undefined || id !== rootId || !fs.existsSync(`${root}/.zk`)) return close('the corpus folder is gone');
     if (!claim.stillOurs()) return close('the socket was taken over');
+    if (viewerWatching()) lastActive = performance.now();
     if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && performance.now() - lastActive >= opts.idleMs) close('idle');
   }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
   timer.unref();

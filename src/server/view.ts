@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { ZkError } from '../errors.js';
+import type { Settings } from '../settings.js';
+import { ask } from './client.js';
+import { buildId } from './protocol.js';
+import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
+import { startServer } from './start.js';
+
+// `zk-memory view`: a launch link of the viewer of the corpus's resident server, starting the
+// server in the background when none runs (docs/viewer.md).
+
+/** How long to wait for a server started here to answer. */
+const START_LIMIT_MS = 60_000;
+
+/** A one-time launch link of the corpus's viewer. */
+export async function viewerLaunch(root: string, settings: Settings): Promise<string> {
+  const folder = socketFolder(settings);
+  ensureSocketFolder(folder);
+  const sock = socketPath(folder, root);
+  const build = buildId();
+  let out = await ask(sock, { kind: 'view', build });
+  if ('unavailable' in out && out.unavailable === 'another build') {
+    await ask(sock, { kind: 'stop', build });
+  }
+  if ('unavailable' in out) {
+    let started = startServer(root, settings.environment());
+    for (const began = performance.now(); !('accepted' in out) && performance.now() - began < START_LIMIT_MS; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      out = await ask(sock, { kind: 'view', build });
+      if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = startServer(root, settings.environment());
+    }
+  }
+  if ('accepted' in out && out.launch) return out.launch;
+  throw new ZkError('no_server', `no viewer for ${root}: ${'reason' in out ? out.reason : 'the server gave no link'}`);
+}
+
+/** Open `url` in the desktop's browser when there is one; answers whether it tried. */
+export function openInBrowser(url: string, env: Record<string, string | undefined>): boolean {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : undefined;
+  if (!command) return false;
+  try {
+    const child = spawn(command, [url], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}

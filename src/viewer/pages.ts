@@ -1,0 +1,97 @@
+import { search } from '../api/search.js';
+import { inbox } from '../api/corpus.js';
+import { tend } from '../api/tend.js';
+import type { ServerState } from '../api/results.js';
+import { lastGardenerPass } from '../corpus/ops/gardener-record.js';
+import { listNotes } from '../corpus/ops/ops.js';
+import { isoDate } from '../corpus/note/slug.js';
+import { configuredBackend } from '../search/index.js';
+import { BACKENDS } from '../search/types.js';
+import { KINDS } from '../corpus/note/kinds.js';
+import { esc, layout, meta, noteHref, noteLink } from './html.js';
+
+// The search, recent, health and graph pages (docs/viewer.md). Each reads through the library,
+// the same calls the command line makes.
+
+/** How many hits a search page shows. */
+const HITS = 20;
+
+export interface SearchAnswer {
+  ok: true;
+  backend: string;
+  hits: { path: string; title: string; date: string; kind: string | null; author: string | null; snippet: string; superseded_by: string | null; href: string }[];
+}
+
+/** A search as the page and its script show it; nothing for an empty query. */
+export async function searchAnswer(root: string, q: string, backend?: string): Promise<SearchAnswer> {
+  if (!q.trim()) return { ok: true, backend: configuredBackend(backend), hits: [] };
+  const r = await search(root, q, { backend: backend || undefined, limit: HITS });
+  const hits = r.hits.map((h) => ({ path: h.path, title: h.title, date: h.updated || h.date, kind: h.kind, author: h.author, snippet: h.snippet, superseded_by: h.superseded_by, href: noteHref(h.path) }));
+  return { ok: true, backend: r.backend, hits };
+}
+
+function hitItem(h: SearchAnswer['hits'][number]): string {
+  return `<li class="hit"><a href="${esc(h.href)}">${esc(h.title)}</a> <span class="meta">${meta({ date: h.date, kind: h.kind, author: h.author })}</span><p class="snippet">${esc(h.snippet)}</p></li>`;
+}
+
+export async function searchPage(root: string, q: string, backend: string | undefined): Promise<string> {
+  const answer = await searchAnswer(root, q, backend);
+  const chosen = backend || 'auto';
+  const options = BACKENDS.map((b) => `<option value="${b}"${b === chosen ? ' selected' : ''}>${b}</option>`).join('');
+  const results = q.trim()
+    ? answer.hits.length ? answer.hits.map(hitItem).join('\n') : `<li class="none">No note matches ${esc(JSON.stringify(q))}.</li>`
+    : '';
+  const main = `<h1>Search</h1>
+<form id="search-form" action="/search" method="get" role="search">
+<input type="search" id="q" name="q" value="${esc(q)}" placeholder="Search the memory (press /)" autofocus autocomplete="off">
+<label>backend <select id="backend" name="backend">${options}</select></label>
+<button type="submit">Search</button>
+</form>
+<p class="meta" id="backend-used">${q.trim() ? `answered by ${esc(answer.backend)}` : `backend in force: ${esc(configuredBackend(backend))}`}</p>
+<ol id="results">
+${results}
+</ol>`;
+  return layout({ title: q.trim() ? `${q} — Search` : 'Search', page: 'search', main });
+}
+
+/** How many notes the recent page lists. */
+const RECENT = 100;
+
+export function recentPage(root: string, o: { source?: string; kind?: string }): string {
+  const all = listNotes(root, { history: true, recent: Number.MAX_SAFE_INTEGER });
+  const sources = [...new Set(all.map((n) => n.author).filter((a): a is string => Boolean(a)))].sort();
+  const shown = all.filter((n) => (!o.source || n.author === o.source) && (!o.kind || n.kind === o.kind)).slice(0, RECENT);
+  const select = (name: string, values: readonly string[], chosen?: string) =>
+    `<select name="${name}"><option value="">any</option>${values.map((v) => `<option value="${esc(v)}"${v === chosen ? ' selected' : ''}>${esc(v)}</option>`).join('')}</select>`;
+  const rows = shown.map((n) => `<li>${noteLink(n.path, n.title, n.superseded_by ? 'superseded' : '')} <span class="meta">changed ${esc(isoDate(new Date(n.mtimeMs)))} · ${meta(n)}${n.superseded_by ? ' · superseded' : ''}</span></li>`);
+  const main = `<h1>Recent</h1>
+<form id="recent-form" action="/recent" method="get"><label>source ${select('source', sources, o.source)}</label> <label>kind ${select('kind', KINDS, o.kind)}</label> <button type="submit">Show</button></form>
+<p class="meta">${shown.length} of ${all.length} notes, the most recently changed first</p>
+<ol id="recent">${rows.join('\n')}</ol>`;
+  return layout({ title: 'Recent', page: 'recent', main });
+}
+
+export async function healthPage(root: string, server: ServerState): Promise<string> {
+  const box = inbox(root);
+  const pass = lastGardenerPass(root);
+  const check = await tend(root, 'check');
+  const problems = check.findings.filter((f) => f.verdict !== 'ok' && f.verdict !== 'unanchored');
+  const inboxItems = box.files.map((f) => `<li><code>${esc(f.file)}</code> <span class="meta">${esc(f.created)}${f.source ? ` · ${esc(f.source)}` : ''}</span>: ${esc(f.reason)} (${f.items.length} item${f.items.length === 1 ? '' : 's'})</li>`);
+  const findings = problems.slice(0, 200).map((f) => `<li class="${esc(f.verdict)}"><strong>${esc(f.verdict)}</strong> <a href="${esc(noteHref(f.file))}">${esc(f.file)}</a>:${f.line} ${esc(f.label)} → ${esc(f.target)}${f.reason ? ` <span class="why">${esc(f.reason)}</span>` : ''}</li>`);
+  const counts = Object.entries(check.counts).map(([k, v]) => `${esc(k)} ${v}`).join(', ');
+  const main = `<h1>Health</h1>
+<section id="inbox"><h2>Inbox</h2><p>${box.items} item${box.items === 1 ? '' : 's'} waiting for an LLM.</p>${inboxItems.length ? `<ul>${inboxItems.join('')}</ul>` : ''}</section>
+<section id="gardener"><h2>Gardener</h2>${pass ? `<p>Last pass ${esc(pass.started)} – ${esc(pass.finished)} on ${esc(pass.host)}: ${esc(Object.entries(pass.summary).map(([k, v]) => `${k} ${v}`).join(', '))}</p>` : '<p>No gardener pass yet.</p>'}</section>
+<section id="tend"><h2>Links and beliefs</h2><p>tend check: ${counts}</p>${findings.length ? `<ul>${findings.join('')}</ul>` : '<p>Nothing to mend.</p>'}</section>
+<section id="server"><h2>Server</h2><p>pid ${server.pid}, since ${esc(server.since)}, ${server.rss} MB resident${server.background ? ', started in the background' : ''}.</p></section>`;
+  return layout({ title: 'Health', page: 'health', main });
+}
+
+export function graphPage(note: string | undefined, hops: number): string {
+  const main = `<h1>Graph</h1>
+<p class="meta">${note ? `The notes within ${hops} link${hops === 1 ? '' : 's'} of ${noteLink(note, note)}.` : 'An overview: the most linked notes and the links between them.'} Click a note to open it.</p>
+<ul class="legend"><li class="kind-concept">concept</li><li class="kind-entity_update">entity_update</li><li class="kind-decision">decision</li><li class="kind-none">no kind</li><li class="superseded">superseded</li></ul>
+<div id="graph"></div>
+<noscript><p>The graph is drawn by script; every note is also reached from Search and Recent.</p></noscript>`;
+  return layout({ title: note ? `Graph of ${note}` : 'Graph', page: 'graph', data: { note: note ?? '', hops: String(hops) }, main });
+}
