@@ -23,3 +23,10 @@ export function isTyping(target: EventTarget | null): boolean {
 export function markUpdated(): void {
   document.body.dataset.updated = String(Date.now());
 }
+
+// Only same-site paths are followed; anything else falls back to the note's
+// own page, so a bad value in the JSON can never become a javascript: link.
+export function noteHref(href: string | null | undefined, path: string): string {
+  if (href && href.startsWith('/') && !href.startsWith('//')) return href;
+  return `/note/${encodeURIComponent(path)}`;
+}

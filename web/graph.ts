@@ -1,7 +1,7 @@
 import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
-import { el } from './dom.js';
+import { el, noteHref } from './dom.js';
 
 interface GraphNode {
   id: string;
@@ -96,6 +96,8 @@ async function fetchGraph(): Promise<GraphAnswer> {
 function buildGraph(data: GraphAnswer): Graph<NodeAttrs> {
   const palette = colours();
   const graph = new Graph<NodeAttrs>({ type: 'directed', multi: false, allowSelfLoops: false });
+  // Smaller dots for big graphs, or a few thousand notes become one blot.
+  const scale = Math.max(0.5, Math.min(1, Math.sqrt(300 / Math.max(1, data.nodes?.length ?? 0))));
   for (const node of data.nodes ?? []) {
     if (!node || typeof node.id !== 'string' || graph.hasNode(node.id)) continue;
     const kind = KINDS.some((k) => k.kind === node.kind) ? (node.kind as string) : 'none';
@@ -105,10 +107,10 @@ function buildGraph(data: GraphAnswer): Graph<NodeAttrs> {
     graph.addNode(node.id, {
       x: random() * 100,
       y: random() * 100,
-      size: center ? SIZE.center : superseded ? SIZE.superseded : SIZE.normal,
+      size: scale * (center ? SIZE.center : superseded ? SIZE.superseded : SIZE.normal),
       color: superseded ? palette.superseded : palette[kind] ?? palette.none,
       label: node.title || node.id,
-      href: node.href || `/note/${encodeURIComponent(node.id)}`,
+      href: noteHref(node.href, node.id),
       kind,
       superseded,
       center,

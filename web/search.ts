@@ -1,4 +1,4 @@
-import { el } from './dom.js';
+import { el, noteHref } from './dom.js';
 import { installListKeys, ListSelection } from './keys.js';
 
 interface Hit {
@@ -29,12 +29,9 @@ export interface LiveSearch {
 }
 
 export function initSearch(): LiveSearch | null {
-  const form = document.getElementById('search-form');
   const input = document.getElementById('q');
   const list = document.getElementById('results');
-  if (!(form instanceof HTMLFormElement) || !(input instanceof HTMLInputElement) || !list) {
-    return null;
-  }
+  if (!(input instanceof HTMLInputElement) || !list) return null;
   const box = input;
   const results = list;
   const backend = document.getElementById('backend');
@@ -121,7 +118,7 @@ export function initSearch(): LiveSearch | null {
 function hitItem(hit: Hit): HTMLLIElement {
   const li = el('li', 'hit');
   const a = el('a', undefined, hit.title || hit.path);
-  a.href = hit.href || `/note/${encodeURIComponent(hit.path)}`;
+  a.href = noteHref(hit.href, hit.path);
   const meta = [hit.date, hit.kind, hit.author].filter((part): part is string => !!part);
   if (hit.superseded_by) {
     li.classList.add('superseded');
