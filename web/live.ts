@@ -64,6 +64,7 @@ export async function refreshMain(): Promise<void> {
   const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
   const fresh = doc.getElementById('main') ?? doc.querySelector('main');
   if (!fresh) throw new Error('no <main> in the refreshed page');
-  main.replaceChildren(...Array.from(fresh.childNodes, (node) => document.adoptNode(node)));
+  // A copy of the list first: adopting a node takes it out of the live list being walked.
+  main.replaceChildren(...[...fresh.childNodes].map((node) => document.adoptNode(node)));
   if (doc.title) document.title = doc.title;
 }
