@@ -14,6 +14,8 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  */
 export default async function setup(): Promise<() => Promise<void>> {
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'inherit' });
+  // The viewer's browser assets (dist/web/), which the resident server serves.
+  await execa('node', ['scripts/build-web.mjs'], { cwd: REPO, stdio: 'inherit' });
   // The test workers run the CLI in-process: they get the process set-up the command line's entry makes.
   prepareProcess();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-run-'));

@@ -2,12 +2,12 @@ import type { Element, Nodes as HastNodes } from 'hast';
 import { sanitize, defaultSchema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
 import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { toHast } from 'mdast-util-to-hast';
-import { gfm } from 'micromark-extension-gfm';
+import { gfmParts, gfmPartsFromMarkdown } from '../corpus/markdown/gfm-parts.js';
 import { esc, noteHref } from './html.js';
 
-// A note's Markdown as HTML a browser may show: CommonMark with GitHub's extensions, raw HTML left
+// A note's Markdown as HTML a browser may show: CommonMark with GitHub's extensions as the tool reads
+// notes (src/corpus/markdown/gfm-parts.ts), raw HTML left
 // out (shown as nothing), then the HTML sanitised by hast-util-sanitize's GitHub schema, which
 // keeps only safe elements and attributes and drops `javascript:` and other unsafe URLs. A link to
 // a note of the corpus leads to the note's page.
@@ -42,7 +42,7 @@ function pointNoteLinks(node: HastNodes): void {
 export function markdownHtml(markdown: string): string {
   if (markdown.length > RENDER_LIMIT) return `<pre class="raw">${esc(markdown)}</pre>`;
   try {
-    const mdast = fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+    const mdast = fromMarkdown(markdown, { extensions: gfmParts(), mdastExtensions: gfmPartsFromMarkdown() });
     const hast = toHast(mdast);
     pointNoteLinks(hast as HastNodes);
     return toHtml(sanitize(hast as HastNodes, defaultSchema));

@@ -43,7 +43,7 @@ export async function searchPage(root: string, q: string, backend: string | unde
     : '';
   const main = `<h1>Search</h1>
 <form id="search-form" action="/search" method="get" role="search">
-<input type="search" id="q" name="q" value="${esc(q)}" placeholder="Search the memory (press /)" autofocus autocomplete="off">
+<input type="search" id="q" name="q" value="${esc(q)}" placeholder="Search the memory (press /)" autocomplete="off">
 <label>backend <select id="backend" name="backend">${options}</select></label>
 <button type="submit">Search</button>
 </form>

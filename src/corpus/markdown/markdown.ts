@@ -1,7 +1,6 @@
 import type { Definition, Heading, Nodes, Root } from 'mdast';
 import { fromMarkdown, type CompileContext, type Extension as MdastExtension, type Token } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { gfm } from 'micromark-extension-gfm';
+import { gfmParts, gfmPartsFromMarkdown } from './gfm-parts.js';
 import { wikilinkSyntax } from './wikilink.js';
 
 // What the CommonMark (+ GFM, + wikilinks) parser found in a text, with source offsets. The mdast
@@ -115,8 +114,8 @@ function walk(node: Nodes, visit: (n: Nodes) => void): void {
 export function parseMarkdown(text: string): MarkdownDoc {
   const wikis: WikiToken[] = [];
   const tree: Root = fromMarkdown(text, {
-    extensions: [gfm(), wikilinkSyntax()],
-    mdastExtensions: [gfmFromMarkdown(), positions(text, wikis)],
+    extensions: [...gfmParts(), wikilinkSyntax()],
+    mdastExtensions: [...gfmPartsFromMarkdown(), positions(text, wikis)],
   });
   const definitions = new Map<string, Definition>();
   walk(tree, (n) => {
