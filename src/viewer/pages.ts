@@ -87,11 +87,10 @@ export async function healthPage(root: string, server: ServerState): Promise<str
   return layout({ title: 'Health', page: 'health', main });
 }
 
-export function graphPage(note: string | undefined, hops: number): string {
+export function graphPage(note: { path: string; title: string } | undefined, hops: number): string {
   const main = `<h1>Graph</h1>
-<p class="meta">${note ? `The notes within ${hops} link${hops === 1 ? '' : 's'} of ${noteLink(note, note)}.` : 'An overview: the most linked notes and the links between them.'} Click a note to open it.</p>
-<ul class="legend"><li class="kind-concept">concept</li><li class="kind-entity_update">entity_update</li><li class="kind-decision">decision</li><li class="kind-none">no kind</li><li class="superseded">superseded</li></ul>
+<p class="meta">${note ? `The notes within ${hops} link${hops === 1 ? '' : 's'} of ${noteLink(note.path, note.title)}.` : 'An overview: the most linked notes and the links between them.'} Colour by kind, superseded notes dimmed; click a note to open it.</p>
 <div id="graph"></div>
 <noscript><p>The graph is drawn by script; every note is also reached from Search and Recent.</p></noscript>`;
-  return layout({ title: note ? `Graph of ${note}` : 'Graph', page: 'graph', data: { note: note ?? '', hops: String(hops) }, main });
+  return layout({ title: note ? `Graph of ${note.title}` : 'Graph', page: 'graph', data: { note: note?.path ?? '', hops: String(hops) }, main });
 }

@@ -4,7 +4,9 @@ import type net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newCall, withContext, type RunContext } from '../context.js';
-import { asZkError } from '../errors.js';
+import { asZkError, ZkError } from '../errors.js';
+import { isNoteFile } from '../corpus/files/note-files.js';
+import { readNoteFile } from '../corpus/note/notes.js';
 import type { ServerState } from '../api/results.js';
 import { ViewerAccess } from './access.js';
 import { esc, layout } from './html.js';
@@ -70,7 +72,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (p.startsWith('/archived/')) return html(res, 200, archivedPage(root, file('/archived/')), head);
     if (p === '/recent') return html(res, 200, recentPage(root, { source: q('source') || undefined, kind: q('kind') || undefined }), head);
     if (p === '/health') return html(res, 200, await healthPage(root, state()), head);
-    if (p === '/graph') return html(res, 200, graphPage(q('note') || undefined, hopsOf(q('hops'))), head);
+    if (p === '/graph') return html(res, 200, graphPage(graphCenter(root, q('note')), hopsOf(q('hops'))), head);
     if (p === '/api/search') return json(res, await searchAnswer(root, q('q'), q('backend') || undefined), head);
     if (p === '/api/graph') return json(res, graphAnswer(root, q('note') || undefined, hopsOf(q('hops'))), head);
     if (p === '/events') return feed.subscribe(req, res, SECURITY);
@@ -132,6 +134,14 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The note a graph is drawn around, when one is named and is a note of the root. */
+function graphCenter(root: string, name: string): { path: string; title: string } | undefined {
+  if (!name) return undefined;
+  const n = isNoteFile(root, name) ? readNoteFile(root, name) : undefined;
+  if (!n) throw new ZkError('not_found', `no note ${name}`);
+  return { path: n.path, title: n.title };
 }
 
 function hopsOf(text: string): number {
