@@ -1,3 +1,4 @@
+import { execa } from 'execa';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -38,6 +39,13 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await run('merge', 'judy', 'Prefers oils to acrylics.', '--source', 'laptop');
     await run('write', 'judy-paris', 'Judy lives in Paris', 'Since October, in Montmartre.', '--supersedes', 'judy', '--kind', 'entity_update');
     await run('write', 'hostile', 'Hostile note', HOSTILE, '--date', '2026-12-01');
+    // a part split from Ben, as `split` leaves one
+    const benUuid = /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(root, '20261201-ben.md'), 'utf8'))![1];
+    fs.writeFileSync(path.join(root, '20261201-ben-kayaks.md'), `---\nuuid: 1b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Ben's kayaks\ndate: 2026-12-01\nsplit_from: ${benUuid}\n---\n\n# Ben's kayaks\n\nCedar strip.\n`);
+    await execa('git', ['init', '-q', '-b', 'main'], { cwd: root });
+    await execa('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', 'commit', '-q', '--allow-empty', '-m', 'empty'], { cwd: root });
+    await execa('git', ['add', '-A'], { cwd: root });
+    await execa('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'Notes of the viewer test'], { cwd: root });
     // 10 MB, more than `write` takes: written as another program would
     fs.writeFileSync(path.join(root, '20261201-huge.md'), `---\nuuid: 0b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Huge note\n---\n\n# Huge note\n\n<script>window.__pwned = 7</script>\n\n${'A long line of plain words about rivers. '.repeat(25).concat('\n').repeat(10_000)}`);
     browser = await launchBrowser();
@@ -61,8 +69,8 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     const page = await open();
     expect(new URL(page.url()).pathname).toBe('/search');
     await page.keyboard.press('/');
-    await page.keyboard.type('kayaks');
-    await page.waitForFunction(() => document.body.dataset.renderedQuery === 'kayaks');
+    await page.keyboard.type('builds');
+    await page.waitForFunction(() => document.body.dataset.renderedQuery === 'builds');
     const hits = await page.locator('#results a').allTextContents();
     expect(hits).toEqual(['Ben']);
     await page.screenshot({ path: path.join(shots, 'search.png') });
@@ -71,6 +79,8 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await page.waitForURL(/\/note\/20261201-ben\.md$/);
     expect(await page.title()).toContain('Ben');
     expect(await page.locator('h1').textContent()).toBe('Ben');
+    expect(await page.locator('#split a').allTextContents()).toEqual(["Ben's kayaks"]);
+    expect(await page.locator('#history').textContent()).toContain('Notes of the viewer test');
     // a backlink: Judy links to Ben
     await page.locator('#backlinks a', { hasText: 'Judy' }).click();
     await page.waitForURL(/\/note\/20261201-judy\.md$/);
@@ -84,6 +94,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await page.waitForURL(/-judy-paris\.md$/);
     expect(await page.locator('h1').textContent()).toBe('Judy lives in Paris');
     expect(await page.locator('#chain a').allTextContents()).toEqual(['Judy']);
+    expect(await page.locator('#trace').textContent()).toContain('supersede');
     for (const word of ['Graph', 'Recent', 'Health']) expect(await page.locator('nav a', { hasText: word }).count()).toBe(1);
     await page.close();
   });
@@ -106,6 +117,8 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await page.waitForTimeout(300); // the page's event stream is open
     await run('write', 'canoe', 'Canoe trip', 'Paddled the lake.');
     await page.locator('#recent a', { hasText: 'Canoe trip' }).waitFor({ timeout: 2000 });
+    await page.goto(`${base}/recent?source=phone`);
+    expect(await page.locator('#recent a').allTextContents()).toEqual(['Judy']);
     await page.goto(`${base}/health`);
     expect(await page.locator('h2').allTextContents()).toEqual(expect.arrayContaining(['Inbox', 'Gardener', 'Server']));
     await page.close();
