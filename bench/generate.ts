@@ -45,11 +45,18 @@ function sentence(r: () => number): string {
   return `${s[0].toUpperCase()}${s.slice(1)}.`;
 }
 
-/** Write `count` notes of realistic length and shape into `root` (created, with `.zk/`). */
-export function generateCorpus(root: string, count: number, seed = 42): void {
+/**
+ * Write `count` notes of realistic length and shape into `root` (created, with `.zk/`). With
+ * `links`, the same notes each end with 0 to 4 links (as the tool writes them) to earlier notes,
+ * drawn from their own generator and skewed to the first notes: a few hubs, a long tail (the
+ * viewer's graph; note 0 gets about 4·√count links in, note j about 2·√(count/j)).
+ */
+export function generateCorpus(root: string, count: number, seed = 42, links = false): void {
   fs.mkdirSync(path.join(root, '.zk'), { recursive: true });
   const r = prng(seed);
+  const rl = prng(seed + 1);
   const kinds = ['concept', 'entity_update', 'decision'];
+  const made: { stem: string; title: string }[] = [];
   for (let i = 0; i < count; i++) {
     const title = `${pick(r, NAMES)} ${pick(r, TOPICS)} ${pick(r, TOPICS)} ${i}`;
     const stem = `2026${String(1 + (i % 12)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}-note-${i}`;
@@ -61,6 +68,15 @@ export function generateCorpus(root: string, count: number, seed = 42): void {
       for (let s = 0; s < scount; s++) sentences.push(sentence(r));
       paragraphs.push(sentences.join(' '));
     }
+    if (links && i > 0) {
+      const to = new Set<number>();
+      for (let k = Math.floor(rl() * 5); k > 0; k--) {
+        const x = rl();
+        to.add(Math.floor(i * x * x));
+      }
+      if (to.size) paragraphs.push(`Related: ${[...to].map((j) => `[${made[j].title}](${made[j].stem}.md)`).join(', ')}.`);
+    }
+    made.push({ stem, title });
     const uuid = crypto.randomUUID();
     const text = `---\nuuid: ${uuid}\ntitle: ${title}\ndate: 2026-11-01\nkind: ${pick(r, kinds)}\n---\n\n# ${title}\n\n${paragraphs.join('\n\n')}\n`;
     fs.writeFileSync(path.join(root, `${stem}.md`), text);

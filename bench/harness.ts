@@ -18,14 +18,14 @@ export function arg(name: string, fallback: string): string {
 // What the benches share: a generated corpus kept between runs, and an MCP server driven over raw
 // stdio, timing each call as a client sees it.
 
-/** A corpus of `size` generated notes under the temp folder, made once and kept for later runs. */
-export function benchCorpus(name: string, size: number): string {
+/** A corpus of `size` generated notes under the temp folder, made once and kept for later runs (`links`: see generateCorpus). */
+export function benchCorpus(name: string, size: number, links = false): string {
   const root = path.join(os.tmpdir(), `${name}-${size}`);
   const marker = path.join(root, '.zk', 'generated');
   if (!fs.existsSync(marker)) {
     fs.rmSync(root, { recursive: true, force: true });
     process.stderr.write(`generating ${size} notes in ${root}\n`);
-    generateCorpus(root, size);
+    generateCorpus(root, size, 42, links);
     fs.writeFileSync(marker, String(size));
   }
   return root;

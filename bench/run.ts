@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { startEmbedWorker } from './embed-server.js';
 import { httpLoad } from './http.js';
+import { viewerLoad } from './viewer.js';
 import { REPO, arg, benchCorpus, mcpSession, rssMbOf, serverCall, serversUnder, type McpSession } from './harness.js';
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
@@ -25,11 +26,15 @@ const MCP_MEMORY_SEARCHES = Number(arg('--mcp-memory', '10000'));
 const SERVER_REQUESTS = Number(arg('--server-requests', '10000'));
 /** How many calls each of 20 HTTP clients makes at the largest size (docs/http.md; 0: none). */
 const HTTP_CALLS = Number(arg('--http-calls', '200'));
+/** How many times each page of the browser viewer is measured at the largest size (docs/performance.md#the-viewer; 0: none). */
+const VIEWER_RUNS = Number(arg('--viewer-runs', '10'));
+/** Only the viewer's cases, at every size. */
+const VIEWER_ONLY = process.argv.includes('--viewer-only');
 /** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 /** Hybrid search needs every note embedded first: slow at scale, so only on request. */
 const VECTORS = process.argv.includes('--vectors');
-const OUT = arg('--out', path.join(REPO, 'bench', 'out', 'bench.json'));
+const OUT = arg('--out', path.join(REPO, 'bench', 'out', VIEWER_ONLY ? 'viewer.json' : 'bench.json'));
 
 interface Row {
   size: number | null;
@@ -413,7 +418,34 @@ const embed = embedServer ? ['--embed-base', embedServer.url, '--embed-model', '
 const [versionMs, nodeMs] = paired(VERSION, { cmd: 'node', args: ['-e', '0'] });
 add(null, 'zk-memory --version', versionMs, 'node -e 0', nodeMs);
 
+/**
+ * The browser viewer in headless Chromium (bench/viewer.ts), on a corpus of the same notes with
+ * links between them (the graph); p50 and p90 of each page against its goal, not a ratio.
+ */
+const viewerRows: string[] = [];
+async function viewerCases(size: number): Promise<void> {
+  const root = benchCorpus('zk-bench-linked', size, true);
+  const dir = privateDir(`viewer-${size}`);
+  const v = await viewerLoad(BIN, root, { ...serverEnv, XDG_RUNTIME_DIR: dir }, VIEWER_RUNS);
+  serversGone(dir, `serve --stop --root ${root} after the viewer`);
+  if (typeof v === 'string') {
+    process.stderr.write(`${size}\tviewer: skipped, ${v}\n`);
+    return;
+  }
+  for (const c of v.cases) {
+    const goal = c.goal === null ? '' : ` (goal ≤ ${c.goal} ms${c.p50 <= c.goal ? '' : ', missed'})`;
+    extra[`viewer_${size}: ${c.case}`] = `p50 ${c.p50} ms, p90 ${c.p90} ms, of ${c.n}${goal}`;
+    viewerRows.push(`| ${size} | ${c.case} | ${c.p50} | ${c.p90} | ${c.n} | ${c.goal ?? '-'} |`);
+    process.stderr.write(`${size}\tviewer: ${c.case}: p50 ${c.p50} ms, p90 ${c.p90} ms${goal}\n`);
+  }
+  for (const [k, d] of Object.entries(v.detail)) extra[`viewer_${size}_${k}`] = d;
+}
+
 for (const size of SIZES) {
+  if (VIEWER_ONLY) {
+    if (VIEWER_RUNS > 0) await viewerCases(size);
+    continue;
+  }
   const root = benchCorpus('zk-bench', size);
   // Leave what earlier runs added out of this run.
   for (const f of fs.readdirSync(root)) if (f.includes('-bench-added')) fs.rmSync(path.join(root, f));
@@ -502,6 +534,7 @@ for (const size of SIZES) {
     extra[`http_server_rss_mb_every_tenth_${size}`] = h.rssSamples.join(' ');
     process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB\n`);
   }
+  if (size === Math.max(...SIZES) && VIEWER_RUNS > 0) await viewerCases(size);
 }
 await embedServer?.stop();
 // Every server the bench started has stopped: one left is a fault of the bench, said and ended here.
@@ -520,6 +553,7 @@ const table = (of: Row[]) =>
   ].join('\n');
 process.stdout.write(`${table(rows.filter((r) => !serverRows.has(r)))}\n`);
 if (serverRows.size) process.stdout.write(`\n### resident server\n\n${table([...serverRows])}\n\n`);
+if (viewerRows.length) process.stdout.write(`### viewer (ms, in Chromium)\n\n| notes | case | p50 | p90 | runs | goal ms |\n|---:|---|---:|---:|---:|---:|\n${viewerRows.join('\n')}\n\n`);
 for (const [k, v] of Object.entries(extra)) process.stdout.write(`${k}: ${v}\n`);
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 const result = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, bin: BIN, rows, extra };

@@ -44,7 +44,10 @@ export interface RunningServer {
  * says so (exit 4).
  */
 export async function serve(root: string, opts: ServeOptions): Promise<RunningServer> {
-  const { settings } = current();
+  // The server's own context (its note grep among the rest), kept for the viewer: it starts later,
+  // from a connection's event, where current() had no grep and its pages read every note.
+  const own = current();
+  const { settings } = own;
   const folder = socketFolder(settings);
   ensureSocketFolder(folder);
   const sock = socketPath(folder, root);
@@ -167,7 +170,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   /** The viewer, started once; its pages are read in calls of the server's own context, with the warm index. */
   function startViewer(): Promise<Viewer> {
     viewer ??= import('../viewer/web.js').then(async ({ listenViewer }) => {
-      const v = await listenViewer(root, { ...current(), warm }, state);
+      const v = await listenViewer(root, { ...own, warm }, state);
       viewerUrl = v.url;
       openViewer = v;
       return v;
