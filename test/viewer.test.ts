@@ -41,7 +41,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await run('write', 'hostile', 'Hostile note', HOSTILE, '--date', '2026-12-01');
     // a part split from Ben, as `split` leaves one
     const benUuid = /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(root, '20261201-ben.md'), 'utf8'))![1];
-    fs.writeFileSync(path.join(root, '20261201-ben-kayaks.md'), `---\nuuid: 1b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Ben's kayaks\ndate: 2026-12-01\nsplit_from: ${benUuid}\n---\n\n# Ben's kayaks\n\nCedar strip.\n`);
+    fs.writeFileSync(path.join(root, '20261201-ben-kayaks.md'), `---\nuuid: 1b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Ben's kayaks\ndate: 2026-12-01\nsplit_from: ${benUuid}\n---\n\n# Ben's kayaks\n\nCedar strip.\n\nPart of [Ben](20261201-ben.md)\n`);
     await execa('git', ['init', '-q', '-b', 'main'], { cwd: root });
     await execa('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', 'commit', '-q', '--allow-empty', '-m', 'empty'], { cwd: root });
     await execa('git', ['add', '-A'], { cwd: root });

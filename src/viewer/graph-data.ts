@@ -20,9 +20,13 @@ export interface GraphAnswer {
   sampled?: { shown: number; of: number };
 }
 
+interface Neighbours {
+  facts: NoteFacts[];
+  adjacent: Map<string, Set<string>>;
+}
+
 /** Every note's neighbours (links out and in, supersessions), by path. */
-function neighbours(root: string): { facts: NoteFacts[]; adjacent: Map<string, Set<string>> } {
-  const facts = loadNoteFacts(root);
+function neighbours(root: string, facts: NoteFacts[]): Neighbours {
   const map = new CorpusMap(root, facts);
   const adjacent = new Map<string, Set<string>>(facts.map((f) => [f.path, new Set<string>()]));
   const join = (a: string, b: string) => {
@@ -41,9 +45,27 @@ function neighbours(root: string): { facts: NoteFacts[]; adjacent: Map<string, S
   return { facts, adjacent };
 }
 
+/**
+ * The neighbours of a viewer's corpus, built again only when a note changed: a resident server
+ * keeps each note's facts (src/corpus/graph/facts.ts) as the same objects until the note changes,
+ * so comparing them one by one tells (a process without kept facts builds them every time).
+ */
+export class GraphIndex {
+  private last?: Neighbours;
+
+  constructor(private readonly root: string) {}
+
+  current(): Neighbours {
+    const facts = loadNoteFacts(this.root);
+    const last = this.last;
+    if (last && last.facts.length === facts.length && last.facts.every((f, i) => f === facts[i])) return last;
+    return (this.last = neighbours(this.root, facts));
+  }
+}
+
 /** The graph around `note` (`hops` links out), or, without a note, the overview. */
-export function graphAnswer(root: string, note: string | undefined, hops: number): GraphAnswer {
-  const { facts, adjacent } = neighbours(root);
+export function graphAnswer(root: string, index: GraphIndex, note: string | undefined, hops: number): GraphAnswer {
+  const { facts, adjacent } = index.current();
   const metas = new Map(loadNoteMetas(root).map((m) => [m.path, m]));
   let chosen: string[];
   let sampled: GraphAnswer['sampled'];

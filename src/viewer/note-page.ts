@@ -7,6 +7,8 @@ import { sidecar } from '../corpus/files/paths.js';
 import { bodyParts } from '../corpus/note/merge3.js';
 import { FRAGMENT_HEADER } from '../corpus/note/format.js';
 import { readNoteFile } from '../corpus/note/notes.js';
+import { loadNoteMetas } from '../corpus/note/note-meta.js';
+import { archivedByUuid } from '../corpus/graph/supersession.js';
 import { ZkError } from '../errors.js';
 import { esc, layout, meta, noteLink } from './html.js';
 import { markdownHtml } from './markdown.js';
@@ -89,16 +91,43 @@ function chainSection(r: ReadResult): string {
 <h3>Replaced by</h3>${list(r.chain.map(entry), 'Nothing: the current belief.')}</section>`;
 }
 
-function splitSection(root: string, ref: string): string {
-  let family;
+const splitFrom = (fm: Record<string, unknown>) => String(fm.split_from ?? '').trim().toLowerCase();
+
+/** A note's page link by uuid: live (from the kept metadata), else archived. */
+function noteByUuidLink(root: string, uuid: string): string | undefined {
+  const live = loadNoteMetas(root).find((m) => m.uuid.toLowerCase() === uuid);
+  if (live) return noteLink(live.path, live.title);
+  const archived = archivedByUuid(root, uuid);
+  return archived ? noteLink(`.archive/${archived.path}`, archived.title, 'archived') : undefined;
+}
+
+/**
+ * The note a live note was split from, and the notes split from it. A part links to the note it
+ * was split from (its `Part of` line), so the parts are among the backlinks: no search of every note.
+ */
+function splitSection(root: string, r: ReadResult): string {
+  const parentId = splitFrom(r.note.frontmatter);
+  const parent = parentId ? noteByUuidLink(root, parentId) : undefined;
+  const own = r.note.uuid.toLowerCase();
+  const parts = own
+    ? r.backlinks.flatMap((b) => readNoteFile(root, b.path) ?? []).filter((n) => splitFrom(n.parsed.frontmatter) === own)
+    : [];
+  return familySection(parent, parts.map((n) => noteLink(n.path, n.title)));
+}
+
+function familySection(parent: string | undefined, parts: string[]): string {
+  if (!parent && !parts.length) return '';
+  return `<section id="split"><h2>Split family</h2>${parent ? `<p>Split from ${parent}</p>` : ''}${parts.length ? `<h3>Split into</h3>${list(parts, '')}` : ''}</section>`;
+}
+
+/** The family of an archived note (a split original): found by searching the notes for its uuid. */
+function archivedSplitSection(root: string, ref: string): string {
   try {
-    family = splitFamily(root, ref);
+    const family = splitFamily(root, ref);
+    return familySection(family.parent ? noteLink(family.parent.path, family.parent.title) : undefined, family.children.map((c) => noteLink(c.path, c.title)));
   } catch {
     return '';
   }
-  if (!family.parent && !family.children.length) return '';
-  const parent = family.parent ? `<p>Split from ${noteLink(family.parent.path, family.parent.title)}</p>` : '';
-  return `<section id="split"><h2>Split family</h2>${parent}${family.children.length ? `<h3>Split into</h3>${list(family.children.map((c) => noteLink(c.path, c.title)), '')}` : ''}</section>`;
 }
 
 async function historySection(root: string, ref: string): Promise<string> {
@@ -147,7 +176,7 @@ ${frontmatterSection(n.frontmatter)}
 ${body(n.body, n.title)}
 ${linksSection(r)}
 ${chainSection(r)}
-${splitSection(root, n.path)}
+${splitSection(root, r)}
 ${await historySection(root, n.path)}
 ${traceSection(root, [n.path, n.uuid])}`;
   return layout({ title: n.title, page: 'note', data: { note: n.path }, main });
@@ -164,6 +193,7 @@ export function archivedPage(root: string, name: string): string {
 <p class="meta">${meta(n)}</p>
 ${frontmatterSection(n.parsed.frontmatter)}
 ${body(n.parsed.body, n.title)}
+${archivedSplitSection(root, `.archive/${name}`)}
 ${traceSection(root, [path.posix.join('.archive', name), n.uuid])}`;
   return layout({ title: n.title, page: 'note', data: { note: `.archive/${name}` }, main });
 }

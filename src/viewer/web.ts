@@ -12,7 +12,7 @@ import { ViewerAccess } from './access.js';
 import { esc, layout } from './html.js';
 import { archivedPage, notePage } from './note-page.js';
 import { graphPage, healthPage, recentPage, searchAnswer, searchPage } from './pages.js';
-import { graphAnswer } from './graph-data.js';
+import { GraphIndex, graphAnswer } from './graph-data.js';
 import { ChangeFeed } from './events.js';
 
 // The viewer (docs/viewer.md): read-only pages of the corpus, served by its resident server on
@@ -57,6 +57,7 @@ function messagePage(title: string, text: string): string {
 export async function listenViewer(root: string, ctx: RunContext, state: () => ServerState): Promise<Viewer> {
   const access = new ViewerAccess();
   const feed = new ChangeFeed(root);
+  const graphs = new GraphIndex(root);
   let hosts = new Set<string>();
   let origins = new Set<string>();
 
@@ -74,7 +75,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (p === '/health') return html(res, 200, await healthPage(root, state()), head);
     if (p === '/graph') return html(res, 200, graphPage(graphCenter(root, q('note')), hopsOf(q('hops'))), head);
     if (p === '/api/search') return json(res, await searchAnswer(root, q('q'), q('backend') || undefined), head);
-    if (p === '/api/graph') return json(res, graphAnswer(root, q('note') || undefined, hopsOf(q('hops'))), head);
+    if (p === '/api/graph') return json(res, graphAnswer(root, graphs, q('note') || undefined, hopsOf(q('hops'))), head);
     if (p === '/events') return feed.subscribe(req, res, SECURITY);
     html(res, 404, messagePage('Not found', `Nothing is at ${p}.`), head);
   }
