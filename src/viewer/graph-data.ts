@@ -11,7 +11,7 @@ import { noteHref } from './html.js';
 // every supersession.
 
 /** The most nodes a graph holds: more would not be read on a screen anyway. */
-const AROUND_MAX = 400;
+const AROUND_MAX = 200;
 const OVERVIEW_MAX = 1500;
 
 export interface GraphAnswer {
