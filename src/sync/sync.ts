@@ -7,6 +7,7 @@ import {
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { withCorpusLock, withLock } from '../corpus/lock/lock.js';
+import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { momentText } from '../corpus/note/moments.js';
 import { resolveStructural, type Place, type Resolution } from './resolve.js';
 import { driverCommands, installMergeRules } from './rules.js';
@@ -129,6 +130,8 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
   const tree = await workTree(root);
   if ('skipped' in tree) throw new ZkError('refused', `sync needs the corpus in a git work tree: ${tree.skipped}`);
   const p: Place = { top: tree.top, prefix: tree.prefix, root };
+  // `.zk/.gitignore` keeps the sync's own lock and state out of git (an older corpus lacks the entry).
+  ensureSidecar(root);
   return withLock(syncLockSite(root), async () => {
     await installMergeRules(root, tree);
     const recovered = await recover(p);
