@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Env } from '../settings.js';
-
-/** This build's command line, which a server is started with. */
-const BIN = fileURLToPath(new URL('../../../bin/zk-memory.js', import.meta.url));
+import { binPath } from '../version.js';
 
 /** After this many failures in a row, a client stops asking the server for BACKOFF_MS. */
 const FAILURES_BEFORE_BACKOFF = 2;
@@ -17,7 +14,7 @@ const BACKOFF_MS = 60_000;
  */
 export function startServer(root: string, env: Env): { running(): boolean } {
   try {
-    const child = spawn(process.execPath, [BIN, 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env });
+    const child = spawn(process.execPath, [binPath(), 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env });
     let ended = false;
     child.on('error', () => (ended = true));
     child.on('exit', () => (ended = true));

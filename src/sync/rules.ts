@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { git } from '../adapters/git.js';
 import type { WorkTree } from '../adapters/git.js';
 import { recordChange } from '../context.js';
+import { binPath } from '../version.js';
 
 // The merge rules git needs in a clone for notes to merge cleanly (docs/hosts.md): a
 // `.gitattributes` in the corpus root naming the driver for notes, archived notes and the trace,
@@ -13,13 +13,7 @@ const ATTRIBUTES = ['/*.md merge=zk-memory', '/.archive/*.md merge=zk-memory', '
 const HEADER = '# zk-memory: notes and the trace merge with the note-aware driver (zk-memory merge-driver)';
 
 /** The tool's own command line, for git to run: this Node and this package's bin. */
-function selfCommand(): string {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const bin = path.join(dir, 'bin', 'zk-memory.js');
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(bin)) return `${shellQuote(process.execPath)} ${shellQuote(bin)}`;
-    if (path.dirname(dir) === dir) throw new Error('the tool\'s bin/zk-memory.js cannot be found');
-  }
-}
+const selfCommand = () => `${shellQuote(process.execPath)} ${shellQuote(binPath())}`;
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { asZkError, ZkError } from '../errors.js';
 import { isNoteFile } from '../corpus/files/note-files.js';
@@ -14,6 +13,7 @@ import { archivedPage, notePage } from './note-page.js';
 import { graphPage, healthPage, recentPage, searchAnswer, searchPage } from './pages.js';
 import { GraphIndex, graphAnswer } from './graph-data.js';
 import { ChangeFeed } from './events.js';
+import { packageDir } from '../version.js';
 
 // The viewer (docs/viewer.md): read-only pages of the corpus, served by its resident server on
 // 127.0.0.1. Every request is checked before anything is read: its Host (DNS rebinding), its
@@ -33,15 +33,6 @@ export interface Viewer {
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const SECURITY = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'cache-control': 'no-store' };
 
-/** The browser assets `npm run build` made (dist/web/), found from this module, in the source tree or in dist. */
-function assetsDir(): string {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const web = path.join(dir, 'dist', 'web');
-    if (fs.existsSync(path.join(dir, 'package.json'))) return web;
-    if (path.dirname(dir) === dir) return web;
-  }
-}
-
 const ASSETS: Record<string, string> = { 'viewer.js': 'text/javascript; charset=utf-8', 'viewer.css': 'text/css; charset=utf-8' };
 
 function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer, head: boolean, headers: Record<string, string> = {}): void {
@@ -56,6 +47,8 @@ function messagePage(title: string, text: string): string {
 /** Serve the viewer of `root` on 127.0.0.1 (a free port); pages are read in calls of `ctx`. */
 export async function listenViewer(root: string, ctx: RunContext, state: () => ServerState): Promise<Viewer> {
   const access = new ViewerAccess();
+  // The browser assets `npm run build` made.
+  const assets = path.join(packageDir() ?? '.', 'dist', 'web');
   const feed = new ChangeFeed(root);
   const graphs = new GraphIndex(root);
   let hosts = new Set<string>();
@@ -98,7 +91,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (url.pathname.startsWith('/assets/')) {
       const name = url.pathname.slice('/assets/'.length);
       if (!Object.hasOwn(ASSETS, name)) return send(res, 404, 'text/plain; charset=utf-8', 'no such asset\n', head);
-      return send(res, 200, ASSETS[name], fs.readFileSync(path.join(assetsDir(), name)), head, { 'cache-control': 'no-cache' });
+      return send(res, 200, ASSETS[name], fs.readFileSync(path.join(assets, name)), head, { 'cache-control': 'no-cache' });
     }
     if (!access.admits(req.headers.cookie)) return html(res, 401, messagePage('Open the viewer from its link', 'Run zk-memory view: it prints a link that lets this browser in.'), head);
     await withContext(newCall(ctx), async () => {
