@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { mergeLines } from '../corpus/note/lines3.js';
+import { mergeLines, withEol } from '../corpus/note/lines3.js';
 import { mergeNoteTexts } from '../corpus/note/merge3.js';
 import { mergeLogTexts } from '../corpus/trace/merge3.js';
 
@@ -24,8 +24,6 @@ export function mergeFile(pathname: string, base: string, ours: string, theirs: 
   const r = mergeLines(base, ours, theirs);
   return { code: r.conflict ? 1 : 0, text: r.text };
 }
-
-const withEol = (t: string) => (t === '' || t.endsWith('\n') ? t : `${t}\n`);
 
 /** Run as git runs it: three files (and a path or `--trace`); the result replaces the file of the second. */
 export function runMergeDriver(argv: string[], stderr: (s: string) => void): number {

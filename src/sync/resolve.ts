@@ -5,8 +5,7 @@ import { stageText, type Unmerged } from '../adapters/git-sync.js';
 import { writeTemp } from '../corpus/files/files.js';
 import { notesWithSlug } from '../corpus/graph/refs.js';
 import { candidateFiles } from '../corpus/graph/grep.js';
-import { mergeNoteTexts } from '../corpus/note/merge3.js';
-import { parseNoteText } from '../corpus/note/format.js';
+import { mergeNoteTexts, uuidOfText as uuidOf } from '../corpus/note/merge3.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import { applyEdits } from '../corpus/note/text-edits.js';
 import { anchoredRepointEdits } from '../tend/repoint.js';
@@ -58,8 +57,6 @@ async function dropFile(p: Place, rel: string): Promise<void> {
   await run(p.top, ['update-index', '--force-remove', '--', rel]);
   fs.rmSync(path.join(p.top, rel), { force: true });
 }
-
-const uuidOf = (text: string) => String(parseNoteText(text).frontmatter.uuid ?? '').trim().toLowerCase();
 
 /** The first free numbered name for a note under `name` (`20261202-judy-2.md`), as `write --unique` takes one. */
 function numberedName(root: string, name: string): string {

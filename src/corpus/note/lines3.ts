@@ -18,7 +18,22 @@ export interface LinesMerge {
 /** A list item holding a note link, as the tool writes Related entries. */
 const LINK_ITEM = /^[-*+][ \t]+(?:\[\[[^\n]*\]\]|\[[^\n]*\]\([^\n]*\))/;
 
-const withEol = (l: string) => (l.endsWith('\n') ? l : `${l}\n`);
+/** A line, or a whole text, ending with a line break. */
+export const withEol = (l: string) => (l === '' || l.endsWith('\n') ? l : `${l}\n`);
+
+/**
+ * What two sides added, each item as often as the side that added it most (a multiset union):
+ * an item both added once is kept once, so merging the same additions twice doubles nothing.
+ */
+export function unionOfAdded(ours: string[], theirs: string[]): string[] {
+  const count = (items: string[]) => items.reduce((m, u) => m.set(u, (m.get(u) ?? 0) + 1), new Map<string, number>());
+  const [a, b] = [count(ours), count(theirs)];
+  const out: string[] = [];
+  for (const item of new Set([...ours, ...theirs])) {
+    for (let i = 0; i < Math.max(a.get(item) ?? 0, b.get(item) ?? 0); i++) out.push(item);
+  }
+  return out;
+}
 
 function startsWith(lines: string[], prefix: string[]): boolean {
   return prefix.every((l, i) => lines[i] === l);

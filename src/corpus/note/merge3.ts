@@ -1,6 +1,6 @@
 import YAML from 'yaml';
 import { FRAGMENT_HEADER, parseNoteText, yamlEntry, type ParsedText } from './format.js';
-import { mergeLines } from './lines3.js';
+import { mergeLines, unionOfAdded } from './lines3.js';
 
 // The three-way merge of one note changed on two hosts (docs/hosts.md#the-merge-rules). A note is
 // frontmatter, its own text, then merge fragments appended one after the other; so the merge is
@@ -53,14 +53,7 @@ function fragmentWhen(unit: string): string {
 
 /** Units only one side has, or more of on one side: each kept once per side that added it, by date. */
 function newFragments(ours: string[], theirs: string[]): string[] {
-  const count = (units: string[]) => units.reduce((m, u) => m.set(u, (m.get(u) ?? 0) + 1), new Map<string, number>());
-  const a = count(ours);
-  const b = count(theirs);
-  const out: string[] = [];
-  for (const unit of new Set([...ours, ...theirs])) {
-    for (let i = 0; i < Math.max(a.get(unit) ?? 0, b.get(unit) ?? 0); i++) out.push(unit);
-  }
-  return out.sort((x, y) => fragmentWhen(x).localeCompare(fragmentWhen(y)) || (x < y ? -1 : x > y ? 1 : 0));
+  return unionOfAdded(ours, theirs).sort((x, y) => fragmentWhen(x).localeCompare(fragmentWhen(y)) || (x < y ? -1 : x > y ? 1 : 0));
 }
 
 interface Picked {
@@ -174,6 +167,8 @@ function mergeKeys(bText: string, oText: string, tText: string, eol: string): Pi
   return { text: keyOrder(b, o, t, new Set(chosen.keys())).map((k) => chosen.get(k)!).join(''), conflict: false };
 }
 
+/** A note's uuid as its frontmatter gives it, lowercase; empty without one. */
+export const uuidOfText = (raw: string) => uuidOf(read(raw));
 const uuidOf = (v: Version) => String(v.parsed.frontmatter.uuid ?? '').trim().toLowerCase();
 
 /** Merge a note changed on two hosts from a common base (an empty base: created on both). */

@@ -1,4 +1,4 @@
-import { textLines } from '../note/lines3.js';
+import { textLines, unionOfAdded, withEol } from '../note/lines3.js';
 
 // The trace merged from two hosts: a union of lines. Each side only appends to it, so the merge
 // keeps the base's lines both sides still have and every line either side added, once per side
@@ -7,8 +7,6 @@ import { textLines } from '../note/lines3.js';
 // merge of two such results adds nothing twice.
 
 const tsOf = (line: string) => /^\{"ts":"([^"]*)"/.exec(line)?.[1] ?? '';
-
-const withEol = (l: string) => (l.endsWith('\n') ? l : `${l}\n`);
 
 function counted(lines: string[]): Map<string, number> {
   const m = new Map<string, number>();
@@ -39,10 +37,6 @@ export function mergeLogTexts(base: string, ours: string, theirs: string): strin
     return keep;
   });
   const baseCount = counted(b);
-  const [newO, newT] = [counted(added(o, baseCount)), counted(added(t, baseCount))];
-  const fresh: string[] = [];
-  for (const l of new Set([...newO.keys(), ...newT.keys()])) {
-    for (let i = 0; i < Math.max(newO.get(l) ?? 0, newT.get(l) ?? 0); i++) fresh.push(l);
-  }
+  const fresh = unionOfAdded(added(o, baseCount), added(t, baseCount));
   return [...kept, ...fresh].sort((x, y) => tsOf(x).localeCompare(tsOf(y)) || (x < y ? -1 : x > y ? 1 : 0)).join('');
 }
