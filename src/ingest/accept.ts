@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { settings, now } from '../context.js';
+import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
@@ -12,6 +12,7 @@ import { provenance } from './provenance.js';
 import { withJob } from './recover.js';
 import { findWindow, pickJob, recordCapture, touch, whoAmI, windowState, type CapturedNote, type Intent, type Txn } from './state.js';
 import { hint } from '../hints.js';
+import { crashAt } from '../corpus/ops/fault.js';
 
 export interface AcceptOptions {
   job?: string;
@@ -101,10 +102,6 @@ function dropIntent(t: Txn, intent: Intent): void {
   t.state.intents = t.state.intents.filter((i) => !(i.digest === intent.digest && i.pid === intent.pid && i.host === intent.host));
 }
 
-/** Simulated crash between the note write and its record (ZK_MEMORY_FAULT=ingest-after-write). */
-function faultPoint(): void {
-  if (settings().fault() === 'ingest-after-write') process.kill(process.pid, 'SIGKILL');
-}
 
 /**
  * Capture the agent's note for a window: record the intent, write (or merge) the note, then record
@@ -132,7 +129,8 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
     await withJob(root, job, (t) => dropIntent(t, intent)).catch(() => undefined);
     throw err;
   }
-  faultPoint();
+  // Test seam: dies between the note write and its record.
+  crashAt('ingest-after-write');
   const action = intent.target ? 'merged' : 'created';
   const captured: CapturedNote = { uuid: note.uuid, path: note.path, title: note.title, action, at: new Date(now()).toISOString(), digest };
   const status = await withJob(root, job, (t) => {

@@ -67,14 +67,13 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   let web: RunningHttp | undefined;
   /** The viewer, started by the first `view` request (docs/viewer.md). */
   let viewer: Promise<Viewer> | undefined;
-  let viewerUrl: string | undefined;
   let openViewer: Viewer | undefined;
   /** Whether a page of the viewer is open (following the corpus live): the server is not idle then. */
   const viewerWatching = () => (openViewer?.watching() ?? 0) > 0;
   let finish!: (reason: string) => void;
   const done = new Promise<string>((resolve) => (finish = resolve));
 
-  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, background: opts.idleMs !== undefined, ...(web ? { http: web.url } : {}), ...(viewerUrl ? { viewer: viewerUrl } : {}) });
+  const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, background: opts.idleMs !== undefined, ...(web ? { http: web.url } : {}), ...(openViewer ? { viewer: openViewer.url } : {}) });
 
   const server = net.createServer((socket) => {
     sessions.add(socket);
@@ -171,7 +170,6 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   function startViewer(): Promise<Viewer> {
     viewer ??= import('../viewer/web.js').then(async ({ listenViewer }) => {
       const v = await listenViewer(root, { ...own, warm }, state);
-      viewerUrl = v.url;
       openViewer = v;
       return v;
     });

@@ -9,7 +9,7 @@ import { mergeNoteTexts, uuidOfText as uuidOf } from '../corpus/note/merge3.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import { applyEdits } from '../corpus/note/text-edits.js';
 import { anchoredRepointEdits } from '../tend/repoint.js';
-import { crashPoint } from './state.js';
+import { crashAt } from '../corpus/ops/fault.js';
 
 // What git's merge leaves that the driver cannot settle file by file (docs/hosts.md#the-merge-rules):
 // two notes created under one name on two hosts, and a note archived on one host while merged
@@ -99,7 +99,7 @@ export async function resolveStructural(p: Place, unmerged: Unmerged[]): Promise
         const [keep, move, moved] = uo < ut ? [ours, theirs, ut] : [theirs, ours, uo];
         const to = numberedName(p.root, rel);
         await putFile(p, u.path, keep);
-        crashPoint('mid-resolve');
+        crashAt('sync-mid-resolve');
         await putFile(p, p.prefix + to, move);
         out.renamed.push({ from: rel, to, uuid: moved });
         out.resolved.push({ path: rel, how: 'both kept' });

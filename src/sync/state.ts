@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { settings } from '../context.js';
 import { replaceDerivedFile } from '../corpus/files/files.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { ensureSidecar } from '../corpus/files/sidecar.js';
@@ -40,9 +39,4 @@ export function writeSyncState(root: string, s: SyncState | undefined): void {
   ensureSidecar(root);
   fs.mkdirSync(dir(root), { recursive: true });
   replaceDerivedFile(file, JSON.stringify(s));
-}
-
-/** Test seam: `ZK_MEMORY_FAULT=sync-<step>` kills the process at that step, as a crash would. */
-export function crashPoint(step: string): void {
-  if (settings().fault() === `sync-${step}`) process.kill(process.pid, 'SIGKILL');
 }

@@ -11,7 +11,8 @@ import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { momentText } from '../corpus/note/moments.js';
 import { resolveStructural, type Place, type Resolution } from './resolve.js';
 import { driverCommands, installMergeRules } from './rules.js';
-import { crashPoint, readSyncState, syncLockSite, writeSyncState } from './state.js';
+import { readSyncState, syncLockSite, writeSyncState } from './state.js';
+import { crashAt } from '../corpus/ops/fault.js';
 
 // `zk-memory sync` (docs/hosts.md): commit what is not committed, fetch, merge the upstream with
 // the note-aware rules, push; on a push race, again, a bounded number of times. The merge runs
@@ -70,12 +71,9 @@ async function recover(p: Place): Promise<SyncOutcome['recovered']> {
   return 'committed';
 }
 
-/** Commit the corpus's uncommitted files, holding the corpus lock so no append is caught half-way. */
-function commitPending(p: Place): Promise<SyncOutcome['committed']> {
-  return withCorpusLock(p.root, async () => {
-    const r = await commitCorpusFiles(p.root, p.top, CORPUS_FILES, `Notes written on ${os.hostname()}, committed before a sync\n`);
-    return r ?? null;
-  });
+/** Commit the corpus's uncommitted files; the caller holds the corpus lock, so no append is caught half-way. */
+async function commitWritten(p: Place): Promise<SyncOutcome['committed']> {
+  return (await commitCorpusFiles(p.root, p.top, CORPUS_FILES, `Notes written on ${os.hostname()}, committed before a sync\n`)) ?? null;
 }
 
 function mergeMessage(u: Upstream, r: Resolution): string {
@@ -91,11 +89,11 @@ const NOTHING: Resolution = { resolved: [], renamed: [], left: [] };
 /** Merge the upstream into HEAD under the corpus lock: git's merge, the driver, then what it left. */
 function mergeUpstream(p: Place, u: Upstream): Promise<Resolution> {
   return withCorpusLock(p.root, async () => {
-    await commitCorpusFiles(p.root, p.top, CORPUS_FILES, `Notes written on ${os.hostname()}, committed before a sync\n`);
+    await commitWritten(p);
     const head = (await revParse(p.top, 'HEAD')) ?? '';
     writeSyncState(p.root, { step: 'merging', head, since: momentText(now()) });
     const merged = await mergeNoCommit(p.top, u.tracking, driverCommands());
-    crashPoint('mid-merge');
+    crashAt('sync-mid-merge');
     if (!(await mergeInProgress(p.top))) {
       writeSyncState(p.root, undefined);
       if (merged.code !== 0) throw new ZkError('refused', `git refused the merge: ${firstLine(merged.stderr) || firstLine(merged.stdout)}`);
@@ -106,7 +104,7 @@ function mergeUpstream(p: Place, u: Upstream): Promise<Resolution> {
       writeSyncState(p.root, { step: 'conflict', head, since: momentText(now()), files: r.left });
       throw conflictError(r.left, p.prefix);
     }
-    crashPoint('before-merge-commit');
+    crashAt('sync-before-merge-commit');
     const c = await commitMerge(p.top, mergeMessage(u, r));
     if (c.code !== 0) throw new ZkError('refused', `git refused to commit the merge (a hook?): ${firstLine(c.stderr) || firstLine(c.stdout)}`);
     writeSyncState(p.root, undefined);
@@ -138,16 +136,16 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
     const u = await upstreamOf(p.top);
     if ('missing' in u) throw new ZkError('refused', `sync needs a branch with an upstream: ${u.missing} (set one with \`git push -u REMOTE BRANCH\`)`);
     const out: SyncOutcome = {
-      branch: u.branch, upstream: u.tracking, committed: await commitPending(p),
+      branch: u.branch, upstream: u.tracking, committed: await withCorpusLock(root, () => commitWritten(p)),
       incoming: { commits: 0, added: [], changed: [], removed: [] },
       outgoing: { commits: 0, pushed: false, added: [], changed: [], removed: [] },
       resolved: [], renamed: [], ...(recovered ? { recovered } : {}), attempts: 0,
     };
-    crashPoint('after-commit');
+    crashAt('sync-after-commit');
     for (out.attempts = 1; out.attempts <= ATTEMPTS; out.attempts++) {
       const fetched = await fetchRemote(p.top, u);
       if (fetched.code !== 0) throw unreachable(u, firstLine(fetched.stderr) || `git fetch exit ${fetched.code}`);
-      crashPoint('after-fetch');
+      crashAt('sync-after-fetch');
       const { behind } = await aheadBehind(p.top, u.tracking);
       if (behind) {
         const before = (await revParse(p.top, 'HEAD')) ?? '';
@@ -157,7 +155,7 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
         out.renamed.push(...r.renamed);
         summarize(p, await changedPaths(p.top, before, 'HEAD', p.prefix), out.incoming);
       }
-      crashPoint('before-push');
+      crashAt('sync-before-push');
       const { ahead } = await aheadBehind(p.top, u.tracking);
       if (!ahead) return out;
       const remoteWas = (await revParse(p.top, u.tracking)) ?? '';

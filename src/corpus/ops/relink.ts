@@ -1,4 +1,3 @@
-import { settings } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { hint } from '../../hints.js';
 import { archiveNote } from './archive.js';
@@ -9,6 +8,7 @@ import { readNoteFile, type Note } from '../note/notes.js';
 import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
 import { escapeRegExp } from '../regex.js';
+import { crashAt } from './fault.js';
 
 // Archiving a note that is part of a chain (A superseded by B, B by C) takes it out of the chain:
 // what it replaced is re-linked to what replaced it (A by C), or, when it was the current belief,
@@ -71,10 +71,8 @@ function target(p: Note, successor: Note | undefined): Note | undefined {
   return successor && successor.uuid.toLowerCase() !== p.uuid.toLowerCase() ? successor : undefined;
 }
 
-/** Test seam: `archive-after-move` dies once the note is in the archive, `archive-after-relink` once its first predecessor is re-linked. */
-function crashAt(point: 'archive-after-move' | 'archive-after-relink'): void {
-  if (settings().fault() === point) process.kill(process.pid, 'SIGKILL');
-}
+// Test seams (crashAt): `archive-after-move` dies once the note is in the archive,
+// `archive-after-relink` once its first predecessor is re-linked.
 
 /**
  * Move a note to the archive and re-link the chain it was part of: each predecessor is marked

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { settings } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { withCorpusLock } from '../lock/lock.js';
 import type { HeldLock } from '../lock/held-lock.js';
@@ -11,6 +10,7 @@ import { writeNote, type WriteOptions } from './ops.js';
 import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
 import { checkedValidity } from './validity.js';
+import { crashAt } from './fault.js';
 
 /** A note's uuid, minting one into its frontmatter when it has none. */
 async function ensureUuid(root: string, lock: HeldLock, note: Note): Promise<Note> {
@@ -20,10 +20,6 @@ async function ensureUuid(root: string, lock: HeldLock, note: Note): Promise<Not
   return minted;
 }
 
-/** Test seam: `supersede-after-create` dies between creating the new note and marking the old one. */
-function crashAfterCreate(): void {
-  if (settings().fault() === 'supersede-after-create') process.kill(process.pid, 'SIGKILL');
-}
 
 export interface SupersedeOutcome {
   action: 'superseded' | 'noop';
@@ -96,7 +92,8 @@ export async function writeSuperseding(root: string, o: WriteOptions, oldRef: st
     refuseIfReplaced(root, old);
     old = await ensureUuid(root, lock, old);
     const created = writeNote(root, { ...o, supersedes: [old.uuid] }, lock);
-    crashAfterCreate();
+    // Test seam: dies between creating the new note and marking the old one.
+    crashAt('supersede-after-create');
     old = await rewriteKeys(root, lock, old, supersededKeys(created.uuid));
     trace(root, 'supersede', { old: old.path, old_uuid: old.uuid, new: created.path, new_uuid: created.uuid });
     return { action: 'superseded', old, new: created };
