@@ -2,34 +2,17 @@ import type net from 'node:net';
 import { ask } from './client.js';
 import type { Readable } from 'node:stream';
 import { readLines, type CallRequest } from './protocol.js';
-import { startServer } from './start.js';
+import { askStarting } from './start.js';
 
-/** How long the bridge waits for a server it started to listen; while that process lives, up to START_LIMIT_MS. */
-const START_WAIT_MS = 10_000;
-const START_LIMIT_MS = 60_000;
 /** JSON-RPC's code for an internal error: a request the server did not live to answer. */
 const INTERNAL_ERROR = -32603;
 
 /**
- * A session on the corpus's server, starting one when none runs, or the reason none could be had.
- * A server that fails is given up on at once (the session is then served in-process), unless
- * `patient`: a bridge whose server just went away waits out the start of the next one, which may
- * fail a request or two while another bridge's start races it.
+ * A session on the corpus's server, starting one when none runs, or the reason none could be had
+ * (see askStarting: `patient` for a bridge whose server just went away).
  */
 export async function connectSession(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv, o: { patient?: boolean } = {}): Promise<net.Socket | string> {
-  let out = await ask(sock, request, { keep: true });
-  if ('unavailable' in out && (out.unavailable !== 'failed' || o.patient)) {
-    if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build: request.build });
-    let started = startServer(root, env);
-    // A loaded machine may take long to start one: the wait goes on while the process started lives.
-    const began = performance.now();
-    const waiting = () => performance.now() - began < (started.running() ? START_LIMIT_MS : START_WAIT_MS);
-    while (!('accepted' in out) && waiting()) {
-      await new Promise((r) => setTimeout(r, 50));
-      out = await ask(sock, request, { keep: true });
-      if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = startServer(root, env); // the one started lost a race to a server that then went too
-    }
-  }
+  const out = await askStarting(sock, root, env, request.build, () => ask(sock, request, { keep: true }), o);
   if ('accepted' in out) return out.accepted;
   return 'unavailable' in out ? out.reason : 'the server answered out of turn';
 }

@@ -2,6 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Env } from '../settings.js';
 import { binPath } from '../version.js';
+import { ask, type Outcome } from './client.js';
+
+/** How long a client waits for a server it started to listen; while that process lives, up to START_LIMIT_MS. */
+const START_WAIT_MS = 10_000;
+const START_LIMIT_MS = 60_000;
 
 /** After this many failures in a row, a client stops asking the server for BACKOFF_MS. */
 const FAILURES_BEFORE_BACKOFF = 2;
@@ -60,4 +65,27 @@ export function recordFailure(sock: string, now = Date.now()): void {
 /** Forget the failures of the server of `sock`: it answered. */
 export function clearFailures(sock: string): void {
   fs.rmSync(failuresFile(sock), { force: true });
+}
+
+/**
+ * Ask the corpus's server with `asking`, starting one when none answers: a server of another build
+ * is stopped first, and one that failed is given up on at once unless `patient` (a caller whose
+ * server just went away waits out the start of the next, which may fail a request or two while
+ * another client's start races it). A loaded machine may take long to start one: the wait goes on
+ * while the process started lives.
+ */
+export async function askStarting(sock: string, root: string, env: Env, build: string, asking: () => Promise<Outcome>, o: { patient?: boolean } = {}): Promise<Outcome> {
+  let out = await asking();
+  if (!('unavailable' in out) || (out.unavailable === 'failed' && !o.patient)) return out;
+  if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
+  let started = startServer(root, env);
+  const began = performance.now();
+  const waiting = () => performance.now() - began < (started.running() ? START_LIMIT_MS : START_WAIT_MS);
+  while (!('accepted' in out) && waiting()) {
+    await new Promise((r) => setTimeout(r, 50));
+    out = await asking();
+    // the one started lost a race to a server that then went too
+    if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = startServer(root, env);
+  }
+  return out;
 }

@@ -4,13 +4,10 @@ import type { Settings } from '../settings.js';
 import { ask } from './client.js';
 import { buildId } from './protocol.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
-import { startServer } from './start.js';
+import { askStarting } from './start.js';
 
 // `zk-memory view`: a launch link of the viewer of the corpus's resident server, starting the
 // server in the background when none runs (docs/viewer.md).
-
-/** How long to wait for a server started here to answer. */
-const START_LIMIT_MS = 60_000;
 
 /** A one-time launch link of the corpus's viewer. */
 export async function viewerLaunch(root: string, settings: Settings): Promise<string> {
@@ -18,18 +15,7 @@ export async function viewerLaunch(root: string, settings: Settings): Promise<st
   ensureSocketFolder(folder);
   const sock = socketPath(folder, root);
   const build = buildId();
-  let out = await ask(sock, { kind: 'view', build });
-  if ('unavailable' in out && out.unavailable === 'another build') {
-    await ask(sock, { kind: 'stop', build });
-  }
-  if ('unavailable' in out) {
-    let started = startServer(root, settings.environment());
-    for (const began = performance.now(); !('accepted' in out) && performance.now() - began < START_LIMIT_MS; ) {
-      await new Promise((r) => setTimeout(r, 50));
-      out = await ask(sock, { kind: 'view', build });
-      if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = startServer(root, settings.environment());
-    }
-  }
+  const out = await askStarting(sock, root, settings.environment(), build, () => ask(sock, { kind: 'view', build }), { patient: true });
   if ('accepted' in out && out.launch) return out.launch;
   throw new ZkError('no_server', `no viewer for ${root}: ${'reason' in out ? out.reason : 'the server gave no link'}`);
 }
