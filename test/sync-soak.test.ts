@@ -100,6 +100,9 @@ describe('three hosts syncing through one remote for 30 rounds', () => {
     expect(acknowledged.length).toBeGreaterThan(ROUNDS * 3);
     // each acknowledged body or fragment, once, whether its note is live or archived now
     for (const m of acknowledged) expect(texts.split(new RegExp(`(?:body|fragment) ${m}\\b`)).length - 1, m).toBe(1);
+    // the rounds made the cases the rules are for: one name written on two hosts (renamed), archives
+    expect(mdFiles(clones[0]).filter((n) => /-topic-\d+-\d+\.md$/.test(n)).length, 'a clash renamed').toBeGreaterThan(0);
+    expect(fs.readdirSync(path.join(clones[0], '.archive')).length).toBeGreaterThan(0);
     const check = await run(clones[0], 'tend', 'check', '--json');
     const findings = check.json.findings.filter((f: any) => f.verdict !== 'ok' && f.verdict !== 'unanchored');
     expect(findings.filter((f: any) => !['fork', 'same_slug'].includes(f.verdict))).toEqual([]);
