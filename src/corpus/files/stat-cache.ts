@@ -119,6 +119,21 @@ export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefi
   return watch?.kept.has(keptKey(root, kind)) ? loadWatched(root, kind, watch) : undefined;
 }
 
+/**
+ * What `build` makes of every kept answer (an index of them, say), kept under `name` until a note
+ * changes; undefined when no long-running process keeps the answers. A call then pays for a look-up
+ * in the index, not for building it over every note.
+ */
+export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string, build: (values: readonly T[]) => R): R | undefined {
+  const watch = current().warm?.notes;
+  const key = keptKey(root, kind);
+  if (!watch?.kept.has(key)) return undefined;
+  loadWatched(root, kind, watch);
+  const kept = watch.kept.get(key) as KeptAnswers<T>;
+  if (!kept.built.has(name)) kept.built.set(name, build(keptValues(kept)));
+  return kept.built.get(name) as R;
+}
+
 /** Where a long-running process keeps one kind of answer for one root. */
 const keptKey = (root: string, kind: DerivedKind<unknown>) => `${kind.file}\0${kind.version}\0${root}`;
 
@@ -127,6 +142,15 @@ interface KeptAnswers<T> {
   byName: Map<string, Derived<T>>;
   /** The names in file-name order; undefined once a note was added or removed. */
   order?: string[];
+  /** The answers in file-name order; undefined once one changed. */
+  values?: T[];
+  /** What was built from the answers (see `keptBuilt`); emptied once one changed. */
+  built: Map<string, unknown>;
+}
+
+function keptValues<T>(kept: KeptAnswers<T>): T[] {
+  kept.order ??= [...kept.byName.keys()].sort();
+  return (kept.values ??= kept.order.map((name) => kept.byName.get(name)!.value));
 }
 
 /**
@@ -145,6 +169,10 @@ function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T
   }
   for (const d of kept.byName.values()) if (!d.keep) changes.names.add(d.name);
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
+  const changed = () => {
+    kept.values = undefined;
+    kept.built.clear();
+  };
   for (const name of changes.names) {
     const st = isNoteFile(root, name) ? stat(dir + name) : undefined;
     const was = kept.byName.get(name);
@@ -154,14 +182,16 @@ function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T
       if (was) {
         kept.byName.delete(name);
         kept.order = undefined;
+        changed();
       }
       continue;
     }
     if (!was) kept.order = undefined;
     kept.byName.set(name, { name, st, value: kind.derive(note, st), keep: !note.parsed.yamlError });
+    changed();
   }
-  kept.order ??= [...kept.byName.keys()].sort();
-  return kept.order.map((name) => kept.byName.get(name)!.value);
+  // A copy: the caller may sort or change it.
+  return keptValues(kept).slice();
 }
 
 /** Every readable note's answer, stating every note file (see `loadDerived`). */
@@ -240,7 +270,7 @@ export async function warmDerived<T>(root: string, kind: DerivedKind<T>, signal?
 
 /** Keep every note's answer (in file-name order, as stated) for the calls to come. */
 function keepAll<T>(watch: NoteWatch, key: string, all: Derived<T>[]): void {
-  const kept: KeptAnswers<T> = { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name) };
+  const kept: KeptAnswers<T> = { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name), built: new Map() };
   watch.kept.set(key, kept);
 }
 

@@ -5,12 +5,12 @@ import type { LinkForm } from '../markdown/markdown.js';
 import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from '../markdown/note-names.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { listNoteFiles } from '../files/note-files.js';
-import { keptNoteFacts, type NoteFacts } from './facts.js';
+import { keptFactsBuilt, type NoteFacts } from './facts.js';
 
 // Where a note's links lead and which notes link to it, found without reading every note: only
 // the files the grep port finds for the names the links use and the note's own names are read. A
 // resident process, which keeps every note's links warm (src/corpus/graph/facts.ts), finds those
-// files in them instead of searching every note's text.
+// files in an index of them instead of searching every note's text.
 
 export interface ResolvedLink {
   label: string;
@@ -43,17 +43,78 @@ export function noteLinks(note: Note): Link[] {
 }
 
 /**
- * The notes of `files` besides `note` that its links and backlinks may involve, each read once:
- * those named by file name as one of `names` (lowercase), those whose title is one of `names`, and
- * those whose text mentions one of `linking` (the few names `note` goes by: a link to it holds
- * one). The grep port narrows the files to read (every note without one). A title is looked up as
- * a key, never searched for in the text, so a hub of many wikilinks costs one look-up per note
- * read, not one search per name.
+ * Every note's names and links, indexed so that a read finds the notes its links and backlinks may
+ * involve by look-ups instead of a pass over every note: kept by a resident process until a note
+ * changes (see `keptFactsBuilt`).
  */
-function involvedNotes(root: string, files: string[], note: Note, names: Set<string>, linking: string[], facts?: NoteFacts[]): Note[] {
-  const byFileName = (f: string) => names.has(nameKey(f)) || names.has(nameKey(f.replace(/\.md$/i, ''))) || names.has(nameKey(undatedSlug(f) ?? ''));
-  const named = new Set(files.filter(byFileName));
-  const maybe = facts ? factCandidates(facts, note, names) : candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true });
+interface LinkIndex {
+  files: Set<string>;
+  /** Notes by the keys of their file name: whole, without `.md`, and the undated slug. */
+  byFileName: Map<string, string[]>;
+  byTitle: Map<string, string[]>;
+  /** Notes with a link by a uuid anchor, by a name (its key), or by a file name, to what it names. */
+  linkingUuid: Map<string, string[]>;
+  linkingName: Map<string, string[]>;
+  linkingFile: Map<string, string[]>;
+}
+
+const fileNameKeys = (f: string) => [nameKey(f), nameKey(f.replace(/\.md$/i, '')), nameKey(undatedSlug(f) ?? '')];
+
+function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
+  const index: LinkIndex = { files: new Set(), byFileName: new Map(), byTitle: new Map(), linkingUuid: new Map(), linkingName: new Map(), linkingFile: new Map() };
+  const add = (map: Map<string, string[]>, key: string, file: string) => {
+    const at = map.get(key);
+    if (!at) map.set(key, [file]);
+    else if (at[at.length - 1] !== file) at.push(file);
+  };
+  for (const f of facts) {
+    index.files.add(f.path);
+    for (const key of new Set(fileNameKeys(f.path))) add(index.byFileName, key, f.path);
+    add(index.byTitle, nameKey(f.title), f.path);
+    for (const l of f.links) {
+      if (l.uuid) add(index.linkingUuid, l.uuid, f.path);
+      if (linksByName(l)) add(index.linkingName, nameKey(l.target), f.path);
+      else add(index.linkingFile, l.target, f.path);
+    }
+  }
+  return index;
+}
+
+/** The files that may be involved in `note`'s links (see `involvedNotes`): those named by file name, and the rest. */
+interface Candidates {
+  named: Set<string>;
+  maybe: string[];
+}
+
+/** What the grep port finds, without an index: every note's file name is checked against `names`. */
+function grepCandidates(root: string, note: Note, names: Set<string>, linking: string[]): Candidates & { files: Set<string> } {
+  const files = listNoteFiles(root);
+  const named = new Set(files.filter((f) => fileNameKeys(f).some((k) => names.has(k))));
+  return { files: new Set(files), named, maybe: candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true }) };
+}
+
+/**
+ * What the grep port would find, from the index: the notes titled one of `names`, and those with a
+ * link that may lead to `note` (by its uuid, a name it goes by, or its file name).
+ */
+function indexCandidates(index: LinkIndex, note: Note, names: Set<string>): Candidates {
+  const at = (map: Map<string, string[]>, key: string) => map.get(key) ?? [];
+  const named = new Set([...names].flatMap((k) => at(index.byFileName, k)));
+  const maybe = [...names].flatMap((k) => at(index.byTitle, k));
+  if (note.uuid) maybe.push(...at(index.linkingUuid, note.uuid.toLowerCase()));
+  for (const own of new Set(wikiNamesOf(note))) maybe.push(...at(index.linkingName, own));
+  maybe.push(...at(index.linkingFile, note.path));
+  return { named, maybe };
+}
+
+/**
+ * The notes among the candidates besides `note` that its links and backlinks may involve, each
+ * read once: those named by file name as one of `names` (lowercase), those whose title is one of
+ * `names`, and those whose text mentions one of `linking` (the few names `note` goes by: a link to
+ * it holds one). A title is looked up as a key, never searched for in the text, so a hub of many
+ * wikilinks costs one look-up per note read, not one search per name.
+ */
+function involvedNotes(root: string, note: Note, { named, maybe }: Candidates, names: Set<string>, linking: string[]): Note[] {
   const found = new Set([...maybe, ...named]);
   found.delete(note.path);
   const notes: Note[] = [];
@@ -69,23 +130,8 @@ function involvedNotes(root: string, files: string[], note: Note, names: Set<str
   return notes;
 }
 
-/**
- * What the grep port would find for `involvedNotes`, from every note's kept links: the notes titled
- * one of `names`, and those with a link that may lead to `note` (by its uuid, a name it goes by, or
- * its file name).
- */
-function factCandidates(facts: NoteFacts[], note: Note, names: Set<string>): string[] {
-  const own = new Set(wikiNamesOf(note));
-  const uuid = note.uuid.toLowerCase();
-  return facts.filter((f) => names.has(nameKey(f.title)) || f.links.some((l) =>
-    (uuid && l.uuid === uuid) || (linksByName(l) ? own.has(nameKey(l.target)) : l.target === note.path))).map((f) => f.path);
-}
-
 /** A note's links resolved to the notes they lead to, and the notes that link to it. */
 export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; backlinks: Backlink[] } {
-  const facts = keptNoteFacts(root);
-  const files = facts ? facts.map((f) => f.path) : listNoteFiles(root);
-  const fileSet = new Set(files);
   const links = noteLinks(note);
   const own = wikiNamesOf(note);
   // Every note a wikilink name could fit is involved (by file name or title), and so is every
@@ -93,7 +139,11 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const wikiNames = new Set([...links.filter(linksByName).map((l) => nameKey(l.target)), ...own].filter(Boolean));
   // A name link may write the title %-encoded (`[Dana](Dana%20Whitfield)`).
   const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
-  const notes = [note, ...involvedNotes(root, files, note, wikiNames, linking, facts)];
+  // A resident process finds them in its index of every note's links; a call of its own, by grep.
+  const index = keptFactsBuilt(root, 'link-index', linkIndex);
+  const candidates = index ? { ...indexCandidates(index, note, wikiNames), files: index.files } : grepCandidates(root, note, wikiNames, linking);
+  const fileSet = candidates.files;
+  const notes = [note, ...involvedNotes(root, note, candidates, wikiNames, linking)];
   const names = new NoteNames(notes);
   // A hub links to the same notes many times: each target is read, and its headings parsed, once.
   const byPath = new Map<string, Note | undefined>(notes.map((n) => [n.path, n]));
