@@ -21,12 +21,12 @@ export type Archived = Named & { uuid: string };
 export class CorpusMap {
   private readonly byName = new Map<string, NoteFacts>();
   private readonly byUuid = new Map<string, NoteFacts[]>();
-  private readonly notes: NoteFacts[];
+  private readonly notes: readonly NoteFacts[];
   private names?: NoteNames<NoteFacts>;
   private readonly heads = new WeakMap<NoteFacts, NoteHeadings>();
   private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames<Note> };
 
-  constructor(private readonly root: string, notes: NoteFacts[]) {
+  constructor(private readonly root: string, notes: readonly NoteFacts[]) {
     for (const n of notes) {
       this.byName.set(n.path, n);
       const uuid = n.uuid.toLowerCase();

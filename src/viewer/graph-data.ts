@@ -1,6 +1,6 @@
-import { loadNoteFacts, type NoteFacts } from '../corpus/graph/facts.js';
+import { keptFactsBuilt, loadNoteFacts, type NoteFacts } from '../corpus/graph/facts.js';
 import { linksByName } from '../corpus/markdown/links.js';
-import { loadNoteMetas } from '../corpus/note/note-meta.js';
+import { keptMetasBuilt, loadNoteMetas, type NoteMeta } from '../corpus/note/note-meta.js';
 import { ZkError } from '../errors.js';
 import { CorpusMap } from '../tend/corpus-map.js';
 import { noteHref } from './html.js';
@@ -21,12 +21,12 @@ export interface GraphAnswer {
 }
 
 interface Neighbours {
-  facts: NoteFacts[];
+  paths: readonly string[];
   adjacent: Map<string, Set<string>>;
 }
 
 /** Every note's neighbours (links out and in, supersessions), by path. */
-function neighbours(root: string, facts: NoteFacts[]): Neighbours {
+function neighbours(root: string, facts: readonly NoteFacts[]): Neighbours {
   const map = new CorpusMap(root, facts);
   const adjacent = new Map<string, Set<string>>(facts.map((f) => [f.path, new Set<string>()]));
   const join = (a: string, b: string) => {
@@ -42,31 +42,16 @@ function neighbours(root: string, facts: NoteFacts[]): Neighbours {
     }
     for (const uuid of f.supersedes) for (const old of map.holders(uuid)) join(f.path, old.path);
   }
-  return { facts, adjacent };
+  return { paths: facts.map((f) => f.path), adjacent };
 }
 
-/**
- * The neighbours of a viewer's corpus, built again only when a note changed: a resident server
- * keeps each note's facts (src/corpus/graph/facts.ts) as the same objects until the note changes,
- * so comparing them one by one tells (a process without kept facts builds them every time).
- */
-export class GraphIndex {
-  private last?: Neighbours;
-
-  constructor(private readonly root: string) {}
-
-  current(): Neighbours {
-    const facts = loadNoteFacts(this.root);
-    const last = this.last;
-    if (last && last.facts.length === facts.length && last.facts.every((f, i) => f === facts[i])) return last;
-    return (this.last = neighbours(this.root, facts));
-  }
-}
+const metasByPath = (metas: readonly NoteMeta[]) => new Map(metas.map((m) => [m.path, m]));
 
 /** The graph around `note` (`hops` links out), or, without a note, the overview. */
-export function graphAnswer(root: string, index: GraphIndex, note: string | undefined, hops: number): GraphAnswer {
-  const { facts, adjacent } = index.current();
-  const metas = new Map(loadNoteMetas(root).map((m) => [m.path, m]));
+export function graphAnswer(root: string, note: string | undefined, hops: number): GraphAnswer {
+  // A resident server keeps both until a note changes; without one, they are built for the call.
+  const { paths, adjacent } = keptFactsBuilt(root, 'graph-neighbours', (facts) => neighbours(root, facts)) ?? neighbours(root, loadNoteFacts(root));
+  const metas = keptMetasBuilt(root, 'by-path', metasByPath) ?? metasByPath(loadNoteMetas(root));
   let chosen: string[];
   let sampled: GraphAnswer['sampled'];
   if (note) {
@@ -86,9 +71,9 @@ export function graphAnswer(root: string, index: GraphIndex, note: string | unde
       frontier = next;
     }
   } else {
-    const byDegree = facts.map((f) => f.path).sort((a, b) => adjacent.get(b)!.size - adjacent.get(a)!.size || (a < b ? -1 : 1));
+    const byDegree = [...paths].sort((a, b) => adjacent.get(b)!.size - adjacent.get(a)!.size || (a < b ? -1 : 1));
     chosen = byDegree.slice(0, OVERVIEW_MAX);
-    if (chosen.length < facts.length) sampled = { shown: chosen.length, of: facts.length };
+    if (chosen.length < paths.length) sampled = { shown: chosen.length, of: paths.length };
   }
   const inGraph = new Set(chosen);
   const nodes = chosen.map((p) => {

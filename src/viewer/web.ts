@@ -11,7 +11,7 @@ import { ViewerAccess } from './access.js';
 import { esc, layout } from './html.js';
 import { archivedPage, notePage } from './note-page.js';
 import { graphPage, healthPage, recentPage, searchAnswer, searchPage } from './pages.js';
-import { GraphIndex, graphAnswer } from './graph-data.js';
+import { graphAnswer } from './graph-data.js';
 import { ChangeFeed } from './events.js';
 import { packageDir } from '../version.js';
 
@@ -50,7 +50,6 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
   // The browser assets `npm run build` made.
   const assets = path.join(packageDir() ?? '.', 'dist', 'web');
   const feed = new ChangeFeed(root);
-  const graphs = new GraphIndex(root);
   let hosts = new Set<string>();
   let origins = new Set<string>();
 
@@ -68,7 +67,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (p === '/health') return html(res, 200, await healthPage(root, state()), head);
     if (p === '/graph') return html(res, 200, graphPage(graphCenter(root, q('note')), hopsOf(q('hops'))), head);
     if (p === '/api/search') return json(res, await searchAnswer(root, q('q'), q('backend') || undefined), head);
-    if (p === '/api/graph') return json(res, graphAnswer(root, graphs, q('note') || undefined, hopsOf(q('hops'))), head);
+    if (p === '/api/graph') return json(res, graphAnswer(root, q('note') || undefined, hopsOf(q('hops'))), head);
     if (p === '/events') return feed.subscribe(req, res, SECURITY);
     html(res, 404, messagePage('Not found', `Nothing is at ${p}.`), head);
   }

@@ -2,7 +2,7 @@ import { candidateFiles } from './grep.js';
 import { linkFragmentFound, noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { encodeTarget, isNoteLink, linksByName, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
-import { nameKey, NoteNames, undatedSlug, wikiNamesOf } from '../markdown/note-names.js';
+import { nameKey, NoteNames, wikiNamesOf } from '../markdown/note-names.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { listNoteFiles } from '../files/note-files.js';
 import { keptFactsBuilt, type NoteFacts } from './facts.js';
@@ -58,7 +58,8 @@ interface LinkIndex {
   linkingFile: Map<string, string[]>;
 }
 
-const fileNameKeys = (f: string) => [nameKey(f), nameKey(f.replace(/\.md$/i, '')), nameKey(undatedSlug(f) ?? '')];
+/** The names a note's file name gives it (a title aside). */
+const fileNameKeys = (path: string) => wikiNamesOf({ path });
 
 function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   const index: LinkIndex = { files: new Set(), byFileName: new Map(), byTitle: new Map(), linkingUuid: new Map(), linkingName: new Map(), linkingFile: new Map() };
@@ -69,7 +70,7 @@ function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   };
   for (const f of facts) {
     index.files.add(f.path);
-    for (const key of new Set(fileNameKeys(f.path))) add(index.byFileName, key, f.path);
+    for (const key of fileNameKeys(f.path)) add(index.byFileName, key, f.path);
     add(index.byTitle, nameKey(f.title), f.path);
     for (const l of f.links) {
       if (l.uuid) add(index.linkingUuid, l.uuid, f.path);

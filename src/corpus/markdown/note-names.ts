@@ -75,12 +75,12 @@ export function wikiNameByStyle(to: Named, written: string): string {
   return /\.md$/i.test(written) ? to.path : to.path.replace(/\.md$/i, '');
 }
 
-/** The notes of a folder by every name a wikilink may give them. */
 /** Every name a wikilink may give a note (file name, stem, undated slug, title), as names compare. */
 export function wikiNamesOf(n: { path: string; title?: string }): string[] {
   return [n.path, n.path.replace(/\.md$/i, ''), undatedSlug(n.path), n.title].filter((x): x is string => Boolean(x)).map(nameKey);
 }
 
+/** The notes of a folder by every name a wikilink may give them. */
 export class NoteNames<N extends Named = Named> {
   private readonly byFile = new Map<string, N[]>();
   private readonly byTitle = new Map<string, N[]>();
