@@ -100,12 +100,14 @@ async function firstLoad(context: BrowserContext, url: string, then?: (page: Pag
 interface Drawn {
   /** Navigation start to the graph drawn and its frame painted. */
   drawn: number;
-  /** Navigation start to the request of /api/graph (the page, its styles and script). */
+  /** The page's HTML, with the data of its drawing: request start to last byte (the server's part). */
+  doc: number;
+  /** Navigation start to the data in the script's hands (the page, its styles and script). */
   page: number;
-  /** /api/graph: request start to last byte. */
-  api: number;
-  /** From the answer's last byte to the graph drawn (parse, layout, sigma). */
+  /** From the data in hand to the graph drawn (layout and sigma). */
   layout: number;
+  /** From the graph drawn to its frame painted. */
+  paint: number;
   nodes: number;
 }
 
@@ -116,13 +118,14 @@ async function graphTimes(context: BrowserContext, url: string): Promise<Drawn> 
     await page.waitForFunction(() => (window as any).__zkBench?.['data-graph-nodes']?.painted != null, undefined, { timeout: 120_000 });
     const t = await page.evaluate(() => {
       const seen = (window as any).__zkBench['data-graph-nodes'] as { at: number; painted: number };
-      const api = performance.getEntriesByType('resource').find((e) => e.name.includes('/api/graph')) as PerformanceResourceTiming | undefined;
-      return { painted: seen.painted, at: seen.at, apiStart: api?.requestStart ?? NaN, apiEnd: api?.responseEnd ?? NaN, nodes: Number(document.body.dataset.graphNodes) };
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      const data = performance.getEntriesByName('graph-data', 'mark')[0]?.startTime ?? NaN;
+      return { painted: seen.painted, at: seen.at, data, doc: nav.responseEnd - nav.requestStart, nodes: Number(document.body.dataset.graphNodes) };
     });
     if (!(t.nodes > 0)) throw new Error(`${url}: no graph drawn (${t.nodes} nodes; WebGL?)`);
     const message = await page.$('.graph-message');
     if (message) throw new Error(`${url}: ${await message.textContent()}`);
-    return { drawn: t.painted, page: t.apiStart, api: t.apiEnd - t.apiStart, layout: t.at - t.apiEnd, nodes: t.nodes };
+    return { drawn: t.painted, doc: t.doc, page: t.data, layout: t.at - t.data, paint: t.painted - t.at, nodes: t.nodes };
   } finally {
     await page.close();
   }
@@ -254,22 +257,24 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
     detail.note_page_most_linked_html_ms = split(hubLoads.map((t) => t.doc));
 
     // (d) 2-hop graphs, to the graph drawn; (e) the overview.
+    const graphDetail = (key: string, drawn: Drawn[]) => {
+      detail[`${key}_page_html_ms`] = split(drawn.map((t) => t.doc));
+      detail[`${key}_data_in_hand_ms`] = split(drawn.map((t) => t.page));
+      detail[`${key}_layout_and_draw_ms`] = split(drawn.map((t) => t.layout));
+      detail[`${key}_paint_ms`] = split(drawn.map((t) => t.paint));
+    };
     for (const [name, files] of [['the most linked note', [hub]], [`${graphs.length - 1} notes of the long tail`, graphs.filter((g) => g !== hub)]] as const) {
       const drawn: Drawn[] = [];
       for (let i = 0; i < runs; i++) for (const f of files) drawn.push(await graphTimes(context, graphUrl(f)));
       add(`graph, 2 hops around ${name} (navigation start to drawn)`, 500, drawn.map((t) => t.drawn));
       const key = files.length === 1 ? 'graph_2hops_most_linked' : 'graph_2hops_long_tail';
-      detail[`${key}_page_before_api_ms`] = split(drawn.map((t) => t.page));
-      detail[`${key}_api_graph_ms`] = split(drawn.map((t) => t.api));
-      detail[`${key}_layout_and_draw_ms`] = split(drawn.map((t) => t.layout));
+      graphDetail(key, drawn);
       detail[`${key}_nodes`] = [...new Set(drawn.map((t) => t.nodes))].join(' ');
     }
     const overview: Drawn[] = [];
     for (let i = 0; i < runs; i++) overview.push(await graphTimes(context, graphUrl()));
     add('graph, overview of the whole corpus (navigation start to drawn)', null, overview.map((t) => t.drawn));
-    detail.graph_overview_page_before_api_ms = split(overview.map((t) => t.page));
-    detail.graph_overview_api_graph_ms = split(overview.map((t) => t.api));
-    detail.graph_overview_layout_and_draw_ms = split(overview.map((t) => t.layout));
+    graphDetail('graph_overview', overview);
     detail.graph_overview_nodes = String(overview[0].nodes);
 
     const recent: Loaded[] = [];

@@ -39,6 +39,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await run('merge', 'judy', 'Prefers oils to acrylics.', '--source', 'laptop');
     await run('write', 'judy-paris', 'Judy lives in Paris', 'Since October, in Montmartre.', '--supersedes', 'judy', '--kind', 'entity_update');
     await run('write', 'hostile', 'Hostile note', HOSTILE, '--date', '2026-12-01');
+    await run('write', 'breakout', '</script><script>window.__pwned = 3</script>', 'Its title tries to end the data block of the graph page.', '--date', '2026-12-01');
     // a part split from Ben, as `split` leaves one
     const benUuid = /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(root, '20261201-ben.md'), 'utf8'))![1];
     fs.writeFileSync(path.join(root, '20261201-ben-kayaks.md'), `---\nuuid: 1b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Ben's kayaks\ndate: 2026-12-01\nsplit_from: ${benUuid}\n---\n\n# Ben's kayaks\n\nCedar strip.\n\nPart of [Ben](20261201-ben.md)\n`);
@@ -136,6 +137,12 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('article script, article img, article iframe, article svg').count()).toBe(0);
     expect(dialogs).toEqual([]);
+    // The overview holds every note of a small corpus, the one titled `</script><script>…` too.
+    await page.goto(`${base}/graph`);
+    await page.waitForFunction(() => Number(document.body.dataset.graphNodes) > 0);
+    const notes = fs.readdirSync(root).filter((f) => f.endsWith('.md')).length;
+    expect(await page.evaluate(() => Number(document.body.dataset.graphNodes))).toBe(notes);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     const huge = await page.goto(`${base}/note/20261201-huge.md`);
     expect(huge!.status()).toBe(200);
     expect(await page.locator('h1').textContent()).toBe('Huge note');
@@ -154,6 +161,11 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     expect((await fetch(launch, { redirect: 'manual' })).status).toBe(401);
     const at = (p: string, init: RequestInit = {}) => fetch(`${base}${p}`, { redirect: 'manual', ...init, headers: { cookie: session, ...(init.headers ?? {}) } });
     expect((await at('/search?q=judy')).status).toBe(200);
+    // An asset the browser has is revalidated without its body.
+    const script = await at('/assets/viewer.js');
+    expect(script.status).toBe(200);
+    expect((await at('/assets/viewer.js', { headers: { 'if-none-match': script.headers.get('etag')! } })).status).toBe(304);
+    expect((await at('/assets/viewer.js', { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
     expect((await fetch(`${base}/search?q=judy`)).status).toBe(401);
     expect((await at('/search?q=judy', { headers: { origin: 'http://evil.example' } })).status).toBe(403);
     expect((await at('/search', { method: 'POST', body: 'q=x' })).status).toBe(405);

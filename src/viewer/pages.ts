@@ -9,6 +9,7 @@ import { configuredBackend } from '../search/index.js';
 import { BACKENDS } from '../search/types.js';
 import { KINDS } from '../corpus/note/kinds.js';
 import { esc, layout, meta, noteHref, noteLink } from './html.js';
+import type { GraphAnswer } from './graph-data.js';
 
 // The search, recent, health and graph pages (docs/viewer.md). Each reads through the library,
 // the same calls the command line makes.
@@ -87,10 +88,14 @@ export async function healthPage(root: string, server: ServerState): Promise<str
   return layout({ title: 'Health', page: 'health', main });
 }
 
-export function graphPage(note: { path: string; title: string } | undefined, hops: number): string {
+export function graphPage(note: { path: string; title: string } | undefined, hops: number, answer: GraphAnswer): string {
+  // The first drawing's data comes with the page, so the script need not ask for it; `<` is
+  // written as an escape, so no text of a note can end the block.
+  const data = JSON.stringify(answer).replace(/</g, '\\u003c');
   const main = `<h1>Graph</h1>
 <p class="meta">${note ? `The notes within ${hops} link${hops === 1 ? '' : 's'} of ${noteLink(note.path, note.title)}.` : 'An overview: the most linked notes and the links between them.'} Colour by kind, superseded notes dimmed; click a note to open it.</p>
 <div id="graph"></div>
+<script type="application/json" id="graph-data">${data}</script>
 <noscript><p>The graph is drawn by script; every note is also reached from Search and Recent.</p></noscript>`;
   return layout({ title: note ? `Graph of ${note.title}` : 'Graph', page: 'graph', data: { note: note?.path ?? '', hops: String(hops) }, main });
 }

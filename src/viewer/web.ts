@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
@@ -35,6 +36,27 @@ const SECURITY = { 'content-security-policy': CSP, 'x-content-type-options': 'no
 
 const ASSETS: Record<string, string> = { 'viewer.js': 'text/javascript; charset=utf-8', 'viewer.css': 'text/css; charset=utf-8' };
 
+interface Asset {
+  body: Buffer;
+  etag: string;
+}
+
+/**
+ * The browser assets of `dir`, each read once and tagged with a digest of its bytes: a page
+ * opened again revalidates them (304, no body), and the browser reuses the script it compiled.
+ */
+function assetFiles(dir: string): (name: string) => Asset {
+  const kept = new Map<string, Asset>();
+  return (name) => {
+    let a = kept.get(name);
+    if (!a) {
+      const body = fs.readFileSync(path.join(dir, name));
+      kept.set(name, (a = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }));
+    }
+    return a;
+  };
+}
+
 function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer, head: boolean, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...SECURITY, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...headers });
   res.end(head ? undefined : body);
@@ -48,7 +70,7 @@ function messagePage(title: string, text: string): string {
 export async function listenViewer(root: string, ctx: RunContext, state: () => ServerState): Promise<Viewer> {
   const access = new ViewerAccess();
   // The browser assets `npm run build` made.
-  const assets = path.join(packageDir() ?? '.', 'dist', 'web');
+  const asset = assetFiles(path.join(packageDir() ?? '.', 'dist', 'web'));
   const feed = new ChangeFeed(root);
   let hosts = new Set<string>();
   let origins = new Set<string>();
@@ -65,7 +87,11 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (p.startsWith('/archived/')) return html(res, 200, archivedPage(root, file('/archived/')), head);
     if (p === '/recent') return html(res, 200, recentPage(root, { source: q('source') || undefined, kind: q('kind') || undefined }), head);
     if (p === '/health') return html(res, 200, await healthPage(root, state()), head);
-    if (p === '/graph') return html(res, 200, graphPage(graphCenter(root, q('note')), hopsOf(q('hops'))), head);
+    if (p === '/graph') {
+      const center = graphCenter(root, q('note'));
+      const hops = hopsOf(q('hops'));
+      return html(res, 200, graphPage(center, hops, graphAnswer(root, center?.path, hops)), head);
+    }
     if (p === '/api/search') return json(res, await searchAnswer(root, q('q'), q('backend') || undefined), head);
     if (p === '/api/graph') return json(res, graphAnswer(root, q('note') || undefined, hopsOf(q('hops'))), head);
     if (p === '/events') return feed.subscribe(req, res, SECURITY);
@@ -90,7 +116,10 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (url.pathname.startsWith('/assets/')) {
       const name = url.pathname.slice('/assets/'.length);
       if (!Object.hasOwn(ASSETS, name)) return send(res, 404, 'text/plain; charset=utf-8', 'no such asset\n', head);
-      return send(res, 200, ASSETS[name], fs.readFileSync(path.join(assets, name)), head, { 'cache-control': 'no-cache' });
+      const { body, etag } = asset(name);
+      const cache = { 'cache-control': 'no-cache', etag };
+      if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { ...SECURITY, ...cache }).end();
+      return send(res, 200, ASSETS[name], body, head, cache);
     }
     if (!access.admits(req.headers.cookie)) return html(res, 401, messagePage('Open the viewer from its link', 'Run zk-memory view: it prints a link that lets this browser in.'), head);
     await withContext(newCall(ctx), async () => {
