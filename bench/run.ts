@@ -30,6 +30,8 @@ const HTTP_CALLS = Number(arg('--http-calls', '200'));
 const VIEWER_RUNS = Number(arg('--viewer-runs', '10'));
 /** Only the viewer's cases, at every size. */
 const VIEWER_ONLY = process.argv.includes('--viewer-only');
+/** Only the resident server's cases (with MCP over HTTP and the viewer at the largest size). */
+const SERVER_ONLY = process.argv.includes('--server-only');
 /** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 /** Hybrid search needs every note embedded first: slow at scale, so only on request. */
@@ -441,6 +443,22 @@ async function viewerCases(size: number): Promise<void> {
   for (const [k, d] of Object.entries(v.detail)) extra[`viewer_${size}_${k}`] = d;
 }
 
+/** The resident server's cases, MCP over HTTP under load and the viewer, at `size` (the last two at the largest). */
+async function serverCases(size: number, root: string, query: string): Promise<void> {
+  const largest = size === Math.max(...SIZES);
+  await residentServer(size, root, query, largest);
+  if (largest && HTTP_CALLS > 0) {
+    const h = await httpLoad(BIN, root, { ...serverEnv, XDG_RUNTIME_DIR: privateDir(`http-${size}`), ZK_MEMORY_BACKEND: 'fts' }, query, HTTP_CALLS);
+    const ms = (x: number) => round(x);
+    extra[`http_search_ms_p50_p99_${size}`] = `${ms(h.searchP50)} ${ms(h.searchP99)}`;
+    extra[`http_merge_ms_p50_p99_${size}`] = `${ms(h.mergeP50)} ${ms(h.mergeP99)}`;
+    extra[`http_server_rss_mb_before_after_${size}`] = `${h.rssBefore} ${h.rssAfter}`;
+    extra[`http_server_rss_mb_every_tenth_${size}`] = h.rssSamples.join(' ');
+    process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB\n`);
+  }
+  if (largest && VIEWER_RUNS > 0) await viewerCases(size);
+}
+
 for (const size of SIZES) {
   if (VIEWER_ONLY) {
     if (VIEWER_RUNS > 0) await viewerCases(size);
@@ -450,6 +468,10 @@ for (const size of SIZES) {
   // Leave what earlier runs added out of this run.
   for (const f of fs.readdirSync(root)) if (f.includes('-bench-added')) fs.rmSync(path.join(root, f));
   const query = 'kayak glacier sunrise';
+  if (SERVER_ONLY) {
+    await serverCases(size, root, query);
+    continue;
+  }
   const terms = ['kayak', 'glacier', 'sunrise'];
   const search = (backend: string) => zk('--root', root, 'search', query, '--backend', backend);
 
@@ -524,17 +546,7 @@ for (const size of SIZES) {
     add(size, 'search --backend hybrid (fresh)', hybrid, 'search --backend fts', ftsFresh);
   }
 
-  await residentServer(size, root, query, size === Math.max(...SIZES));
-  if (size === Math.max(...SIZES) && HTTP_CALLS > 0) {
-    const h = await httpLoad(BIN, root, { ...serverEnv, XDG_RUNTIME_DIR: privateDir(`http-${size}`), ZK_MEMORY_BACKEND: 'fts' }, query, HTTP_CALLS);
-    const ms = (x: number) => round(x);
-    extra[`http_search_ms_p50_p99_${size}`] = `${ms(h.searchP50)} ${ms(h.searchP99)}`;
-    extra[`http_merge_ms_p50_p99_${size}`] = `${ms(h.mergeP50)} ${ms(h.mergeP99)}`;
-    extra[`http_server_rss_mb_before_after_${size}`] = `${h.rssBefore} ${h.rssAfter}`;
-    extra[`http_server_rss_mb_every_tenth_${size}`] = h.rssSamples.join(' ');
-    process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB\n`);
-  }
-  if (size === Math.max(...SIZES) && VIEWER_RUNS > 0) await viewerCases(size);
+  await serverCases(size, root, query);
 }
 await embedServer?.stop();
 // Every server the bench started has stopped: one left is a fault of the bench, said and ended here.

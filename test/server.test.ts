@@ -164,7 +164,7 @@ describe('the resident server', () => {
     expect(fs.readdirSync(root).filter((f) => f.startsWith('.zk-cookie'))).toEqual([]);
   });
 
-  it("read's backlinks come from the links the server keeps of every note: they follow added, edited and removed links as an in-process read does", async () => {
+  it("read's backlinks and tend check's findings come from what the server keeps of every note: they follow added, edited and removed links as in-process", async () => {
     const { root, env } = setUp('on');
     await untilRunning(root, env, serveInForeground(root, env));
     const backlinks = async (mode: string) => {
@@ -172,9 +172,18 @@ describe('the resident server', () => {
       expect(r.json.server).toBe(mode === 'on');
       return r.json.backlinks.map((b: any) => [b.path, b.line]);
     };
+    const findings = async (mode: string) => {
+      const r = await zkProcess(['--root', root, '--json', 'tend', 'check'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      expect(r.json.server).toBe(mode === 'on');
+      return r.json.findings.filter((f: any) => f.verdict !== 'ok').map((f: any) => [f.file, f.verdict, f.target]);
+    };
+    const broken: string[][] = [];
     const agreed = async () => {
       const served = await backlinks('on');
       expect(served).toEqual(await backlinks('off'));
+      const found = await findings('on');
+      expect(found).toEqual(await findings('off'));
+      broken.push(...found);
       return served;
     };
     expect(await agreed()).toEqual([]);
@@ -191,6 +200,8 @@ describe('the resident server', () => {
     expect(await agreed()).toEqual([['20261201-anchored.md', 6], ['20261201-inline.md', 8]]);
     fs.rmSync(path.join(root, '20261201-inline.md'));
     expect(await agreed()).toEqual([['20261201-anchored.md', 6]]);
+    // the link edited in place to a note that is not there was found broken, and the stale anchor
+    expect(broken).toEqual(expect.arrayContaining([['20261201-wiki.md', 'broken', 'Note 9'], ['20261201-anchored.md', 'stale', '20261130-gone.md']]));
   });
 
   it('a burst that overflows the kernel event queue while the server is stopped loses nothing: an edit made after it is found', async () => {

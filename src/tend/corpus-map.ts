@@ -13,20 +13,16 @@ const MAX_SUCCESSION = 16;
 export type Archived = Named & { uuid: string };
 
 /**
- * Everything link checking needs to know about a corpus, built in one pass over its notes' facts
- * (src/corpus/graph/facts.ts) so that resolving a link is a map lookup, never a scan: notes by file name,
- * by uuid and by every name a wikilink may give them, and the archive (read only when a link
- * points at a note that is no longer in the root).
+ * The live notes' side of a CorpusMap: built from their facts alone, so a resident process keeps
+ * it between checks until a note changes (src/tend/run.ts).
  */
-export class CorpusMap {
-  private readonly byName = new Map<string, NoteFacts>();
-  private readonly byUuid = new Map<string, NoteFacts[]>();
-  private readonly notes: readonly NoteFacts[];
+export class LiveNotes {
+  readonly byName = new Map<string, NoteFacts>();
+  readonly byUuid = new Map<string, NoteFacts[]>();
   private names?: NoteNames<NoteFacts>;
   private readonly heads = new WeakMap<NoteFacts, NoteHeadings>();
-  private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames<Note> };
 
-  constructor(private readonly root: string, notes: readonly NoteFacts[]) {
+  constructor(readonly notes: readonly NoteFacts[]) {
     for (const n of notes) {
       this.byName.set(n.path, n);
       const uuid = n.uuid.toLowerCase();
@@ -35,36 +31,11 @@ export class CorpusMap {
       if (holders) holders.push(n);
       else this.byUuid.set(uuid, [n]);
     }
-    this.notes = notes;
-  }
-
-  /** What a wikilink target names among the live notes. */
-  resolveWiki(target: string): WikiResolution<NoteFacts> {
-    return this.wikiNames().resolve(target);
-  }
-
-  /** How a wikilink to `to` is written in the style of the target it had. */
-  wikiName(to: Named, written: string): string {
-    return this.wikiNames().nameFor(to, written);
   }
 
   /** Built on the first wikilink: a corpus without any pays nothing for it. */
-  private wikiNames(): NoteNames<NoteFacts> {
+  wikiNames(): NoteNames<NoteFacts> {
     return (this.names ??= new NoteNames(this.notes));
-  }
-
-  note(name: string): NoteFacts | undefined {
-    return this.byName.get(name);
-  }
-
-  /** The live notes holding a uuid (more than one means the uuid was copied). */
-  holders(uuid: string): NoteFacts[] {
-    return this.byUuid.get(uuid.toLowerCase()) ?? [];
-  }
-
-  /** Uuids held by more than one note, with their files. */
-  duplicateUuids(): [string, string[]][] {
-    return [...this.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
   }
 
   headings(note: NoteFacts): NoteHeadings {
@@ -74,6 +45,49 @@ export class CorpusMap {
       this.heads.set(note, h);
     }
     return h;
+  }
+}
+
+/**
+ * Everything link checking needs to know about a corpus, built in one pass over its notes' facts
+ * (src/corpus/graph/facts.ts) so that resolving a link is a map lookup, never a scan: notes by file name,
+ * by uuid and by every name a wikilink may give them, and the archive (read only when a link
+ * points at a note that is no longer in the root, and again by every map: nothing watches it).
+ */
+export class CorpusMap {
+  private readonly live: LiveNotes;
+  private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames<Note> };
+
+  constructor(private readonly root: string, notes: readonly NoteFacts[] | LiveNotes) {
+    this.live = notes instanceof LiveNotes ? notes : new LiveNotes(notes);
+  }
+
+  /** What a wikilink target names among the live notes. */
+  resolveWiki(target: string): WikiResolution<NoteFacts> {
+    return this.live.wikiNames().resolve(target);
+  }
+
+  /** How a wikilink to `to` is written in the style of the target it had. */
+  wikiName(to: Named, written: string): string {
+    return this.live.wikiNames().nameFor(to, written);
+  }
+
+  note(name: string): NoteFacts | undefined {
+    return this.live.byName.get(name);
+  }
+
+  /** The live notes holding a uuid (more than one means the uuid was copied). */
+  holders(uuid: string): NoteFacts[] {
+    return this.live.byUuid.get(uuid.toLowerCase()) ?? [];
+  }
+
+  /** Uuids held by more than one note, with their files. */
+  duplicateUuids(): [string, string[]][] {
+    return [...this.live.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
+  }
+
+  headings(note: NoteFacts): NoteHeadings {
+    return this.live.headings(note);
   }
 
   /** The archived note a dead link meant: by its anchor uuid when it has one, else by its name. */

@@ -16,7 +16,7 @@ export interface Fork {
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
 /** The live notes that replaced each note: those listing it under `supersedes`, and the one its `superseded_by` names. */
-function successorsByNote(notes: NoteFacts[], map: CorpusMap): Map<NoteFacts, Set<NoteFacts>> {
+function successorsByNote(notes: readonly NoteFacts[], map: CorpusMap): Map<NoteFacts, Set<NoteFacts>> {
   const out = new Map<NoteFacts, Set<NoteFacts>>();
   const add = (old: NoteFacts, next: NoteFacts) => {
     if (old === next) return;
@@ -36,7 +36,7 @@ function successorsByNote(notes: NoteFacts[], map: CorpusMap): Map<NoteFacts, Se
 }
 
 /** Every note that two or more current notes (neither superseded nor archived) replace. */
-export function forks(notes: NoteFacts[], map: CorpusMap): Fork[] {
+export function forks(notes: readonly NoteFacts[], map: CorpusMap): Fork[] {
   const out: Fork[] = [];
   for (const [note, next] of successorsByNote(notes, map)) {
     const current = [...next].filter((n) => !n.superseded_by).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -5,8 +5,8 @@ import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import { trace } from '../corpus/trace/trace.js';
 import { warn } from '../corpus/trace/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
-import { CorpusMap } from './corpus-map.js';
-import { loadNoteFacts, noteFacts, type NoteFacts } from '../corpus/graph/facts.js';
+import { CorpusMap, LiveNotes } from './corpus-map.js';
+import { keptFactsBuilt, loadNoteFacts, noteFacts, type NoteFacts } from '../corpus/graph/facts.js';
 import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 import { gitignoreFindings } from './sidecar-check.js';
@@ -47,10 +47,14 @@ function factsOf(note: Note): NoteFacts {
   return f;
 }
 
-function corpusMap(root: string, notes: NoteFacts[]): CorpusMap {
+function corpusMap(root: string, notes: readonly NoteFacts[] | LiveNotes): CorpusMap {
   const map = new CorpusMap(root, notes);
   for (const [uuid, files] of map.duplicateUuids()) warn(`uuid ${uuid} is held by several notes: ${files.join(', ')}`);
   return map;
+}
+
+function liveFindings(facts: readonly NoteFacts[]): { live: LiveNotes; sameSlug: Finding[] } {
+  return { live: new LiveNotes(facts), sameSlug: sameSlugFindings(facts) };
 }
 
 /**
@@ -59,11 +63,13 @@ function corpusMap(root: string, notes: NoteFacts[]): CorpusMap {
  * notes that changed since the last check.
  */
 export function tendCheck(root: string): TendReport {
-  const notes = loadNoteFacts(root);
-  const map = corpusMap(root, notes);
+  // What depends on the live notes alone is kept by a resident process until a note changes.
+  const { live, sameSlug } = keptFactsBuilt(root, 'tend-check', liveFindings) ?? liveFindings(loadNoteFacts(root));
+  const notes = live.notes;
+  const map = corpusMap(root, live);
   const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
   findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map), ...gitignoreFindings(root));
-  findings.push(...forkFindings(forks(notes, map), map), ...sameSlugFindings(notes));
+  findings.push(...forkFindings(forks(notes, map), map), ...sameSlug);
   return { action: 'check', write: false, findings, counts: countVerdicts(findings, LINK_VERDICTS), changed: 0, files: [] };
 }
 

@@ -9,7 +9,7 @@ import { listed } from './forks.js';
 // only. A slug borne by a chain, with one current note, is the normal case and not reported.
 
 /** One finding per undated slug that more than one current note bears, on the note the slug names. */
-export function sameSlugFindings(notes: NoteFacts[]): Finding[] {
+export function sameSlugFindings(notes: readonly NoteFacts[]): Finding[] {
   const bySlug = new Map<string, NoteFacts[]>();
   for (const n of notes) {
     const slug = undatedSlug(n.path);

@@ -26,7 +26,7 @@ const lower = (s: string | null | undefined) => s?.toLowerCase() || undefined;
  * when nothing live replaces the note, repair removes `superseded_by` (and `superseded_at`): it is
  * the current belief again.
  */
-function strandedSupersessions(notes: NoteFacts[], map: CorpusMap, forked: Set<string>): Unanswered[] {
+function strandedSupersessions(notes: readonly NoteFacts[], map: CorpusMap, forked: Set<string>): Unanswered[] {
   const out: Unanswered[] = [];
   for (const old of notes) {
     const by = lower(old.superseded_by);
@@ -56,7 +56,7 @@ function strandedSupersessions(notes: NoteFacts[], map: CorpusMap, forked: Set<s
  * by hand, or by a repair of an older version of the tool): `stale` on the successor's `supersedes`
  * line; repair adds the note there, so `read` of the successor shows what it replaces.
  */
-function unlistedPredecessors(notes: NoteFacts[], map: CorpusMap, forked: Set<string>): Unanswered[] {
+function unlistedPredecessors(notes: readonly NoteFacts[], map: CorpusMap, forked: Set<string>): Unanswered[] {
   const out: Unanswered[] = [];
   for (const old of notes) {
     const holders = old.uuid && old.superseded_by && !forked.has(lower(old.uuid)!) ? map.holders(old.superseded_by) : [];
@@ -81,7 +81,7 @@ function unlistedPredecessors(notes: NoteFacts[], map: CorpusMap, forked: Set<st
  * (see unlistedPredecessors): `stale`. A note replaced by two live notes is a fork (src/tend/forks.ts)
  * while both are current, settled once one is not: neither is answered here, so repair leaves it.
  */
-export function unansweredSupersessions(notes: NoteFacts[], map: CorpusMap): Unanswered[] {
+export function unansweredSupersessions(notes: readonly NoteFacts[], map: CorpusMap): Unanswered[] {
   const forked = forkedUuids(forks(notes, map));
   const out: Unanswered[] = [];
   for (const n of notes) {

@@ -46,6 +46,6 @@ function successorStartsEarlier(n: NoteFacts, map: CorpusMap): Finding | undefin
 }
 
 /** Every impossible validity in the live notes. */
-export function impossibleValidity(notes: NoteFacts[], map: CorpusMap): Finding[] {
+export function impossibleValidity(notes: readonly NoteFacts[], map: CorpusMap): Finding[] {
   return notes.flatMap((n) => [endsBeforeItStarts(n), successorStartsEarlier(n, map)].filter((f): f is Finding => f !== undefined));
 }
