@@ -78,7 +78,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
 }
 
 /** Apply a delta to the table and the manifest (under the index lock); returns the manifest's identity. */
-async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta): Promise<string | undefined> {
+async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta, warm?: WarmIndex): Promise<string | undefined> {
   const gone = [...delta.upsert.keys(), ...delta.removed];
   await deletePaths(table, gone);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
@@ -92,7 +92,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
     await compact(table);
     manifest.refreshes = 0;
   }
-  return writeManifest(root, manifest);
+  return writeManifest(root, manifest, warm?.manifestRows);
 }
 
 export interface RefreshReport {
@@ -179,7 +179,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
     let id: string | undefined;
     try {
-      id = await applyDelta(root, table, manifest, delta);
+      id = await applyDelta(root, table, manifest, delta, warm);
     } catch {
       // A table that cannot take the change is rebuilt rather than left half-updated.
       warm?.manifest.keep(undefined, undefined);

@@ -42,6 +42,11 @@ export function readIndexRecord<F extends { version: number }>(file: string, ver
  * it, in the index folder, which may be on another file system than the corpus (a per-host cache).
  */
 export function writeIndexRecord(file: string, record: { version: number }): string | undefined {
-  replaceDerivedFile(file, JSON.stringify(record));
+  return writeIndexText(file, JSON.stringify(record));
+}
+
+/** `writeIndexRecord` of a record already in its JSON text. */
+export function writeIndexText(file: string, text: string): string | undefined {
+  replaceDerivedFile(file, text);
   return fileIdentity(file);
 }

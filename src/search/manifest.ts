@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FileStamp } from '../corpus/files/file-stamp.js';
 import { sha256 } from '../corpus/files/files.js';
-import { fileIdentity, readIndexRecord, writeIndexRecord } from './index-record.js';
+import { fileIdentity, readIndexRecord, writeIndexRecord, writeIndexText } from './index-record.js';
 import { indexDir } from './lance.js';
 
 // What the full-text index knows of the corpus, and its file: `manifest.json` in the index folder,
@@ -59,11 +59,38 @@ export function readManifest(root: string): KnownManifest | undefined {
   return { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt, id: read.id };
 }
 
-/** Write the manifest (under the index lock); returns the written file's identity. */
-export function writeManifest(root: string, m: Manifest): string | undefined {
+type Row = ManifestFile['files'][number];
+const rowOf = (name: string, f: FileState): Row => [name, f.mtimeMs, f.size, f.hash, f.ctimeMs, f.ino, f.unsure ? 1 : 0];
+
+/**
+ * Each note's row of the manifest file as JSON text, kept by a warm process (src/search/warm.ts):
+ * a refresh then writes the 50,000 rows of a large corpus by joining them, turning into text only
+ * the rows whose state changed (a state is replaced, never changed in place).
+ */
+export class ManifestRows {
+  private readonly rows = new Map<string, { state: FileState; text: string }>();
+
+  /** The manifest's file text. */
+  text(m: Manifest): string {
+    const out: string[] = [];
+    for (const [name, state] of m.files) {
+      let row = this.rows.get(name);
+      if (row?.state !== state) this.rows.set(name, (row = { state, text: JSON.stringify(rowOf(name, state)) }));
+      out.push(row.text);
+    }
+    // Rows of notes no longer there are forgotten.
+    if (this.rows.size > m.files.size) for (const name of this.rows.keys()) if (!m.files.has(name)) this.rows.delete(name);
+    const head = JSON.stringify({ version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt });
+    return `${head.slice(0, -1)},"files":[${out.join(',')}]}`;
+  }
+}
+
+/** Write the manifest (under the index lock); returns the written file's identity. `rows`: a warm process's kept rows. */
+export function writeManifest(root: string, m: Manifest, rows?: ManifestRows): string | undefined {
+  if (rows) return writeIndexText(manifestPath(root), rows.text(m));
   const out: ManifestFile = {
     version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
-    files: [...m.files].map(([name, f]) => [name, f.mtimeMs, f.size, f.hash, f.ctimeMs, f.ino, f.unsure ? 1 : 0]),
+    files: [...m.files].map(([name, f]) => rowOf(name, f)),
   };
   return writeIndexRecord(manifestPath(root), out);
 }
