@@ -10,7 +10,7 @@ import { readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 import { indexLocation } from './location.js';
 import { contentHash, manifestId, readManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
-import type { Watched, WarmIndex } from './warm.js';
+import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
 
 // What changed in the corpus since the full-text index last looked, found as cheaply as is sound
 // (docs/performance.md, "What a search checks to stay fresh"): the notes' stamps against the
@@ -94,13 +94,15 @@ const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.unsure ||
 
 /** Compare every note file's stat, taken at `seenAt`, with the manifest. */
 function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number): Pending {
-  const seen = new Set(scan.map((s) => s.name));
-  return {
-    read: scan.filter((st) => moved(st, known.get(st.name))),
-    removed: [...known.keys()].filter((name) => !seen.has(name)),
-    files: scan.length,
-    seenAt,
-  };
+  let found = 0;
+  const read = scan.filter((st) => {
+    const prev = known.get(st.name);
+    if (prev) found++;
+    return moved(st, prev);
+  });
+  // The names are unique: when every known one was found, none is gone (no set of 50,000 names to build).
+  const seen = found === known.size ? undefined : new Set(scan.map((s) => s.name));
+  return { read, removed: seen ? [...known.keys()].filter((name) => !seen.has(name)) : [], files: scan.length, seenAt };
 }
 
 /** What the index records of a note file read after the stat `st` taken at `seenAt`. */
@@ -364,10 +366,11 @@ export async function scanIndex(root: string, listed?: StatedNotes): Promise<{ f
   const scan = listed?.stats ?? statNotes(root);
   const marks = readMarks(root);
   if (marks?.digest && statesDigest(scan, seenAt) === marks.digest) {
-    const hashes = () => new Map([...(readManifest(root)?.files ?? [])].map(([name, f]) => [name, f.hash]));
+    const hashes = () => new Map([...(loadManifest(root, callWarmIndex())?.files ?? [])].map(([name, f]) => [name, f.hash]));
     return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
   }
-  const manifest = readManifest(root);
+  // A warm process compares with the manifest it keeps (5 MB of JSON to read at 50k notes).
+  const manifest = loadManifest(root, callWarmIndex());
   if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: scan.length, refreshedAt: null } };
   const d = computeDelta(root, scan, manifest.files, seenAt, await noteParser());
   const pending = d.upsert.size + d.removed.length;
