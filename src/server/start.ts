@@ -19,7 +19,7 @@ const BACKOFF_MS = 60_000;
  */
 export function startServer(root: string, env: Env): { running(): boolean } {
   try {
-    const child = spawn(process.execPath, [binPath(), 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env: serverEnv(env) });
+    const child = spawn(process.execPath, [binPath(), 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env });
     let ended = false;
     child.on('error', () => (ended = true));
     child.on('exit', () => (ended = true));
@@ -29,16 +29,6 @@ export function startServer(root: string, env: Env): { running(): boolean } {
     // no server this time: the call is answered in-process all the same
     return { running: () => false };
   }
-}
-
-/**
- * A server's environment: glibc's malloc, unless the user said otherwise, keeps at most two arenas.
- * With one arena per thread that allocates at once (LanceDB's pools among them), the memory freed
- * after each index refresh stays spread over many arenas and the server's RSS keeps rising under
- * load (docs/performance.md#mcp-over-http-under-load). glibc reads it when the process starts.
- */
-export function serverEnv(env: Env): Env {
-  return env.MALLOC_ARENA_MAX === undefined ? { ...env, MALLOC_ARENA_MAX: '2' } : env;
 }
 
 /** The file beside a socket that counts its server's recent failures. */
