@@ -46,7 +46,8 @@ async function race(mode: string, intervalMs: number): Promise<void> {
   const stop = path.join(root, '.zk', 'stop');
   const tool = execa('node', [path.join(WORKERS, 'rewrite-loop.mjs'), root, mode, stop], { env: { ZK_MEMORY_LOCK_TIMEOUT: '60' } });
   await new Promise((resolve) => tool.stdout!.once('data', resolve));
-  const hand = await execa('node', [path.join(WORKERS, 'hand-appender.mjs'), hub, String(intervalMs), String(DURATION_MS), 'hand', suffix]);
+  // The hand writes until the tool has rewritten the note three times, however slow the machine.
+  const hand = await execa('node', [path.join(WORKERS, 'hand-appender.mjs'), hub, String(intervalMs), String(DURATION_MS), 'hand', suffix, `${stop}.three`]);
   fs.writeFileSync(stop, '');
   const written = Number(hand.stdout);
   const rewrites = Number((await tool).stdout.split('\n')[1]);
