@@ -106,8 +106,34 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await page.waitForFunction(() => Number(document.body.dataset.graphNodes) > 0);
     expect(await page.evaluate(() => Number(document.body.dataset.graphNodes))).toBe(3);
     await page.screenshot({ path: path.join(shots, 'graph.png') });
+    // Its notes are links too, for the keyboard: open the list, go to a note, follow it.
+    const list = page.locator('#graph-notes a');
+    expect((await list.allTextContents()).sort()).toEqual(['Ben', 'Judy', 'Judy lives in Paris']);
+    await page.locator('#graph-notes summary').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#graph-notes a', { hasText: 'Ben' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/note\/20261201-ben\.md$/);
+    // An open graph follows the corpus: a note the CLI writes that links here is drawn and listed.
+    await page.goto(`${base}/graph?note=20261201-judy.md&hops=1`);
+    await page.waitForFunction(() => Number(document.body.dataset.graphNodes) === 3);
+    await page.waitForTimeout(300); // the page's event stream is open
+    await run('write', 'judy-friend', 'Judy\'s friend', 'A friend of [Judy](20261201-judy.md).');
+    await page.waitForFunction(() => Number(document.body.dataset.graphNodes) === 4, undefined, { timeout: 2000 });
+    expect(await list.allTextContents()).toContain("Judy's friend");
     await page.goto(`${base}/graph`);
     await page.waitForFunction(() => Number(document.body.dataset.graphNodes) > 0);
+    await page.close();
+  });
+
+  it('follows the system into dark mode', async () => {
+    const page = await open();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${base}/note/20261201-judy.md`);
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const [r, g, b] = background.match(/\d+/g)!.map(Number);
+    expect(r + g + b).toBeLessThan(150);
+    await page.screenshot({ path: path.join(shots, 'note-dark.png') });
     await page.close();
   });
 

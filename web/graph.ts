@@ -87,20 +87,19 @@ function embedded(): GraphAnswer | undefined {
   return JSON.parse(block.textContent ?? '') as GraphAnswer;
 }
 
+// A live update reads the page again: its data block for the drawing, and its list of the
+// graph's notes in place of the one shown (kept open if it was).
 async function fetchGraph(): Promise<GraphAnswer> {
-  const { note, hops } = document.body.dataset;
-  const params = new URLSearchParams();
-  if (note) {
-    params.set('note', note);
-    if (hops) params.set('hops', hops);
-  }
-  const query = params.toString();
-  const res = await fetch(query ? `/api/graph?${query}` : '/api/graph', {
-    credentials: 'same-origin',
-    headers: { Accept: 'application/json' },
-  });
+  const res = await fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  return (await res.json()) as GraphAnswer;
+  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+  const list = doc.getElementById('graph-notes');
+  const shown = document.getElementById('graph-notes');
+  if (list instanceof HTMLDetailsElement && shown instanceof HTMLDetailsElement) {
+    list.open = shown.open;
+    shown.replaceWith(document.adoptNode(list));
+  }
+  return JSON.parse(doc.getElementById('graph-data')?.textContent ?? '{}') as GraphAnswer;
 }
 
 function buildGraph(data: GraphAnswer): Graph<NodeAttrs> {

@@ -88,6 +88,17 @@ export async function healthPage(root: string, server: ServerState): Promise<str
   return layout({ title: 'Health', page: 'health', main });
 }
 
+/** The graph's notes as links, for the keyboard and for a browser without script. */
+function graphNotes(answer: GraphAnswer): string {
+  const n = answer.nodes.length;
+  const items = answer.nodes.map((node) => `<li>${noteLink(node.id, node.title)}</li>`).join('\n');
+  return `<details id="graph-notes"><summary>The ${n} note${n === 1 ? '' : 's'} of this graph</summary>
+<ul>
+${items}
+</ul>
+</details>`;
+}
+
 export function graphPage(note: { path: string; title: string } | undefined, hops: number, answer: GraphAnswer): string {
   // The first drawing's data comes with the page, so the script need not ask for it; `<` is
   // written as an escape, so no text of a note can end the block.
@@ -96,6 +107,6 @@ export function graphPage(note: { path: string; title: string } | undefined, hop
 <p class="meta">${note ? `The notes within ${hops} link${hops === 1 ? '' : 's'} of ${noteLink(note.path, note.title)}.` : 'An overview: the most linked notes and the links between them.'} Colour by kind, superseded notes dimmed; click a note to open it.</p>
 <div id="graph"></div>
 <script type="application/json" id="graph-data">${data}</script>
-<noscript><p>The graph is drawn by script; every note is also reached from Search and Recent.</p></noscript>`;
+${graphNotes(answer)}`;
   return layout({ title: note ? `Graph of ${note.title}` : 'Graph', page: 'graph', data: { note: note?.path ?? '', hops: String(hops) }, main });
 }

@@ -93,7 +93,6 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
       return html(res, 200, graphPage(center, hops, graphAnswer(root, center?.path, hops)), head);
     }
     if (p === '/api/search') return json(res, await searchAnswer(root, q('q'), q('backend') || undefined), head);
-    if (p === '/api/graph') return json(res, graphAnswer(root, q('note') || undefined, hopsOf(q('hops'))), head);
     if (p === '/events') return feed.subscribe(req, res, SECURITY);
     html(res, 404, messagePage('Not found', `Nothing is at ${p}.`), head);
   }
