@@ -10,7 +10,7 @@ import {
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
-import { manifestId, manifestPath, writeManifest, type FileState, type Manifest } from './manifest.js';
+import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import { now } from '../context.js';
 import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
 
@@ -50,6 +50,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   const ldb = await lance();
   const parser = await noteParser();
   fs.rmSync(manifestPath(root), { force: true });
+  fs.rmSync(manifestLogPath(root), { force: true });
   fs.rmSync(marksPath(root), { force: true });
   removeTableFiles(root, TABLE);
   fs.mkdirSync(indexDir(root), { recursive: true });
@@ -78,7 +79,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
 }
 
 /** Apply a delta to the table and the manifest (under the index lock); returns the manifest's identity. */
-async function applyDelta(root: string, table: Table, manifest: Manifest, delta: IndexDelta, warm?: WarmIndex): Promise<string | undefined> {
+async function applyDelta(root: string, table: Table, manifest: KnownManifest, delta: IndexDelta): Promise<string | undefined> {
   const gone = [...delta.upsert.keys(), ...delta.removed];
   await deletePaths(table, gone);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
@@ -92,7 +93,7 @@ async function applyDelta(root: string, table: Table, manifest: Manifest, delta:
     await compact(table);
     manifest.refreshes = 0;
   }
-  return writeManifest(root, manifest, warm?.manifestRows);
+  return recordManifestChange(root, manifest, { set: [...delta.upsert.keys(), ...delta.restat.keys()], del: delta.removed });
 }
 
 export interface RefreshReport {
@@ -179,7 +180,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
     const changed = [...delta.upsert.keys()].filter((n) => manifest.files.has(n)).length;
     let id: string | undefined;
     try {
-      id = await applyDelta(root, table, manifest, delta, warm);
+      id = await applyDelta(root, table, manifest, delta);
     } catch {
       // A table that cannot take the change is rebuilt rather than left half-updated.
       warm?.manifest.keep(undefined, undefined);

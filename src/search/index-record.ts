@@ -42,11 +42,6 @@ export function readIndexRecord<F extends { version: number }>(file: string, ver
  * it, in the index folder, which may be on another file system than the corpus (a per-host cache).
  */
 export function writeIndexRecord(file: string, record: { version: number }): string | undefined {
-  return writeIndexText(file, JSON.stringify(record));
-}
-
-/** `writeIndexRecord` of a record already in its JSON text. */
-export function writeIndexText(file: string, text: string): string | undefined {
-  replaceDerivedFile(file, text);
+  replaceDerivedFile(file, JSON.stringify(record));
   return fileIdentity(file);
 }

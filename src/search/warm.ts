@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { current, now } from '../context.js';
 import { isNoteName } from '../corpus/files/note-files.js';
-import { ManifestRows, type KnownManifest } from './manifest.js';
+import type { KnownManifest } from './manifest.js';
 import type { VectorState } from './vector-state.js';
 import type { Table } from './lance.js';
 import type { NoteWatch, WarmIndexPort } from '../ports.js';
@@ -19,8 +19,6 @@ export interface WarmIndex extends WarmIndexPort {
   readonly tables: TableCache;
   /** The manifest last read or written, reused while its file is unchanged (src/search/manifest.ts). */
   readonly manifest: KeptFile<KnownManifest>;
-  /** The manifest's rows as text, so that a refresh rewrites only those that changed. */
-  readonly manifestRows: ManifestRows;
   /** The vector state, the same way (src/search/vector.ts). */
   readonly vectors: KeptFile<VectorState>;
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
@@ -360,7 +358,6 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
   const kept = new Map<string, unknown>();
   const notes: NoteWatch | undefined = watch && { take: (key) => watch!.takeFor(key), kept };
   const manifest = new KeptFile<KnownManifest>();
-  const manifestRows = new ManifestRows();
   const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -371,7 +368,7 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
   const queued = new Map<string, Promise<unknown>>();
   return {
     kind: 'warm-index',
-    tables, watch, notes, manifest, manifestRows, vectors,
+    tables, watch, notes, manifest, vectors,
     sync: () => watch?.sync() ?? Promise.resolve(),
     serial,
     sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
