@@ -23,6 +23,12 @@ function refresh(root: string, m: KnownManifest, set: [string, FileState][], del
 
 const plain = (m: Manifest | undefined) => m && { files: [...m.files], refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
 
+/** The manifest was written whole as `m`: no log beside it. */
+function writtenWhole(root: string, m: Manifest): void {
+  expect(fs.existsSync(manifestLogPath(root))).toBe(false);
+  expect(plain(readManifest(root))).toEqual(plain(m));
+}
+
 describe('the manifest and its log', () => {
   it('a refresh appends its change; reading base and log gives the manifest as changed, under the identity the files have', () => {
     const root = tempCorpus();
@@ -49,8 +55,7 @@ describe('the manifest and its log', () => {
     expect(plain(readManifest(root))).toEqual(whole);
     const logged = readManifest(root)!;
     refresh(root, logged, [['20261201-note-2.md', state(2, 'cccccccccccccccc')]], []);
-    expect(fs.existsSync(manifestLogPath(root))).toBe(false);
-    expect(plain(readManifest(root))).toEqual(plain(logged));
+    writtenWhole(root, logged);
   });
 
   it('lines of a log left beside a manifest written again are passed over; a manifest changed by another process is written whole', () => {
@@ -67,8 +72,7 @@ describe('the manifest and its log', () => {
     const other = readManifest(root)!;
     refresh(root, other, [['20261201-note-4.md', state(4, '9999999999999999')]], []);
     refresh(root, stale, [['20261201-note-5.md', state(5, '8888888888888888')]], []);
-    expect(fs.existsSync(manifestLogPath(root))).toBe(false);
-    expect(plain(readManifest(root))).toEqual(plain(stale));
+    writtenWhole(root, stale);
   });
 
   it('the log is folded into the manifest once it outgrows an eighth of it (and 256 KB)', () => {
