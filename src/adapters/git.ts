@@ -52,8 +52,22 @@ export interface WorkTree {
   prefix: string;
 }
 
+/**
+ * Whether git could find a repository for `dir`: a `.git` (folder or file) in it or a folder above,
+ * or GIT_DIR set. Without one git would only say so; starting it from a large process (a server)
+ * costs a fork of all its memory, on every `status`.
+ */
+function gitMayFind(dir: string): boolean {
+  if (process.env.GIT_DIR) return true;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, '.git'))) return true;
+    if (path.dirname(d) === d) return false;
+  }
+}
+
 /** The git work tree holding `dir`, or why there is none to use. */
 export async function workTree(dir: string): Promise<WorkTree | { skipped: string }> {
+  if (!gitMayFind(dir)) return { skipped: 'the corpus is not in a git work tree' };
   const r = await git(dir, ['rev-parse', '--is-inside-work-tree', '--show-toplevel', '--absolute-git-dir', '--show-prefix']);
   if (r.missing) return { skipped: 'git is not installed (or not on PATH)' };
   const [inside, top, gitDir, prefix] = r.stdout.split('\n');
