@@ -34,6 +34,13 @@ async function check(root: string, ...more: string[]) {
 
 const of = (findings: F[], ...verdicts: string[]) => findings.filter((f) => verdicts.includes(f.verdict));
 
+/** `tend check` passes: no fork left, and nothing broken, stale or impossible. */
+async function settled(root: string): Promise<void> {
+  const r = await check(root);
+  expect(of(r.findings, 'fork', 'broken', 'stale', 'impossible')).toEqual([]);
+  expect(r.code).toBe(0);
+}
+
 describe('a note superseded by two notes is a fork', () => {
   it('check reports one fork naming the note and both successors, fails, and says how to settle it', async () => {
     const root = tempCorpus();
@@ -99,9 +106,7 @@ describe('a note superseded by two notes is a fork', () => {
     const root = tempCorpus();
     forked(root);
     expect((await zk(['--root', root, 'supersede', A, '--by', B])).code).toBe(0);
-    const r = await check(root);
-    expect(of(r.findings, 'fork', 'broken', 'stale', 'impossible')).toEqual([]);
-    expect(r.code).toBe(0);
+    await settled(root);
   });
 
   it('superseding the successor the old note names, by a third note, settles it too', async () => {
@@ -110,9 +115,7 @@ describe('a note superseded by two notes is a fork', () => {
     const C = '20261203-judy-rome.md';
     note(root, C, UUID.c, 'Judy moved to Rome', 'Judy moved to Rome.');
     expect((await zk(['--root', root, 'supersede', A, '--by', C])).code).toBe(0);
-    const r = await check(root);
-    expect(of(r.findings, 'fork', 'broken', 'stale', 'impossible')).toEqual([]);
-    expect(r.code).toBe(0);
+    await settled(root);
   });
 
   it('archiving one successor settles it: no fork, nothing broken', async () => {
@@ -120,9 +123,7 @@ describe('a note superseded by two notes is a fork', () => {
     forked(root);
     const archive = await zk(['--root', root, 'archive', B]);
     expect(archive.code, archive.stderr).toBe(0);
-    const r = await check(root);
-    expect(of(r.findings, 'fork', 'broken', 'stale', 'impossible')).toEqual([]);
-    expect(r.code).toBe(0);
+    await settled(root);
     expect((await zk(['--root', root, '--json', 'read', 'judy-home'])).json.note.superseded_by).toBe(UUID.a);
   });
 });

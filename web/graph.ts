@@ -2,6 +2,7 @@ import Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import Sigma from 'sigma';
 import { el, noteHref } from './dom.js';
+import { fetchPage } from './live.js';
 
 interface GraphNode {
   id: string;
@@ -53,7 +54,7 @@ export function initGraph(): GraphView | null {
   let renderer: Sigma<NodeAttrs> | null = null;
 
   async function load(): Promise<void> {
-    const data = embedded() ?? (await fetchGraph());
+    const data = graphData(document) ?? (await fetchGraph());
     // For timing a drawing (npm run bench): the data in hand, before the layout.
     performance.mark('graph-data');
     const graph = buildGraph(data);
@@ -79,9 +80,10 @@ export function initGraph(): GraphView | null {
   };
 }
 
-// The page comes with the data of its first drawing; it is used once; a live update asks anew.
-function embedded(): GraphAnswer | undefined {
-  const block = document.getElementById('graph-data');
+// A page's data of its drawing, taken out of it: the page comes with the data of its first
+// drawing, used once; a live update reads the page again.
+function graphData(doc: Document): GraphAnswer | undefined {
+  const block = doc.getElementById('graph-data');
   if (!block) return undefined;
   block.remove();
   return JSON.parse(block.textContent ?? '') as GraphAnswer;
@@ -90,16 +92,16 @@ function embedded(): GraphAnswer | undefined {
 // A live update reads the page again: its data block for the drawing, and its list of the
 // graph's notes in place of the one shown (kept open if it was).
 async function fetchGraph(): Promise<GraphAnswer> {
-  const res = await fetch(location.href, { credentials: 'same-origin', headers: { Accept: 'text/html' } });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+  const doc = await fetchPage();
   const list = doc.getElementById('graph-notes');
   const shown = document.getElementById('graph-notes');
   if (list instanceof HTMLDetailsElement && shown instanceof HTMLDetailsElement) {
     list.open = shown.open;
     shown.replaceWith(document.adoptNode(list));
   }
-  return JSON.parse(doc.getElementById('graph-data')?.textContent ?? '{}') as GraphAnswer;
+  const data = graphData(doc);
+  if (!data) throw new Error(`no graph in the page read again (${doc.title})`);
+  return data;
 }
 
 function buildGraph(data: GraphAnswer): Graph<NodeAttrs> {

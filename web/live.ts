@@ -49,19 +49,24 @@ function serialised(handler: ChangeHandler): (paths: string[]) => Promise<void> 
   };
 }
 
-// Fetches the current address again and swaps in the new page's <main>.
-// The server's HTML is already sanitised, and scripts in a parsed document
-// never run, so adopting its nodes is safe.
-export async function refreshMain(): Promise<void> {
-  const main = document.getElementById('main');
-  if (!main) return;
+// The current address read again, parsed. The server's HTML is already
+// sanitised, and scripts in a parsed document never run, so adopting its
+// nodes is safe.
+export async function fetchPage(): Promise<Document> {
   const res = await fetch(location.href, {
     credentials: 'same-origin',
     headers: { Accept: 'text/html' },
   });
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('text/html')) throw new Error(`unexpected ${res.status} ${type}`);
-  const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+  return new DOMParser().parseFromString(await res.text(), 'text/html');
+}
+
+// Swaps in the new page's <main>.
+export async function refreshMain(): Promise<void> {
+  const main = document.getElementById('main');
+  if (!main) return;
+  const doc = await fetchPage();
   const fresh = doc.getElementById('main') ?? doc.querySelector('main');
   if (!fresh) throw new Error('no <main> in the refreshed page');
   // A copy of the list first: adopting a node takes it out of the live list being walked.

@@ -150,16 +150,17 @@ export interface ManifestChange {
  * log stays small, else the whole manifest written again. Returns the identity it leaves.
  */
 export function recordManifestChange(root: string, m: KnownManifest, change: ManifestChange): string | undefined {
-  const base = fileIdentity(manifestPath(root));
+  const file = fs.statSync(manifestPath(root), { throwIfNoEntry: false });
   const logFile = manifestLogPath(root);
   const log = fs.statSync(logFile, { throwIfNoEntry: false });
-  const line = base === undefined ? '' : `${JSON.stringify({
+  if (!file) return writeManifest(root, m);
+  const base = identityOf(file);
+  const line = `${JSON.stringify({
     base, refreshes: m.refreshes, refreshedAt: m.refreshedAt,
     set: [...change.set].flatMap((name) => { const f = m.files.get(name); return f ? [rowOf(name, f)] : []; }),
     del: [...change.del],
   } satisfies LogLine)}\n`;
-  const baseSize = base === undefined ? 0 : fs.statSync(manifestPath(root)).size;
-  const fits = base !== undefined && m.id === combined(base, log && identityOf(log)) && (log?.size ?? 0) + line.length <= Math.max(256 * 1024, baseSize / 8);
+  const fits = m.id === combined(base, log && identityOf(log)) && (log?.size ?? 0) + line.length <= Math.max(256 * 1024, file.size / 8);
   if (!fits || (log && log.size > 0 && !endsWithNewline(logFile, log.size))) return writeManifest(root, m);
   fs.appendFileSync(logFile, line);
   return combined(base, fileIdentity(logFile));

@@ -19,6 +19,8 @@ export type Archived = Named & { uuid: string };
 export class LiveNotes {
   readonly byName = new Map<string, NoteFacts>();
   readonly byUuid = new Map<string, NoteFacts[]>();
+  /** Uuids held by more than one note, with their files. */
+  readonly duplicates: [string, string[]][];
   private names?: NoteNames<NoteFacts>;
   private readonly heads = new WeakMap<NoteFacts, NoteHeadings>();
 
@@ -31,6 +33,7 @@ export class LiveNotes {
       if (holders) holders.push(n);
       else this.byUuid.set(uuid, [n]);
     }
+    this.duplicates = [...this.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
   }
 
   /** Built on the first wikilink: a corpus without any pays nothing for it. */
@@ -83,7 +86,7 @@ export class CorpusMap {
 
   /** Uuids held by more than one note, with their files. */
   duplicateUuids(): [string, string[]][] {
-    return [...this.live.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
+    return this.live.duplicates;
   }
 
   headings(note: NoteFacts): NoteHeadings {

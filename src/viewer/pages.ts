@@ -108,5 +108,5 @@ export function graphPage(note: { path: string; title: string } | undefined, hop
 <div id="graph"></div>
 <script type="application/json" id="graph-data">${data}</script>
 ${graphNotes(answer)}`;
-  return layout({ title: note ? `Graph of ${note.title}` : 'Graph', page: 'graph', data: { note: note?.path ?? '', hops: String(hops) }, main });
+  return layout({ title: note ? `Graph of ${note.title}` : 'Graph', page: 'graph', main });
 }

@@ -128,8 +128,7 @@ export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string
   const watch = current().warm?.notes;
   const key = keptKey(root, kind);
   if (!watch?.kept.has(key)) return undefined;
-  loadWatched(root, kind, watch);
-  const kept = watch.kept.get(key) as KeptAnswers<T>;
+  const kept = watchedAnswers(root, kind, watch);
   if (!kept.built.has(name)) kept.built.set(name, build(keptValues(kept)));
   return kept.built.get(name) as R;
 }
@@ -159,14 +158,16 @@ function keptValues<T>(kept: KeptAnswers<T>): T[] {
  * (its first call, lost events), every note is checked as without it.
  */
 function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T[] {
+  // A copy: the caller may sort or change it.
+  return keptValues(watchedAnswers(root, kind, watch)).slice();
+}
+
+/** The answers kept in memory for `kind`, brought up to date (see `loadWatched`). */
+function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): KeptAnswers<T> {
   const key = keptKey(root, kind);
   const changes = watch.take(key);
-  let kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
-  if (!kept || !changes.complete) {
-    const all = loadStated(root, kind);
-    keepAll(watch, key, all);
-    return all.map((d) => d.value);
-  }
+  const kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
+  if (!kept || !changes.complete) return keepAll(watch, key, loadStated(root, kind));
   for (const d of kept.byName.values()) if (!d.keep) changes.names.add(d.name);
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
   const changed = () => {
@@ -190,8 +191,7 @@ function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T
     kept.byName.set(name, { name, st, value: kind.derive(note, st), keep: !note.parsed.yamlError });
     changed();
   }
-  // A copy: the caller may sort or change it.
-  return keptValues(kept).slice();
+  return kept;
 }
 
 /** Every readable note's answer, stating every note file (see `loadDerived`). */
@@ -269,9 +269,10 @@ export async function warmDerived<T>(root: string, kind: DerivedKind<T>, signal?
 }
 
 /** Keep every note's answer (in file-name order, as stated) for the calls to come. */
-function keepAll<T>(watch: NoteWatch, key: string, all: Derived<T>[]): void {
+function keepAll<T>(watch: NoteWatch, key: string, all: Derived<T>[]): KeptAnswers<T> {
   const kept: KeptAnswers<T> = { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name), built: new Map() };
   watch.kept.set(key, kept);
+  return kept;
 }
 
 function loadAll<T>(root: string, kind: DerivedKind<T>): Derived<T>[] {

@@ -88,7 +88,7 @@ interface Candidates {
 }
 
 /** What the grep port finds, without an index: every note's file name is checked against `names`. */
-function grepCandidates(root: string, note: Note, names: Set<string>, linking: string[]): Candidates & { files: Set<string> } {
+function grepCandidates(root: string, names: Set<string>, linking: string[]): Candidates & { files: Set<string> } {
   const files = listNoteFiles(root);
   const named = new Set(files.filter((f) => fileNameKeys(f).some((k) => names.has(k))));
   return { files: new Set(files), named, maybe: candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true }) };
@@ -142,7 +142,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
   // A resident process finds them in its index of every note's links; a call of its own, by grep.
   const index = keptFactsBuilt(root, 'link-index', linkIndex);
-  const candidates = index ? { ...indexCandidates(index, note, wikiNames), files: index.files } : grepCandidates(root, note, wikiNames, linking);
+  const candidates = index ? { ...indexCandidates(index, note, wikiNames), files: index.files } : grepCandidates(root, wikiNames, linking);
   const fileSet = candidates.files;
   const notes = [note, ...involvedNotes(root, note, candidates, wikiNames, linking)];
   const names = new NoteNames(notes);
