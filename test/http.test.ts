@@ -73,7 +73,9 @@ function post(url: string, body: string | object, headers: Record<string, string
       res.on('end', () => {
         let json: any;
         try {
-          json = JSON.parse(text);
+          // An answer comes as an event stream of one message; a refusal as a JSON body.
+          const sse = String(res.headers['content-type']).startsWith('text/event-stream');
+          json = JSON.parse(sse ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('') : text);
         } catch {
           json = undefined;
         }
@@ -210,6 +212,8 @@ describe('MCP over HTTP', () => {
     // an allowed Origin passes, and the session works
     const ok = await post(served.url, write(8), { ...session, origin: 'https://app.example' });
     expect(ok.status).toBe(200);
+    // An event stream that ends with its answer: the SDK's JSON answers are kept for the session's life.
+    expect(ok.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(ok.json.result.structuredContent.ok).toBe(true);
     expect(notesOf(root)).toEqual([expect.stringMatching(/-n8\.md$/)]);
 

@@ -127,7 +127,9 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     const server = await mcpSession(root, ctx, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      enableJsonResponse: true,
+      // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every
+      // answer of a session until the session ends: memory that grows with every call.
+      enableJsonResponse: false,
       onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, lastUsed: performance.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
