@@ -14,8 +14,11 @@ export interface HttpFigures {
   mergeP99: number;
   rssBefore: number | null;
   rssAfter: number | null;
-  /** The server's RSS (MB) after every tenth of the calls. */
-  rssSamples: (number | null)[];
+  /**
+   * The server's peak RSS (MB) in each fifth of the calls, sampled every fiftieth: V8 collects
+   * lazily, so RSS rises and falls, and flat memory is peaks that do not climb.
+   */
+  rssPeaks: (number | null)[];
 }
 
 const CLIENTS = 20;
@@ -54,10 +57,14 @@ export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv
     const rssBefore = rssMbOf(child.pid!);
     const searches: number[] = [];
     const merges: number[] = [];
-    const rssSamples: (number | null)[] = [];
+    const rssPeaks: (number | null)[] = [];
     const total = CLIENTS * calls;
     const sample = () => {
-      if ((searches.length + merges.length) % (total / 10) === 0) rssSamples.push(rssMbOf(child.pid!));
+      const done = searches.length + merges.length;
+      if (done % Math.max(1, Math.floor(total / 50)) !== 0) return;
+      const fifth = Math.min(4, Math.floor((5 * (done - 1)) / total));
+      const rss = rssMbOf(child.pid!);
+      rssPeaks[fifth] = Math.max(rssPeaks[fifth] ?? 0, rss ?? 0) || null;
     };
     const stamp = Date.now();
     await Promise.all(clients.map(async (client, c) => {
@@ -70,7 +77,7 @@ export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv
     }));
     const rssAfter = rssMbOf(child.pid!);
     await Promise.all(clients.map((c) => c.close()));
-    return { searchP50: quantile(searches, 0.5), searchP99: quantile(searches, 0.99), mergeP50: quantile(merges, 0.5), mergeP99: quantile(merges, 0.99), rssBefore, rssAfter, rssSamples };
+    return { searchP50: quantile(searches, 0.5), searchP99: quantile(searches, 0.99), mergeP50: quantile(merges, 0.5), mergeP99: quantile(merges, 0.99), rssBefore, rssAfter, rssPeaks };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));

@@ -453,8 +453,8 @@ async function serverCases(size: number, root: string, query: string): Promise<v
     extra[`http_search_ms_p50_p99_${size}`] = `${ms(h.searchP50)} ${ms(h.searchP99)}`;
     extra[`http_merge_ms_p50_p99_${size}`] = `${ms(h.mergeP50)} ${ms(h.mergeP99)}`;
     extra[`http_server_rss_mb_before_after_${size}`] = `${h.rssBefore} ${h.rssAfter}`;
-    extra[`http_server_rss_mb_every_tenth_${size}`] = h.rssSamples.join(' ');
-    process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB\n`);
+    extra[`http_server_rss_mb_peak_every_fifth_${size}`] = h.rssPeaks.join(' ');
+    process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB, peak in each fifth ${h.rssPeaks.join(' ')} MB\n`);
   }
   if (largest && VIEWER_RUNS > 0) await viewerCases(size);
 }
