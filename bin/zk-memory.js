@@ -4,6 +4,12 @@
 // loads the rest of the tool (docs/server.md). `--version` loads nothing else at all.
 const argv = process.argv.slice(2);
 
+// A reader that goes away early (`zk-memory list | head`) is not an error, whoever answered.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { version } = await import('../dist/src/version.js');
   process.stdout.write(`${version()}\n`);
@@ -25,10 +31,5 @@ async function inProcess(stdin) {
   const { prepareProcess } = await import('../dist/src/process.js');
   const { main, commandLineIo } = await import('../dist/src/cli.js');
   prepareProcess();
-  // A reader that goes away early (`zk-memory list | head`) is not an error.
-  process.stdout.on('error', (err) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
   process.exitCode = await main(argv, commandLineIo(stdin));
 }

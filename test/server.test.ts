@@ -79,6 +79,9 @@ describe('the resident server', () => {
     const second = await search(root, env, 'topic1');
     expect(second.json).toMatchObject({ ok: true, server: true, hits: [{ path: '20261201-note-1.md' }] });
     expect(second.json.hits).toEqual(first.json.hits);
+    // a reader that goes away before the server's answer is written is no error either
+    const early = await execa('bash', ['-o', 'pipefail', '-c', `node "${BIN}" --root "${root}" --json list | head -c 0`], { env: { ...process.env, ...env }, reject: false });
+    expect([early.exitCode, early.stderr]).toEqual([0, '']);
     for (const args of [['read', 'note-2'], ['list'], ['tend', 'check']]) {
       const r = await zkProcess(['--root', root, '--json', ...args], { env });
       expect(r.json.server, args.join(' ')).toBe(true);
