@@ -161,6 +161,15 @@ describe('the resident server', () => {
     fs.rmSync(path.join(root, '20261201-renamed.md'));
     expect((await search(root, env, 'giraffe')).json.hits).toEqual([]);
     expect(await count()).toBe(3);
+    // a bare slug names the note the server keeps under it: dated long ago, so only the kept names can tell
+    const byRef = async (ref: string) => (await zkProcess(['--root', root, '--json', 'read', ref], { env })).json;
+    write(root, '20250105-ocelot.md', note(UUID(51), 'Small wild cat', 'Spotted.'));
+    expect(await byRef('ocelot')).toMatchObject({ server: true, note: { path: '20250105-ocelot.md' } });
+    fs.renameSync(path.join(root, '20250105-ocelot.md'), path.join(root, '20250106-margay.md'));
+    expect(await byRef('margay')).toMatchObject({ server: true, note: { path: '20250106-margay.md' } });
+    expect(await byRef('ocelot')).toMatchObject({ server: true, ok: false, error: { code: 'not_found' } });
+    fs.rmSync(path.join(root, '20250106-margay.md'));
+    expect(await byRef('margay')).toMatchObject({ server: true, ok: false, error: { code: 'not_found' } });
     // a write by the tool itself (in-process, under the lock) is seen too
     expect((await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'The okapi lives in forests.'], { env })).code).toBe(0);
     expect((await search(root, env, 'okapi')).json.hits.map((h: any) => h.path)).toEqual([expect.stringMatching(/-okapi\.md$/)]);

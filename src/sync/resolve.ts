@@ -64,7 +64,7 @@ function numberedName(root: string, name: string): string {
   const stem = name.replace(/\.md$/i, '');
   for (let n = 2; ; n++) {
     const candidate = m ? `${m[1]}-${m[2]}-${n}.md` : `${stem}-${n}.md`;
-    const slugFree = !m || notesWithSlug(root, `${m[2]}-${n}`).length === 0;
+    const slugFree = !m || notesWithSlug(root, `${m[2]}-${n}`, { listed: true }).length === 0;
     if (slugFree && !fs.existsSync(path.join(root, candidate))) return candidate;
   }
 }

@@ -4,6 +4,7 @@ import { ZkError } from '../../errors.js';
 import { candidateFiles } from './grep.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
+import { keptFactsBuilt, type NoteFacts } from './facts.js';
 import { newestCurrent, undatedSlug } from '../markdown/note-names.js';
 import { hint } from '../../hints.js';
 import { sidecar } from '../files/paths.js';
@@ -86,16 +87,36 @@ function unknown(root: string, candidates: () => Titled[], r: string, message: s
  * The dated notes whose undated slug is `slug` (`judy` for `20261130-judy.md`), in name order. A
  * folder listing may be stale on a network mount that caches it (a note just written on another
  * host is missing), so the names a recent note would have (yesterday, today and tomorrow, for
- * hosts in other time zones) are also checked one by one.
+ * hosts in other time zones) are also checked one by one. A resident process finds them among the
+ * notes it keeps (listing the folder was most of a `read` at 50,000 notes), unless `listed`: a
+ * writer deciding under the corpus lock whether a slug is free must see the note another call
+ * wrote a moment ago, which the watcher may not have named yet.
  */
-export function notesWithSlug(root: string, slug: string): string[] {
+export function notesWithSlug(root: string, slug: string, o: { listed?: boolean } = {}): string[] {
   if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];
-  const names = new Set(listNoteFiles(root).filter((n) => n.length === slug.length + 12 && n.endsWith(`-${slug}.md`) && /^\d{8}-/.test(n)));
+  const kept = o.listed ? undefined : keptFactsBuilt(root, 'dated-by-slug', datedBySlug);
+  const names = new Set(kept ? (kept.get(slug) ?? []) : listNoteFiles(root).filter((n) => datedSlug(n) === slug));
   for (const days of [-1, 0, 1]) {
     const name = `${stemFor(isoDate(new Date(now() + days * 86_400_000)), slug)}.md`;
     if (!names.has(name) && isNoteFile(root, name)) names.add(name);
   }
   return [...names].sort();
+}
+
+/** The undated slug of a dated note's file name (`judy` for `20261130-judy.md`). */
+const datedSlug = (name: string) => /^\d{8}-(.+)\.md$/.exec(name)?.[1];
+
+/** Dated notes by their undated slug. */
+function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
+  const bySlug = new Map<string, string[]>();
+  for (const { path } of facts) {
+    const slug = datedSlug(path);
+    if (slug === undefined) continue;
+    const list = bySlug.get(slug);
+    if (list) list.push(path);
+    else bySlug.set(slug, [path]);
+  }
+  return bySlug;
 }
 
 /**
@@ -114,6 +135,8 @@ function notesNamedBy(root: string, name: string): Note | undefined {
   const undated = notesWithSlug(root, name);
   if (!undated.length) return undefined;
   const notes = undated.flatMap((f) => readNoteFile(root, f) ?? []);
+  // Unreadable ones (binary, not UTF-8) name nothing, as a resident process keeps no answer for them.
+  if (!notes.length) return undefined;
   // History stays reachable by full name; the bare slug names the current belief: the note bearing
   // it that is not superseded (the newest, when hosts each wrote one), else the successor that took
   // the slug with a number when it replaced the holder on the same day (`judy-2` replacing `judy`).
