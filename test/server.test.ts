@@ -170,6 +170,18 @@ describe('the resident server', () => {
     expect(await byRef('ocelot')).toMatchObject({ server: true, ok: false, error: { code: 'not_found' } });
     fs.rmSync(path.join(root, '20250106-margay.md'));
     expect(await byRef('margay')).toMatchObject({ server: true, ok: false, error: { code: 'not_found' } });
+    // status's figures, kept by the server until a note changes, agree with an in-process status
+    const figures = async (mode: string) => {
+      const r = (await zkProcess(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: mode } })).json;
+      expect(r.server.answered ?? false).toBe(mode === 'on');
+      return { notes: r.notes, byKind: r.byKind, superseded: r.superseded, pending: r.index.pending };
+    };
+    write(root, '20261201-kinded.md', `---\nuuid: ${UUID(52)}\nkind: decision\nsuperseded_by: ${UUID(0)}\n---\n# Kinded\n\nA decision.\n`);
+    const withKinded = await figures('on');
+    expect(withKinded).toMatchObject({ notes: 4, superseded: 1, byKind: { decision: 1 } });
+    expect(withKinded).toEqual(await figures('off'));
+    fs.rmSync(path.join(root, '20261201-kinded.md'));
+    expect(await figures('on')).toMatchObject({ notes: 3, superseded: 0, byKind: { decision: 0 } });
     // a write by the tool itself (in-process, under the lock) is seen too
     expect((await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'The okapi lives in forests.'], { env })).code).toBe(0);
     expect((await search(root, env, 'okapi')).json.hits.map((h: any) => h.path)).toEqual([expect.stringMatching(/-okapi\.md$/)]);

@@ -4,7 +4,8 @@ import { hint } from '../hints.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
-import type { StatedNotes } from '../search/changes.js';
+import type { Stat, StatedNotes } from '../search/changes.js';
+import type { NoteMeta } from '../corpus/note/note-meta.js';
 import type { SearchHit } from '../search/types.js';
 import type { SearchRequest } from './search-request.js';
 import type { GitState } from '../adapters/git.js';
@@ -81,14 +82,20 @@ export interface StatusResult extends CorpusStatus {
 
 /** Corpus figures, index freshness, lock and lease holders, the last gardener pass. */
 export async function status(root: string): Promise<StatusResult> {
-  const { corpusStatus } = await import('../corpus/ops/status.js');
-  const { loadNoteMetas } = await import('../corpus/note/note-meta.js');
+  const { corpusStatus, noteFigures } = await import('../corpus/ops/status.js');
+  const { keptMetasBuilt, loadNoteMetas } = await import('../corpus/note/note-meta.js');
   const { gitState } = await import('../adapters/git.js');
-  // The notes are listed and stated once, for the corpus figures and the index's freshness alike.
+  // The notes are listed and stated once, for the corpus figures and the index's freshness alike;
+  // a resident process keeps what it makes of them until a note changes.
   const seenAt = now();
-  const notes = loadNoteMetas(root);
-  const listed = { seenAt, stats: notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, ctimeMs: n.ctimeMs, ino: n.ino, size: n.size })) };
-  return { root, ...corpusStatus(root, notes), index: await indexStatus(root, listed), git: await gitState(root) };
+  const look = (notes: readonly NoteMeta[]) => ({ figures: noteFigures(notes), stats: noteStats(notes) });
+  const { figures, stats } = keptMetasBuilt(root, 'status', look) ?? look(loadNoteMetas(root));
+  return { root, ...corpusStatus(root, figures), index: await indexStatus(root, { seenAt, stats }), git: await gitState(root) };
+}
+
+/** The notes' stamps, in name order. */
+function noteStats(notes: readonly NoteMeta[]): Stat[] {
+  return notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, ctimeMs: n.ctimeMs, ino: n.ino, size: n.size }));
 }
 
 /** An index action named on the command line: none (refresh), or `status`. */

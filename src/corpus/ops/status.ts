@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { readLease, type Lease } from '../lock/lease.js';
 import { readLockHolder, type Holder } from '../lock/lock.js';
-import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
+import { keptMetasBuilt, loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
 import { sidecar } from '../files/paths.js';
 import { lastGardenerPass, type GardenerPass } from './gardener-record.js';
 
@@ -25,15 +25,34 @@ function countFiles(dir: string, suffix: string): number {
   }
 }
 
-/** Figures about a corpus, read without changing anything (`notes`: its notes, when already listed). */
-export function corpusStatus(root: string, notes: NoteMeta[] = loadNoteMetas(root)): CorpusStatus {
+/** What the notes alone tell of a corpus. */
+export interface NoteFigures {
+  notes: number;
+  byKind: Record<string, number>;
+  superseded: number;
+}
+
+export function noteFigures(notes: readonly NoteMeta[]): NoteFigures {
   const byKind: Record<string, number> = { concept: 0, entity_update: 0, decision: 0, none: 0 };
-  for (const n of notes) byKind[n.kind ?? 'none']++;
+  let superseded = 0;
+  for (const n of notes) {
+    byKind[n.kind ?? 'none']++;
+    if (n.superseded_by) superseded++;
+  }
+  return { notes: notes.length, byKind, superseded };
+}
+
+/** The note figures a resident process keeps until a note changes; undefined elsewhere. */
+export function keptNoteFigures(root: string): NoteFigures | undefined {
+  return keptMetasBuilt(root, 'figures', noteFigures);
+}
+
+/** Figures about a corpus, read without changing anything (`figures`: its notes', when already known). */
+export function corpusStatus(root: string, figures: NoteFigures = keptNoteFigures(root) ?? noteFigures(loadNoteMetas(root))): CorpusStatus {
   const p = sidecar(root);
   return {
-    notes: notes.length,
-    byKind,
-    superseded: notes.filter((n) => n.superseded_by).length,
+    ...figures,
+    byKind: { ...figures.byKind },
     archived: countFiles(p.archive, '.md'),
     inbox: countFiles(p.inbox, '.json'),
     lock: { held: fs.existsSync(p.lock), holder: readLockHolder(root) ?? null },
