@@ -226,6 +226,14 @@ describe('the resident server', () => {
     expect(await agreed()).toEqual([['20261201-anchored.md', 6]]);
     // the link edited in place to a note that is not there was found broken, and the stale anchor
     expect(broken).toEqual(expect.arrayContaining([['20261201-wiki.md', 'broken', 'Note 9'], ['20261201-anchored.md', 'stale', '20261130-gone.md']]));
+    // a dead link is looked up in the archive, which nothing watches: a note archived by hand counts at once
+    write(root, '20261201-dead.md', note(UUID(63), 'Dead', 'See [it](20261120-moved.md).'));
+    expect((await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md')).toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
+    fs.mkdirSync(path.join(root, '.archive'), { recursive: true });
+    fs.writeFileSync(path.join(root, '.archive', '20261120-moved.md'), `---\nuuid: ${UUID(64)}\nsuperseded_by: ${UUID(1)}\n---\n# Moved\n`);
+    const archived = (await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md');
+    expect(archived).toEqual(await findings('off').then((all) => all.filter((f: string[]) => f[0] === '20261201-dead.md')));
+    expect(archived).not.toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
   });
 
   it('a burst that overflows the kernel event queue while the server is stopped loses nothing: an edit made after it is found', async () => {

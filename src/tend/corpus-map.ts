@@ -61,6 +61,11 @@ export class CorpusMap {
   private readonly live: LiveNotes;
   private archive?: { byName: Map<string, Note>; byUuid: Map<string, Note>; names: NoteNames<Note> };
 
+  /** Whether anything asked for the archive: what was found then depends on it too. */
+  get archiveRead(): boolean {
+    return this.archive !== undefined;
+  }
+
   constructor(private readonly root: string, notes: readonly NoteFacts[] | LiveNotes) {
     this.live = notes instanceof LiveNotes ? notes : new LiveNotes(notes);
   }

@@ -53,7 +53,15 @@ function corpusMap(root: string, notes: readonly NoteFacts[] | LiveNotes): Corpu
   return map;
 }
 
-function liveFindings(facts: readonly NoteFacts[]): { live: LiveNotes; sameSlug: Finding[] } {
+/** What a check finds in the live notes alone, kept by a resident process until a note changes. */
+interface LiveFindings {
+  live: LiveNotes;
+  sameSlug: Finding[];
+  /** Every finding of the live notes, around those of `.zk/.gitignore`, once a check needed no archived note. */
+  checked?: { before: Finding[]; after: Finding[] };
+}
+
+function liveFindings(facts: readonly NoteFacts[]): LiveFindings {
   return { live: new LiveNotes(facts), sameSlug: sameSlugFindings(facts) };
 }
 
@@ -63,13 +71,20 @@ function liveFindings(facts: readonly NoteFacts[]): { live: LiveNotes; sameSlug:
  * notes that changed since the last check.
  */
 export function tendCheck(root: string): TendReport {
-  // What depends on the live notes alone is kept by a resident process until a note changes.
-  const { live, sameSlug } = keptFactsBuilt(root, 'tend-check', liveFindings) ?? liveFindings(loadNoteFacts(root));
+  const kept = keptFactsBuilt(root, 'tend-check', liveFindings);
+  const { live, sameSlug } = kept ?? liveFindings(loadNoteFacts(root));
   const notes = live.notes;
+  // Made on every check, for its warnings.
   const map = corpusMap(root, live);
-  const findings = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
-  findings.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map), ...gitignoreFindings(root));
-  findings.push(...forkFindings(forks(notes, map), map), ...sameSlug);
+  let checked = kept?.checked;
+  if (!checked) {
+    const before = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
+    before.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map));
+    checked = { before, after: [...forkFindings(forks(notes, map), map), ...sameSlug] };
+    // Nothing watches the archive: findings that looked at it are found again next time.
+    if (kept && !map.archiveRead) kept.checked = checked;
+  }
+  const findings = [...checked.before, ...gitignoreFindings(root), ...checked.after];
   return { action: 'check', write: false, findings, counts: countVerdicts(findings, LINK_VERDICTS), changed: 0, files: [] };
 }
 
