@@ -18,7 +18,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { runMergeDriver } = await import('../dist/src/sync/driver.js');
   process.exitCode = runMergeDriver(argv.slice(1), (s) => process.stderr.write(s));
 } else {
-  const { forward } = await import('../dist/src/server/forward.js');
+  // src/server/forward.ts, bundled into one file (scripts/build-cli.mjs).
+  const { forward } = await import('../dist/forward.js');
   const forwarded = await forward(argv);
   if (forwarded.code !== undefined) process.exitCode = forwarded.code;
   else {

@@ -16,6 +16,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'inherit' });
   // The viewer's browser assets (dist/web/), which the resident server serves.
   await execa('node', ['scripts/build-web.mjs'], { cwd: REPO, stdio: 'inherit' });
+  // The command line's first step, bundled into one file (bin/zk-memory.js loads it).
+  await execa('node', ['scripts/build-cli.mjs'], { cwd: REPO, stdio: 'inherit' });
   // The test workers run the CLI in-process: they get the process set-up the command line's entry makes.
   prepareProcess();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-run-'));

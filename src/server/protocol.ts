@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type net from 'node:net';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { version } from '../version.js';
+import { packageDir, version } from '../version.js';
 import type { ServerState } from '../api/results.js';
 
 export type { ServerState };
@@ -36,16 +37,18 @@ export const HEARTBEAT_MS = 250;
 
 /**
  * This build's identity: its version and when its compiled code was made. A server of another
- * build may read the corpus another way, so a client never takes its answers.
+ * build may read the corpus another way, so a client never takes its answers. The compiled
+ * protocol module dates the build wherever the asking code runs from: the command line's first
+ * step is bundled into a file of its own (dist/forward.js, scripts/build-cli.mjs).
  */
 export function buildId(): string {
-  let stamp = '';
-  try {
-    stamp = String(Math.round(fs.statSync(fileURLToPath(import.meta.url)).mtimeMs));
-  } catch {
+  const dir = packageDir();
+  for (const file of [dir && path.join(dir, 'dist', 'src', 'server', 'protocol.js'), fileURLToPath(import.meta.url)]) {
+    const st = file ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
     // a build without files of its own: its version alone names it
+    if (st) return `${version()}+${Math.round(st.mtimeMs)}`;
   }
-  return `${version()}+${stamp}`;
+  return `${version()}+`;
 }
 
 /**
