@@ -180,6 +180,11 @@ describe('the resident server', () => {
     const withKinded = await figures('on');
     expect(withKinded).toMatchObject({ notes: 4, superseded: 1, byKind: { decision: 1 } });
     expect(withKinded).toEqual(await figures('off'));
+    // the index took it in with a search: status says so at once, though no note changed
+    expect(withKinded.pending).toBe(1);
+    const refreshed = await zkProcess(['--root', root, '--json', 'search', 'decision', '--history'], { env });
+    expect(refreshed.json.hits.map((h: any) => h.path)).toEqual(['20261201-kinded.md']);
+    expect(await figures('on')).toEqual({ ...withKinded, pending: 0 });
     fs.rmSync(path.join(root, '20261201-kinded.md'));
     expect(await figures('on')).toMatchObject({ notes: 3, superseded: 0, byKind: { decision: 0 } });
     // a write by the tool itself (in-process, under the lock) is seen too

@@ -21,6 +21,11 @@ export interface WarmIndex extends WarmIndexPort {
   readonly manifest: KeptFile<KnownManifest>;
   /** The vector state, the same way (src/search/vector.ts). */
   readonly vectors: KeptFile<VectorState>;
+  /**
+   * How fresh the index was found against the notes' stamps as kept until a note changes (by
+   * that list, see `scanIndex` in src/search/changes.ts), with the manifest it was found against.
+   */
+  readonly scans: WeakMap<object, { manifestId: string; scan: unknown }>;
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
   readonly watch?: RootWatch;
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
@@ -368,7 +373,7 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
   const queued = new Map<string, Promise<unknown>>();
   return {
     kind: 'warm-index',
-    tables, watch, notes, manifest, vectors,
+    tables, watch, notes, manifest, vectors, scans: new WeakMap(),
     sync: () => watch?.sync() ?? Promise.resolve(),
     serial,
     sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
