@@ -6,7 +6,7 @@ import {
   statesDigest, statNotes, writeMarks, type IndexDelta,
 } from './changes.js';
 import {
-  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, lance, openTable, removeTableFiles, unindexedRows,
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, indexPaths, lance, openTable, removeTableFiles, unindexedRows,
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
@@ -68,6 +68,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   if (!rows.length) await table.delete('true');
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
+  await indexPaths(table);
   const builtAt = new Date().toISOString();
   const manifest: Manifest = {
     files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),
@@ -89,7 +90,10 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
   manifest.refreshedAt = new Date().toISOString();
-  if (manifest.refreshes >= COMPACT_AFTER_WRITES || (await unindexedRows(table, 'body_idx')) >= OPTIMIZE_AFTER_ROWS) {
+  // Rows stay out of the indexes only by adds, so LanceDB is asked how many after a large one:
+  // smaller ones cannot reach OPTIMIZE_AFTER_ROWS before COMPACT_AFTER_WRITES refreshes compact.
+  const large = rows.length >= OPTIMIZE_AFTER_ROWS / COMPACT_AFTER_WRITES;
+  if (manifest.refreshes >= COMPACT_AFTER_WRITES || (large && (await unindexedRows(table, 'body_idx')) >= OPTIMIZE_AFTER_ROWS)) {
     await compact(table);
     manifest.refreshes = 0;
   }

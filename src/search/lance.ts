@@ -70,9 +70,22 @@ export async function unindexedRows(table: Table, name: string): Promise<number>
   return (await table.indexStats(name))?.numUnindexedRows ?? 0;
 }
 
-/** Fold the small fragments many incremental writes leave into few, and drop old table versions. */
+/**
+ * Give a table a scalar index on `path` when it has none: a refresh deletes the rows of the notes
+ * it changed by path, and without one each delete scans every row (about 5 ms at 50,000 notes;
+ * under 2 ms with it).
+ */
+export async function indexPaths(table: Table): Promise<void> {
+  if ((await table.listIndices()).some((i) => i.columns.includes('path'))) return;
+  await table.createIndex('path', { config: (await lance()).Index.btree() });
+}
+
+/**
+ * Fold the small fragments many incremental writes leave into few (and the rows added since into
+ * the indexes), drop old table versions, and index the paths of a table made before they were.
+ */
 export async function compact(table: Table): Promise<void> {
   // LanceDB dates its versions by the system's clock, so this one is too.
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+  await indexPaths(table);
 }
-
