@@ -19,7 +19,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.exitCode = runMergeDriver(argv.slice(1), (s) => process.stderr.write(s));
 } else {
   // src/server/forward.ts, bundled into one file (scripts/build-cli.mjs).
-  const { forward } = await import('../dist/forward.js');
+  const { forward } = await import('../dist/src/server/forward.bundle.js');
   const forwarded = await forward(argv);
   if (forwarded.code !== undefined) process.exitCode = forwarded.code;
   else {

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type net from 'node:net';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { packageDir, version } from '../version.js';
+import { version } from '../version.js';
 import type { ServerState } from '../api/results.js';
 
 export type { ServerState };
@@ -38,17 +36,15 @@ export const HEARTBEAT_MS = 250;
 /**
  * This build's identity: its version and when its compiled code was made. A server of another
  * build may read the corpus another way, so a client never takes its answers. The compiled
- * protocol module dates the build wherever the asking code runs from: the command line's first
- * step is bundled into a file of its own (dist/forward.js, scripts/build-cli.mjs).
+ * protocol module dates the build: the command line's first step, bundled into a file beside it
+ * (scripts/build-cli.mjs), names the same one.
  */
 export function buildId(): string {
-  const dir = packageDir();
-  for (const file of [dir && path.join(dir, 'dist', 'src', 'server', 'protocol.js'), fileURLToPath(import.meta.url)]) {
-    const st = file ? fs.statSync(file, { throwIfNoEntry: false }) : undefined;
-    // a build without files of its own: its version alone names it
+  for (const file of [new URL('./protocol.js', import.meta.url), new URL(import.meta.url)]) {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
     if (st) return `${version()}+${Math.round(st.mtimeMs)}`;
   }
-  return `${version()}+`;
+  return `${version()}+`; // a build without files of its own: its version alone names it
 }
 
 /**
