@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
 import { processGone, serverPids } from './helpers/servers.js';
+import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
 
 // The resident server (docs/server.md), run as users run it: the built CLI in separate processes,
 // a real socket, the real watcher. Every server a test starts is stopped by the test, and the
@@ -329,6 +330,34 @@ describe('the resident server', () => {
     expect(serversOf(root)).toEqual([pid]);
     fs.rmSync(root, { recursive: true, force: true });
     await until('the server ends', () => processGone(pid), 30_000);
+  });
+
+  it('compacts the search index once calls pause after many refreshes; every search before and after finds every change, in the server and in-process', async () => {
+    const { root, env } = setUp('on');
+    await untilRunning(root, env, serveInForeground(root, env));
+    const log = () => fs.readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const hits = async (q: string, mode = 'on') => {
+      const r = await search(root, env, q, { ZK_MEMORY_SERVER: mode });
+      expect(r.json.server).toBe(mode === 'on');
+      return r.json.hits.map((h: any) => h.path);
+    };
+    expect(await hits('topic1')).toEqual(['20261201-note-1.md']); // builds the index
+    for (let i = 0; i < TIDY_AFTER_WRITES + 1; i++) {
+      fs.appendFileSync(path.join(root, `20261201-note-${i % 3}.md`), `Word${i}x.\n`);
+      expect(await hits(`word${i}x`)).toEqual([`20261201-note-${i % 3}.md`]);
+    }
+    expect(log().at(-1)).toMatchObject({ refreshes: TIDY_AFTER_WRITES + 1 });
+    // a line that changes no note, and counts no refresh since: the table was compacted
+    await until('the index is compacted', () => log().at(-1).refreshes === 0, 30_000);
+    expect(log().at(-1)).toMatchObject({ set: [], del: [] });
+    for (let i = 0; i < TIDY_AFTER_WRITES + 1; i++) {
+      expect(await hits(`word${i}x`)).toEqual([`20261201-note-${i % 3}.md`]);
+      expect(await hits(`word${i}x`, 'off')).toEqual([`20261201-note-${i % 3}.md`]);
+    }
+    fs.appendFileSync(path.join(root, '20261201-note-0.md'), 'Quokka.\n');
+    expect(await hits('quokka')).toEqual(['20261201-note-0.md']);
+    const status = await zkProcess(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
+    expect(status.json.index).toMatchObject({ exists: true, fresh: true, pending: 0 });
   });
 
   it('zk-memory mcp bridges to the server: two sessions share one server, and a write through one is found by the other', async () => {

@@ -209,6 +209,15 @@ function readMarks(root: string): Marks | undefined {
   return m && m.manifestId === manifestId(root) ? m : undefined;
 }
 
+/**
+ * The marks moved to the manifest `to` that only compacted the table of `from`: no note changed,
+ * so what they say of the notes still holds. Nothing when they described another manifest.
+ */
+export function carryMarks(root: string, from: string, to: string, refreshedAt: string): void {
+  const m = readIndexRecord<Marks>(marksPath(root), MARKS_VERSION)?.record;
+  if (m?.manifestId === from) writeMarks(root, { ...m, manifestId: to, refreshedAt });
+}
+
 export function rootState(root: string): Marks['root'] {
   const seenAt = now();
   const st = fs.statSync(root);

@@ -28,6 +28,8 @@ export interface WarmIndex extends WarmIndexPort {
   readonly scans: WeakMap<object, { manifestId: string; scan: unknown }>;
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
   readonly watch?: RootWatch;
+  /** How long (ms) since a call last began (`sync`): work that can wait is done when it is long. */
+  quietMs(): number;
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
   readonly unwatchedRescanMs: number;
   /** With one, the same bound: a backstop for events the kernel dropped without saying so. */
@@ -371,10 +373,15 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
     return run;
   };
   const queued = new Map<string, Promise<unknown>>();
+  let lastCall = performance.now();
   return {
     kind: 'warm-index',
     tables, watch, notes, manifest, vectors, scans: new WeakMap(),
-    sync: () => watch?.sync() ?? Promise.resolve(),
+    sync: () => {
+      lastCall = performance.now();
+      return watch?.sync() ?? Promise.resolve();
+    },
+    quietMs: () => performance.now() - lastCall,
     serial,
     sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
       const waiting = queued.get(key);
