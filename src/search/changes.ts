@@ -373,7 +373,7 @@ export async function scanIndex(root: string, listed?: StatedNotes): Promise<Ind
   const id = listed && warm ? manifestId(root) : undefined;
   const kept = id === undefined ? undefined : warm!.scans.get(listed!.stats);
   if (kept && kept.manifestId === id) return kept.scan as IndexScan;
-  const scan = await scanNotes(root, listed);
+  const scan = await scanNotes(root, warm, listed);
   if (id !== undefined && manifestId(root) === id) warm!.scans.set(listed!.stats, { manifestId: id, scan });
   return scan;
 }
@@ -383,7 +383,7 @@ export interface IndexScan {
   hashes?: () => Map<string, string>;
 }
 
-async function scanNotes(root: string, listed?: StatedNotes): Promise<IndexScan> {
+async function scanNotes(root: string, warm: WarmIndex | undefined, listed?: StatedNotes): Promise<IndexScan> {
   // Every note as the index last recorded it (see `planRefresh`): fresh, and the manifest is read
   // only if the hashes are asked for. `listed`: the notes' stats in name order, when the caller
   // has just taken them (a note it could not read is missing there: the digests then differ, and
@@ -392,11 +392,11 @@ async function scanNotes(root: string, listed?: StatedNotes): Promise<IndexScan>
   const scan = listed?.stats ?? statNotes(root);
   const marks = readMarks(root);
   if (marks?.digest && statesDigest(scan, seenAt) === marks.digest) {
-    const hashes = () => new Map([...(loadManifest(root, callWarmIndex())?.files ?? [])].map(([name, f]) => [name, f.hash]));
+    const hashes = () => new Map([...(loadManifest(root, warm)?.files ?? [])].map(([name, f]) => [name, f.hash]));
     return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
   }
   // A warm process compares with the manifest it keeps (5 MB of JSON to read at 50k notes).
-  const manifest = loadManifest(root, callWarmIndex());
+  const manifest = loadManifest(root, warm);
   if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: scan.length, refreshedAt: null } };
   const d = computeDelta(root, scan, manifest.files, seenAt, await noteParser());
   const pending = d.upsert.size + d.removed.length;

@@ -100,6 +100,15 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   return recordManifestChange(root, manifest, { set: [...delta.upsert.keys(), ...delta.restat.keys()], del: delta.removed });
 }
 
+/**
+ * What a warm process queries next, after a change to the table: the manifest just written (`id`,
+ * undefined when it could not be) and the table at the version it describes.
+ */
+function keepWritten(root: string, warm: WarmIndex | undefined, manifest: KnownManifest, id: string | undefined, table: Table): void {
+  warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
+  warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
+}
+
 /** With this many refreshes since the table was last compacted, a resident process compacts it when quiet. */
 export const TIDY_AFTER_WRITES = 5;
 
@@ -128,9 +137,8 @@ export async function tidyIndex(root: string): Promise<boolean> {
     manifest.refreshes = 0;
     manifest.refreshedAt = new Date().toISOString();
     const id = recordManifestChange(root, manifest, { set: [], del: [] });
-    warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
+    keepWritten(root, warm, manifest, id, table);
     if (id !== undefined) carryMarks(root, from!, id, manifest.refreshedAt);
-    warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
     return true;
   });
 }
@@ -225,11 +233,8 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
       warm?.manifest.keep(undefined, undefined);
       return rebuilt(root);
     }
-    // The manifest just written, as a warm process reads it next.
-    warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
+    keepWritten(root, warm, manifest, id, table);
     writeMarks(root, marksFor(planned.seen, manifest, id, planned.digest.ifApplied));
-    // The table just written is the one this refresh describes: a warm process queries it next.
-    warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
     const report = { rebuilt: false, added: delta.upsert.size - changed, changed, removed: delta.removed.length, notes: delta.files };
     return { report, files: manifest.files, refreshedAt: manifest.refreshedAt };
   });

@@ -95,7 +95,7 @@ function unknown(root: string, candidates: () => Titled[], r: string, message: s
 export function notesWithSlug(root: string, slug: string, o: { listed?: boolean } = {}): string[] {
   if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];
   const kept = o.listed ? undefined : keptFactsBuilt(root, 'dated-by-slug', datedBySlug);
-  const names = new Set(kept ? (kept.get(slug) ?? []) : listNoteFiles(root).filter((n) => datedSlug(n) === slug));
+  const names = new Set(kept ? (kept.get(slug) ?? []) : listNoteFiles(root).filter((n) => undatedSlug(n) === slug));
   for (const days of [-1, 0, 1]) {
     const name = `${stemFor(isoDate(new Date(now() + days * 86_400_000)), slug)}.md`;
     if (!names.has(name) && isNoteFile(root, name)) names.add(name);
@@ -103,14 +103,11 @@ export function notesWithSlug(root: string, slug: string, o: { listed?: boolean 
   return [...names].sort();
 }
 
-/** The undated slug of a dated note's file name (`judy` for `20261130-judy.md`). */
-const datedSlug = (name: string) => /^\d{8}-(.+)\.md$/.exec(name)?.[1];
-
 /** Dated notes by their undated slug. */
 function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
   const bySlug = new Map<string, string[]>();
   for (const { path } of facts) {
-    const slug = datedSlug(path);
+    const slug = undatedSlug(path);
     if (slug === undefined) continue;
     const list = bySlug.get(slug);
     if (list) list.push(path);
