@@ -2,7 +2,7 @@ import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import type { Note } from '../note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
@@ -117,7 +117,7 @@ const FACTS: DerivedKind<NoteFacts> = {
     if (!links.every((l): l is TendedLink => l !== undefined)) return undefined;
     const [slugs, texts, blocks] = headings;
     return {
-      path: name, uuid, title, superseded_by, supersedes, links, headings: { slugs, texts, blocks },
+      path: name, uuid, title, superseded_by, supersedes: lean(supersedes), links: lean(links), headings: { slugs: lean(slugs), texts: lean(texts), blocks: lean(blocks) },
       lines: { supersedes: supersedesLine, superseded_by: supersededByLine }, validity,
     };
   },

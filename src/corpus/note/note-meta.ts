@@ -1,7 +1,7 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo, NoteTimes } from './notes.js';
-import { isStr, isStrOrNull, isStrs, keptBuilt, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isStr, isStrOrNull, isStrs, keptBuilt, lean, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/files/stat-cache.ts): only notes that changed are read.
@@ -46,7 +46,7 @@ const META: DerivedKind<NoteMeta> = {
       || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull)) return undefined;
     const [superseded_at, archived_at, valid_from, valid_until] = kept;
     const times = { superseded_at, archived_at, valid_from, valid_until };
-    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes, times }, seen);
+    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes), times }, seen);
   },
 };
 
