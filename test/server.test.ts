@@ -77,6 +77,10 @@ describe('the resident server', () => {
     // ps shows which corpus the server serves
     const cmdline = fs.readFileSync(`/proc/${state.pid}/cmdline`, 'utf8').split('\0');
     expect(cmdline).toEqual(expect.arrayContaining(['serve', root]));
+    // started with V8's young generation and malloc's arenas kept small (docs/server.md#memory), a variable the caller set winning
+    expect(cmdline).toContain('--max-semi-space-size=8');
+    const environ = fs.readFileSync(`/proc/${state.pid}/environ`, 'utf8').split('\0');
+    expect(environ).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_TRIM_THRESHOLD_=131072']));
     const second = await search(root, env, 'topic1');
     expect(second.json).toMatchObject({ ok: true, server: true, hits: [{ path: '20261201-note-1.md' }] });
     expect(second.json.hits).toEqual(first.json.hits);

@@ -54,7 +54,7 @@ export function register(program: Command, cli: Invocation): void {
         return { json: { stopped: pid !== undefined, pid: pid ?? null }, text: pid === undefined ? 'no server runs' : `stopped the server (pid ${pid})` };
       }
       const { serve } = await import('../server/serve.js');
-      const { onStopSignal } = await import('../process.js');
+      const { onStopSignal, prepareServerProcess } = await import('../process.js');
       if (!cli.surface.main) throw new ZkError('usage', 'serve runs from the command line only');
       const idleMs = flags.background ? settings.serverIdleSeconds() * 1000 : undefined;
       const http = flags.http === undefined ? undefined
@@ -62,6 +62,7 @@ export function register(program: Command, cli: Invocation): void {
       if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host and --tls-* go with --http');
       const ready = (s: ServerState) => current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})${s.http ? `; MCP over HTTP at ${s.http}` : ''}\n`);
       if (!flags.background) await makeWayForBackground(root);
+      prepareServerProcess();
       const running = await serve(root, { run: cli.surface.main, idleMs, http, onReady: ready });
       const off = onStopSignal((signal) => running.close(`stopped by ${signal}`));
       const reason = await running.done;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Env } from '../settings.js';
+import { SERVER_PROCESS } from '../process.js';
 import { binPath } from '../version.js';
 import { ask, type Outcome } from './client.js';
 
@@ -19,7 +20,8 @@ const BACKOFF_MS = 60_000;
  */
 export function startServer(root: string, env: Env): { running(): boolean } {
   try {
-    const child = spawn(process.execPath, [binPath(), 'serve', '--background', '--root', root], { detached: true, stdio: 'ignore', env });
+    const args = [...SERVER_PROCESS.nodeArgs, binPath(), 'serve', '--background', '--root', root];
+    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: { ...SERVER_PROCESS.env, ...env } });
     let ended = false;
     child.on('error', () => (ended = true));
     child.on('exit', () => (ended = true));
