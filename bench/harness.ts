@@ -34,6 +34,8 @@ export function benchCorpus(name: string, size: number, links = false): string {
 export interface McpSession {
   /** One search call: its latency in ms and its hits. */
   search(query: string): Promise<{ ms: number; hits: { path: string }[] }>;
+  /** One call of another tool, failing when the tool does; its structured answer. */
+  call(tool: string, args: Record<string, unknown>): Promise<unknown>;
   /** The server's resident memory now, in MB (from /proc), or null where it cannot be told. */
   rssMb(): number | null;
   close(): Promise<void>;
@@ -56,16 +58,20 @@ export async function mcpSession(bin: string, root: string, env: NodeJS.ProcessE
       waiting.push((line) => resolve(JSON.parse(line)));
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
     });
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    const r = await request('tools/call', { name: tool, arguments: args });
+    if (r.error || r.result?.structuredContent?.ok === false) throw new Error(`MCP ${tool} failed: ${JSON.stringify(r).slice(0, 300)}`);
+    return r.result.structuredContent as unknown;
+  };
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   return {
     async search(query) {
       const t0 = process.hrtime.bigint();
-      const r = await request('tools/call', { name: 'search', arguments: { query, limit: 8 } });
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (r.error || r.result?.structuredContent?.ok === false) throw new Error(`MCP search failed: ${JSON.stringify(r).slice(0, 300)}`);
-      return { ms, hits: r.result.structuredContent.hits as { path: string }[] };
+      const answer = (await call('search', { query, limit: 8 })) as { hits: { path: string }[] };
+      return { ms: Number(process.hrtime.bigint() - t0) / 1e6, hits: answer.hits };
     },
+    call,
     rssMb() {
       try {
         const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
+import { SERVER_PROCESS } from '../src/process.js';
 import { startEmbedWorker } from './embed-server.js';
 import { httpLoad } from './http.js';
 import { viewerLoad } from './viewer.js';
@@ -197,9 +198,13 @@ interface Served {
   socket: string;
 }
 
-/** `serve --root root` in the foreground, spawned without waiting; resolves once `serve --status` says it listens. */
+/**
+ * `serve --root root` in the foreground, started as a server started in the background is
+ * (src/process.ts `SERVER_PROCESS`), spawned without waiting; resolves once `serve --status`
+ * says it listens.
+ */
 async function startServe(root: string): Promise<Served> {
-  const child = spawn('node', [BIN, 'serve', '--root', root], { env: serverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('node', [...SERVER_PROCESS.nodeArgs, BIN, 'serve', '--root', root], { env: { ...SERVER_PROCESS.env, ...serverEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
   foreground.add(child);
   let said = '';
   child.stderr!.setEncoding('utf8');
@@ -257,7 +262,7 @@ const lists = (stdout: string, file: string) => stdout.split('\n').some((line) =
 const { buildId } = (await import(pathToFileURL(path.join(path.dirname(BIN), '..', 'dist', 'src', 'server', 'protocol.js')).href)) as { buildId: () => string };
 
 async function residentServer(size: number, root: string, query: string, largest: boolean): Promise<void> {
-  const served = await startServe(root);
+  let served = await startServe(root);
   const zs = (...args: string[]): Cmd => ({ ...zk('--root', root, ...args), env: serverEnv });
   const search = zs('search', query, '--backend', 'fts');
   const notes = fs.readdirSync(root).filter((f) => f.endsWith('.md') && !f.includes('-bench-added')).sort();
@@ -344,22 +349,42 @@ async function residentServer(size: number, root: string, query: string, largest
     const queries = ['kayak glacier sunrise', 'river pipeline', 'Priya rollback export', 'medicine recipe', 'birthday painting'];
     if (largest) {
       // Five agents' MCP sessions: five bridges and the one server they share, against five
-      // in-process servers; each session did the same few searches first.
-      const totalRss = async (e: NodeJS.ProcessEnv, plus: number[]) => {
+      // in-process servers, every session doing the same few searches. With `overview`, each
+      // begins as the tool's description asks, which makes an in-process server read every note's
+      // metadata.
+      const totalRss = async (e: NodeJS.ProcessEnv, plus: number[], overview: boolean) => {
         const sessions: McpSession[] = [];
         try {
           for (let i = 0; i < 5; i++) sessions.push(await mcpSession(BIN, root, { ...e, ZK_MEMORY_BACKEND: 'fts' }));
-          for (const s of sessions) for (const q of queries) await s.search(q);
+          for (const s of sessions) {
+            if (overview) await s.call('overview', {});
+            for (const q of queries) await s.search(q);
+          }
           const each = [...sessions.map((s) => s.rssMb()), ...plus.map(rssMbOf)];
           return each.some((mb) => mb === null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
         } finally {
           for (const s of sessions) await s.close();
         }
       };
-      const inProcess = await totalRss(env, []);
-      const bridged = await totalRss(serverEnv, [served.pid]);
-      if (inProcess !== null && bridged !== null) {
-        addServer(size, 'total RSS in MB (not ms): 5 MCP stdio bridges + their server (goal ≤ 0.5×)', bridged, 'total RSS in MB: 5 in-process MCP servers', inProcess);
+      // The server that answered every case above also holds what those left (refreshes, the
+      // rows of `list`, what `tend check` keeps): told apart from the goal's figures, for a
+      // server whose sessions are these five.
+      const afterAll = await totalRss(serverEnv, [served.pid], true);
+      const fresh = async () => {
+        await stopServe(served, root);
+        served = await startServe(root);
+        // What a server builds of every note once started (src/server/serve.ts), finished before its memory is read.
+        answeredByServer(zs('tend', 'check'));
+        return served.pid;
+      };
+      const inProcess = await totalRss(env, [], true);
+      const bridged = await totalRss(serverEnv, [await fresh()], true);
+      const searchesInProcess = await totalRss(env, [], false);
+      const searchesBridged = await totalRss(serverEnv, [await fresh()], false);
+      if (inProcess !== null && bridged !== null && searchesInProcess !== null && searchesBridged !== null) {
+        addServer(size, 'total RSS in MB (not ms): 5 MCP stdio bridges + their server, sessions beginning with overview (goal ≤ 0.5×)', bridged, 'total RSS in MB: 5 in-process MCP servers', inProcess);
+        addServer(size, 'total RSS in MB (not ms): 5 MCP stdio bridges + their server, sessions that only search (goal ≤ 0.5×)', searchesBridged, 'total RSS in MB: 5 in-process MCP servers', searchesInProcess);
+        if (afterAll !== null) extra[`mcp_5_bridges_rss_mb_server_after_every_case_${size}`] = afterAll;
       } else process.stderr.write(`${size}\tMCP resident memory: not told here (no /proc)\n`);
     }
 
