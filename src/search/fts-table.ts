@@ -6,7 +6,7 @@ import {
   statesDigest, statNotes, writeMarks, type IndexDelta,
 } from './changes.js';
 import {
-  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, indexPaths, lance, openTable, removeTableFiles, unindexedRows,
+  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, indexScalars, lance, openTable, removeTableFiles, unindexedRows,
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
@@ -68,7 +68,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   if (!rows.length) await table.delete('true');
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
-  await indexPaths(table);
+  await indexScalars(table);
   const builtAt = new Date().toISOString();
   const manifest: Manifest = {
     files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
 import { TABLE, syncIndex, type Row } from './fts-table.js';
-import { indexDir, lance, openTable, type Table } from './lance.js';
+import { indexDir, lance, openTable, plainRows, type Table } from './lance.js';
 import { lastUpdated, snippet } from './snippet.js';
 import { coverage, passesFloor, round, titleTerms, type TermRarity } from './score.js';
 import { queryWords, searchTerms, snippetTerms, stem, stemsOf } from './terms.js';
@@ -34,7 +34,7 @@ async function query(root: string, q: string, limit: number, history: boolean, r
   if (!table) throw new ZkError('io', 'search index has no notes table');
   let builder = table.query().fullTextSearch(new ldb.MultiMatchQuery(q, ['title', 'body'], { boosts: [2, 1] }));
   if (!history) builder = builder.where('current = true');
-  return (await builder.limit(limit).toArray()) as unknown as (Row & { _score: number })[];
+  return plainRows<Row & { _score: number }>(builder.limit(limit));
 }
 
 /** How many of the index's best matches are re-ranked by how much of the query they cover. */

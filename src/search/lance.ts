@@ -14,6 +14,24 @@ export function lance(): Promise<LanceDb> {
   return import('@lancedb/lancedb');
 }
 
+/**
+ * A query's answer as plain objects, one per row, read column by column: LanceDB's own
+ * `toArray` gives rows whose every field is read through arrow's row proxies, which cost a search
+ * about 0.6 ms more for 40 rows with their bodies.
+ */
+export async function plainRows<R>(query: { toArrow(): Promise<import('apache-arrow').Table> }): Promise<R[]> {
+  const answer = await query.toArrow();
+  const names = answer.schema.fields.map((f) => f.name);
+  const columns = names.map((name) => answer.getChild(name)!.toArray() as ArrayLike<unknown>);
+  const rows: R[] = [];
+  for (let i = 0; i < answer.numRows; i++) {
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < names.length; c++) row[names[c]] = columns[c][i];
+    rows.push(row as R);
+  }
+  return rows;
+}
+
 /** The folder the index database lives in (see `indexLocation`). */
 export function indexDir(root: string): string {
   return indexLocation(root).dir;
@@ -71,21 +89,26 @@ export async function unindexedRows(table: Table, name: string): Promise<number>
 }
 
 /**
- * Give a table a scalar index on `path` when it has none: a refresh deletes the rows of the notes
- * it changed by path, and without one each delete scans every row (about 5 ms at 50,000 notes;
- * under 2 ms with it).
+ * Give a table the scalar indexes it lacks: on `path`, since a refresh deletes the rows of the
+ * notes it changed by path, and without one each delete scans every row (about 5 ms at 50,000
+ * notes; under 2 ms with it); and on `current`, where the table has it, since every search but one
+ * into history keeps only current notes, and without one that filter read every row (a full-text
+ * query took 8 ms at 50,000 notes instead of 6).
  */
-export async function indexPaths(table: Table): Promise<void> {
-  if ((await table.listIndices()).some((i) => i.columns.includes('path'))) return;
-  await table.createIndex('path', { config: (await lance()).Index.btree() });
+export async function indexScalars(table: Table): Promise<void> {
+  const ldb = await lance();
+  const indexed = (await table.listIndices()).flatMap((i) => i.columns);
+  if (!indexed.includes('path')) await table.createIndex('path', { config: ldb.Index.btree() });
+  const hasCurrent = (await table.schema()).fields.some((f) => f.name === 'current');
+  if (hasCurrent && !indexed.includes('current')) await table.createIndex('current', { config: ldb.Index.bitmap() });
 }
 
 /**
  * Fold the small fragments many incremental writes leave into few (and the rows added since into
- * the indexes), drop old table versions, and index the paths of a table made before they were.
+ * the indexes), drop old table versions, and give a table made before them its scalar indexes.
  */
 export async function compact(table: Table): Promise<void> {
   // LanceDB dates its versions by the system's clock, so this one is too.
   await table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
-  await indexPaths(table);
+  await indexScalars(table);
 }
