@@ -24,7 +24,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   if (forwarded.code !== undefined) process.exitCode = forwarded.code;
   else {
     await inProcess(forwarded.stdin);
-    forwarded.after?.();
+    await forwarded.after?.();
   }
 }
 

@@ -15,7 +15,7 @@ import { backingOff, clearFailures, recordFailure, startServer } from './start.j
 // only when the call is answered in-process (docs/server.md).
 
 /** What the command line does next: exit with `code` (answered), or run in-process with `stdin`. */
-export type Forwarded = { code: number } | { code?: undefined; stdin: () => string | undefined; after?: () => void };
+export type Forwarded = { code: number } | { code?: undefined; stdin: () => string | undefined; after?: () => Promise<unknown> };
 
 export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Forwarded> {
   const stdin = processStdin();

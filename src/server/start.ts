@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Env } from '../settings.js';
 import { SERVER_PROCESS } from '../process.js';
@@ -18,8 +17,10 @@ const BACKOFF_MS = 60_000;
  * that started it and exits after its idle limit. Two started at once give one server (the loser
  * finds the socket taken and exits). `running` says whether the process started is still alive.
  */
-export function startServer(root: string, env: Env): { running(): boolean } {
+export async function startServer(root: string, env: Env): Promise<{ running(): boolean }> {
   try {
+    // Loaded here: a call that a running server answers never starts one, and loading it costs a millisecond.
+    const { spawn } = await import('node:child_process');
     const args = [...SERVER_PROCESS.nodeArgs, binPath(), 'serve', '--background', '--root', root];
     const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: { ...SERVER_PROCESS.env, ...env } });
     let ended = false;
@@ -80,14 +81,14 @@ export async function askStarting(sock: string, root: string, env: Env, build: s
   let out = await asking();
   if (!('unavailable' in out) || (out.unavailable === 'failed' && !o.patient)) return out;
   if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
-  let started = startServer(root, env);
+  let started = await startServer(root, env);
   const began = performance.now();
   const waiting = () => performance.now() - began < (started.running() ? START_LIMIT_MS : START_WAIT_MS);
   while (!('accepted' in out) && waiting()) {
     await new Promise((r) => setTimeout(r, 50));
     out = await asking();
     // the one started lost a race to a server that then went too
-    if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = startServer(root, env);
+    if ('unavailable' in out && out.unavailable === 'absent' && !started.running()) started = await startServer(root, env);
   }
   return out;
 }
