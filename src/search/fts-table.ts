@@ -105,6 +105,7 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
  * undefined when it could not be) and the table at the version it describes.
  */
 function keepWritten(root: string, warm: WarmIndex | undefined, manifest: KnownManifest, id: string | undefined, table: Table): void {
+  warm?.wroteIndex();
   warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
   warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
 }
@@ -116,7 +117,7 @@ export const TIDY_AFTER_WRITES = 5;
  * Compact the full-text table once refreshes have left TIDY_AFTER_WRITES small fragments or more:
  * each slows every query (at 50,000 notes a query took 8 ms on a compacted table, 15 ms after 40
  * refreshes), and compacting takes most of a second there, too long for the refresh that reaches
- * COMPACT_AFTER_WRITES to wait on when a resident process can do it while no call waits
+ * COMPACT_AFTER_WRITES to wait on when a resident process can do it once writes have paused
  * (src/server/serve.ts). Searches meanwhile go on with the table they hold, at its version; a
  * refresh waits for the index lock. True when it compacted.
  */

@@ -28,8 +28,10 @@ export interface WarmIndex extends WarmIndexPort {
   readonly scans: WeakMap<object, { manifestId: string; scan: unknown }>;
   /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
   readonly watch?: RootWatch;
-  /** How long (ms) since a call last began (`sync`): work that can wait is done when it is long. */
-  quietMs(): number;
+  /** Say that this process just wrote the search index (a refresh or a compaction). */
+  wroteIndex(): void;
+  /** How long (ms) since this process last wrote the search index: compacting it waits for writes to pause. */
+  indexQuietMs(): number;
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
   readonly unwatchedRescanMs: number;
   /** With one, the same bound: a backstop for events the kernel dropped without saying so. */
@@ -373,15 +375,13 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
     return run;
   };
   const queued = new Map<string, Promise<unknown>>();
-  let lastCall = performance.now();
+  let lastWrite = performance.now();
   return {
     kind: 'warm-index',
     tables, watch, notes, manifest, vectors, scans: new WeakMap(),
-    sync: () => {
-      lastCall = performance.now();
-      return watch?.sync() ?? Promise.resolve();
-    },
-    quietMs: () => performance.now() - lastCall,
+    sync: () => watch?.sync() ?? Promise.resolve(),
+    wroteIndex: () => void (lastWrite = performance.now()),
+    indexQuietMs: () => performance.now() - lastWrite,
     serial,
     sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
       const waiting = queued.get(key);

@@ -16,7 +16,7 @@ import { extractGlobals } from '../cli/globals.js';
 
 /** How often the server looks whether its corpus folder is still there (docs/server.md: it ends within 30 s). */
 const ROOT_CHECK_MS = 5000;
-/** How long no call may have begun before the server compacts the search index (see `tidyIndex`). */
+/** How long the server must not have written the search index before it compacts it (see `tidyIndex`). */
 const TIDY_QUIET_MS = 5000;
 /** The largest first line a client may send: room for a piped body, JSON-escaped. */
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -214,8 +214,10 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   }
   fs.writeFileSync(pidFile(sock), `${JSON.stringify({ pid: process.pid, since, root: real })}\n`, { mode: 0o600 });
   const rootId = identity(root);
-  // Refreshes leave the search index in small pieces that slow every query: it is compacted while
-  // no call has begun for a while, rather than by the refresh that reaches the bound.
+  // Refreshes leave the search index in small pieces that slow every query: it is compacted once
+  // writes have paused for a while, between calls, rather than by the refresh that reaches the
+  // bound. Searches that need no refresh go on meanwhile (a server searched without a pause would
+  // otherwise never compact); a refresh waits for it.
   let tidying = false;
   const timer = setInterval(() => {
     const id = identity(root);
@@ -223,7 +225,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     if (!claim.stillOurs()) return close('the socket was taken over');
     if (viewerWatching()) lastActive = performance.now();
     if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && performance.now() - lastActive >= opts.idleMs) return close('idle');
-    if (!tidying && busy === 0 && warm.quietMs() >= TIDY_QUIET_MS) {
+    if (!tidying && busy === 0 && warm.indexQuietMs() >= TIDY_QUIET_MS) {
       tidying = true;
       void withContext({ ...own, warm }, async () => (await import('../search/fts-table.js')).tidyIndex(root))
         .catch(() => false)
