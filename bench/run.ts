@@ -373,8 +373,14 @@ async function residentServer(size: number, root: string, query: string, largest
       const fresh = async () => {
         await stopServe(served, root);
         served = await startServe(root);
-        // What a server builds of every note once started (src/server/serve.ts), finished before its memory is read.
-        answeredByServer(zs('tend', 'check'));
+        // What a server builds of every note once started (src/server/serve.ts), finished before
+        // its memory is read: its RSS has not moved by a megabyte for two seconds.
+        const samples: number[] = [];
+        for (const until = Date.now() + 60_000; Date.now() < until; await sleep(500)) {
+          samples.push(rssMbOf(served.pid) ?? 0);
+          const last = samples.slice(-5);
+          if (last.length === 5 && Math.max(...last) - Math.min(...last) < 1) break;
+        }
         return served.pid;
       };
       const inProcess = await totalRss(env, [], true);
