@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SERVER_PROCESS } from '../src/process.js';
 import { rssMbOf } from './harness.js';
 
 // MCP over HTTP under load (docs/http.md): `serve --http` on 127.0.0.1, CLIENTS SDK clients at
@@ -31,7 +32,8 @@ const quantile = (xs: number[], q: number) => {
 export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv, query: string, calls: number): Promise<HttpFigures> {
   const made = spawnSync('node', [bin, '--root', root, '--json', 'token', 'create', `bench-${process.pid}`], { env, encoding: 'utf8' });
   const token = JSON.parse(made.stdout).token as string;
-  const child = spawn('node', [bin, 'serve', '--root', root, '--http', '127.0.0.1:0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Started as a server started in the background is (src/process.ts `SERVER_PROCESS`), as docs/server.md#memory advises.
+  const child = spawn('node', [...SERVER_PROCESS.nodeArgs, bin, 'serve', '--root', root, '--http', '127.0.0.1:0'], { env: { ...SERVER_PROCESS.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     let said = '';
     child.stderr!.setEncoding('utf8');

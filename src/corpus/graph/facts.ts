@@ -2,7 +2,7 @@ import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import type { Note } from '../note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
@@ -93,8 +93,12 @@ function validityBack(k: unknown): Validity | undefined {
   if (!Array.isArray(k) || k.length !== 5) return undefined;
   const [date, valid_from, valid_until, fromLine, untilLine] = k as KeptValidity;
   if (!isStr(date) || !isStrOrNull(valid_from) || !isStrOrNull(valid_until) || !isNum(fromLine) || !isNum(untilLine)) return undefined;
-  return { date, valid_from, valid_until, lines: { valid_from: fromLine, valid_until: untilLine } };
+  return { date, valid_from, valid_until, lines: leanRecord({ valid_from: fromLine, valid_until: untilLine }, FIRST_VALIDITY_LINES) };
 }
+
+// The lines of keys a note does not have (1): shared by the kept facts of every such note.
+const FIRST_KEY_LINES: Readonly<NoteFacts['lines']> = Object.freeze({ supersedes: 1, superseded_by: 1 });
+const FIRST_VALIDITY_LINES: Readonly<Validity['lines']> = Object.freeze({ valid_from: 1, valid_until: 1 });
 
 /** Kept as a row of its fields, each link as a row of its own: the name gives the path. */
 const FACTS: DerivedKind<NoteFacts> = {
@@ -118,7 +122,7 @@ const FACTS: DerivedKind<NoteFacts> = {
     const [slugs, texts, blocks] = headings;
     return {
       path: name, uuid, title, superseded_by, supersedes: lean(supersedes), links: lean(links), headings: { slugs: lean(slugs), texts: lean(texts), blocks: lean(blocks) },
-      lines: { supersedes: supersedesLine, superseded_by: supersededByLine }, validity,
+      lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES), validity,
     };
   },
 };

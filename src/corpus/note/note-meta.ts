@@ -1,7 +1,7 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo, NoteTimes } from './notes.js';
-import { isStr, isStrOrNull, isStrs, keptBuilt, lean, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/files/stat-cache.ts): only notes that changed are read.
@@ -27,6 +27,8 @@ export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes' | 'times'>, seen:
 type Kept = [uuid: string, title: string, date: string, kind: string | null, author: string | null, superseded_by: string | null, supersedes: string[],
   times?: [superseded_at: string | null, archived_at: string | null, valid_from: string | null, valid_until: string | null]];
 
+const NO_TIMES: Readonly<NoteTimes> = Object.freeze({ superseded_at: null, archived_at: null, valid_from: null, valid_until: null });
+
 /** Kept as a row of its fields: the name gives the slug and path, the stat the size and mtime. */
 const META: DerivedKind<NoteMeta> = {
   file: 'notes-meta.json',
@@ -45,7 +47,7 @@ const META: DerivedKind<NoteMeta> = {
     if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
       || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull)) return undefined;
     const [superseded_at, archived_at, valid_from, valid_until] = kept;
-    const times = { superseded_at, archived_at, valid_from, valid_until };
+    const times = leanRecord({ superseded_at, archived_at, valid_from, valid_until }, NO_TIMES);
     return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes), times }, seen);
   },
 };
