@@ -27,8 +27,12 @@ export interface DerivedKind<T> {
   /** `seen`: the file's stamp, taken before it was read. */
   derive(note: Note, seen: Seen): T;
   encode(value: T): unknown;
-  /** The value back from its kept form, or undefined when that is not what `encode` gives. */
-  decode(kept: unknown, name: string, seen: Seen): T | undefined;
+  /**
+   * The value back from its kept form, or undefined when that is not what `encode` gives.
+   * `shared`: for a long-running process to keep, with the lists and records most notes have
+   * alike shared between them (see `lean`); else every part its own, for a caller to change.
+   */
+  decode(kept: unknown, name: string, seen: Seen, shared: boolean): T | undefined;
 }
 
 type Row = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
@@ -49,17 +53,19 @@ export const isNum = (v: unknown): v is number => typeof v === 'number' && Numbe
 const NONE: readonly never[] = Object.freeze([]);
 
 /**
- * A decoded list, with every empty one the same frozen list: a resident process keeps several
- * lists per note, mostly empty, and each empty list weighs 32 bytes (10 MB at 50,000 notes).
+ * A decoded list, when `shared`, with every empty one the same frozen list: a resident process
+ * keeps several lists per note, mostly empty, and each empty list weighs 32 bytes (10 MB at
+ * 50,000 notes).
  */
-export const lean = <T>(list: T[]): T[] => (list.length ? list : (NONE as never[]));
+export const lean = <T>(list: T[], shared: boolean): T[] => (shared && !list.length ? (NONE as never[]) : list);
 
 /**
- * A decoded record, as `common` (frozen, shared by every kept value) when it holds the same
- * fields: most notes say nothing of time and have no supersession keys, and each such record
- * weighs about 50 bytes a note.
+ * A decoded record, when `shared`, as `common` (frozen, shared by every kept value) when it holds
+ * the same fields: most notes say nothing of time and have no supersession keys, and each such
+ * record weighs about 50 bytes a note.
  */
-export function leanRecord<T extends Record<string, unknown>>(record: T, common: Readonly<T>): T {
+export function leanRecord<T extends Record<string, unknown>>(record: T, common: Readonly<T>, shared: boolean): T {
+  if (!shared) return record;
   for (const key in common) if (record[key] !== common[key]) return record;
   return common as T;
 }
@@ -218,7 +224,7 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch)
  * notes kept every note's text in memory for its title and uuid.
  */
 function detached<T>(kind: DerivedKind<T>, value: T, name: string, st: Seen): T {
-  return kind.decode(JSON.parse(JSON.stringify(kind.encode(value))), name, st) ?? value;
+  return kind.decode(JSON.parse(JSON.stringify(kind.encode(value))), name, st, true) ?? value;
 }
 
 /** Every readable note's answer, stating every note file (see `loadDerived`). */
@@ -253,7 +259,7 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
     const st = stat(dir + name);
     if (!st) continue; // gone since the listing
     const known = cache?.rows.get(name);
-    const kept = known && cache && rowMatches(known, st) && stampTrusted(st, cache.seenAt) ? kind.decode(known[5], name, st) : undefined;
+    const kept = known && cache && rowMatches(known, st) && stampTrusted(st, cache.seenAt) ? kind.decode(known[5], name, st, toKeep) : undefined;
     if (kept !== undefined) {
       reused++;
       rows.push(known!);

@@ -89,11 +89,11 @@ function linkBack(k: unknown): TendedLink | undefined {
   return link;
 }
 
-function validityBack(k: unknown): Validity | undefined {
+function validityBack(k: unknown, shared: boolean): Validity | undefined {
   if (!Array.isArray(k) || k.length !== 5) return undefined;
   const [date, valid_from, valid_until, fromLine, untilLine] = k as KeptValidity;
   if (!isStr(date) || !isStrOrNull(valid_from) || !isStrOrNull(valid_until) || !isNum(fromLine) || !isNum(untilLine)) return undefined;
-  return { date, valid_from, valid_until, lines: leanRecord({ valid_from: fromLine, valid_until: untilLine }, FIRST_VALIDITY_LINES) };
+  return { date, valid_from, valid_until, lines: leanRecord({ valid_from: fromLine, valid_until: untilLine }, FIRST_VALIDITY_LINES, shared) };
 }
 
 // The lines of keys a note does not have (1): shared by the kept facts of every such note.
@@ -110,10 +110,10 @@ const FACTS: DerivedKind<NoteFacts> = {
     [f.headings.slugs, f.headings.texts, f.headings.blocks], f.lines.supersedes, f.lines.superseded_by,
     [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
   ],
-  decode(k, name) {
+  decode(k, name, _seen, shared) {
     if (!Array.isArray(k) || k.length !== 9) return undefined;
     const [uuid, title, superseded_by, supersedes, kept, headings, supersedesLine, supersededByLine, keptValidity] = k as Kept;
-    const validity = validityBack(keptValidity);
+    const validity = validityBack(keptValidity, shared);
     if (!validity) return undefined;
     if (!isStr(uuid) || !isStr(title) || !isStrOrNull(superseded_by) || !isStrs(supersedes) || !Array.isArray(kept)
       || !Array.isArray(headings) || headings.length !== 3 || !headings.every(isStrs) || !isNum(supersedesLine) || !isNum(supersededByLine)) return undefined;
@@ -121,8 +121,9 @@ const FACTS: DerivedKind<NoteFacts> = {
     if (!links.every((l): l is TendedLink => l !== undefined)) return undefined;
     const [slugs, texts, blocks] = headings;
     return {
-      path: name, uuid, title, superseded_by, supersedes: lean(supersedes), links: lean(links), headings: { slugs: lean(slugs), texts: lean(texts), blocks: lean(blocks) },
-      lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES), validity,
+      path: name, uuid, title, superseded_by, supersedes: lean(supersedes, shared), links: lean(links, shared),
+      headings: { slugs: lean(slugs, shared), texts: lean(texts, shared), blocks: lean(blocks, shared) },
+      lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES, shared), validity,
     };
   },
 };

@@ -41,14 +41,14 @@ const META: DerivedKind<NoteMeta> = {
     if (t.superseded_at || t.archived_at || t.valid_from || t.valid_until) row.push([t.superseded_at, t.archived_at, t.valid_from, t.valid_until]);
     return row;
   },
-  decode(k, name, seen) {
+  decode(k, name, seen, shared) {
     if (!Array.isArray(k) || (k.length !== 7 && k.length !== 8)) return undefined;
     const [uuid, title, date, kind, author, superseded_by, supersedes, kept = [null, null, null, null]] = k as Kept;
     if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
       || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull)) return undefined;
     const [superseded_at, archived_at, valid_from, valid_until] = kept;
-    const times = leanRecord({ superseded_at, archived_at, valid_from, valid_until }, NO_TIMES);
-    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes), times }, seen);
+    const times = leanRecord({ superseded_at, archived_at, valid_from, valid_until }, NO_TIMES, shared);
+    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes, shared), times }, seen);
   },
 };
 
