@@ -47,6 +47,9 @@ describe('the full-text table', () => {
     write(root, '20260101-old.md', note(1, 'Harbour lighthouse keeper.'));
     write(root, '20260101-new.md', note(2, 'Harbour lighthouse keeper, again.'));
     expect((await zk(['--root', root, 'index', '--rebuild'])).code).toBe(0);
+    const table = await notesTable(root);
+    expect((await table.listIndices()).flatMap((i) => i.columns)).toContain('current');
+    table.close();
     expect((await paths(root, 'harbour lighthouse')).sort()).toEqual(['20260101-new.md', '20260101-old.md']);
     const superseded = await zk(['--root', root, 'supersede', '20260101-old.md', '--by', '20260101-new.md']);
     expect(superseded.code, superseded.stderr).toBe(0);

@@ -212,19 +212,20 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch)
       continue;
     }
     if (!was) kept.order = undefined;
-    kept.byName.set(name, { name, st, value: detached(kind, kind.derive(note, st), name, st), keep: !note.parsed.yamlError });
+    kept.byName.set(name, { name, st, value: answerOf(kind, note, name, st, true), keep: !note.parsed.yamlError });
     changed();
   }
   return kept;
 }
 
 /**
- * A note's answer for a long-running process to keep: through its kept form and back, so it holds
- * no slice of the note's text. V8 keeps a whole string alive for any slice of it, which at 50,000
- * notes kept every note's text in memory for its title and uuid.
+ * A note's answer, derived from its text. One `toKeep` by a long-running process goes through its
+ * kept form and back, so it holds no slice of the note's text: V8 keeps a whole string alive for
+ * any slice of it, which at 50,000 notes kept every note's text in memory for its title and uuid.
  */
-function detached<T>(kind: DerivedKind<T>, value: T, name: string, st: Seen): T {
-  return kind.decode(JSON.parse(JSON.stringify(kind.encode(value))), name, st, true) ?? value;
+function answerOf<T>(kind: DerivedKind<T>, note: Note, name: string, st: Seen, toKeep: boolean): T {
+  const value = kind.derive(note, st);
+  return toKeep ? (kind.decode(JSON.parse(JSON.stringify(kind.encode(value))), name, st, true) ?? value) : value;
 }
 
 /** Every readable note's answer, stating every note file (see `loadDerived`). */
@@ -241,7 +242,7 @@ const SLICE = 500;
 /**
  * `loadStated`, one slice of notes at a time: it yields between slices, so a long-running
  * process can build its first answers without keeping other calls waiting for all of them.
- * `toKeep`: the answers are for a long-running process to keep (see `detached`).
+ * `toKeep`: the answers are for a long-running process to keep (see `answerOf`).
  */
 function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): Generator<void, Derived<T>[]> {
   const cacheFile = current().noteCache?.(root, kind.file);
@@ -268,8 +269,7 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
     }
     const note = readNoteFile(root, name);
     if (!note) continue;
-    const derived = kind.derive(note, st);
-    const value = toKeep ? detached(kind, derived, name, st) : derived;
+    const value = answerOf(kind, note, name, st, toKeep);
     const keep = !note.parsed.yamlError;
     out.push({ name, st, value, keep });
     // The stat taken before the read: a change during the read shows as a moved stat next time.
@@ -316,10 +316,7 @@ function loadAll<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): Derive
   for (const name of listNoteFiles(root)) {
     const st = stat(dir + name);
     const n = st && readNoteFile(root, name);
-    if (n) {
-      const value = kind.derive(n, st);
-      out.push({ name, st, value: toKeep ? detached(kind, value, name, st) : value, keep: !n.parsed.yamlError });
-    }
+    if (n) out.push({ name, st, value: answerOf(kind, n, name, st, toKeep), keep: !n.parsed.yamlError });
   }
   return out;
 }

@@ -32,6 +32,7 @@ export interface NoteFigures {
   superseded: number;
 }
 
+/** The notes' count, by kind, and how many are superseded. */
 export function noteFigures(notes: readonly NoteMeta[]): NoteFigures {
   const byKind: Record<string, number> = { concept: 0, entity_update: 0, decision: 0, none: 0 };
   let superseded = 0;
