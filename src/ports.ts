@@ -54,4 +54,10 @@ export interface NoteWatch {
   take(key: string): { names: Set<string>; complete: boolean };
   /** What a consumer keeps between calls, under its key (the process's, not one call's). */
   readonly kept: Map<string, unknown>;
+  /**
+   * Have `build` keep, under `key`, what a call could have used had it been kept: run between
+   * calls in the process's own context, once per key at a time, and stopped when the process
+   * closes. A process that builds nothing for calls to come leaves it out.
+   */
+  warmSoon?(key: string, build: (signal: AbortSignal) => Promise<void>): void;
 }

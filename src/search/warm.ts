@@ -349,12 +349,25 @@ export class RootWatch {
   }
 }
 
+/** How a long-running process keeps its warm index. */
+export interface WarmIndexOptions {
+  /**
+   * Without a watcher, every note is checked at most this often (0: before every search, as the
+   * resident server does, so an answer never misses another host's write).
+   */
+  networkRescanMs?: number;
+  /**
+   * Runs `job` in the process's own context, not that of the call that asked for it (see
+   * `NoteWatch.warmSoon`); without it nothing is built for the calls to come.
+   */
+  warmUp?: (job: () => Promise<void>) => void;
+}
+
 /**
  * The warm state of the server of `root`; `local` says whether watching the root can see every
- * change. Without a watcher every note is checked at most every `networkRescanMs` (0: before
- * every search, as the resident server does, so an answer never misses another host's write).
+ * change (see `WarmIndexOptions` for the rest).
  */
-export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: number } = {}): WarmIndex & { close(): void } {
+export function warmIndex(root: string, local: boolean, o: WarmIndexOptions = {}): WarmIndex & { close(): void } {
   let watch: RootWatch | undefined;
   if (local) {
     try {
@@ -365,7 +378,18 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
   }
   const tables = new TableCache();
   const kept = new Map<string, unknown>();
-  const notes: NoteWatch | undefined = watch && { take: (key) => watch!.takeFor(key), kept };
+  const closing = new AbortController();
+  const warming = new Set<string>();
+  const warmSoon = (key: string, build: (signal: AbortSignal) => Promise<void>) => {
+    if (!o.warmUp || warming.has(key) || kept.has(key) || closing.signal.aborted) return;
+    warming.add(key);
+    // Not within the call that asked: it goes on, and the building runs between its steps.
+    o.warmUp(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await build(closing.signal).finally(() => warming.delete(key));
+    });
+  };
+  const notes: NoteWatch | undefined = watch && { take: (key) => watch!.takeFor(key), kept, warmSoon };
   const manifest = new KeptFile<KnownManifest>();
   const vectors = new KeptFile<VectorState>();
   let queue: Promise<unknown> = Promise.resolve();
@@ -396,6 +420,7 @@ export function warmIndex(root: string, local: boolean, o: { networkRescanMs?: n
     unwatchedRescanMs: local ? 0 : (o.networkRescanMs ?? NETWORK_RESCAN_MS),
     watchedRescanMs: WATCHED_RESCAN_MS,
     close() {
+      closing.abort();
       watch?.close();
       tables.close();
     },

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { current, withContext, type Io } from '../context.js';
-import { warmNoteFacts } from '../corpus/graph/facts.js';
-import { warmNoteMetas } from '../corpus/note/note-meta.js';
 import type { HttpOptions, RunningHttp } from './http.js';
 import type { Viewer } from '../viewer/web.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
-import { warmIndex } from '../search/warm.js';
+import { warmIndex, type WarmIndex } from '../search/warm.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { buildId, HEARTBEAT_MS, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
 import { claimSocket, pidFile, releaseSocket } from './claim.js';
@@ -58,8 +56,14 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   const build = settings.fault() === 'server-other-build' ? `${buildId()}-other` : buildId();
   const since = new Date().toISOString();
   const local = indexLocation(root).fileSystem === null;
-  // On a network file system no watcher sees other hosts' writes: every search checks every note first.
-  const warm = warmIndex(root, local, { networkRescanMs: 0 });
+  // On a network file system no watcher sees other hosts' writes: every search checks every note
+  // first. What whole-corpus calls need of every note (for `list` and `status`; every note's links,
+  // for `read`'s backlinks and `tend check`) is built in the server's own context, in slices between
+  // calls, once a call first asks for it (src/corpus/files/stat-cache.ts `keptOrWarming`).
+  const warm: WarmIndex & { close(): void } = warmIndex(root, local, {
+    networkRescanMs: 0,
+    warmUp: (job) => void withContext({ ...own, warm }, job).catch(() => undefined),
+  });
   const sessions = new Set<net.Socket>();
   let busy = 0;
   // Idle time is measured on the monotonic clock: a system clock set back an hour must not keep a server an hour longer.
@@ -234,14 +238,6 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
   timer.unref();
   opts.onReady?.(state());
-  // What whole-corpus calls need of every note (for `list` and `status`; every note's links, for
-  // `read`'s backlinks and `tend check`), built in slices between calls rather than by the first.
-  const warming = new AbortController();
-  void done.then(() => warming.abort());
-  void withContext({ ...current(), warm }, async () => {
-    await warmNoteMetas(root, warming.signal);
-    await warmNoteFacts(root, warming.signal);
-  }).catch(() => undefined);
   return { done, close };
 }
 

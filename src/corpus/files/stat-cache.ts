@@ -135,23 +135,23 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
 
 /**
  * Every readable note's answer when a long-running process keeps them in memory already (see
- * `loadWatched` and `warmDerived`), else undefined: for a caller with a cheaper way than building
- * them all.
+ * `loadWatched`), else undefined: for a caller with a cheaper way than building them all. A
+ * long-running process that does not keep them yet builds them for the calls to come (see
+ * `keptOrWarming`).
  */
 export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefined {
   const watch = current().warm?.notes;
-  return watch?.kept.has(keptKey(root, kind)) ? loadWatched(root, kind, watch) : undefined;
+  return watch && keptOrWarming(root, kind, watch) ? loadWatched(root, kind, watch) : undefined;
 }
 
 /**
  * What `build` makes of every kept answer (an index of them, say), kept under `name` until a note
- * changes; undefined when no long-running process keeps the answers. A call then pays for a look-up
- * in the index, not for building it over every note.
+ * changes; undefined when no long-running process keeps the answers (yet: see `keptDerived`). A
+ * call then pays for a look-up in the index, not for building it over every note.
  */
 export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string, build: (values: readonly T[]) => R): R | undefined {
   const watch = current().warm?.notes;
-  const key = keptKey(root, kind);
-  if (!watch?.kept.has(key)) return undefined;
+  if (!watch || !keptOrWarming(root, kind, watch)) return undefined;
   const kept = watchedAnswers(root, kind, watch);
   if (!kept.built.has(name)) kept.built.set(name, build(keptValues(kept)));
   return kept.built.get(name) as R;
@@ -281,15 +281,26 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
 }
 
 /**
+ * Whether a long-running process keeps `kind`'s answers. When it does not yet, it is asked to build
+ * them between calls: memory goes to what its calls use (a server that only searches keeps none),
+ * and the first call that could use them pays what a call of its own would, not the ones after it.
+ */
+function keptOrWarming<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): boolean {
+  const key = keptKey(root, kind);
+  if (watch.kept.has(key)) return true;
+  watch.warmSoon?.(key, (signal) => warmDerived(root, kind, watch, signal));
+  return false;
+}
+
+/**
  * Build the answers a long-running process keeps (see `loadWatched`) a slice at a time, letting
  * other work run between slices (and stopping when `signal` says so); nothing is done when they
  * are kept already. What changes while it runs is named by the watcher to the next call, as for
  * any kept answers.
  */
-export async function warmDerived<T>(root: string, kind: DerivedKind<T>, signal?: AbortSignal): Promise<void> {
-  const watch = current().warm?.notes;
+async function warmDerived<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch, signal: AbortSignal): Promise<void> {
   const key = keptKey(root, kind);
-  if (!watch || watch.kept.has(key)) return;
+  if (signal.aborted || watch.kept.has(key)) return;
   // From here on the watcher keeps what changes for the next call; every note is stated after this.
   watch.take(key);
   const steps = statedSteps(root, kind, true);

@@ -2,7 +2,7 @@ import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import type { Note } from '../note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type DerivedKind } from '../files/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
@@ -136,9 +136,4 @@ export function loadNoteFacts(root: string): NoteFacts[] {
 /** What `build` makes of every note's facts, kept until a note changes, when a resident process keeps them; else undefined (see `keptBuilt`). */
 export function keptFactsBuilt<R>(root: string, name: string, build: (facts: readonly NoteFacts[]) => R): R | undefined {
   return keptBuilt(root, FACTS, name, build);
-}
-
-/** Build the facts a resident process keeps, a slice at a time (see `warmDerived`). */
-export function warmNoteFacts(root: string, signal?: AbortSignal): Promise<void> {
-  return warmDerived(root, FACTS, signal);
 }

@@ -1,7 +1,7 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo, NoteTimes } from './notes.js';
-import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, warmDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type DerivedKind } from '../files/stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/files/stat-cache.ts): only notes that changed are read.
@@ -65,9 +65,4 @@ export function keptNoteMetas(root: string): NoteMeta[] | undefined {
 /** What `build` makes of every note's metadata, kept until a note changes, when a resident process keeps it; else undefined (see `keptBuilt`). */
 export function keptMetasBuilt<R>(root: string, name: string, build: (metas: readonly NoteMeta[]) => R): R | undefined {
   return keptBuilt(root, META, name, build);
-}
-
-/** Build the metadata a resident process keeps, a slice at a time (see `warmDerived`). */
-export function warmNoteMetas(root: string, signal?: AbortSignal): Promise<void> {
-  return warmDerived(root, META, signal);
 }

@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { current, withContext } from '../src/context.js';
+import { keptFactsBuilt } from '../src/corpus/graph/facts.js';
+import { keptMetasBuilt, loadNoteMetas } from '../src/corpus/note/note-meta.js';
+import { warmIndex } from '../src/search/warm.js';
+import { tempCorpus, write } from './helpers/corpus.js';
+
+// A resident process builds what whole-corpus calls need of every note only once a call asks
+// for it, between calls and in its own context (src/corpus/files/stat-cache.ts `keptOrWarming`):
+// memory goes to what its calls use.
+
+const U = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
+const note = (n: number, title: string, body: string) => `---\nuuid: ${U(n)}\ntitle: ${title}\ndate: 2026-01-01\n---\n\n# ${title}\n\n${body}\n`;
+
+const open: { close(): void }[] = [];
+afterEach(() => {
+  for (const w of open.splice(0)) w.close();
+});
+
+function corpus(): string {
+  const root = tempCorpus();
+  write(root, '20260101-alpha.md', note(1, 'Alpha', 'The first note.'));
+  write(root, '20260101-beta.md', note(2, 'Beta', 'Links to [[Alpha]].'));
+  return root;
+}
+
+/** A warm index whose warm-ups are held until the test runs them, in the process's own context. */
+function heldWarmUps(root: string) {
+  const jobs: (() => Promise<void>)[] = [];
+  const warm = warmIndex(root, true, { warmUp: (job) => void jobs.push(job) });
+  open.push(warm);
+  const own = { ...current(), warm };
+  const call = <T>(fn: () => T): T => withContext(own, fn);
+  const runAll = async () => {
+    for (const job of jobs.splice(0)) await withContext(own, job);
+  };
+  return { warm, jobs, call, runAll };
+}
+
+const linkCount = (facts: readonly { links: unknown[] }[]) => facts.reduce((n, f) => n + f.links.length, 0);
+const titles = (metas: readonly { title: string }[]) => metas.map((m) => m.title);
+
+describe('what a resident process keeps of every note, built once a call asks', () => {
+  it('keeps nothing until a call asks; then builds it once, between calls, and answers from it after', async () => {
+    const root = corpus();
+    const { warm, jobs, call, runAll } = heldWarmUps(root);
+    expect(warm.notes?.kept.size).toBe(0);
+    // A call that could use every note's links finds none kept: it goes its own way, and asks for them once.
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
+    expect(jobs).toHaveLength(1);
+    expect(warm.notes?.kept.size).toBe(0); // nothing was built within the calls
+    await runAll();
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(1);
+    // The metadata is another kind, asked for of its own.
+    expect(call(() => keptMetasBuilt(root, 'titles', titles))).toBeUndefined();
+    expect(jobs).toHaveLength(1);
+    await runAll();
+    expect(call(() => keptMetasBuilt(root, 'titles', titles))).toEqual(['Alpha', 'Beta']);
+    expect(jobs).toHaveLength(0);
+  });
+
+  it('answers what the notes say now once built: a link added while the warm-up waited counts', async () => {
+    const root = corpus();
+    const { warm, call, runAll } = heldWarmUps(root);
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
+    write(root, '20260101-gamma.md', note(3, 'Gamma', 'Links to [[Alpha]] and [[Beta]].'));
+    await warm.sync();
+    await runAll();
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(3);
+    fs.rmSync(path.join(root, '20260101-beta.md'));
+    await warm.sync();
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(2);
+  });
+
+  it('a call that builds every answer itself (list, status) keeps them: no warm-up is asked for after it', async () => {
+    const root = corpus();
+    const { jobs, call } = heldWarmUps(root);
+    expect(titles(call(() => loadNoteMetas(root)))).toEqual(['Alpha', 'Beta']);
+    expect(call(() => keptMetasBuilt(root, 'titles', titles))).toEqual(['Alpha', 'Beta']);
+    expect(jobs).toHaveLength(0);
+  });
+
+  it('stops with the process: a warm-up that had not run keeps nothing, and none is asked for after', async () => {
+    const root = corpus();
+    const { warm, jobs, call, runAll } = heldWarmUps(root);
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
+    warm.close();
+    await runAll();
+    expect(warm.notes?.kept.size).toBe(0);
+    expect(call(() => keptMetasBuilt(root, 'titles', titles))).toBeUndefined();
+    expect(jobs).toHaveLength(0);
+  });
+
+  it('without a way to build between calls, nothing is kept but what calls build themselves', () => {
+    const root = corpus();
+    const warm = warmIndex(root, true);
+    open.push(warm);
+    const call = <T>(fn: () => T): T => withContext({ ...current(), warm }, fn);
+    expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
+    expect(warm.notes?.kept.size).toBe(0);
+  });
+});
