@@ -1,10 +1,11 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Embedder } from '../src/llm/embed.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { fuseScores } from '../src/search/hybrid.js';
 import { searchCorpus } from '../src/search/index.js';
-import { queryTerms, queryWords } from '../src/search/terms.js';
+import { queryTerms, queryWords, stem, stemFinder, stemsOf, wordsOf } from '../src/search/terms.js';
 import { relevanceFloor } from '../src/search/vector.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
@@ -91,6 +92,29 @@ describe('query terms', () => {
       { stem: 'modul', prefix: 'modul', whole: false },
     ]);
     expect(queryWords('what kind of thing did she say?')).toEqual(['what', 'kind', 'of', 'thing', 'did', 'she', 'say']);
+  });
+
+  it("are found in a text's words as stemming every word finds them, though only words that begin as a term does are stemmed", () => {
+    // The repository's own prose and notes, Porter2's exceptions, and words of other scripts.
+    const dir = path.join(import.meta.dirname, '..');
+    const texts = [
+      ...['README.md', ...fs.readdirSync(path.join(dir, 'docs')).map((f) => `docs/${f}`)].map((f) => path.join(dir, f)),
+      ...fs.readdirSync(path.join(dir, 'examples', 'corpus')).map((f) => path.join(dir, 'examples', 'corpus', f)),
+    ].filter((f) => f.endsWith('.md')).map((f) => fs.readFileSync(f, 'utf8'));
+    texts.push('skis skies dying lying tying idly gently ugly early only singly sky news howe atlas cosmos bias andes yelling ies yes',
+      'Übermäßig ÉCOLE naïve café straße Дом домами 東京 タワー 𝒳ylophone ｆｕｌｌ \u0301accent e\u0301cole', 'ties cries generously happily relational conditional');
+    const words = new Set(texts.flatMap(wordsOf));
+    expect(words.size).toBeGreaterThan(3000);
+    // What the shortcut rests on: every stem begins with its word's first character.
+    expect([...words].filter((w) => stem(w)[0] !== w[0])).toEqual([]);
+    // And so it finds what stemming every word finds, whichever terms are asked for (words begun by a
+    // mark, or a character beyond the 16-bit range, among them).
+    const all = [...words].map(stem);
+    for (const [i, text] of texts.entries()) {
+      const terms = [all[(i * 7919) % all.length], all[(i * 104729) % all.length], 'run', 'happi', 'die', 'ski', 'дом', stem('𝒳ylophone'), stem('ｆｕｌｌ'), stem('école')];
+      const found = new Set(stemsOf(text));
+      expect(stemFinder(terms)(text)).toEqual(new Set(terms.filter((t) => found.has(t))));
+    }
   });
 });
 

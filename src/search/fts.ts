@@ -3,7 +3,7 @@ import { TABLE, syncIndex, type Row } from './fts-table.js';
 import { indexDir, lance, openTable, plainRows, type Table } from './lance.js';
 import { hitsFromRanking } from './hits.js';
 import { coverage, passesFloor, titleTerms, type TermRarity } from './score.js';
-import { queryWords, searchTerms, snippetTerms, stem, stemsOf } from './terms.js';
+import { queryWords, searchTerms, snippetTerms, stem, stemFinder } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 import { EVERY_NOTE } from './types.js';
 import { callWarmIndex } from './warm.js';
@@ -67,8 +67,9 @@ async function termRarity(root: string, stems: string[], words: Map<string, stri
  */
 function byCoverage(rows: Match[], terms: string[], o: SearchOptions, rarity?: TermRarity): Match[] {
   if (terms.length < 2) return rows;
+  const stemsIn = stemFinder(terms);
   const scored = rows.flatMap((r) => {
-    const words = new Set(stemsOf(`${r.title}\n${r.body}`));
+    const words = stemsIn(`${r.title}\n${r.body}`);
     const has = (i: number) => words.has(terms[i]);
     if (rarity && !passesFloor(o, rarity, has, () => r.title)) return [];
     return [{ r, score: r._score * coverage(terms.filter((t) => words.has(t)).length / terms.length) }];

@@ -60,6 +60,28 @@ export function stemsOf(text: string): string[] {
   return wordsOf(text).map(stem);
 }
 
+/**
+ * What finds which of `stems` a text's words have (as `stemsOf` would find them). Only the words
+ * that begin as one of them does are looked at and stemmed, a fraction of a text: a Porter2 stem
+ * begins with its word's first letter (its steps change only a word's end, and its exceptions keep
+ * the first letter), and a word of another script is its own stem.
+ */
+export function stemFinder(stems: readonly string[]): (text: string) => Set<string> {
+  const wanted = new Set(stems);
+  const firsts = [...new Set(stems.filter(Boolean).map((s) => [...s][0]))].map((c) => c.replace(/[\\\]^-]/g, '\\$&'));
+  // A word, as `wordsOf` splits them: a whole run of letters, digits and marks.
+  const words = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])[${firsts.join('')}][\\p{L}\\p{N}\\p{M}]*`, 'gu');
+  return (text) => {
+    const found = new Set<string>();
+    if (!firsts.length) return found;
+    for (const [word] of text.toLowerCase().normalize('NFC').matchAll(words)) {
+      const s = stem(word);
+      if (wanted.has(s)) found.add(s);
+    }
+    return found;
+  };
+}
+
 /** One term of a query: the stem it stands for and the literal start every word of that stem shares. */
 export interface QueryTerm {
   stem: string;
