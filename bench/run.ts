@@ -6,6 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { SERVER_PROCESS } from '../src/process.js';
+import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
 import { startEmbedWorker } from './embed-server.js';
 import { httpLoad } from './http.js';
 import { viewerLoad } from './viewer.js';
@@ -239,6 +240,21 @@ async function stopServe(served: Served, root: string): Promise<void> {
   foreground.delete(served.child);
 }
 
+/**
+ * Wait (up to 30 s) until the last manifest of `root`'s index counts fewer refreshes since the
+ * table was compacted than a resident server compacts after once writes pause
+ * (src/search/fts-table.ts `tidyIndex`).
+ */
+async function compacted(root: string): Promise<void> {
+  const refreshes = () => {
+    const lines = fs.readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8').trim().split('\n');
+    return (JSON.parse(lines.at(-1)!) as { refreshes: number }).refreshes;
+  };
+  for (const until = Date.now() + 30_000; refreshes() >= TIDY_AFTER_WRITES; await sleep(250)) {
+    if (Date.now() > until) throw new Error('the server did not compact the index within 30 s of the writes');
+  }
+}
+
 /** Run `c` once with `--json` (untimed) and fail unless the resident server answered it. */
 function answeredByServer(c: Cmd): void {
   const r = spawnSync(c.cmd, [...c.args, '--json'], { env: c.env, encoding: 'utf8', maxBuffer: 256 << 20 });
@@ -328,7 +344,9 @@ async function residentServer(size: number, root: string, query: string, largest
     }
 
     // MCP: the stdio bridge to a session on the server against the in-process MCP server, their
-    // searches alternating.
+    // searches alternating, once the server has compacted the index the cases above refreshed (it
+    // does once writes pause for 5 s: docs/server.md), which would otherwise run beside them.
+    await compacted(root);
     const bridge = await mcpSession(BIN, root, { ...serverEnv, ZK_MEMORY_BACKEND: 'fts' });
     const local = await mcpSession(BIN, root, { ...env, ZK_MEMORY_BACKEND: 'fts' });
     try {
