@@ -1,9 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.js';
 import { current, withContext } from '../src/context.js';
 import { keptFactsBuilt } from '../src/corpus/graph/facts.js';
 import { keptMetasBuilt, loadNoteMetas } from '../src/corpus/note/note-meta.js';
+import { mcpSession, sessionContext } from '../src/mcp/server.js';
 import { warmIndex } from '../src/search/warm.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
@@ -81,6 +85,31 @@ describe('what a resident process keeps of every note, built once a call asks', 
     expect(titles(call(() => loadNoteMetas(root)))).toEqual(['Alpha', 'Beta']);
     expect(call(() => keptMetasBuilt(root, 'titles', titles))).toEqual(['Alpha', 'Beta']);
     expect(jobs).toHaveLength(0);
+  });
+
+  it('a server whose calls only search, from the command line or over MCP, keeps nothing of every note and asks for nothing', async () => {
+    const root = corpus();
+    const { warm, jobs } = heldWarmUps(root);
+    const io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => root };
+    const env = { ...process.env, ZK_MEMORY_SERVER: 'off', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_EMBED_BASE: '' };
+    const call = (...argv: string[]) => main(['--root', root, ...argv], io, env, { warm, served: true });
+    for (const backend of ['fts', 'rg']) expect(await call('search', 'alpha first', '--backend', backend)).toBe(0);
+    const server = await mcpSession(root, sessionContext({ ...current(), warm }, warm));
+    const [client, side] = InMemoryTransport.createLinkedPair();
+    await server.connect(side);
+    const mcp = new Client({ name: 'test', version: '1' });
+    await mcp.connect(client);
+    try {
+      const found = await mcp.callTool({ name: 'search', arguments: { query: 'links alpha' } });
+      expect(JSON.stringify(found.structuredContent)).toContain('20260101-beta.md');
+    } finally {
+      await mcp.close();
+    }
+    expect(jobs).toHaveLength(0);
+    expect(warm.notes?.kept.size).toBe(0);
+    // What does ask: a read, for the note's backlinks.
+    expect(await call('read', '20260101-alpha')).toBe(0);
+    expect(jobs).toHaveLength(1);
   });
 
   it('stops with the process: a warm-up that had not run keeps nothing, and none is asked for after', async () => {
