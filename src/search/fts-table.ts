@@ -10,6 +10,7 @@ import {
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
+import { FileStates } from './file-states.js';
 import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import { now } from '../context.js';
 import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
@@ -71,7 +72,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   await indexScalars(table);
   const builtAt = new Date().toISOString();
   const manifest: Manifest = {
-    files: new Map([...delta.upsert].map(([name, u]) => [name, u.state])),
+    files: new FileStates([...delta.upsert].map(([name, u]) => [name, u.state] as const)),
     refreshes: 0, builtAt, refreshedAt: builtAt,
   };
   const id = writeManifest(root, manifest);

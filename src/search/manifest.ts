@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FileStamp } from '../corpus/files/file-stamp.js';
 import { sha256 } from '../corpus/files/files.js';
+import { FileStates } from './file-states.js';
 import { fileIdentity, identityOf, readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 
@@ -21,7 +22,7 @@ export interface FileState extends FileStamp {
 
 /** What the index knows of the corpus (on disk as compact rows, it is read before every query). */
 export interface Manifest {
-  files: Map<string, FileState>;
+  files: FileStates;
   refreshes: number;
   builtAt: string;
   refreshedAt: string;
@@ -107,7 +108,7 @@ export function readManifest(root: string): KnownManifest | undefined {
   const read = readIndexRecord<ManifestFile>(manifestPath(root), MANIFEST_VERSION);
   if (!read || !Array.isArray(read.record.files)) return undefined;
   const m = read.record;
-  const files = new Map<string, FileState>();
+  const files = new FileStates();
   for (const row of m.files) files.set(row[0], stateOf(row));
   const manifest: Manifest = { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
   const log = readLog(root);
