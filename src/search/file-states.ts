@@ -1,4 +1,12 @@
-import type { FileState } from './manifest.js';
+import type { FileStamp } from '../corpus/files/file-stamp.js';
+
+/** What the index knows of one note file, to tell cheaply whether it changed. */
+export interface FileState extends FileStamp {
+  /** The first 16 hex digits of the content's sha256: enough to tell a real change from a touch. */
+  hash: string;
+  /** Stated too soon after a change for its stamp to vouch for its content: read again next time. */
+  unsure: boolean;
+}
 
 /**
  * What the index knows of every note file, by name, as a map: kept column by column, since a

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileStamp } from '../corpus/files/file-stamp.js';
 import { sha256 } from '../corpus/files/files.js';
-import { FileStates } from './file-states.js';
+import { FileStates, type FileState } from './file-states.js';
 import { fileIdentity, identityOf, readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 
@@ -11,14 +10,6 @@ import { indexDir } from './lance.js';
 // it), and `manifest.log`, a line per refresh since with the rows it changed. At 50,000 notes the
 // rows are 5 MB: a refresh appends a line, and the whole is written again only once the log
 // outgrows an eighth of it.
-
-/** What the index knows of one note file, to tell cheaply whether it changed. */
-export interface FileState extends FileStamp {
-  /** The first 16 hex digits of the content's sha256: enough to tell a real change from a touch. */
-  hash: string;
-  /** Stated too soon after a change for its stamp to vouch for its content: read again next time. */
-  unsure: boolean;
-}
 
 /** What the index knows of the corpus (on disk as compact rows, it is read before every query). */
 export interface Manifest {
@@ -30,6 +21,8 @@ export interface Manifest {
 
 /** A manifest with the identity of the file it was read from or written as. */
 export type KnownManifest = Manifest & { id: string };
+
+export type { FileState } from './file-states.js';
 
 const MANIFEST_VERSION = 3;
 
