@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { SERVER_PROCESS } from '../src/process.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
+import { readManifest } from '../src/search/manifest.js';
 import { startEmbedWorker } from './embed-server.js';
 import { httpLoad } from './http.js';
 import { viewerLoad } from './viewer.js';
@@ -246,10 +247,7 @@ async function stopServe(served: Served, root: string): Promise<void> {
  * (src/search/fts-table.ts `tidyIndex`).
  */
 async function compacted(root: string): Promise<void> {
-  const refreshes = () => {
-    const lines = fs.readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8').trim().split('\n');
-    return (JSON.parse(lines.at(-1)!) as { refreshes: number }).refreshes;
-  };
+  const refreshes = () => readManifest(root)?.refreshes ?? 0;
   for (const until = Date.now() + 30_000; refreshes() >= TIDY_AFTER_WRITES; await sleep(250)) {
     if (Date.now() > until) throw new Error('the server did not compact the index within 30 s of the writes');
   }

@@ -69,11 +69,11 @@ export function stemsOf(text: string): string[] {
 export function stemFinder(stems: readonly string[]): (text: string) => Set<string> {
   const wanted = new Set(stems);
   const firsts = [...new Set(stems.filter(Boolean).map((s) => [...s][0]))].map((c) => c.replace(/[\\\]^-]/g, '\\$&'));
+  if (!firsts.length) return () => new Set();
   // A word, as `wordsOf` splits them: a whole run of letters, digits and marks.
   const words = new RegExp(`(?<![\\p{L}\\p{N}\\p{M}])[${firsts.join('')}][\\p{L}\\p{N}\\p{M}]*`, 'gu');
   return (text) => {
     const found = new Set<string>();
-    if (!firsts.length) return found;
     for (const [word] of text.toLowerCase().normalize('NFC').matchAll(words)) {
       const s = stem(word);
       if (wanted.has(s)) found.add(s);

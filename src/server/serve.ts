@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import { current, withContext, type Io } from '../context.js';
+import { current, newCall, withContext, type Io } from '../context.js';
 import type { HttpOptions, RunningHttp } from './http.js';
 import type { Viewer } from '../viewer/web.js';
 import { ZkError } from '../errors.js';
@@ -62,8 +62,10 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   // calls, once a call first asks for it (src/corpus/files/stat-cache.ts `keptOrWarming`).
   const warm: WarmIndex & { close(): void } = warmIndex(root, local, {
     networkRescanMs: 0,
-    warmUp: (job) => void withContext({ ...own, warm }, job).catch(() => undefined),
+    warmUp: (job) => void withContext(ownCall(), job).catch(() => undefined),
   });
+  /** A call of the server's own (a warm-up, a compaction, the viewer's pages), with the warm index. */
+  const ownCall = () => newCall({ ...own, warm });
   const sessions = new Set<net.Socket>();
   let busy = 0;
   // Idle time is measured on the monotonic clock: a system clock set back an hour must not keep a server an hour longer.
@@ -175,7 +177,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   /** The viewer, started once; its pages are read in calls of the server's own context, with the warm index. */
   function startViewer(): Promise<Viewer> {
     viewer ??= import('../viewer/web.js').then(async ({ listenViewer }) => {
-      const v = await listenViewer(root, { ...own, warm }, state);
+      const v = await listenViewer(root, ownCall(), state);
       openViewer = v;
       return v;
     });
@@ -231,7 +233,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && performance.now() - lastActive >= opts.idleMs) return close('idle');
     if (!tidying && busy === 0 && warm.indexQuietMs() >= TIDY_QUIET_MS) {
       tidying = true;
-      void withContext({ ...own, warm }, async () => (await import('../search/fts-table.js')).tidyIndex(root))
+      void withContext(ownCall(), async () => (await import('../search/fts-table.js')).tidyIndex(root))
         .catch(() => false)
         .finally(() => (tidying = false));
     }
