@@ -1,5 +1,7 @@
 import { execa } from 'execa';
 import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +28,8 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
   let env: Record<string, string>;
   let base: string;
   let shots: string;
+  /** A second corpus, with a server and viewer of its own. */
+  let other: string | undefined;
   const run = (...args: string[]) => zk(['--root', root, ...args], { env });
 
   beforeAll(async () => {
@@ -55,6 +59,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     if (root) await zkProcess(['serve', '--stop', '--root', root], { env });
+    if (other) await zkProcess(['serve', '--stop', '--root', other], { env });
   });
 
   async function open(): Promise<Page> {
@@ -199,5 +204,104 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     const before = fs.readdirSync(root).sort();
     expect((await at('/note/..%2F..%2Fetc%2Fpasswd')).status).toBe(404);
     expect(fs.readdirSync(root).sort()).toEqual(before);
+  });
+  it('keeps the sessions of two corpora apart, and no cookie another local service receives is taken by another viewer', async () => {
+    other = tempCorpus();
+    await zk(['--root', other, 'write', 'otter', 'Otter', 'Otters hold hands while they sleep.'], { env });
+    const page = await open();
+    const mine = base;
+    const view = await zkProcess(['--root', other, 'view', '--no-open', '--json'], { env });
+    const theirs = new URL(view.json.url).origin;
+    expect(theirs).not.toBe(mine);
+    expect((await page.goto(view.json.url))!.status()).toBe(200);
+    // Opening the other corpus's viewer did not log this browser out of the first.
+    expect((await page.goto(`${mine}/recent`))!.status()).toBe(200);
+    expect((await page.goto(`${theirs}/recent`))!.status()).toBe(200);
+    expect(await page.locator('#recent a').allTextContents()).toEqual(['Otter']);
+    // A plain web service on another port of 127.0.0.1, visited by the same browser, is sent the viewers' cookies.
+    const received: string[] = [];
+    const service = http.createServer((req, res) => {
+      received.push(req.headers.cookie ?? '');
+      res.end('another service');
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.goto(`http://127.0.0.1:${(service.address() as net.AddressInfo).port}/`);
+    } finally {
+      service.closeAllConnections();
+      await new Promise((resolve) => service.close(resolve));
+    }
+    await page.close();
+    const cookies = received[0].split(';').map((c) => c.trim()).filter(Boolean).map((c) => [c.slice(0, c.indexOf('=')), c.slice(c.indexOf('=') + 1)]);
+    expect(cookies).toHaveLength(2);
+    const taken = async (at: string, name: string, value: string) => (await fetch(`${at}/recent`, { redirect: 'manual', headers: { cookie: `${name}=${value}` } })).status;
+    // Each value is taken by its own viewer under its own name only: never by the other viewer,
+    // under either name, so a cookie replayed from another service opens no other corpus.
+    const accepted: string[] = [];
+    for (const [name, value] of cookies) {
+      for (const at of [mine, theirs]) {
+        for (const [asName] of cookies) {
+          const status = await taken(at, asName, value);
+          expect([200, 401]).toContain(status);
+          if (status === 200) accepted.push(`${name}@${at} as ${asName}`);
+        }
+      }
+    }
+    expect(accepted).toHaveLength(2);
+    expect(accepted.every((a) => a.endsWith(`as ${a.split('@')[0]}`))).toBe(true);
+    expect(new Set(accepted.map((a) => a.split('@')[1].split(' ')[0])).size).toBe(2);
+  });
+
+  it('answers a bad parameter with 400 and what was wrong, and offers only the backends that work here', async () => {
+    const page = await open();
+    // No embedding endpoint is configured: vector and hybrid are not offered.
+    expect(await page.locator('#backend option').allTextContents()).toEqual(['auto', 'rg', 'fts']);
+    const bad = await page.goto(`${base}/search?q=judy&backend=bogus`);
+    expect(bad!.status()).toBe(400);
+    expect(await page.locator('main').textContent()).toContain('unknown search backend: "bogus"');
+    const vector = await page.goto(`${base}/search?q=judy&backend=vector`);
+    expect(vector!.status()).toBe(400);
+    expect(await page.locator('main').textContent()).toContain('needs an embedding endpoint');
+    const api = await page.goto(`${base}/api/search?q=judy&backend=hybrid`);
+    expect(api!.status()).toBe(400);
+    expect(JSON.parse(await api!.text())).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringContaining('needs an embedding endpoint') } });
+    expect((await page.goto(`${base}/graph?hops=9`))!.status()).toBe(400);
+    expect((await page.goto(`${base}/recent?kind=bogus`))!.status()).toBe(400);
+    expect(await page.locator('main').textContent()).toContain('unknown kind: "bogus"');
+    await page.close();
+  });
+});
+
+describe('the search page\'s backends', () => {
+  it('offers vector and hybrid when an embedding endpoint is configured', async () => {
+    const { withContext } = await import('../src/context.js');
+    const { Settings } = await import('../src/settings.js');
+    const { searchPage } = await import('../src/viewer/pages.js');
+    const root = tempCorpus();
+    const io = { stdout: () => {}, stderr: () => {}, stdin: () => undefined, cwd: () => root };
+    const options = async (vars: Record<string, string>) => {
+      const page = await withContext({ settings: new Settings(vars), io }, () => searchPage(root, '', undefined));
+      return [...page.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]);
+    };
+    expect(await options({})).toEqual(['auto', 'rg', 'fts']);
+    expect(await options({ ZK_MEMORY_EMBED_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_EMBED_MODEL: 'nomic-embed-text' })).toEqual(['auto', 'rg', 'fts', 'vector', 'hybrid']);
+  });
+});
+
+describe('a viewer session', () => {
+  it('is taken only by the viewer that made it: not on another port, for another corpus, or after a restart', async () => {
+    const { ViewerAccess } = await import('../src/viewer/access.js');
+    const viewer = new ViewerAccess(40001, '/home/judy/notes');
+    const session = viewer.open(viewer.launch())!;
+    expect(viewer.admits(`other=1; ${viewer.cookieName}=${session}`)).toBe(true);
+    expect(viewer.open('never-made')).toBeUndefined();
+    const [id] = session.split('.');
+    for (const forged of [id, `${id}.`, `${id}.${'A'.repeat(43)}`, `${session}.x`, `x${session}`]) expect(viewer.admits(`${viewer.cookieName}=${forged}`)).toBe(false);
+    for (const elsewhere of [new ViewerAccess(40002, '/home/judy/notes'), new ViewerAccess(40001, '/home/judy/other'), new ViewerAccess(40001, '/home/judy/notes')]) {
+      expect(elsewhere.admits(`${elsewhere.cookieName}=${session}`)).toBe(false);
+      expect(elsewhere.admits(`${viewer.cookieName}=${session}`)).toBe(false);
+    }
+    expect(new ViewerAccess(40002, '/home/judy/notes').cookieName).not.toBe(viewer.cookieName);
+    expect(new ViewerAccess(40001, '/home/judy/other').cookieName).not.toBe(viewer.cookieName);
   });
 });

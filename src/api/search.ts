@@ -6,7 +6,7 @@ import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
 import type { Stat, StatedNotes } from '../search/changes.js';
 import type { NoteMeta } from '../corpus/note/note-meta.js';
-import type { SearchHit } from '../search/types.js';
+import type { BackendName, SearchHit } from '../search/types.js';
 import type { SearchRequest } from './search-request.js';
 import type { GitState } from '../adapters/git.js';
 
@@ -32,6 +32,14 @@ export async function search(root: string, query: string, o: SearchRequest = {})
   const r = await searchCorpus(root, query, { ...o, limit: kind ? Math.min(limit * 5, 200) : limit });
   const hits = kind ? r.hits.filter((h) => h.kind === kind).slice(0, limit) : r.hits;
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits };
+}
+
+/** The backends a search can use with this call's settings: vector and hybrid only when an embedding endpoint is configured. */
+export async function searchBackends(): Promise<BackendName[]> {
+  const { BACKENDS } = await import('../search/types.js');
+  const { endpointConfigured } = await import('../llm/config.js');
+  const embeds = endpointConfigured('embed');
+  return BACKENDS.filter((b) => embeds || (b !== 'vector' && b !== 'hybrid'));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { search } from '../api/search.js';
+import { search, searchBackends } from '../api/search.js';
 import { inbox } from '../api/corpus.js';
 import { tend } from '../api/tend.js';
 import type { ServerState } from '../api/results.js';
@@ -6,8 +6,7 @@ import { lastGardenerPass } from '../corpus/ops/gardener-record.js';
 import { listNotes } from '../corpus/ops/ops.js';
 import { isoDate } from '../corpus/note/slug.js';
 import { configuredBackend } from '../search/index.js';
-import { BACKENDS } from '../search/types.js';
-import { KINDS } from '../corpus/note/kinds.js';
+import { checkKind, KINDS } from '../corpus/note/kinds.js';
 import { esc, layout, meta, noteHref, noteLink } from './html.js';
 import type { GraphAnswer } from './graph-data.js';
 
@@ -38,7 +37,8 @@ function hitItem(h: SearchAnswer['hits'][number]): string {
 export async function searchPage(root: string, q: string, backend: string | undefined): Promise<string> {
   const answer = await searchAnswer(root, q, backend);
   const chosen = backend || 'auto';
-  const options = BACKENDS.map((b) => `<option value="${b}"${b === chosen ? ' selected' : ''}>${b}</option>`).join('');
+  // Only the backends that can answer here: vector and hybrid need an embedding endpoint.
+  const options = (await searchBackends()).map((b) => `<option value="${b}"${b === chosen ? ' selected' : ''}>${b}</option>`).join('');
   const results = q.trim()
     ? answer.hits.length ? answer.hits.map(hitItem).join('\n') : `<li class="none">No note matches ${esc(JSON.stringify(q))}.</li>`
     : '';
@@ -59,9 +59,10 @@ ${results}
 const RECENT = 100;
 
 export function recentPage(root: string, o: { source?: string; kind?: string }): string {
+  const kind = checkKind(o.kind);
   const all = listNotes(root, { history: true, recent: Number.MAX_SAFE_INTEGER });
   const sources = [...new Set(all.map((n) => n.author).filter((a): a is string => Boolean(a)))].sort();
-  const shown = all.filter((n) => (!o.source || n.author === o.source) && (!o.kind || n.kind === o.kind)).slice(0, RECENT);
+  const shown = all.filter((n) => (!o.source || n.author === o.source) && (!kind || n.kind === kind)).slice(0, RECENT);
   const select = (name: string, values: readonly string[], chosen?: string) =>
     `<select name="${name}"><option value="">any</option>${values.map((v) => `<option value="${esc(v)}"${v === chosen ? ' selected' : ''}>${esc(v)}</option>`).join('')}</select>`;
   const rows = shown.map((n) => `<li>${noteLink(n.path, n.title, n.superseded_by ? 'superseded' : '')} <span class="meta">changed ${esc(isoDate(new Date(n.mtimeMs)))} · ${meta(n)}${n.superseded_by ? ' · superseded' : ''}</span></li>`);

@@ -68,7 +68,8 @@ function messagePage(title: string, text: string): string {
 
 /** Serve the viewer of `root` on 127.0.0.1 (a free port); pages are read in calls of `ctx`. */
 export async function listenViewer(root: string, ctx: RunContext, state: () => ServerState): Promise<Viewer> {
-  const access = new ViewerAccess();
+  // Made once the port is known, before the first request is taken.
+  let access!: ViewerAccess;
   // The browser assets `npm run build` made.
   const asset = assetFiles(path.join(packageDir() ?? '.', 'dist', 'web'));
   const feed = new ChangeFeed(root);
@@ -110,7 +111,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
       if (!session) return html(res, 401, messagePage('This link is spent', 'A launch link opens the viewer once and for five minutes. Run zk-memory view again for a new one.'), head);
       url.searchParams.delete('launch');
       const to = `${url.pathname === '/' ? '/search' : url.pathname}${url.search}`;
-      return send(res, 303, 'text/plain; charset=utf-8', '', head, { location: to, 'set-cookie': ViewerAccess.cookie(session) });
+      return send(res, 303, 'text/plain; charset=utf-8', '', head, { location: to, 'set-cookie': access.cookie(session) });
     }
     if (url.pathname.startsWith('/assets/')) {
       const name = url.pathname.slice('/assets/'.length);
@@ -128,20 +129,31 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     });
   }
 
+  /** A request that failed: a usage error (a bad parameter) is the asker's, 400 with what was wrong; a missing note 404; anything else the server's, 500. */
+  function failed(req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
+    const e = asZkError(err);
+    const head = req.method === 'HEAD';
+    if (res.headersSent) return void res.destroy();
+    if (e.code === 'usage') {
+      if (new URL(req.url ?? '/', 'http://viewer').pathname.startsWith('/api/')) {
+        return send(res, 400, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }), head);
+      }
+      return html(res, 400, messagePage('Not understood', e.message), head);
+    }
+    if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return html(res, 404, messagePage('Not found', e.message), head);
+    ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    html(res, 500, messagePage('Something failed', 'The server could not show this page; its log says why.'), head);
+  }
+
   const server = http.createServer({ headersTimeout: 30_000, requestTimeout: 60_000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      const e = asZkError(err);
-      if (res.headersSent) return void res.destroy();
-      if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return html(res, 404, messagePage('Not found', e.message), req.method === 'HEAD');
-      ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
-      html(res, 500, messagePage('Something failed', 'The server could not show this page; its log says why.'), req.method === 'HEAD');
-    });
+    handle(req, res).catch((err: unknown) => failed(req, res, err));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as net.AddressInfo).port;
+  access = new ViewerAccess(port, root);
   hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const url = `http://127.0.0.1:${port}`;
@@ -165,7 +177,9 @@ function graphCenter(root: string, name: string): { path: string; title: string 
   return { path: n.path, title: n.title };
 }
 
+/** How many links out a graph reaches: 2 unless asked, 1 to 4. */
 function hopsOf(text: string): number {
   const n = Number(text || 2);
-  return Number.isInteger(n) && n >= 1 && n <= 4 ? n : 2;
+  if (!Number.isInteger(n) || n < 1 || n > 4) throw new ZkError('usage', `hops must be a whole number from 1 to 4, not ${JSON.stringify(text.slice(0, 20))}`);
+  return n;
 }
