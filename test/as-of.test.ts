@@ -227,3 +227,26 @@ describe('as of a date from the resident server', () => {
     }
   });
 });
+
+describe('dates written by hand that are not in the tool\'s own form', () => {
+  it('dates a note with no such day by its file name, reads YAML timestamps, and a year-0 valid_from', async () => {
+    const root = tempCorpus();
+    write(root, '20260215-leap.md', note({ uuid: UUID(11), title: 'Leap', date: '2026-02-30' }, 'Leap', 'A day February does not have.'));
+    write(root, '20260401-yaml-time.md', note({ uuid: UUID(12), title: 'Yaml time', date: '2026-04-01 10:00:00 +05:00' }, 'Yaml time', 'A timestamp as YAML writes it.'));
+    write(root, 'undated-spaced.md', note({ uuid: UUID(13), title: 'Spaced', date: '2026-04-02 08:00:00Z' }, 'Spaced', 'Space before the zone.'));
+    write(root, '20260101-always.md', note({ uuid: UUID(14), title: 'Always', date: '2026-01-01', valid_from: '0000-01-01' }, 'Always', 'Water is wet.'));
+    // Before any of them: none was held on a leap day two years earlier.
+    expect((await cli(root, 'list', '--as-of', '2024-02-29')).json.notes).toEqual([]);
+    const february = await cli(root, 'list', '--as-of', '2026-02-15');
+    expect(paths(february).sort()).toEqual(['20260101-always.md', '20260215-leap.md']);
+    expect(february.json.notes.find((n: any) => n.path === '20260215-leap.md').date).toBe('2026-02-15');
+    // +05:00: written at 05:00 UTC.
+    expect(paths(await cli(root, 'list', '--as-of', '2026-04-01T04:59:59Z'))).not.toContain('20260401-yaml-time.md');
+    expect(paths(await cli(root, 'list', '--as-of', '2026-04-01T05:00:00Z'))).toContain('20260401-yaml-time.md');
+    expect(paths(await cli(root, 'list', '--as-of', '2026-04-02T07:59:59Z'))).not.toContain('undated-spaced.md');
+    expect(paths(await cli(root, 'list', '--as-of', '2026-04-02T08:00:00Z'))).toContain('undated-spaced.md');
+    // True since year 0, so on a day before the note was written.
+    const valid = await cli(root, 'search', 'wet', '--valid-at', '2024-02-29', '--backend', 'rg');
+    expect(valid.json.hits.map((h: any) => h.path)).toEqual(['20260101-always.md']);
+  });
+});

@@ -252,3 +252,37 @@ describe('the judge over the command line and MCP', () => {
     expect(frontmatterOf(root, r.structuredContent.note.path)).toMatchObject({ valid_from: '2026-10-01' });
   });
 });
+
+describe('tend check reports every date it cannot read (CLI)', () => {
+  it('names the note, the key, its line and the value, says how it is read, and fails the check', async () => {
+    const root = tempCorpus();
+    write(root, '20260215-leap.md', '---\nuuid: 77777777-7777-7777-7777-777777777777\ntitle: Leap\ndate: 2026-02-30\n---\n\n# Leap\n');
+    write(root, 'old.md', '---\nuuid: 88888888-8888-8888-8888-888888888888\ntitle: Old\ndate: 2026-01-01\nsuperseded_by: 99999999-9999-9999-9999-999999999999\nsuperseded_at: yesterday\nvalid_until: [2026, 3]\n---\n\n# Old\n');
+    write(root, 'new.md', '---\nuuid: 99999999-9999-9999-9999-999999999999\ntitle: New\ndate: 2026-04-01 10:00:00 +05:00\nsupersedes:\n  - 88888888-8888-8888-8888-888888888888\n---\n\n# New\n');
+    write(root, 'always.md', '---\nuuid: 55555555-5555-5555-5555-555555555555\ntitle: Always\ndate: 2026-01-01\nvalid_from: 0000-01-01\n---\n\n# Always\n');
+    write(root, 'undated.md', '---\nuuid: 66666666-6666-6666-6666-666666666666\ntitle: Undated\ndate: 2026-13-01\nvalid_from: soon\n---\n\n# Undated\n');
+    const check = await cli(root, ['--json', 'tend', 'check']);
+    expect(check.code).toBe(1);
+    expect(check.json.counts).toMatchObject({ broken: 0, stale: 0, bad_date: 5 });
+    const bad = check.json.findings.filter((f: { verdict: string }) => f.verdict === 'bad_date');
+    expect(bad.map((f: any) => [f.file, f.line, f.label, f.target, f.uuid])).toEqual([
+      ['20260215-leap.md', 4, 'date', '2026-02-30', '77777777-7777-7777-7777-777777777777'],
+      ['old.md', 6, 'superseded_at', 'yesterday', '88888888-8888-8888-8888-888888888888'],
+      ['old.md', 7, 'valid_until', '[2026,3]', '88888888-8888-8888-8888-888888888888'],
+      ['undated.md', 4, 'date', '2026-13-01', '66666666-6666-6666-6666-666666666666'],
+      ['undated.md', 5, 'valid_from', 'soon', '66666666-6666-6666-6666-666666666666'],
+    ]);
+    expect(bad[0].reason).toBe('date "2026-02-30" is no date (YYYY-MM-DD, or a date-time such as 2026-10-01T09:30:00Z or 2026-10-01 09:30:00 +05:00); read as the file name\'s date, 2026-02-15');
+    expect(bad[3].reason).toMatch(/read as undated, as if the note had always been held$/);
+    const shown = await cli(root, ['tend', 'check']);
+    expect(shown.stdout).toContain('old.md:6: bad_date: [superseded_at](yesterday) (superseded_at "yesterday" is no date');
+    expect(shown.stdout).toContain('a date that is no date is read as if absent: correct it in the notes named (repair does not change it)');
+    // Corrected by hand, the check passes.
+    fs.writeFileSync(path.join(root, '20260215-leap.md'), text(root, '20260215-leap.md').replace('2026-02-30', '2026-02-28'));
+    fs.writeFileSync(path.join(root, 'old.md'), text(root, 'old.md').replace('yesterday', '2026-03-31').replace('valid_until: [2026, 3]', 'valid_until: 2026-03-01'));
+    fs.writeFileSync(path.join(root, 'undated.md'), text(root, 'undated.md').replace('2026-13-01', '2026-12-01').replace('soon', '2026-12-24'));
+    const mended = await cli(root, ['--json', 'tend', 'check']);
+    expect(mended.json.counts.bad_date ?? 0).toBe(0);
+    expect(mended.code, JSON.stringify(mended.json.findings)).toBe(0);
+  });
+});

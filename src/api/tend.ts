@@ -39,6 +39,6 @@ export async function tend(root: string, action: string, o: TendRequest = {}): P
  */
 export function tendFailed(r: TendResult): boolean {
   const c = r.counts;
-  if (r.action === 'check') return Boolean(c.stale || c.broken || c.impossible || c.fork || (r.strict && (c.unanchored || c.same_slug)));
+  if (r.action === 'check') return Boolean(c.stale || c.broken || c.impossible || c.bad_date || c.fork || (r.strict && (c.unanchored || c.same_slug)));
   return r.findings.some((f) => !f.fix);
 }

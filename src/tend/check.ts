@@ -5,7 +5,7 @@ import type { CorpusMap } from './corpus-map.js';
 import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
 import { linkFragmentFound } from '../corpus/markdown/headings.js';
 
-export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored' | 'impossible' | 'fork' | 'same_slug';
+export type Verdict = 'ok' | 'stale' | 'broken' | 'unanchored' | 'impossible' | 'bad_date' | 'fork' | 'same_slug';
 
 /** What a fix changes: the link target as it will be written, and/or the uuid of its anchor (or of a supersession). */
 export interface Fix {

@@ -12,6 +12,7 @@ import { mintNote } from './mint.js';
 import { gitignoreFindings } from './sidecar-check.js';
 import { completeSupersession, unansweredSupersessions } from './supersession.js';
 import { impossibleValidity } from './validity.js';
+import { unreadDateFindings } from './dates.js';
 import { forkFindings, forks } from './forks.js';
 import { sameSlugFindings } from './same-slug.js';
 
@@ -66,7 +67,7 @@ function liveFindings(facts: readonly NoteFacts[]): LiveFindings {
 }
 
 /**
- * Classify every link of the corpus (and check `.zk/.gitignore`, the notes' validity, forked
+ * Classify every link of the corpus (and check `.zk/.gitignore`, the notes' validity and dates, forked
  * supersessions and undated slugs several current notes bear); changes nothing. Reads only the
  * notes that changed since the last check.
  */
@@ -79,7 +80,7 @@ export function tendCheck(root: string): TendReport {
   let checked = kept?.checked;
   if (!checked) {
     const before = notes.flatMap((n) => checkNote(n, map).map((f) => f.finding));
-    before.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map));
+    before.push(...unansweredSupersessions(notes, map).map((u) => u.finding), ...impossibleValidity(notes, map), ...unreadDateFindings(notes));
     checked = { before, after: [...forkFindings(forks(notes, map), map), ...sameSlug] };
     // Nothing watches the archive: findings that looked at it are found again next time.
     if (kept && !map.archiveRead) kept.checked = checked;

@@ -16,7 +16,7 @@ function plural(n: number, word: string): string {
 }
 
 /** Verdicts a check always prints; unanchored links only with --strict, being many and harmless. */
-const SHOWN = new Set(['stale', 'broken', 'impossible', 'fork', 'same_slug']);
+const SHOWN = new Set(['stale', 'broken', 'impossible', 'bad_date', 'fork', 'same_slug']);
 
 function checkText(r: TendResult): string {
   const shown = r.findings.filter((f) => SHOWN.has(f.verdict) || (r.strict && f.verdict === 'unanchored'));
@@ -25,6 +25,7 @@ function checkText(r: TendResult): string {
   if (r.counts.stale) lines.push(`stale links can be fixed: ${hint('repairLinks')}`);
   if (r.counts.unanchored) lines.push(`unanchored links can be anchored: ${hint('anchorLinks')}`);
   if (r.counts.impossible) lines.push('impossible validity is left for a person to correct in the notes named (repair does not change it)');
+  if (r.counts.bad_date) lines.push('a date that is no date is read as if absent: correct it in the notes named (repair does not change it)');
   const fork = r.findings.find((f) => f.verdict === 'fork')?.notes;
   if (fork) lines.push(`a fork is left for a person to settle (repair does not change it): ${hint('settleFork', fork[0], fork[1])}`);
   if (r.counts.same_slug) lines.push(`an undated slug several current notes bear names the newest of them; to reach another, ${hint('nameByFile')}`);

@@ -1,7 +1,7 @@
 import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
-import type { Note } from '../note/notes.js';
+import { DATE_KEYS, unreadDates, type DateKey, type Note } from '../note/notes.js';
 import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type DerivedKind } from '../files/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
@@ -26,6 +26,14 @@ export interface NoteFacts {
   lines: { supersedes: number; superseded_by: number };
   /** When what it says holds true, as written (docs/format.md#time), for checking it is possible. */
   validity: Validity;
+  /** The date keys whose value is no day or moment, as written, with the key's line: read as absent. */
+  unreadDates: UnreadDate[];
+}
+
+export interface UnreadDate {
+  key: DateKey;
+  value: string;
+  line: number;
 }
 
 /** A note's date and validity keys as written (null when absent), with the line of each key (1 when absent). */
@@ -55,6 +63,7 @@ export function noteFacts(note: Note): NoteFacts {
     headings: lists(noteHeadings(doc)),
     lines: { supersedes: note.supersedes.length ? keyLine(note, 'supersedes') : 1, superseded_by: note.superseded_by ? keyLine(note, 'superseded_by') : 1 },
     validity: validityOf(note),
+    unreadDates: unreadDates(note.parsed.frontmatter).map((d) => ({ ...d, line: keyLine(note, d.key) })),
   };
 }
 
@@ -72,8 +81,9 @@ type KeptLink = [form: string, image: 0 | 1, label: string, target: string, frag
   line: number, start: number, end: number, linkEnd: number, targetStart: number, targetEnd: number, written: string];
 type KeptHeadings = [slugs: string[], texts: string[], blocks: string[]];
 type KeptValidity = [date: string, valid_from: string | null, valid_until: string | null, fromLine: number, untilLine: number];
+type KeptUnreadDate = [key: string, value: string, line: number];
 type Kept = [uuid: string, title: string, superseded_by: string | null, supersedes: string[], links: KeptLink[], headings: KeptHeadings,
-  supersedesLine: number, supersededByLine: number, validity: KeptValidity];
+  supersedesLine: number, supersededByLine: number, validity: KeptValidity, unreadDates?: KeptUnreadDate[]];
 
 const keepLink = (l: TendedLink): KeptLink =>
   [l.form, l.image ? 1 : 0, l.label, l.target, l.fragment ?? null, l.uuid ?? null, l.line, l.start, l.end, l.linkEnd, l.targetStart, l.targetEnd, l.written];
@@ -96,6 +106,12 @@ function validityBack(k: unknown, shared: boolean): Validity | undefined {
   return { date, valid_from, valid_until, lines: leanRecord({ valid_from: fromLine, valid_until: untilLine }, FIRST_VALIDITY_LINES, shared) };
 }
 
+function unreadDateBack(k: unknown): UnreadDate | undefined {
+  if (!Array.isArray(k) || k.length !== 3) return undefined;
+  const [key, value, line] = k as KeptUnreadDate;
+  return (DATE_KEYS as readonly string[]).includes(key) && isStr(value) && isNum(line) ? { key: key as DateKey, value, line } : undefined;
+}
+
 // The lines of keys a note does not have (1): shared by the kept facts of every such note.
 const FIRST_KEY_LINES: Readonly<NoteFacts['lines']> = Object.freeze({ supersedes: 1, superseded_by: 1 });
 const FIRST_VALIDITY_LINES: Readonly<Validity['lines']> = Object.freeze({ valid_from: 1, valid_until: 1 });
@@ -103,18 +119,26 @@ const FIRST_VALIDITY_LINES: Readonly<Validity['lines']> = Object.freeze({ valid_
 /** Kept as a row of its fields, each link as a row of its own: the name gives the path. */
 const FACTS: DerivedKind<NoteFacts> = {
   file: 'notes-links.json',
-  version: 4,
+  // 5: the dates that cannot be read, and a date that cannot be read gives way to the file name's.
+  version: 5,
   derive: noteFacts,
-  encode: (f): Kept => [
-    f.uuid, f.title, f.superseded_by, f.supersedes, f.links.map(keepLink),
-    [f.headings.slugs, f.headings.texts, f.headings.blocks], f.lines.supersedes, f.lines.superseded_by,
-    [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
-  ],
+  encode: (f): Kept => {
+    const row: Kept = [
+      f.uuid, f.title, f.superseded_by, f.supersedes, f.links.map(keepLink),
+      [f.headings.slugs, f.headings.texts, f.headings.blocks], f.lines.supersedes, f.lines.superseded_by,
+      [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
+    ];
+    // Most notes' dates all read: their row leaves the list out.
+    if (f.unreadDates.length) row.push(f.unreadDates.map((d): KeptUnreadDate => [d.key, d.value, d.line]));
+    return row;
+  },
   decode(k, name, _seen, shared) {
-    if (!Array.isArray(k) || k.length !== 9) return undefined;
-    const [uuid, title, superseded_by, supersedes, kept, headings, supersedesLine, supersededByLine, keptValidity] = k as Kept;
+    if (!Array.isArray(k) || (k.length !== 9 && k.length !== 10)) return undefined;
+    const [uuid, title, superseded_by, supersedes, kept, headings, supersedesLine, supersededByLine, keptValidity, keptUnread = []] = k as Kept;
     const validity = validityBack(keptValidity, shared);
-    if (!validity) return undefined;
+    if (!validity || !Array.isArray(keptUnread)) return undefined;
+    const unread = keptUnread.map(unreadDateBack);
+    if (!unread.every((d): d is UnreadDate => d !== undefined)) return undefined;
     if (!isStr(uuid) || !isStr(title) || !isStrOrNull(superseded_by) || !isStrs(supersedes) || !Array.isArray(kept)
       || !Array.isArray(headings) || headings.length !== 3 || !headings.every(isStrs) || !isNum(supersedesLine) || !isNum(supersededByLine)) return undefined;
     const links = kept.map(linkBack);
@@ -124,6 +148,7 @@ const FACTS: DerivedKind<NoteFacts> = {
       path: name, uuid, title, superseded_by, supersedes: lean(supersedes, shared), links: lean(links, shared),
       headings: { slugs: lean(slugs, shared), texts: lean(texts, shared), blocks: lean(blocks, shared) },
       lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES, shared), validity,
+      unreadDates: lean(unread, shared),
     };
   },
 };

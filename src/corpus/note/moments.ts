@@ -7,27 +7,51 @@ import { isoDate } from './slug.js';
 // when it says when something began, and for its end when it asks how things stood (`--as-of`).
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const MOMENT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$/;
+/**
+ * A date-time as ISO 8601 and YAML timestamps write it: `T` (or `t`, or spaces) between day and
+ * time, seconds and their fraction optional, then a zone or none: `Z`, `+05:00`, `+0500`, `+05`,
+ * spaces allowed before it (`2026-04-01 10:00:00 +05:00`).
+ */
+const MOMENT = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt]|[ \t]+)(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?(?:[ \t]*(?:([Zz])|([+-])(\d{1,2})(?::?(\d{2}))?))?$/;
 
-/** The start of a local day, or undefined when `text` is no real day. */
-function dayStart(m: RegExpExecArray): number | undefined {
-  const d = new Date(+m[1], +m[2] - 1, +m[3]);
-  return d.getFullYear() === +m[1] && d.getMonth() === +m[2] - 1 && d.getDate() === +m[3] ? d.getTime() : undefined;
+/** A calendar date's day in this host's time (0:00 local), years before 100 too (which `Date` would read as 19xx); undefined for no real day. */
+function localDay(y: number, m: number, d: number): Date | undefined {
+  const t = new Date(2000, 0, 1);
+  t.setFullYear(y, m - 1, d);
+  return t.getFullYear() === y && t.getMonth() === m - 1 && t.getDate() === d ? t : undefined;
+}
+
+/** The time of a date-time's match: in its zone, else local; undefined when a field is out of range. */
+function momentOf(m: RegExpExecArray): number | undefined {
+  const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const sec = Number(m[6] ?? 0);
+  const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
+  if (!localDay(y, mo, d) || h > 23 || mi > 59 || sec > 59) return undefined;
+  if (!m[8] && !m[9]) {
+    const t = localDay(y, mo, d)!;
+    t.setHours(h, mi, sec, ms);
+    return t.getTime();
+  }
+  const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? 0)) : 0;
+  if (m[9] && (Number(m[10]) > 23 || Number(m[11] ?? 0) > 59)) return undefined;
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d);
+  t.setUTCHours(h, mi, sec, ms);
+  return t.getTime() - offset * 60_000;
 }
 
 /**
  * The time a day or moment stands for, in ms since the epoch: a day its start (local), a moment
- * itself (local when it names no zone). Undefined for anything else.
+ * itself (local when it names no zone). Undefined for anything else: a day that does not exist
+ * (`2026-02-30`), a time out of range, words (`yesterday`).
  */
 export function momentMs(text: string | null | undefined): number | undefined {
   if (!text) return undefined;
   const t = text.trim();
   const day = DAY.exec(t);
-  if (day) return dayStart(day);
+  if (day) return localDay(+day[1], +day[2], +day[3])?.getTime();
   const m = MOMENT.exec(t);
-  if (!m || dayStart(m) === undefined) return undefined;
-  const ms = Date.parse(m[7] ? t.replace(' ', 'T') : `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}`);
-  return Number.isNaN(ms) ? undefined : ms;
+  return m ? momentOf(m) : undefined;
 }
 
 /** The last moment a day or moment covers: a day's end (local), a moment itself. How things stood "as of" it. */
@@ -35,14 +59,16 @@ export function asOfMs(text: string): number | undefined {
   const start = momentMs(text);
   if (start === undefined || !DAY.test(text.trim())) return start;
   const [y, m, d] = text.trim().split('-').map(Number);
-  return new Date(y, m - 1, d + 1).getTime() - 1;
+  const next = localDay(y, m, d)!;
+  next.setDate(d + 1);
+  return next.getTime() - 1;
 }
 
 /** The local day of a day or moment (`2026-12-02T23:30:00Z` is 3 December east of Greenwich); undefined for anything else. */
 export function dayOf(text: string): string | undefined {
-  if (DAY.test(text.trim())) return text.trim();
   const ms = momentMs(text);
-  return ms === undefined ? undefined : isoDate(new Date(ms));
+  if (ms === undefined) return undefined;
+  return DAY.test(text.trim()) ? text.trim() : isoDate(new Date(ms));
 }
 
 /** A moment as the tool writes it: UTC to the second, `2026-12-02T04:51:07Z`. */

@@ -32,7 +32,8 @@ const NO_TIMES: Readonly<NoteTimes> = Object.freeze({ superseded_at: null, archi
 /** Kept as a row of its fields: the name gives the slug and path, the stat the size and mtime. */
 const META: DerivedKind<NoteMeta> = {
   file: 'notes-meta.json',
-  version: 3,
+  // 4: a date that cannot be read gives way to the file name's.
+  version: 4,
   derive: noteMeta,
   // Most notes say nothing of time: their row leaves the four fields out.
   encode: (m): Kept => {

@@ -6,7 +6,7 @@ import { DATED_STEM } from './slug.js';
 import { warn } from '../trace/warn.js';
 
 import { listNoteFiles } from '../files/note-files.js';
-import { momentText } from './moments.js';
+import { momentMs, momentText } from './moments.js';
 
 
 /** A note as every JSON output shows it (docs/cli.md). */
@@ -72,6 +72,27 @@ function str(v: unknown): string | null {
   return s ? s : null;
 }
 
+/** A day or moment the tool can read, as written; undefined for anything else. */
+const readable = (text: string | null | undefined): string | undefined => (text && momentMs(text) !== undefined ? text : undefined);
+
+/** The frontmatter keys that say when (docs/format.md#time). */
+export const DATE_KEYS = ['date', 'superseded_at', 'archived_at', 'valid_from', 'valid_until'] as const;
+export type DateKey = (typeof DATE_KEYS)[number];
+
+/**
+ * The date keys of a note's frontmatter that hold something that is no day or moment
+ * (`2026-02-30`, `yesterday`, a list), with the value as written: each is read as if it were
+ * absent (a `date` as the file name's date), and `tend check` reports it.
+ */
+export function unreadDates(frontmatter: Record<string, unknown>): { key: DateKey; value: string }[] {
+  return DATE_KEYS.flatMap((key) => {
+    const v = frontmatter[key];
+    if (v === null || v === undefined) return [];
+    const text = typeof v === 'string' || typeof v === 'number' || v instanceof Date ? when(v) : JSON.stringify(v);
+    return text && !readable(text) ? [{ key, value: text }] : [];
+  });
+}
+
 /** Build the Note from a file's text. */
 export function noteFromText(root: string, file: string, raw: string, size: number, mtimeMs: number): Note {
   const name = path.basename(file);
@@ -87,7 +108,8 @@ export function noteFromText(root: string, file: string, raw: string, size: numb
     slug: stem,
     path: name,
     title: str(fm.title) ?? firstHeading(parsed.body) ?? stem,
-    date: str(fm.date) ?? (dated ? `${dated[1]}-${dated[2]}-${dated[3]}` : ''),
+    // A date that cannot be read gives way to the file name's: never "no date", which would date the note before everything.
+    date: readable(str(fm.date)) ?? readable(dated && `${dated[1]}-${dated[2]}-${dated[3]}`) ?? '',
     kind: isKind(kind) ? kind : null,
     author: str(fm.author),
     superseded_by: str(fm.superseded_by),
