@@ -266,6 +266,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     expect(api!.status()).toBe(400);
     expect(JSON.parse(await api!.text())).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringContaining('needs an embedding endpoint') } });
     expect((await page.goto(`${base}/graph?hops=9`))!.status()).toBe(400);
+    expect((await page.goto(`${base}/note/%E0%A4%A.md`))!.status()).toBe(400);
     expect((await page.goto(`${base}/recent?kind=bogus`))!.status()).toBe(400);
     expect(await page.locator('main').textContent()).toContain('unknown kind: "bogus"');
     await page.close();

@@ -82,7 +82,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
   async function route(req: http.IncomingMessage, res: http.ServerResponse, url: URL, head: boolean): Promise<void> {
     const p = url.pathname;
     const q = (name: string) => url.searchParams.get(name) ?? '';
-    const file = (prefix: string) => decodeURIComponent(p.slice(prefix.length));
+    const file = (prefix: string) => noteName(p.slice(prefix.length));
     if (p === '/' || p === '/search') return html(res, 200, await searchPage(root, q('q'), q('backend') || undefined), head);
     if (p.startsWith('/note/')) return html(res, 200, await notePage(root, file('/note/')), head);
     if (p.startsWith('/archived/')) return html(res, 200, archivedPage(root, file('/archived/')), head);
@@ -175,6 +175,15 @@ function graphCenter(root: string, name: string): { path: string; title: string 
   const n = isNoteFile(root, name) ? readNoteFile(root, name) : undefined;
   if (!n) throw new ZkError('not_found', `no note ${name}`);
   return { path: n.path, title: n.title };
+}
+
+/** A note's name from its address, `%`-escapes decoded; one that does not decode is the asker's mistake. */
+function noteName(escaped: string): string {
+  try {
+    return decodeURIComponent(escaped);
+  } catch {
+    throw new ZkError('usage', `the note's name in the address is not valid %-encoding: ${JSON.stringify(escaped.slice(0, 60))}`);
+  }
 }
 
 /** How many links out a graph reaches: 2 unless asked, 1 to 4. */
