@@ -250,3 +250,21 @@ describe('dates written by hand that are not in the tool\'s own form', () => {
     expect(valid.json.hits.map((h: any) => h.path)).toEqual(['20260101-always.md']);
   });
 });
+
+describe('the days and moments a note may hold', () => {
+  it('reads ISO and YAML forms, with and without a zone, and nothing else', async () => {
+    const { momentMs } = await import('../src/corpus/note/moments.js');
+    const utc = (iso: string) => Date.parse(iso);
+    for (const [text, iso] of [
+      ['2026-04-01 10:00:00 +05:00', '2026-04-01T05:00:00Z'], ['2026-04-01T10:00:00+05:00', '2026-04-01T05:00:00Z'], ['2026-04-01t10:00:00Z', '2026-04-01T10:00:00Z'],
+      ['2026-04-01 10:00:00 +0530', '2026-04-01T04:30:00Z'], ['2026-04-01 10:00:00 -5', '2026-04-01T15:00:00Z'], ['2026-04-01  10:00:00.25   Z', '2026-04-01T10:00:00.250Z'],
+      ['2026-12-02T04:51:07Z', '2026-12-02T04:51:07Z'],
+    ]) expect(momentMs(text), text).toBe(utc(iso));
+    // A day and a moment without a zone are this host's time; years before 100 are not 19xx.
+    expect(momentMs('2026-04-01 10:00')).toBe(new Date(2026, 3, 1, 10, 0).getTime());
+    expect(new Date(momentMs('0000-01-01')!).getFullYear()).toBe(0);
+    expect(new Date(momentMs('0099-12-31')!).getFullYear()).toBe(99);
+    for (const text of ['2026-02-30', '2026-13-01', '2026-04-01T24:00:00Z', '2026-04-01T10:60Z', '2026-04-01T10:00:00+24:00', 'yesterday', '20260401', '2026-4-1', ''])
+      expect(momentMs(text), text).toBeUndefined();
+  });
+});

@@ -24,20 +24,18 @@ function localDay(y: number, m: number, d: number): Date | undefined {
 /** The time of a date-time's match: in its zone, else local; undefined when a field is out of range. */
 function momentOf(m: RegExpExecArray): number | undefined {
   const [y, mo, d, h, mi] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
-  const sec = Number(m[6] ?? 0);
+  const [sec, offH, offM] = [m[6], m[10], m[11]].map((v) => Number(v ?? 0));
   const ms = m[7] ? Math.floor(Number(`0${m[7]}`) * 1000) : 0;
-  if (!localDay(y, mo, d) || h > 23 || mi > 59 || sec > 59) return undefined;
+  const day = localDay(y, mo, d);
+  if (!day || h > 23 || mi > 59 || sec > 59 || offH > 23 || offM > 59) return undefined;
   if (!m[8] && !m[9]) {
-    const t = localDay(y, mo, d)!;
-    t.setHours(h, mi, sec, ms);
-    return t.getTime();
+    day.setHours(h, mi, sec, ms);
+    return day.getTime();
   }
-  const offset = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? 0)) : 0;
-  if (m[9] && (Number(m[10]) > 23 || Number(m[11] ?? 0) > 59)) return undefined;
   const t = new Date(0);
   t.setUTCFullYear(y, mo - 1, d);
   t.setUTCHours(h, mi, sec, ms);
-  return t.getTime() - offset * 60_000;
+  return t.getTime() - (m[9] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
 }
 
 /**
