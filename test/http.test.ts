@@ -223,6 +223,92 @@ describe('MCP over HTTP', () => {
     expect(notesOf(root)).toHaveLength(1);
   });
 
+  it('a session is bound to the token it began with: a read-only token re-made under a revoked name cannot write through the old session', async () => {
+    const root = tempCorpus();
+    const writer = await token(root, 'laptop');
+    const served = await serveHttp(root, serverEnv());
+    const write = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } } });
+    const init = await post(served.url, INIT, { authorization: `Bearer ${writer}` });
+    expect(init.status).toBe(200);
+    const session = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+    expect((await post(served.url, write(2), { ...session, authorization: `Bearer ${writer}` })).json.result.structuredContent.ok).toBe(true);
+    expect(notesOf(root)).toHaveLength(1);
+
+    expect((await zkProcess(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
+    const reader = await token(root, 'laptop', true);
+    const refused = await post(served.url, write(3), { ...session, authorization: `Bearer ${reader}` });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toMatch(/another token/);
+    expect(notesOf(root)).toHaveLength(1);
+    // the read-only token opens a session of its own, which reads and does not write
+    const own = await post(served.url, INIT, { authorization: `Bearer ${reader}` });
+    const mine = { 'mcp-session-id': String(own.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${reader}` };
+    expect((await post(served.url, write(4), mine)).json.error.message).toMatch(/read-only/);
+    expect(notesOf(root)).toHaveLength(1);
+  });
+
+  it('ingest_start over HTTP reads only under the folders --ingest-from allows, never out through a symlink; text passed with the call is read anywhere', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'laptop');
+    const allowed = tempDir('zk-allowed-');
+    const outside = tempDir('zk-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.md'), '# Secret\n\nThe host key is hunter2.\n');
+    fs.writeFileSync(path.join(allowed, 'paper.md'), '# Paper\n\nOtters hold hands while they sleep.\n');
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(allowed, 'link.md'));
+    fs.mkdirSync(path.join(allowed, 'linked'));
+    fs.symlinkSync(outside, path.join(allowed, 'linked', 'out'));
+    const served = await serveHttp(root, serverEnv(), ['--ingest-from', allowed]);
+    const client = await httpClient(served.url, bearer);
+    const start = async (args: Record<string, unknown>) => ((await client.callTool({ name: 'ingest_start', arguments: args })) as any).structuredContent;
+    try {
+      for (const from of [path.join(outside, 'secret.md'), outside, path.join(allowed, '..', path.basename(outside), 'secret.md'), '/etc/passwd']) {
+        const r = await start({ from });
+        expect(r.ok, from).toBe(false);
+        expect(r.error.message).toMatch(/reads only under the folders this server allows .* is elsewhere$/);
+      }
+      for (const from of [path.join(allowed, 'link.md'), 'link.md', path.join(allowed, 'linked', 'out', 'secret.md')]) {
+        const r = await start({ from });
+        expect(r.ok, from).toBe(false);
+        expect(r.error.message).toMatch(/leads elsewhere through a symlink$/);
+      }
+      // the allowed folder itself: its own document is read, the symlink out of it is not
+      const job = await start({ from: allowed, name: 'papers' });
+      expect(job.ok).toBe(true);
+      expect(job.documents.map((d: any) => d.path)).toEqual(['paper.md']);
+      expect(job.unsupported.map((u: any) => u.path).sort()).toEqual(['link.md', 'linked/out']);
+      let text = '';
+      for (;;) {
+        const next = ((await client.callTool({ name: 'ingest_next', arguments: { job: 'papers' } })) as any).structuredContent;
+        if (next.done) break;
+        text += JSON.stringify(next);
+        await client.callTool({ name: 'ingest_skip', arguments: { job: 'papers' } });
+      }
+      expect(text).toContain('Otters hold hands');
+      expect(text).not.toContain('hunter2');
+      // one file, relative to the allowed folder
+      expect((await start({ from: 'paper.md', name: 'one' })).ok).toBe(true);
+      // a document passed as text
+      const given = await start({ text: '# Minutes\n\nBeavers build dams.\n', name: 'minutes.md' });
+      expect(given.ok).toBe(true);
+      expect(given.job).toBe('minutes');
+      expect(given.documents.map((d: any) => d.path)).toEqual(['minutes.md']);
+      expect((await start({ text: 'x'.repeat(1024 * 1024 + 1), name: 'big.md' })).error.message).toMatch(/at most 1048576 are taken/);
+    } finally {
+      await client.close();
+    }
+    // a server that allows no folder reads none, and says what it takes instead
+    const root2 = tempCorpus();
+    const bearer2 = await token(root2, 'laptop');
+    const bare = await serveHttp(root2, serverEnv());
+    const other = await httpClient(bare.url, bearer2);
+    try {
+      const r = ((await other.callTool({ name: 'ingest_start', arguments: { from: path.join(allowed, 'paper.md') } })) as any).structuredContent;
+      expect(r.error.message).toMatch(/allowed no folder with serve --ingest-from DIR\): pass the document itself as text, with a name$/);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a damaged token file refuses every request with a reason that names nothing of the host; the server keeps running', async () => {
     const root = tempCorpus();
     const bearer = await token(root, 'laptop');
