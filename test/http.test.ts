@@ -352,6 +352,105 @@ describe('MCP over HTTP', () => {
     }
   });
 
+  it('a client stalled in its headers is cut off by the headers timeout, though the request timeout is far off', async () => {
+    const root = tempCorpus();
+    const served = await serveHttp(root, serverEnv({ ZK_MEMORY_HTTP_HEADERS_SECONDS: '1', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' }));
+    const { port } = new URL(served.url);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthor`));
+      let text = '';
+      socket.on('data', (d) => (text += String(d)));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('connections are capped per address and in all: more are closed as they come, the held ones are served, and a local search is answered meanwhile', async () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, '20260101-otter.md'), '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Otter\n---\nOtters hold hands.\n');
+    // far-off timeouts: only the caps close anything here
+    const env = serverEnv({ ZK_MEMORY_HTTP_MAX_CONNECTIONS: '6', ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '4', ZK_MEMORY_HTTP_HEADERS_SECONDS: '600', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' });
+    const served = await serveHttp(root, env);
+    const port = Number(new URL(served.url).port);
+    const sockets: { socket: net.Socket; closed: boolean }[] = [];
+    const connect = (from: string) => new Promise<{ socket: net.Socket; closed: boolean }>((resolve) => {
+      const held = { socket: net.connect({ port, host: '127.0.0.1', localAddress: from }), closed: false };
+      held.socket.on('error', () => undefined);
+      held.socket.on('close', () => (held.closed = true));
+      held.socket.once('connect', () => resolve(held));
+      sockets.push(held);
+    });
+    const closedFrom = (list: { closed: boolean }[]) => list.filter((h) => h.closed).length;
+    try {
+      const first: { socket: net.Socket; closed: boolean }[] = [];
+      for (let i = 0; i < 6; i++) first.push(await connect('127.0.0.1'));
+      await until('two over the per-address cap are closed', () => closedFrom(first) === 2, 20_000);
+      expect(first.slice(0, 4).every((h) => !h.closed)).toBe(true);
+      const second: { socket: net.Socket; closed: boolean }[] = [];
+      for (let i = 0; i < 4; i++) second.push(await connect('127.0.0.2'));
+      await until('two over the cap on all are closed', () => closedFrom(second) === 2, 20_000);
+      const third = await connect('127.0.0.3');
+      await until('a new address is refused while the server is full', () => third.closed, 20_000);
+
+      // a local command is answered meanwhile
+      const search = await zkProcess(['--root', root, 'search', 'otters', '--json'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      expect(search.code).toBe(0);
+      expect(search.json.hits.map((h: any) => h.title)).toEqual(['Otter']);
+
+      // a held connection is served
+      const kept = first[0].socket;
+      const reply = new Promise<string>((resolve) => kept.once('data', (d) => resolve(String(d))));
+      kept.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(await reply).toMatch(/^HTTP\/1\.1 401 /);
+    } finally {
+      for (const h of sockets) h.socket.destroy();
+    }
+    // once they are gone, clients are served again
+    const bearer = await token(root, 'laptop');
+    const client = await httpClient(served.url, bearer);
+    try {
+      expect(((await client.callTool({ name: 'search', arguments: { query: 'otters' } })) as any).structuredContent.hits).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a server out of files (held connections past its file limit) never makes a local search worse: the command answers in-process', async () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, '20260101-otter.md'), '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Otter\n---\nOtters hold hands.\n');
+    const LIMIT = 256;
+    // caps above the file limit, as on a host whose limit is lower than they assume; rg spawns a process for each search
+    const env = serverEnv({ ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_HTTP_MAX_CONNECTIONS: '10000', ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '10000', ZK_MEMORY_HTTP_HEADERS_SECONDS: '600', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' });
+    const proc = execa('sh', ['-c', `ulimit -n ${LIMIT} && exec node "$0" serve --root "$1" --http 127.0.0.1:0`, BIN, root], { env: { ...process.env, ...env }, reject: false });
+    running.push(proc);
+    let stderr = '';
+    proc.stderr!.on('data', (c) => (stderr += String(c)));
+    await until('the server listens', () => /MCP over HTTP at (\S+)/.test(stderr), 30_000, () => (proc.exitCode !== null ? stderr : undefined));
+    const port = Number(new URL(/MCP over HTTP at (\S+)/.exec(stderr)![1]).port);
+    const files = () => fs.readdirSync(`/proc/${proc.pid}/fd`).length;
+    const held: net.Socket[] = [];
+    try {
+      const connect = () => new Promise<void>((resolve) => {
+        const s = net.connect(port, '127.0.0.1');
+        s.on('error', () => resolve());
+        s.once('connect', () => resolve());
+        s.once('close', () => resolve());
+        held.push(s);
+      });
+      for (let i = 0; i < LIMIT + 40 && files() < LIMIT; i++) await connect();
+      await until('the server holds every file it may', () => files() >= LIMIT, 20_000);
+      // three files free: enough to take the command's connection, not to search (rg's pipes)
+      for (let k = 0; k < 3; k++) held.find((s) => !s.destroyed && !s.closed)!.destroy();
+      await until('the server let three go', () => files() === LIMIT - 3, 20_000);
+      const search = await zkProcess(['--root', root, '--json', 'search', 'otters'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      expect(search.code, search.stdout + search.stderr).toBe(0);
+      expect(search.json.hits.map((h: any) => h.title)).toEqual(['Otter']);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+  });
+
   it('a host that is not loopback needs --allow-remote; a bad address is a usage error', async () => {
     const root = tempCorpus();
     const env = serverEnv();
