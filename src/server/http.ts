@@ -160,14 +160,14 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     }
     // A new session (an initialize request), or a request the transport refuses for want of one.
     const caller: Caller = { source: holder.name, readOnly: holder.read_only, ingestFolders };
-    const bound = hashOf(token);
+    const tokenHash = hashOf(token);
     const server = await mcpSession(root, ctx, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every
       // answer of a session until the session ends: memory that grows with every call.
       enableJsonResponse: false,
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, token: bound, lastUsed: performance.now() }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, token: tokenHash, lastUsed: performance.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     await server.connect(transport);
@@ -193,15 +193,15 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       reject(new ZkError(err.code === 'EADDRINUSE' ? 'busy' : 'io', `cannot serve HTTP on ${o.listen}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`)));
     web.listen(port, host, () => resolve());
   });
-  const boundPort = (web.address() as net.AddressInfo).port;
-  hosts = allowedHosts(host, boundPort, o.allowHosts ?? []);
+  const bound = (web.address() as net.AddressInfo).port;
+  hosts = allowedHosts(host, bound, o.allowHosts ?? []);
   const sweep = setInterval(() => {
     for (const [sid, s] of sessions) if (performance.now() - s.lastUsed > SESSION_IDLE_MS) void s.transport.close().then(() => sessions.delete(sid));
   }, 60_000);
   sweep.unref();
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `${tls ? 'https' : 'http'}://${shown}:${boundPort}/mcp`,
+    url: `${tls ? 'https' : 'http'}://${shown}:${bound}/mcp`,
     async close() {
       clearInterval(sweep);
       const closed = new Promise<void>((resolve) => web.close(() => resolve()));
