@@ -190,6 +190,21 @@ export class Settings {
     return this.number('ZK_MEMORY_HTTP_REQUEST_SECONDS', 120);
   }
 
+  /** How long (seconds) an HTTP client may take to send a request's headers (at most the request's time). */
+  httpHeadersSeconds(): number {
+    return this.number('ZK_MEMORY_HTTP_HEADERS_SECONDS', 30);
+  }
+
+  /** How many HTTP connections a server holds at once; more are closed as they come. */
+  httpMaxConnections(): number {
+    return this.number('ZK_MEMORY_HTTP_MAX_CONNECTIONS', 512, { integer: true });
+  }
+
+  /** How many HTTP connections a server holds at once from one address (a reverse proxy is one). */
+  httpMaxConnectionsPerAddress(): number {
+    return this.number('ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS', 128, { integer: true });
+  }
+
   /** The user's runtime folder (XDG_RUNTIME_DIR), where the servers' sockets live when it is set. */
   runtimeDir(): string | undefined {
     return this.text('XDG_RUNTIME_DIR');

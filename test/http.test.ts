@@ -223,6 +223,92 @@ describe('MCP over HTTP', () => {
     expect(notesOf(root)).toHaveLength(1);
   });
 
+  it('a session is bound to the token it began with: a read-only token re-made under a revoked name cannot write through the old session', async () => {
+    const root = tempCorpus();
+    const writer = await token(root, 'laptop');
+    const served = await serveHttp(root, serverEnv());
+    const write = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } } });
+    const init = await post(served.url, INIT, { authorization: `Bearer ${writer}` });
+    expect(init.status).toBe(200);
+    const session = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
+    expect((await post(served.url, write(2), { ...session, authorization: `Bearer ${writer}` })).json.result.structuredContent.ok).toBe(true);
+    expect(notesOf(root)).toHaveLength(1);
+
+    expect((await zkProcess(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
+    const reader = await token(root, 'laptop', true);
+    const refused = await post(served.url, write(3), { ...session, authorization: `Bearer ${reader}` });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toMatch(/another token/);
+    expect(notesOf(root)).toHaveLength(1);
+    // the read-only token opens a session of its own, which reads and does not write
+    const own = await post(served.url, INIT, { authorization: `Bearer ${reader}` });
+    const mine = { 'mcp-session-id': String(own.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${reader}` };
+    expect((await post(served.url, write(4), mine)).json.error.message).toMatch(/read-only/);
+    expect(notesOf(root)).toHaveLength(1);
+  });
+
+  it('ingest_start over HTTP reads only under the folders --ingest-from allows, never out through a symlink; text passed with the call is read anywhere', async () => {
+    const root = tempCorpus();
+    const bearer = await token(root, 'laptop');
+    const allowed = tempDir('zk-allowed-');
+    const outside = tempDir('zk-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.md'), '# Secret\n\nThe host key is hunter2.\n');
+    fs.writeFileSync(path.join(allowed, 'paper.md'), '# Paper\n\nOtters hold hands while they sleep.\n');
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(allowed, 'link.md'));
+    fs.mkdirSync(path.join(allowed, 'linked'));
+    fs.symlinkSync(outside, path.join(allowed, 'linked', 'out'));
+    const served = await serveHttp(root, serverEnv(), ['--ingest-from', allowed]);
+    const client = await httpClient(served.url, bearer);
+    const start = async (args: Record<string, unknown>) => ((await client.callTool({ name: 'ingest_start', arguments: args })) as any).structuredContent;
+    try {
+      for (const from of [path.join(outside, 'secret.md'), outside, path.join(allowed, '..', path.basename(outside), 'secret.md'), '/etc/passwd']) {
+        const r = await start({ from });
+        expect(r.ok, from).toBe(false);
+        expect(r.error.message).toMatch(/reads only under the folders this server allows .* is elsewhere$/);
+      }
+      for (const from of [path.join(allowed, 'link.md'), 'link.md', path.join(allowed, 'linked', 'out', 'secret.md')]) {
+        const r = await start({ from });
+        expect(r.ok, from).toBe(false);
+        expect(r.error.message).toMatch(/leads elsewhere through a symlink$/);
+      }
+      // the allowed folder itself: its own document is read, the symlink out of it is not
+      const job = await start({ from: allowed, name: 'papers' });
+      expect(job.ok).toBe(true);
+      expect(job.documents.map((d: any) => d.path)).toEqual(['paper.md']);
+      expect(job.unsupported.map((u: any) => u.path).sort()).toEqual(['link.md', 'linked/out']);
+      let text = '';
+      for (;;) {
+        const next = ((await client.callTool({ name: 'ingest_next', arguments: { job: 'papers' } })) as any).structuredContent;
+        if (next.done) break;
+        text += JSON.stringify(next);
+        await client.callTool({ name: 'ingest_skip', arguments: { job: 'papers' } });
+      }
+      expect(text).toContain('Otters hold hands');
+      expect(text).not.toContain('hunter2');
+      // one file, relative to the allowed folder
+      expect((await start({ from: 'paper.md', name: 'one' })).ok).toBe(true);
+      // a document passed as text
+      const given = await start({ text: '# Minutes\n\nBeavers build dams.\n', name: 'minutes.md' });
+      expect(given.ok).toBe(true);
+      expect(given.job).toBe('minutes');
+      expect(given.documents.map((d: any) => d.path)).toEqual(['minutes.md']);
+      expect((await start({ text: 'x'.repeat(1024 * 1024 + 1), name: 'big.md' })).error.message).toMatch(/at most 1048576 are taken/);
+    } finally {
+      await client.close();
+    }
+    // a server that allows no folder reads none, and says what it takes instead
+    const root2 = tempCorpus();
+    const bearer2 = await token(root2, 'laptop');
+    const bare = await serveHttp(root2, serverEnv());
+    const other = await httpClient(bare.url, bearer2);
+    try {
+      const r = ((await other.callTool({ name: 'ingest_start', arguments: { from: path.join(allowed, 'paper.md') } })) as any).structuredContent;
+      expect(r.error.message).toMatch(/allowed no folder with serve --ingest-from DIR\): pass the document itself as text, with a name$/);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a damaged token file refuses every request with a reason that names nothing of the host; the server keeps running', async () => {
     const root = tempCorpus();
     const bearer = await token(root, 'laptop');
@@ -266,6 +352,105 @@ describe('MCP over HTTP', () => {
     }
   });
 
+  it('a client stalled in its headers is cut off by the headers timeout, though the request timeout is far off', async () => {
+    const root = tempCorpus();
+    const served = await serveHttp(root, serverEnv({ ZK_MEMORY_HTTP_HEADERS_SECONDS: '1', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' }));
+    const { port } = new URL(served.url);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthor`));
+      let text = '';
+      socket.on('data', (d) => (text += String(d)));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('connections are capped per address and in all: more are closed as they come, the held ones are served, and a local search is answered meanwhile', async () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, '20260101-otter.md'), '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Otter\n---\nOtters hold hands.\n');
+    // far-off timeouts: only the caps close anything here
+    const env = serverEnv({ ZK_MEMORY_HTTP_MAX_CONNECTIONS: '6', ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '4', ZK_MEMORY_HTTP_HEADERS_SECONDS: '600', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' });
+    const served = await serveHttp(root, env);
+    const port = Number(new URL(served.url).port);
+    const sockets: { socket: net.Socket; closed: boolean }[] = [];
+    const connect = (from: string) => new Promise<{ socket: net.Socket; closed: boolean }>((resolve) => {
+      const held = { socket: net.connect({ port, host: '127.0.0.1', localAddress: from }), closed: false };
+      held.socket.on('error', () => undefined);
+      held.socket.on('close', () => (held.closed = true));
+      held.socket.once('connect', () => resolve(held));
+      sockets.push(held);
+    });
+    const closedFrom = (list: { closed: boolean }[]) => list.filter((h) => h.closed).length;
+    try {
+      const first: { socket: net.Socket; closed: boolean }[] = [];
+      for (let i = 0; i < 6; i++) first.push(await connect('127.0.0.1'));
+      await until('two over the per-address cap are closed', () => closedFrom(first) === 2, 20_000);
+      expect(first.slice(0, 4).every((h) => !h.closed)).toBe(true);
+      const second: { socket: net.Socket; closed: boolean }[] = [];
+      for (let i = 0; i < 4; i++) second.push(await connect('127.0.0.2'));
+      await until('two over the cap on all are closed', () => closedFrom(second) === 2, 20_000);
+      const third = await connect('127.0.0.3');
+      await until('a new address is refused while the server is full', () => third.closed, 20_000);
+
+      // a local command is answered meanwhile
+      const search = await zkProcess(['--root', root, 'search', 'otters', '--json'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      expect(search.code).toBe(0);
+      expect(search.json.hits.map((h: any) => h.title)).toEqual(['Otter']);
+
+      // a held connection is served
+      const kept = first[0].socket;
+      const reply = new Promise<string>((resolve) => kept.once('data', (d) => resolve(String(d))));
+      kept.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 2\r\n\r\n{}`);
+      expect(await reply).toMatch(/^HTTP\/1\.1 401 /);
+    } finally {
+      for (const h of sockets) h.socket.destroy();
+    }
+    // once they are gone, clients are served again
+    const bearer = await token(root, 'laptop');
+    const client = await httpClient(served.url, bearer);
+    try {
+      expect(((await client.callTool({ name: 'search', arguments: { query: 'otters' } })) as any).structuredContent.hits).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a server out of files (held connections past its file limit) never makes a local search worse: the command answers in-process', async () => {
+    const root = tempCorpus();
+    fs.writeFileSync(path.join(root, '20260101-otter.md'), '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Otter\n---\nOtters hold hands.\n');
+    const LIMIT = 256;
+    // caps above the file limit, as on a host whose limit is lower than they assume; rg spawns a process for each search
+    const env = serverEnv({ ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_HTTP_MAX_CONNECTIONS: '10000', ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '10000', ZK_MEMORY_HTTP_HEADERS_SECONDS: '600', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' });
+    const proc = execa('sh', ['-c', `ulimit -n ${LIMIT} && exec node "$0" serve --root "$1" --http 127.0.0.1:0`, BIN, root], { env: { ...process.env, ...env }, reject: false });
+    running.push(proc);
+    let stderr = '';
+    proc.stderr!.on('data', (c) => (stderr += String(c)));
+    await until('the server listens', () => /MCP over HTTP at (\S+)/.test(stderr), 30_000, () => (proc.exitCode !== null ? stderr : undefined));
+    const port = Number(new URL(/MCP over HTTP at (\S+)/.exec(stderr)![1]).port);
+    const files = () => fs.readdirSync(`/proc/${proc.pid}/fd`).length;
+    const held: net.Socket[] = [];
+    try {
+      const connect = () => new Promise<void>((resolve) => {
+        const s = net.connect(port, '127.0.0.1');
+        s.on('error', () => resolve());
+        s.once('connect', () => resolve());
+        s.once('close', () => resolve());
+        held.push(s);
+      });
+      for (let i = 0; i < LIMIT + 40 && files() < LIMIT; i++) await connect();
+      await until('the server holds every file it may', () => files() >= LIMIT, 20_000);
+      // three files free: enough to take the command's connection, not to search (rg's pipes)
+      for (let k = 0; k < 3; k++) held.find((s) => !s.destroyed && !s.closed)!.destroy();
+      await until('the server let three go', () => files() === LIMIT - 3, 20_000);
+      const search = await zkProcess(['--root', root, '--json', 'search', 'otters'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      expect(search.code, search.stdout + search.stderr).toBe(0);
+      expect(search.json.hits.map((h: any) => h.title)).toEqual(['Otter']);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+  });
+
   it('a host that is not loopback needs --allow-remote; a bad address is a usage error', async () => {
     const root = tempCorpus();
     const env = serverEnv();
@@ -276,6 +461,10 @@ describe('MCP over HTTP', () => {
     expect(bad.code).toBe(2);
     expect(bad.json.error.message).toMatch(/--http takes \[HOST:\]PORT/);
     expect((await zkProcess(['serve', '--root', root, '--allow-remote'], { env })).code).toBe(2);
+    expect((await zkProcess(['serve', '--root', root, '--ingest-from', root], { env })).stderr).toMatch(/^error: .*--ingest-from and --tls-\* go with --http/);
+    const notFolder = await zkProcess(['serve', '--root', root, '--http', '127.0.0.1:0', '--ingest-from', path.join(root, 'none')], { env });
+    expect(notFolder.code).toBe(2);
+    expect(notFolder.stderr).toMatch(/^error: --ingest-from takes a folder, and .*none is none/);
     const allowed = await serveHttp(root, env, ['--http', '0.0.0.0:0', '--allow-remote']);
     expect(allowed.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
     const port = new URL(allowed.url).port;

@@ -13,9 +13,14 @@ const ingest = () => import('../ingest/index.js');
 const owner = (source?: string) => defaultSource(source) ?? '';
 
 export interface IngestStartRequest {
-  from: string;
+  /** A file or folder to read. */
+  from?: string;
+  /** Or the document itself (Markdown, plain text or HTML), named by `name`. */
+  text?: string;
   name?: string;
   windowChars?: number;
+  /** The folders `from` must lie in (a reader that is not the host's owner); undefined: any path. */
+  allowedFolders?: string[];
 }
 
 export type IngestStartResult = JobStatus & { action: 'created' | 'exists' };

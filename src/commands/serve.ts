@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
@@ -14,9 +16,19 @@ interface ServeFlags {
   allowHost: string[];
   tlsCert?: string;
   tlsKey?: string;
+  ingestFrom: string[];
 }
 
 const collect = (value: string, all: string[]) => [...all, value];
+
+/** The folders given with --ingest-from, absolute; each must be a folder now. */
+function ingestFolders(dirs: string[]): string[] {
+  return dirs.map((dir) => {
+    const abs = path.resolve(current().io.cwd(), dir);
+    if (!fs.statSync(abs, { throwIfNoEntry: false })?.isDirectory()) throw new ZkError('usage', `--ingest-from takes a folder, and ${dir} is none`);
+    return abs;
+  });
+}
 
 /** A server a command started in the background makes way for one run by `serve` (which may serve HTTP, and stays). */
 async function makeWayForBackground(root: string): Promise<void> {
@@ -39,6 +51,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--allow-host <name>', 'with --http: a Host name clients reach the server by, such as a reverse proxy\'s (repeatable)', collect, [])
     .option('--tls-cert <file>', 'with --http: serve HTTPS with this certificate (PEM)')
     .option('--tls-key <file>', "with --http: the certificate's private key (PEM)")
+    .option('--ingest-from <dir>', 'with --http: a folder whose documents HTTP clients may study with ingest_start (repeatable; none by default)', collect, [])
     .action(cli.action(async (flags: ServeFlags) => {
       const root = cli.root();
       const { settings } = current();
@@ -58,8 +71,8 @@ export function register(program: Command, cli: Invocation): void {
       if (!cli.surface.main) throw new ZkError('usage', 'serve runs from the command line only');
       const idleMs = flags.background ? settings.serverIdleSeconds() * 1000 : undefined;
       const http = flags.http === undefined ? undefined
-        : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey };
-      if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host and --tls-* go with --http');
+        : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, ingestFrom: ingestFolders(flags.ingestFrom) };
+      if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey || flags.ingestFrom.length)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host, --ingest-from and --tls-* go with --http');
       const ready = (s: ServerState) => current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})${s.http ? `; MCP over HTTP at ${s.http}` : ''}\n`);
       if (!flags.background) await makeWayForBackground(root);
       prepareServerProcess();

@@ -7,7 +7,8 @@ import { sha256, sidecarDir } from '../corpus/files/files.js';
 import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { trace } from '../corpus/trace/trace.js';
-import { Unreadable } from './convert.js';
+import { documentKind, Unreadable } from './convert.js';
+import { confinedSource, isWithin } from './confine.js';
 import { BoundedConverter, defaultConvertLimits, type ConvertLimits } from './convert-bounded.js';
 import { inventory, type SourceFile } from './inventory.js';
 import { emptyState, jobFiles, jobName, listJobs, loadManifest, touch, type JobDocument, type JobManifest } from './state.js';
@@ -15,8 +16,16 @@ import { DEFAULT_WINDOW_CHARS, MIN_WINDOW_CHARS, planWindows } from './windows.j
 import { hint } from '../hints.js';
 
 export interface StartOptions {
-  from: string;
+  /** A file or folder to read. */
+  from?: string;
+  /** Or the document itself, as Markdown, plain text or HTML; `name` names it (`notes.md`). */
+  text?: string;
   name?: string;
+  /**
+   * The folders `from` must lie in, symlinks resolved (a reader that is not the host's owner:
+   * MCP over HTTP); undefined: any path the process can read.
+   */
+  allowedFolders?: string[];
   windowChars?: number;
   /** Bounds on each document's conversion (time, memory, HTML depth, DOCX unpacked size). */
   limits?: Partial<ConvertLimits>;
@@ -35,15 +44,23 @@ function defaultName(from: string): string {
   return ext && fs.statSync(from).isFile() ? base.slice(0, -ext.length) : base;
 }
 
+/** The largest document taken as text with the call (`text`), in UTF-8 bytes. */
+export const MAX_TEXT_BYTES = 1024 * 1024;
+
 interface ReadSource extends SourceFile {
   bytes?: Buffer;
   sha256?: string;
 }
 
-function readSources(files: SourceFile[]): ReadSource[] {
+/**
+ * Read every file found, each only while its real path is still under `within` (the source's real
+ * path): a file swapped for a symlink after it was listed is not followed out.
+ */
+function readSources(files: SourceFile[], within: string): ReadSource[] {
   return files.map((f) => {
     if (f.unsupported) return f;
     try {
+      if (!isWithin(fs.realpathSync(f.abs), within)) return { ...f, unsupported: 'symlink leads outside the sources (not followed)' };
       const bytes = fs.readFileSync(f.abs);
       return { ...f, bytes, sha256: sha256(bytes) };
     } catch (err) {
@@ -102,20 +119,39 @@ async function convertEach(sources: ReadSource[], docsDir: string, windowChars: 
   return { documents, unsupported };
 }
 
+/** A document given as text: one source named `name`, read as the kind its name says (Markdown unless told). */
+function textSource(text: string, name: string | undefined): { from: string; name: string; sources: ReadSource[] } {
+  if (!name?.trim()) throw new ZkError('usage', 'a document passed as text needs a name (such as notes.md)');
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > MAX_TEXT_BYTES) throw new ZkError('usage', `the text is ${bytes.length} bytes; at most ${MAX_TEXT_BYTES} are taken at once: pass it in parts, under several names`);
+  const kind = documentKind(name) ?? 'markdown';
+  if (kind === 'docx' || kind === 'pdf') throw new ZkError('usage', `a document passed as text is Markdown, plain text or HTML: name it .md, .txt or .html, not ${JSON.stringify(name)}`);
+  const ext = path.extname(name);
+  const base = documentKind(name) ? name.slice(0, -ext.length) : name;
+  return { from: `text:${name}`, name: base, sources: [{ rel: name, abs: '', kind, bytes, sha256: sha256(bytes) }] };
+}
+
+/** The sources named by a path: every file under it, read (within the allowed folders, when there are some). */
+function pathSources(given: string | undefined, name: string | undefined, allowedFolders: string[] | undefined): { from: string; name: string; sources: ReadSource[] } {
+  // An empty path would resolve to the working directory, which nobody named.
+  if (!given?.trim()) throw new ZkError('usage', `${hint('command', 'ingest start')} needs ${hint('option', 'from')} PATH: a file or a folder`);
+  const from = allowedFolders ? confinedSource(given, allowedFolders) : path.resolve(given);
+  const files = inventory(from);
+  return { from, name: name ?? defaultName(from), sources: readSources(files, fs.realpathSync(from)) };
+}
+
 /**
  * Inventory and convert the sources, cut the windows, and publish the job in one rename, so a job
  * folder is either complete or absent.
  */
 export async function startJob(root: string, o: StartOptions): Promise<StartResult> {
-  // An empty path would resolve to the working directory, which nobody named.
-  if (!o.from?.trim()) throw new ZkError('usage', `${hint('command', 'ingest start')} needs ${hint('option', 'from')} PATH: a file or a folder`);
-  const from = path.resolve(o.from);
-  const files = inventory(from);
-  const name = jobName(o.name ?? defaultName(from));
+  if (o.text !== undefined && o.from !== undefined) throw new ZkError('usage', 'pass a path (from) or the document as text, not both');
   if (o.windowChars !== undefined && o.windowChars < MIN_WINDOW_CHARS) {
     throw new ZkError('usage', `--window-chars must be at least ${MIN_WINDOW_CHARS}`);
   }
-  const sources = readSources(files);
+  const given = o.text !== undefined ? textSource(o.text, o.name) : pathSources(o.from, o.name, o.allowedFolders);
+  const { from, sources } = given;
+  const name = jobName(given.name);
   if (listJobs(root).includes(name)) return existingJob(root, name, from, sources, o.windowChars);
 
   ensureSidecar(root);

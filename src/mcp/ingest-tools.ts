@@ -10,10 +10,15 @@ const source = str('who reads: name yourself so your windows stay yours');
 export const ingestTools: ToolSpec[] = [
   {
     name: 'ingest_start',
-    description: 'Start studying a file or folder of source documents (Markdown, text, HTML, DOCX, PDF): it is converted and cut into reading windows. Then call ingest_next until it says done.',
-    inputSchema: schema({ from: str('a file or folder path on the server'), name: str('the job name (default: the file or folder name)') }, ['from']),
-    async run(root, a) {
-      const r = await api.ingestStart(root, { from: a.from, name: a.name });
+    description: 'Start studying source documents (Markdown, text, HTML, DOCX, PDF): a file or folder on the server (over HTTP only under the folders the server allows), or one document passed as text with a name. It is converted and cut into reading windows. Then call ingest_next until it says done.',
+    inputSchema: schema({
+      from: str('a file or folder path on the server (over HTTP: under a folder the server allows, absolute or relative to the first)'),
+      text: str('or the document itself: Markdown, plain text or HTML, at most 1 MiB (name it with name)'),
+      name: str('the job name (default: the file or folder name); with text, the document name, such as notes.md'),
+    }),
+    async run(root, a, caller) {
+      // Only the host's owner (a session without a caller: stdio) reads any path the process can.
+      const r = await api.ingestStart(root, { from: a.from, text: a.text, name: a.name, allowedFolders: caller?.ingestFolders });
       return { json: { ...r }, text: view.ingestStartText(r) };
     },
   },

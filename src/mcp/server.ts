@@ -7,6 +7,7 @@ import { llmConfigured } from '../llm/config.js';
 import { asZkError, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
+import type { Caller } from './tool.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
 import { callWarmIndex, warmIndex } from '../search/warm.js';
@@ -35,15 +36,7 @@ function invalid(tool: ToolSpec, v: ValidateFunction) {
   return toolError(`invalid arguments for ${tool.name}: ${(v.errors ?? []).map(problem).join('; ')}`);
 }
 
-/**
- * Who a session's client is, when the transport says (MCP over HTTP, by its token): what it
- * writes carries `source`, whatever it passes, and a read-only client sees and calls only the
- * tools that read.
- */
-export interface Caller {
-  source: string;
-  readOnly: boolean;
-}
+export type { Caller };
 
 /**
  * Call one tool: validate its arguments, call the library in the server's context, answer text and
@@ -62,7 +55,7 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.warm?.sync();
     // A call of its own: what it remembers (the warnings it gave) ends with it.
-    const r = await withContext(newCall(ctx), () => tool.run(root, args));
+    const r = await withContext(newCall(ctx), () => tool.run(root, args, caller));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {

@@ -9,6 +9,19 @@ export interface ToolAnswer {
   failed?: boolean;
 }
 
+/**
+ * Who a session's client is, when the transport says (MCP over HTTP, by its token): what it
+ * writes carries `source`, whatever it passes; a read-only client sees and calls only the tools
+ * that read; and it studies only documents under `ingestFolders` or given as text. A session
+ * without one is the local owner's (stdio), which may read any file the process can.
+ */
+export interface Caller {
+  source: string;
+  readOnly: boolean;
+  /** The folders `ingest_start` may read sources from (none: text given with the call only). */
+  ingestFolders: string[];
+}
+
 /** An MCP tool: what an agent is told, what it may pass, and the library call it makes. */
 export interface ToolSpec {
   name: string;
@@ -20,7 +33,8 @@ export interface ToolSpec {
   needsLlm?: boolean;
   /** Only offered when the corpus is in a git work tree. */
   needsGit?: boolean;
-  run(root: string, args: Args): Promise<ToolAnswer>;
+  /** `caller` is the session's client when the transport knows it (see `Caller`). */
+  run(root: string, args: Args, caller?: Caller): Promise<ToolAnswer>;
 }
 
 // The pieces every tool's input schema is made of.

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { resolveRoot } from '../corpus/files/root.js';
-import { asZkError, errorJson, ZkError } from '../errors.js';
+import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';
 import { ask } from './client.js';
@@ -56,7 +56,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
       return inProcess; // the in-process command reports it
     }
   }
-  const out = await ask(sock, request);
+  let out = await ask(sock, request);
+  if ('answer' in out && outOfResources(out.answer)) out = { unavailable: 'failed', reason: 'the server ran out of files or memory' };
   if ('answer' in out) {
     clearFailures(sock);
     process.stdout.write(out.answer.stdout);
@@ -71,6 +72,15 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   // Started once the call is answered: a server booting beside it would slow the very call it is for.
   if (out.unavailable !== 'failed' || !backingOff(sock)) return { ...inProcess, after: () => startServer(root, env) };
   return inProcess;
+}
+
+/**
+ * An answer that is the server's own failure, not the corpus's: it ran out of files or memory
+ * (connections held open, a leak). The command answers in-process instead: a server never makes a
+ * command worse.
+ */
+function outOfResources(answer: { code: number; stdout: string; stderr: string }): boolean {
+  return answer.code === EXIT.busy && /\b(EMFILE|ENFILE|ENOMEM)\b|too many open files/i.test(`${answer.stderr}\n${answer.stdout}`);
 }
 
 /** Say why a command could not be answered, the way every command fails (docs/errors.md). */

@@ -13,9 +13,11 @@ import type { RunContext } from '../context.js';
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
 // specification asks of a server reachable by others. Every request is checked in this order,
 // and refused before any tool runs: its Host (DNS rebinding), its Origin (a web page), its bearer
-// token (read again each time, so a revoked token is refused at once), then its session (one
-// token's session is no other token's). The transport itself refuses bodies over 4 MiB (413) and
-// bodies that are not JSON (-32700).
+// token (read again each time, so a revoked token is refused at once, and the rights a call runs
+// with are the token's as they are now), then its session (bound to the token that opened it, by
+// its hash: no other token's, even one made later under the same name). The transport itself
+// refuses bodies over 4 MiB (413) and bodies that are not JSON (-32700). Connections are capped in
+// all and per address, and one that stalls in its headers or body is cut off.
 
 export interface HttpOptions {
   /** `[HOST:]PORT`, as given to `serve --http`. */
@@ -27,6 +29,8 @@ export interface HttpOptions {
   allowHosts?: string[];
   tlsCert?: string;
   tlsKey?: string;
+  /** Folders `ingest_start` may read sources from (`--ingest-from`); none by default. */
+  ingestFrom?: string[];
 }
 
 export interface RunningHttp {
@@ -81,7 +85,33 @@ function refuse(res: http.ServerResponse, status: number, message: string, heade
 interface Session {
   transport: StreamableHTTPServerTransport;
   caller: Caller;
+  /** The sha256 of the token that opened the session: only it may use the session. */
+  token: Buffer;
   lastUsed: number;
+}
+
+const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
+
+/**
+ * Keep at most `perAddress` connections from one address: one more is closed as it comes, before
+ * it may send anything. (The cap on all connections is the server's own `maxConnections`.)
+ */
+function capPerAddress(web: net.Server, perAddress: number): void {
+  const open = new Map<string, number>();
+  web.on('connection', (socket: net.Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const n = open.get(address) ?? 0;
+    if (n >= perAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, n + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
 }
 
 /**
@@ -97,13 +127,16 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
   const tls = o.tlsCert && o.tlsKey ? { cert: readTlsFile(o.tlsCert), key: readTlsFile(o.tlsKey) } : undefined;
   const origins = new Set(o.allowOrigins ?? []);
   const sessions = new Map<string, Session>();
-  const timeoutMs = ctx.settings.httpRequestSeconds() * 1000;
+  const requestMs = ctx.settings.httpRequestSeconds() * 1000;
+  const headersMs = Math.min(requestMs, ctx.settings.httpHeadersSeconds() * 1000);
   const options: http.ServerOptions = {
     // A client that stalls in its headers or its body is cut off; the others are served meanwhile.
-    headersTimeout: timeoutMs,
-    requestTimeout: timeoutMs,
-    connectionsCheckingInterval: Math.min(30_000, Math.max(100, timeoutMs / 4)),
+    // Node looks for such clients every interval: a short one keeps the cut close to the limit.
+    headersTimeout: headersMs,
+    requestTimeout: requestMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(100, headersMs / 4)),
   };
+  const ingestFolders = o.ingestFrom ?? [];
   let hosts = new Set<string>();
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -113,24 +146,28 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     if (new URL(req.url ?? '/', 'http://any').pathname !== '/mcp') return refuse(res, 404, 'not found: MCP is served at /mcp');
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     const holder = token === undefined ? undefined : tokenHolder(root, token);
-    if (!holder) return refuse(res, 401, token === undefined ? 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)' : 'unauthorized: the token is not known (revoked, or never made here)', { 'www-authenticate': 'Bearer realm="zk-memory"' });
+    if (token === undefined || !holder) return refuse(res, 401, token === undefined ? 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)' : 'unauthorized: the token is not known (revoked, or never made here)', { 'www-authenticate': 'Bearer realm="zk-memory"' });
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = sessions.get(id);
       if (!session) return refuse(res, 404, 'session not found: initialize a new one');
-      if (session.caller.source !== holder.name) return refuse(res, 403, 'forbidden: the session was opened with another token');
+      if (!crypto.timingSafeEqual(hashOf(token), session.token)) return refuse(res, 403, 'forbidden: the session was opened with another token');
+      // The token's rights as they are now, not as they were when the session began.
+      session.caller.source = holder.name;
+      session.caller.readOnly = holder.read_only;
       session.lastUsed = performance.now();
       return session.transport.handleRequest(req, res);
     }
     // A new session (an initialize request), or a request the transport refuses for want of one.
-    const caller: Caller = { source: holder.name, readOnly: holder.read_only };
+    const caller: Caller = { source: holder.name, readOnly: holder.read_only, ingestFolders };
+    const tokenHash = hashOf(token);
     const server = await mcpSession(root, ctx, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every
       // answer of a session until the session ends: memory that grows with every call.
       enableJsonResponse: false,
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, lastUsed: performance.now() }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, token: tokenHash, lastUsed: performance.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     await server.connect(transport);
@@ -147,6 +184,10 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     });
   };
   const web = tls ? https.createServer({ ...options, ...tls }, listener) : http.createServer(options, listener);
+  // Held connections cost the server a file each: past a bound, its own files (notes, the index,
+  // the local commands it answers) would fail to open.
+  web.maxConnections = ctx.settings.httpMaxConnections();
+  capPerAddress(web, ctx.settings.httpMaxConnectionsPerAddress());
   await new Promise<void>((resolve, reject) => {
     web.once('error', (err: NodeJS.ErrnoException) =>
       reject(new ZkError(err.code === 'EADDRINUSE' ? 'busy' : 'io', `cannot serve HTTP on ${o.listen}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`)));
