@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { EXIT } from '../errors.js';
+import { current } from '../context.js';
+import type { Invocation } from '../cli/context.js';
+
+/** After this long, an import says on a terminal how far it is. */
+const PROGRESS_AFTER_MS = 1000;
+
+/** A progress line on stderr, when stderr is a terminal and the import has run a while. */
+function progressLine(json: boolean): ((done: number, total: number) => void) | undefined {
+  if (json || !process.stderr.isTTY) return undefined;
+  const start = performance.now();
+  let shown = false;
+  return (done, total) => {
+    if (performance.now() - start < PROGRESS_AFTER_MS && !shown) return;
+    shown = true;
+    current().io.stderr(`\rimporting: ${done}/${total} items${done === total ? '\n' : ''}`);
+  };
+}
+
+export function register(program: Command, cli: Invocation): void {
+  program
+    .command('import <format> <path>')
+    .description('bring in memory kept elsewhere: jsonl, memory-json, mem0 (docs/import-export.md); re-importing skips what came in before')
+    .option('--dry-run', 'report what would happen; write nothing')
+    .action(cli.action(async (format: string, source: string, flags: { dryRun?: boolean }) => {
+      const { importMemory } = await import('../api/import.js');
+      const { failureLines, importText } = await import('../views/import.js');
+      const r = await importMemory(cli.root(), { format, path: source, dryRun: flags.dryRun, progress: progressLine(cli.globals.json) });
+      if (!cli.globals.json) for (const line of failureLines(r)) current().io.stderr(`error: ${line}\n`);
+      return { ok: r.failed.length === 0, exitCode: r.failed.length ? EXIT.refused : EXIT.ok, json: { ...r }, text: importText(r) };
+    }));
+}

@@ -1,0 +1,36 @@
+import { ZkError } from '../../errors.js';
+import type { ReadInput } from './items.js';
+import { exportJsonl, readJsonl } from './jsonl.js';
+import { readMem0 } from './mem0.js';
+import { exportMemoryJson, readMemoryJson } from './memory-json.js';
+
+// The formats an import reads and an export writes, by the name the command line gives them.
+
+const READERS: Record<string, (path: string) => ReadInput> = {
+  jsonl: readJsonl,
+  'memory-json': readMemoryJson,
+  mem0: readMem0,
+};
+
+const WRITERS: Record<string, (root: string) => { lines: string[] }> = {
+  jsonl: exportJsonl,
+  'memory-json': exportMemoryJson,
+};
+
+export const IMPORT_FORMATS = Object.keys(READERS);
+export const EXPORT_FORMATS = Object.keys(WRITERS);
+
+function known<T>(table: Record<string, T>, format: string, what: string): T {
+  if (!Object.hasOwn(table, format)) throw new ZkError('usage', `unknown ${what} format ${JSON.stringify(format)} (one of: ${Object.keys(table).join(', ')})`);
+  return table[format];
+}
+
+/** Read an input in a format: its items, and what could not be read. */
+export function readInput(format: string, path: string): ReadInput {
+  return known(READERS, format, 'import')(path);
+}
+
+/** The corpus in a format: its lines, one JSON object each. */
+export function exportLines(format: string, root: string): string[] {
+  return known(WRITERS, format, 'export')(root).lines;
+}

@@ -1,0 +1,215 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { now } from '../../context.js';
+import { ZkError } from '../../errors.js';
+import { listNoteFiles } from '../../corpus/files/note-files.js';
+import { sidecar } from '../../corpus/files/paths.js';
+import { renderNote, parseNoteText } from '../../corpus/note/format.js';
+import { checkKind } from '../../corpus/note/kinds.js';
+import { readNoteFile, type Note } from '../../corpus/note/notes.js';
+import { undatedSlug } from '../../corpus/markdown/note-names.js';
+import { isoDate, stemFor, titleSlug } from '../../corpus/note/slug.js';
+import { createNoteAs, mergeNote } from '../../corpus/ops/ops.js';
+import { trace } from '../../corpus/trace/trace.js';
+import type { ImportFailure, ImportItem, NoteItem, ReadInput, VerbatimItem } from './items.js';
+
+// The steps every import shares, whatever the format: find what earlier imports made, name the new
+// notes, then write each item whole (one exclusive create, or one merge) or not at all. A killed
+// import leaves every item either written or not; run again, it finds the written ones by where
+// they came from and skips them, so nothing is doubled.
+
+/** The frontmatter key that says where an imported note came from: `{format, id}`. */
+export const IMPORTED_FROM = 'imported_from';
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** Told after each item: how many are done, of how many. */
+  progress?: (done: number, total: number) => void;
+}
+
+export interface ImportReport {
+  format: string;
+  dry_run: boolean;
+  created: number;
+  merged: number;
+  queued: number;
+  skipped: number;
+  failed: ImportFailure[];
+}
+
+/** The notes of the corpus (and of its archive) an import may meet again, read once. */
+interface Existing {
+  byOrigin: Map<string, Note>;
+  /** Live notes by uuid. */
+  byUuid: Map<string, Note>;
+  names: Set<string>;
+  archivedNames: Set<string>;
+  /** Undated slugs and stems in use: a new note takes a slug none of them has. */
+  slugs: Set<string>;
+}
+
+function originKey(format: string, id: string): string {
+  return `${format}\u0000${id}`;
+}
+
+/** The file names taken in `.archive/`. */
+function archivedNames(root: string): string[] {
+  try {
+    return fs.readdirSync(sidecar(root).archive);
+  } catch {
+    return [];
+  }
+}
+
+function existingNotes(root: string, format: string): Existing {
+  const ex: Existing = { byOrigin: new Map(), byUuid: new Map(), names: new Set(), archivedNames: new Set(), slugs: new Set() };
+  for (const name of listNoteFiles(root)) {
+    ex.names.add(name);
+    ex.slugs.add(undatedSlug(name) ?? name.replace(/\.md$/, ''));
+    const n = readNoteFile(root, name);
+    if (!n) continue;
+    const from = n.parsed.frontmatter[IMPORTED_FROM] as { format?: unknown; id?: unknown } | undefined;
+    if (from && typeof from === 'object' && from.format === format && from.id !== undefined) ex.byOrigin.set(originKey(format, String(from.id)), n);
+    if (n.uuid) ex.byUuid.set(n.uuid.toLowerCase(), n);
+  }
+  for (const name of archivedNames(root)) ex.archivedNames.add(name);
+  return ex;
+}
+
+/** The first free slug for a title among those in use (and those this import took): `x`, `x-2`, … */
+function freeSlug(ex: Existing, title: string): string {
+  const base = titleSlug(title) || 'note';
+  for (let n = 1; ; n++) {
+    const slug = n === 1 ? base : `${base}-${n}`;
+    if (!ex.slugs.has(slug)) {
+      ex.slugs.add(slug);
+      return slug;
+    }
+  }
+}
+
+/** Where a note item goes: the note an earlier import made of it, or a name and uuid of its own. */
+type Placement = { note: Note } | { name: string; uuid: string; date: string };
+
+function linkLine(label: string, to: Placement): string {
+  const [name, uuid] = 'note' in to ? [to.note.path, to.note.uuid] : [to.name, to.uuid];
+  const target = /[\s()<>]/.test(name) ? `<${name}>` : name;
+  return `- [${label.replace(/([\\[\]])/g, '\\$1')}](${target})${uuid ? ` <!-- uuid: ${uuid} -->` : ''}`;
+}
+
+/** A note item's text below its heading: its body, then its links under `## Relations`. */
+function bodyOf(item: NoteItem, placed: Map<string, Placement>, failed: ImportFailure[]): string {
+  const lines: string[] = [];
+  for (const l of item.links ?? []) {
+    const to = placed.get(l.to);
+    if (to) lines.push(linkLine(l.label, to));
+    else failed.push({ item: `${item.label}: relation ${JSON.stringify(l.label)} to ${JSON.stringify(l.to)}`, reason: 'no such item in the input' });
+  }
+  const relations = lines.length ? `## Relations\n\n${lines.join('\n')}` : '';
+  return [item.body.trim(), relations].filter(Boolean).join('\n\n');
+}
+
+/** The lines of `text` (trimmed, not blank) that the note does not hold yet: what a changed item adds. */
+function newLines(note: Note, text: string): string {
+  const have = new Set(note.raw.split(/\r?\n/).map((l) => l.trim()));
+  return text.split(/\r?\n/).filter((l) => l.trim() && !have.has(l.trim())).join('\n');
+}
+
+/**
+ * Import the items a reader made of the input into the corpus. Items are written in order, each
+ * whole or not at all; an item an earlier import made is skipped, or, when it changed, what it
+ * adds is merged into its note as a fragment (never overwriting). Nothing is written with dryRun.
+ */
+export async function runImport(root: string, format: string, input: ReadInput, o: ImportOptions = {}): Promise<ImportReport> {
+  const report: ImportReport = { format, dry_run: Boolean(o.dryRun), created: 0, merged: 0, queued: 0, skipped: 0, failed: [...input.failed] };
+  if (!input.items.length && input.failed.length) {
+    const first = input.failed[0];
+    const more = input.failed.length > 1 ? ` (and ${input.failed.length - 1} more)` : '';
+    throw new ZkError('usage', `${first.item}: ${first.reason}; nothing could be read${more}`);
+  }
+  const ex = existingNotes(root, format);
+  const today = isoDate(new Date(now()));
+  // Every note item is placed before any is written, so a link to an item later in the input
+  // already knows the file name and uuid it leads to.
+  const placed = new Map<string, Placement>();
+  const seen = new Map<string, string>();
+  const items: ImportItem[] = [];
+  for (const item of input.items) {
+    const first = seen.get(item.id);
+    if (first !== undefined) {
+      report.failed.push({ item: item.label, reason: `the same item as ${first}` });
+      continue;
+    }
+    seen.set(item.id, item.label);
+    items.push(item);
+    if (item.type !== 'note') continue;
+    const earlier = ex.byOrigin.get(originKey(format, item.id));
+    if (earlier) placed.set(item.id, { note: earlier });
+    else {
+      const date = item.date ?? today;
+      placed.set(item.id, { name: `${stemFor(date, freeSlug(ex, item.title))}.md`, uuid: crypto.randomUUID(), date });
+    }
+  }
+  let done = 0;
+  for (const item of items) {
+    try {
+      const action = item.type === 'note' ? await importNote(root, format, item, placed, report, o) : await importVerbatim(root, item, ex, o);
+      report[action]++;
+    } catch (err) {
+      // A refusal belongs to this item; a busy corpus, a full disk or an I/O error stops the import.
+      if (!(err instanceof ZkError) || !['usage', 'exists', 'invalid_slug', 'refused', 'not_found', 'ambiguous_ref'].includes(err.code)) throw err;
+      report.failed.push({ item: item.label, reason: err.message });
+    }
+    o.progress?.(++done, items.length);
+  }
+  if (!o.dryRun) trace(root, 'import', { format, created: report.created, merged: report.merged, skipped: report.skipped, failed: report.failed.length });
+  return report;
+}
+
+type Action = 'created' | 'merged' | 'skipped';
+
+async function importNote(root: string, format: string, item: NoteItem, placed: Map<string, Placement>, report: ImportReport, o: ImportOptions): Promise<Action> {
+  const at = placed.get(item.id)!;
+  const failed: ImportFailure[] = [];
+  const body = bodyOf(item, placed, failed);
+  report.failed.push(...failed);
+  if ('note' in at) {
+    const added = newLines(at.note, body);
+    if (!added) return 'skipped';
+    if (!o.dryRun) await mergeNote(root, at.note.path, added, { source: item.author ?? format });
+    return 'merged';
+  }
+  const kind = checkKind(item.kind);
+  const extra = { [IMPORTED_FROM]: { format, id: item.id }, ...item.extra };
+  const text = renderNote({ uuid: at.uuid, title: item.title.replace(/\s+/g, ' ').trim(), date: at.date, author: item.author, kind, extra }, body);
+  if (!o.dryRun) createNoteAs(root, at.name, text);
+  return 'created';
+}
+
+/**
+ * A note brought back as it was exported. A live note with its uuid (or, without one, its name)
+ * is the same note: skipped, or given what the export adds as a fragment. An archived note whose
+ * name `.archive/` holds is skipped: archived notes are never changed.
+ */
+async function importVerbatim(root: string, item: VerbatimItem, ex: Existing, o: ImportOptions): Promise<Action> {
+  if (item.archived) {
+    if (ex.archivedNames.has(item.name)) return 'skipped';
+    if (!o.dryRun) createNoteAs(root, item.name, item.text, { archived: true });
+    ex.archivedNames.add(item.name);
+    return 'created';
+  }
+  const uuid = parseNoteText(item.text).frontmatter.uuid;
+  const earlier = typeof uuid === 'string' && uuid ? ex.byUuid.get(uuid.toLowerCase()) : ex.names.has(item.name) ? readNoteFile(root, item.name) : undefined;
+  if (earlier) {
+    if (earlier.raw === item.text) return 'skipped';
+    const added = newLines(earlier, parseNoteText(item.text).body);
+    if (!added) return 'skipped';
+    if (!o.dryRun) await mergeNote(root, earlier.path, added, { source: 'jsonl' });
+    return 'merged';
+  }
+  if (ex.names.has(item.name)) throw new ZkError('exists', `${item.name} is another note's name in this corpus`);
+  if (!o.dryRun) createNoteAs(root, item.name, item.text);
+  ex.names.add(item.name);
+  return 'created';
+}

@@ -1,0 +1,198 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { BIN, REPO, mdFiles, snapshot, tempCorpus, tempDir, zk } from './helpers/corpus.js';
+import { until } from './helpers/wait.js';
+
+// Import and export (docs/import-export.md): each format read from fixtures written here in the
+// shape its source documents, and the rules every import keeps, checked on the files afterwards.
+
+const ENV = { ZK_MEMORY_SOURCE: '' };
+
+function fileIn(dir: string, name: string, text: string): string {
+  const p = path.join(dir, name);
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, text);
+  return p;
+}
+
+const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+/** Every file of a corpus's notes and archive, by relative path, with its bytes (the tool's own .zk left out). */
+function noteBytes(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of mdFiles(root)) out[f] = fs.readFileSync(path.join(root, f)).toString('base64');
+  const archive = path.join(root, '.archive');
+  if (fs.existsSync(archive)) for (const f of mdFiles(archive)) out[`.archive/${f}`] = fs.readFileSync(path.join(archive, f)).toString('base64');
+  return out;
+}
+
+function read(root: string, name: string): string {
+  return fs.readFileSync(path.join(root, name), 'utf8');
+}
+
+/** The note made of an imported item: the one file whose imported_from id is `id`. */
+function notesFrom(root: string, id: string): string[] {
+  return mdFiles(root).filter((f) => read(root, f).includes(`\n  id: ${id}\n`));
+}
+
+const MEMORY = jsonl([
+  { type: 'entity', name: 'Alice', entityType: 'person', observations: ['Works at Acme', 'Likes tea'] },
+  { type: 'relation', from: 'Alice', to: 'Bob', relationType: 'manages' },
+  { type: 'relation', from: 'Alice', to: 'Acme', relationType: 'works at' },
+  { type: 'entity', name: 'Bob', entityType: 'person', observations: ['Plays the cello'] },
+  { type: 'entity', name: 'Acme', entityType: 'organization', observations: [] },
+]);
+
+describe('import memory-json', () => {
+  it('makes one note per entity, with relations (to entities later in the file) as labelled links', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
+    const r = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ ok: true, created: 3, merged: 0, queued: 0, skipped: 0, failed: [] });
+    expect(mdFiles(root)).toHaveLength(3);
+    const [alice] = notesFrom(root, 'Alice');
+    const [bob] = notesFrom(root, 'Bob');
+    const text = read(root, alice);
+    expect(text).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: Alice\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n  format: memory-json\n  id: Alice\nentity_type: person\n---\n\n# Alice\n\nWorks at Acme\n\nLikes tea\n\n## Relations\n\n/);
+    const bobUuid = /uuid: (\S+)/.exec(read(root, bob))![1];
+    expect(text).toContain(`- [manages](${bob}) <!-- uuid: ${bobUuid} -->`);
+    // The links resolve as the tool reads them.
+    const linked = await zk(['read', alice, '--json', '--root', root]);
+    expect(linked.json.links.map((l: any) => [l.label, l.path])).toEqual([['manages', bob], ['works at', notesFrom(root, 'Acme')[0]]]);
+  });
+
+  it('re-importing skips every item; a changed entity gets what it adds as a fragment, nothing overwritten', async () => {
+    const root = tempCorpus();
+    const dir = tempDir();
+    const src = fileIn(dir, 'memory.jsonl', MEMORY);
+    await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
+    const before = snapshot(root, { skip: /^\.zk/ });
+    const again = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: ENV });
+    expect(again.json).toMatchObject({ created: 0, merged: 0, skipped: 3, failed: [] });
+    expect(snapshot(root, { skip: /^\.zk/ })).toEqual(before);
+
+    const [alice] = notesFrom(root, 'Alice');
+    const original = read(root, alice);
+    fileIn(dir, 'memory.jsonl', MEMORY.replace('"Likes tea"', '"Likes tea","Moved to Paris"'));
+    const changed = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: ENV });
+    expect(changed.json).toMatchObject({ created: 0, merged: 1, skipped: 2 });
+    const after = read(root, alice);
+    expect(after.startsWith(original)).toBe(true);
+    expect(after.slice(original.length)).toMatch(/^\n\n---\n\*\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z \(memory-json\):\* Moved to Paris\n$/);
+    expect(mdFiles(root)).toHaveLength(3);
+  });
+
+  it('--dry-run reports what would happen and writes nothing', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
+    const before = snapshot(root);
+    const r = await zk(['import', 'memory-json', src, '--dry-run', '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ ok: true, dry_run: true, created: 3 });
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('bad lines fail one by one, naming the file and line; the rest is imported', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', [
+      JSON.stringify({ type: 'entity', name: 'Carol', entityType: 'person', observations: ['ok'] }),
+      '{"type":"entity","name":"Trunc',
+      JSON.stringify({ type: 'entity', entityType: 'person', observations: ['no name'] }),
+      JSON.stringify({ type: 'relation', from: 'Carol', to: 'Nobody', relationType: 'knows' }),
+      JSON.stringify({ type: 'entity', name: 'Carol', entityType: 'person', observations: ['twice'] }),
+    ].join('\n'));
+    const r = await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^error: memory\.jsonl:2: not JSON/),
+      'error: memory.jsonl:3: an entity with no name',
+      expect.stringMatching(/^error: memory\.jsonl:5: entity "Carol" appears twice/),
+      'error: memory.jsonl:4: relation "knows" names an entity the file does not have: "Nobody"',
+    ]);
+    expect(mdFiles(root)).toHaveLength(1);
+    expect(read(root, mdFiles(root)[0])).not.toContain('Relations');
+  });
+
+  it('input it cannot read at all is one error line and exit 2, with nothing written', async () => {
+    const root = tempCorpus();
+    const dir = tempDir();
+    const before = snapshot(root);
+    const notFormat = await zk(['import', 'memory-json', fileIn(dir, 'notes.txt', 'hello\nworld\n'), '--root', root]);
+    expect(notFormat.code).toBe(2);
+    expect(notFormat.stderr).toMatch(/^error: notes\.txt:1: not JSON .*nothing could be read \(and 1 more\)$/);
+    const missing = await zk(['import', 'memory-json', path.join(dir, 'nope.jsonl'), '--root', root]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: .*nope\.jsonl: no such file$/);
+    const unknown = await zk(['import', 'evernote', dir, '--root', root]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: unknown import format "evernote" \(one of: jsonl, memory-json, mem0\)$/);
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('an import killed midway resumes where it stopped, doubling nothing', async () => {
+    const root = tempCorpus();
+    const n = 1500;
+    const rows = Array.from({ length: n }, (_, i) => ({ type: 'entity', name: `Entity ${i}`, entityType: 'thing', observations: [`fact ${i}`] }));
+    const src = fileIn(tempDir(), 'memory.jsonl', jsonl(rows));
+    const child = execa('node', [BIN, 'import', 'memory-json', src, '--root', root], { env: { ...process.env, ...ENV, ZK_MEMORY_ROOT: '' }, reject: false });
+    await until('the import writing', () => mdFiles(root).length >= 50, 60_000, () => (child.exitCode !== null ? `exited ${child.exitCode}` : undefined));
+    child.kill('SIGKILL');
+    await child;
+    const partial = mdFiles(root).length;
+    expect(partial).toBeLessThan(n);
+    expect(fs.readdirSync(root).filter((f) => f.startsWith('.zk-tmp'))).toHaveLength(0);
+    const r = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: n - partial, skipped: partial, failed: [] });
+    const files = mdFiles(root);
+    expect(files).toHaveLength(n);
+    const ids = files.map((f) => /\n {2}id: (.*)\n/.exec(read(root, f))![1]);
+    expect(new Set(ids).size).toBe(n);
+  }, 120_000);
+});
+
+describe('import mem0', () => {
+  it('makes one note per memory, dated by its creation, with user and agent ids; deleted ones left out', async () => {
+    const root = tempCorpus();
+    const dir = tempDir();
+    const src = fileIn(dir, 'mem0.json', JSON.stringify({
+      results: [
+        { id: 'm-1', memory: 'Prefers vegetarian food', hash: 'h1', metadata: { category: 'food' }, created_at: '2025-03-04T10:11:12-08:00', updated_at: null, user_id: 'alice', agent_id: 'chef-bot' },
+        { id: 'm-2', memory: 'Is allergic to peanuts', created_at: '2025-03-05T00:00:00Z', user_id: 'alice' },
+        { id: 'm-3', created_at: '2025-03-05T00:00:00Z' },
+      ],
+    }));
+    const r = await zk(['import', 'mem0', src, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 2, failed: [{ item: 'mem0.json memory #3', reason: 'memory m-3: no text ("memory" or "content")' }] });
+    expect(mdFiles(root)).toEqual(['20250304-prefers-vegetarian-food.md', '20250305-is-allergic-to-peanuts.md']);
+    expect(read(root, '20250304-prefers-vegetarian-food.md')).toMatch(/\ntitle: Prefers vegetarian food\ndate: 2025-03-04\nimported_from:\n {2}format: mem0\n {2}id: m-1\nuser_id: alice\nagent_id: chef-bot\ncreated_at: 2025-03-04T10:11:12-08:00\nmetadata:\n {2}category: food\n---\n\n# Prefers vegetarian food\n\nPrefers vegetarian food\n$/);
+    const again = await zk(['import', 'mem0', src, '--json', '--root', root], { env: ENV });
+    expect(again.json).toMatchObject({ created: 0, skipped: 2 });
+  });
+
+  it("reads OpenMemory's backup (memories.json), naming users and apps", async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memories.json', JSON.stringify({
+      user: { id: 'u-uuid', user_id: 'dana', name: null },
+      apps: [{ id: 'a-uuid', name: 'cursor' }],
+      memories: [
+        { id: 'x1', user_id: 'u-uuid', app_id: 'a-uuid', content: 'Uses Neovim', metadata: {}, state: 'active', created_at: '2025-06-01T08:00:00+00:00', updated_at: '2025-06-01T08:00:00+00:00', category_ids: [] },
+        { id: 'x2', user_id: 'u-uuid', app_id: 'a-uuid', content: 'Old fact', metadata: {}, state: 'deleted', created_at: '2025-06-01T08:00:00+00:00' },
+      ],
+    }, null, 2));
+    const r = await zk(['import', 'mem0', src, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 1, failed: [] });
+    expect(read(root, '20250601-uses-neovim.md')).toContain('\nuser_id: dana\napp: cursor\n');
+  });
+
+  it('truncated JSON is refused naming the file and line', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'mem0.json', '{\n  "results": [\n    {"id": "m-1", "memory": "x"');
+    const r = await zk(['import', 'mem0', src, '--root', root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: mem0\.json:3: not JSON \(/);
+    expect(mdFiles(root)).toEqual([]);
+  });
+});
