@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -143,13 +144,15 @@ describe('import memory-json', () => {
     await child;
     const partial = mdFiles(root).length;
     expect(partial).toBeLessThan(n);
-    expect(fs.readdirSync(root).filter((f) => f.startsWith('.zk-tmp'))).toHaveLength(0);
+    // Each note there is whole: a kill leaves at most a hidden temp file, never a note (docs/concurrency.md).
+    for (const f of mdFiles(root)) expect(read(root, f)).toMatch(/\n# (Entity \d+)\n\nfact \d+\n$/);
     const r = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: n - partial, skipped: partial, failed: [] });
     const files = mdFiles(root);
     expect(files).toHaveLength(n);
     const ids = files.map((f) => /\n {2}id: (.*)\n/.exec(read(root, f))![1]);
     expect(new Set(ids).size).toBe(n);
+    for (const f of files) expect(read(root, f)).toMatch(/\n# (Entity \d+)\n\nfact \d+\n$/);
   }, 120_000);
 });
 
@@ -193,6 +196,148 @@ describe('import mem0', () => {
     const r = await zk(['import', 'mem0', src, '--root', root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: mem0\.json:3: not JSON \(/);
+    expect(mdFiles(root)).toEqual([]);
+  });
+});
+
+/** A corpus with every feature a note file can have: fragments, CRLF, a BOM, a supersession chain, archived notes, unicode names, a note without frontmatter. */
+async function featureCorpus(): Promise<string> {
+  const root = tempCorpus();
+  const run = async (...args: string[]) => {
+    const r = await zk([...args, '--root', root], { env: ENV });
+    expect(r.code, r.stderr).toBe(0);
+    return r;
+  };
+  await run('write', 'judy', 'Judy', 'Judy paints lake sunrises.', '--date', '2026-11-30', '--source', 'phone');
+  await run('merge', 'judy', 'Moved to Paris.', '--source', 'laptop');
+  await run('merge', 'judy', 'Studio\n------\nShe rents one in Montmartre.');
+  await run('write', 'plan', 'Plan A', 'First plan.', '--date', '2026-11-01', '--kind', 'decision');
+  await run('write', 'plan-b', 'Plan B', 'Second plan, see [Judy](20261130-judy.md).', '--date', '2026-11-02', '--supersedes', 'plan');
+  await run('write', 'plan-c', 'Plan C', 'Third plan.', '--date', '2026-11-03', '--supersedes', 'plan-b');
+  await run('write', 'tokyo', '東京 2026', 'Trip notes, [[Judy]] too.', '--date', '2026-10-10');
+  await run('write', 'cafe', 'Café Crème', 'Where we meet.', '--date', '2026-10-11');
+  await run('write', 'gone', 'Gone', 'Retired.', '--date', '2026-10-12');
+  await run('archive', 'gone');
+  fs.writeFileSync(path.join(root, '20261001-crlf.md'), '---\r\nuuid: 11111111-2222-4333-8444-555555555555\r\ntitle: Windows\r\ndate: 2026-10-01\r\n---\r\n\r\n# Windows\r\n\r\nWritten on Windows.\r\n');
+  await run('merge', '20261001-crlf', 'Still CRLF.');
+  fs.writeFileSync(path.join(root, 'hand.md'), '\uFEFF# By hand\n\nNo frontmatter at all, links to [[Plan C]].\n');
+  fs.writeFileSync(path.join(root, 'Ærø notes.md'), '---\nuuid: 9d6a3c2e-0000-4000-8000-00000000a0e0\ntitle: Ærø\ncustom: [1, 2]\n# a comment\n---\n\n# Ærø\n\nIsland.');
+  return root;
+}
+
+describe('export and import jsonl', () => {
+  it('export then import into an empty corpus gives byte-identical note files (every feature)', async () => {
+    const root = await featureCorpus();
+    const out = path.join(tempDir(), 'corpus.jsonl');
+    const ex = await zk(['export', 'jsonl', '--out', out, '--json', '--root', root]);
+    expect(ex.json).toMatchObject({ ok: true, format: 'jsonl', lines: 10, out });
+    const rows = fs.readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const judy = rows.find((r) => r.path === '20261130-judy.md');
+    expect(judy).toMatchObject({ title: 'Judy', date: '2026-11-30', author: 'phone', kind: null, archived: false, body: '# Judy\n\nJudy paints lake sunrises.' });
+    expect(judy.fragments).toEqual([
+      { date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), source: 'laptop', text: 'Moved to Paris.' },
+      { date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), source: null, text: 'Studio\n------\nShe rents one in Montmartre.' },
+    ]);
+    const planB = rows.find((r) => r.path === '20261102-plan-b.md');
+    expect(planB.superseded_by).toBe(rows.find((r) => r.path === '20261103-plan-c.md').uuid);
+    expect(planB.links).toEqual([{ label: 'Judy', target: '20261130-judy.md', path: '20261130-judy.md', uuid: judy.uuid }]);
+    expect(rows.find((r) => r.title === '東京 2026').links).toEqual([{ label: 'Judy', target: 'Judy', path: '20261130-judy.md', uuid: judy.uuid }]);
+    expect(rows.find((r) => r.path.startsWith('.archive/'))).toMatchObject({ archived: true, title: 'Gone' });
+
+    const copy = tempCorpus();
+    const im = await zk(['import', 'jsonl', out, '--json', '--root', copy], { env: ENV });
+    expect(im.json).toMatchObject({ ok: true, created: 10, failed: [] });
+    expect(noteBytes(copy)).toEqual(noteBytes(root));
+    const again = await zk(['import', 'jsonl', out, '--json', '--root', copy], { env: ENV });
+    expect(again.json).toMatchObject({ created: 0, merged: 0, skipped: 10 });
+    expect(noteBytes(copy)).toEqual(noteBytes(root));
+  });
+
+  it('export then import gives the example corpus back byte for byte', async () => {
+    const root = tempDir();
+    fs.cpSync(path.join(REPO, 'examples', 'corpus'), root, { recursive: true });
+    const exported = await zk(['export', 'jsonl', '--root', root]);
+    expect(exported.code).toBe(0);
+    const out = fileIn(tempDir(), 'example.jsonl', `${exported.stdout}\n`);
+    const copy = tempCorpus();
+    const im = await zk(['import', 'jsonl', out, '--json', '--root', copy], { env: ENV });
+    expect(im.json.failed).toEqual([]);
+    expect(im.json.created).toBe(Object.keys(noteBytes(root)).length);
+    expect(noteBytes(copy)).toEqual(noteBytes(root));
+  });
+
+  it('a note changed since the export gets what the export adds as a fragment; other notes are skipped', async () => {
+    const root = await featureCorpus();
+    const out = path.join(tempDir(), 'corpus.jsonl');
+    await zk(['export', 'jsonl', '--out', out, '--root', root]);
+    const copy = tempCorpus();
+    await zk(['import', 'jsonl', out, '--root', copy], { env: ENV });
+    // The source corpus learns something; the copy has its own later fragment.
+    await zk(['merge', 'judy', 'Took up sailing.', '--root', root], { env: ENV });
+    await zk(['merge', 'judy', 'Copy-only news.', '--root', copy], { env: ENV });
+    const before = read(copy, '20261130-judy.md');
+    await zk(['export', 'jsonl', '--out', out, '--root', root]);
+    const r = await zk(['import', 'jsonl', out, '--json', '--root', copy], { env: ENV });
+    expect(r.json).toMatchObject({ created: 0, merged: 1, skipped: 9 });
+    const after = read(copy, '20261130-judy.md');
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.slice(before.length)).toMatch(/^\n\n---\n\*[^\n]*\(jsonl\):\* \*[^\n]*:\* Took up sailing\.\n$/);
+  });
+
+  it('refuses a note name that would leave the corpus, and a line that is no export', async () => {
+    const root = tempCorpus();
+    const outside = tempDir();
+    const src = fileIn(tempDir(), 'x.jsonl', jsonl([
+      { path: '../escape.md', raw: '# Escape\n' },
+      { path: '.archive/../../escape2.md', raw: '# Escape\n' },
+      { title: 'no raw' },
+      { path: 'fine.md', raw: '# Fine\n' },
+    ]));
+    const r = await zk(['import', 'jsonl', src, '--json', '--root', root], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.json.created).toBe(1);
+    expect(r.json.failed.map((f: any) => f.reason)).toEqual([
+      'no "path" and "raw" text: not a zk-memory jsonl export',
+      'not a note file name: "../escape.md"',
+      'not a note file name: "../../escape2.md"',
+    ]);
+    expect(mdFiles(root)).toEqual(['fine.md']);
+    expect(fs.readdirSync(path.dirname(root)).filter((f) => f.startsWith('escape'))).toEqual([]);
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe('export memory-json', () => {
+  it('writes entities and relations the reference memory server reads, and reads back to the same graph', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
+    await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
+    await zk(['merge', 'Alice', 'Speaks Spanish', '--root', root], { env: ENV });
+    const r = await zk(['export', 'memory-json', '--root', root]);
+    const rows = r.stdout.split('\n').map((l) => JSON.parse(l));
+    expect(rows.filter((x) => x.type === 'entity').sort((a, b) => a.name.localeCompare(b.name))).toEqual([
+      { type: 'entity', name: 'Acme', entityType: 'organization', observations: [] },
+      { type: 'entity', name: 'Alice', entityType: 'person', observations: ['Works at Acme', 'Likes tea', 'Speaks Spanish'] },
+      { type: 'entity', name: 'Bob', entityType: 'person', observations: ['Plays the cello'] },
+    ]);
+    expect(rows.filter((x) => x.type === 'relation')).toEqual([
+      { type: 'relation', from: 'Alice', to: 'Bob', relationType: 'manages' },
+      { type: 'relation', from: 'Alice', to: 'Acme', relationType: 'works at' },
+    ]);
+    // Every line is what the server's loader accepts: an entity or relation with exactly its keys.
+    for (const row of rows) expect(Object.keys(row)).toEqual(row.type === 'entity' ? ['type', 'name', 'entityType', 'observations'] : ['type', 'from', 'to', 'relationType']);
+  });
+});
+
+describe('one import at a time', () => {
+  it('a second import while one runs is refused with exit 4 and writes nothing', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
+    // A live holder of the caretaker lease (this test process): the import must wait its turn.
+    fs.writeFileSync(path.join(root, '.zk', 'lease'), `${JSON.stringify({ host: os.hostname(), pid: process.pid, purpose: 'import mem0', since: new Date().toISOString(), expires: new Date(Date.now() + 60_000).toISOString() })}\n`);
+    const r = await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^error: caretaker lease held by .* \(import mem0\) until /);
     expect(mdFiles(root)).toEqual([]);
   });
 });

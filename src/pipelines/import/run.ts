@@ -12,6 +12,7 @@ import { undatedSlug } from '../../corpus/markdown/note-names.js';
 import { isoDate, stemFor, titleSlug } from '../../corpus/note/slug.js';
 import { createNoteAs, mergeNote } from '../../corpus/ops/ops.js';
 import { trace } from '../../corpus/trace/trace.js';
+import { withCaretakerLease } from '../../corpus/lock/lease.js';
 import type { ImportFailure, ImportItem, NoteItem, ReadInput, VerbatimItem } from './items.js';
 
 // The steps every import shares, whatever the format: find what earlier imports made, name the new
@@ -128,6 +129,13 @@ export async function runImport(root: string, format: string, input: ReadInput, 
     const more = input.failed.length > 1 ? ` (and ${input.failed.length - 1} more)` : '';
     throw new ZkError('usage', `${first.item}: ${first.reason}; nothing could be read${more}`);
   }
+  // One import at a time: two of the same input side by side would each find the other's notes
+  // missing and make them twice. The caretaker lease says who holds it; a dead holder's is taken over.
+  if (o.dryRun) return importItems(root, format, input, report, o);
+  return withCaretakerLease(root, `import ${format}`, () => importItems(root, format, input, report, o));
+}
+
+async function importItems(root: string, format: string, input: ReadInput, report: ImportReport, o: ImportOptions): Promise<ImportReport> {
   const ex = existingNotes(root, format);
   const today = isoDate(new Date(now()));
   // Every note item is placed before any is written, so a link to an item later in the input
