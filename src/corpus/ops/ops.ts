@@ -7,7 +7,7 @@ import { archiveRelinking, type Relink } from './relink.js';
 import { notesHeldAt } from '../graph/held-at.js';
 import { appendFragment } from './append.js';
 import { rewriteKeys } from './keys.js';
-import { createFileExclusive, createNoteFile, refusedSymlink } from '../files/files.js';
+import { createFileExclusiveAsync, createNoteFile, refusedSymlink } from '../files/files.js';
 import { hasControlChar, isNoteName } from '../files/note-files.js';
 import { relToRoot, sidecar } from '../files/paths.js';
 import { decisionBody, mergeFragment, parseNoteText, renderNote, type DecisionParts } from '../note/format.js';
@@ -135,10 +135,10 @@ function archiveFolder(root: string): string {
 /**
  * Create a note under an exact file name with exact text: exclusive and atomic, refused (`exists`)
  * when the name is taken. For a note that must come back as it was (an export read in again) or
- * be named before it exists (a note that others being imported link to). Returns the path
- * relative to the root.
+ * be named before it exists (a note that others being imported link to). Several may be created
+ * at once (their writes share the disk's flushes). Returns the path relative to the root.
  */
-export function createNoteAs(root: string, name: string, text: string, o: CreateAsOptions = {}): string {
+export async function createNoteAs(root: string, name: string, text: string, o: CreateAsOptions = {}): Promise<string> {
   if (!isNoteName(name) || name === '.md' || /[\\/]/.test(name) || hasControlChar(name) || Buffer.byteLength(name, 'utf8') > 255) {
     throw new ZkError('usage', `not a note file name: ${JSON.stringify(name)}`);
   }
@@ -146,7 +146,7 @@ export function createNoteAs(root: string, name: string, text: string, o: Create
   ensureSidecar(root);
   const file = path.join(o.archived ? archiveFolder(root) : root, name);
   const rel = relToRoot(root, file);
-  if (!createFileExclusive(root, file, text)) throw new ZkError('exists', `note already exists: ${rel}`);
+  if (!(await createFileExclusiveAsync(file, text))) throw new ZkError('exists', `note already exists: ${rel}`);
   const fm = parseNoteText(text).frontmatter;
   trace(root, 'write', { path: rel, uuid: typeof fm.uuid === 'string' ? fm.uuid : null, kind: typeof fm.kind === 'string' ? fm.kind : null, source: typeof fm.author === 'string' ? fm.author : null });
   return rel;

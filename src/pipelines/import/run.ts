@@ -159,39 +159,90 @@ async function importItems(root: string, format: string, input: ReadInput, repor
       placed.set(item.id, { name: `${stemFor(date, freeSlug(ex, item.title))}.md`, uuid: crypto.randomUUID(), date });
     }
   }
+  const outcomes: { action?: Action; failed: ImportFailure[] }[] = items.map(() => ({ failed: [] }));
+  const ctx: Step = { root, format, placed, ex, o, serial: serially() };
   let done = 0;
-  for (const item of items) {
+  await inPool(items.length, WRITERS_AT_ONCE, async (i) => {
+    const item = items[i];
     try {
-      const action = item.type === 'note' ? await importNote(root, format, item, placed, report, o) : await importVerbatim(root, item, ex, o);
-      report[action]++;
+      outcomes[i].action = item.type === 'note' ? await importNote(ctx, item, outcomes[i].failed) : await importVerbatim(ctx, item);
     } catch (err) {
       // A refusal belongs to this item; a busy corpus, a full disk or an I/O error stops the import.
-      if (!(err instanceof ZkError) || !['usage', 'exists', 'invalid_slug', 'refused', 'not_found', 'ambiguous_ref'].includes(err.code)) throw err;
-      report.failed.push({ item: item.label, reason: err.message });
+      if (!(err instanceof ZkError) || !ITEM_REFUSALS.has(err.code)) throw err;
+      outcomes[i].failed.push({ item: item.label, reason: err.message });
     }
     o.progress?.(++done, items.length);
+  });
+  for (const r of outcomes) {
+    if (r.action) report[r.action]++;
+    report.failed.push(...r.failed);
   }
   if (!o.dryRun) trace(root, 'import', { format, created: report.created, merged: report.merged, skipped: report.skipped, failed: report.failed.length });
   return report;
 }
 
+/** Errors that refuse one item; any other (a busy corpus, a full disk, an I/O error) stops the import. */
+const ITEM_REFUSALS = new Set<string>(['usage', 'exists', 'invalid_slug', 'refused', 'not_found', 'ambiguous_ref']);
+
+/** How many items are written at once: their files' flushes to disk overlap (about 10x faster than one by one). */
+const WRITERS_AT_ONCE = 16;
+
+/**
+ * Run `fn` for 0..count-1, `width` at a time. The first error stops every worker from taking
+ * another index and is thrown once those running have finished, so nothing is written after it.
+ */
+async function inPool(count: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let stopped: { err: unknown } | undefined;
+  const worker = async () => {
+    while (!stopped && next < count) {
+      const i = next++;
+      try {
+        await fn(i);
+      } catch (err) {
+        stopped ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
+  if (stopped) throw stopped.err;
+}
+
+/** Runs the functions given one after another (merges take the corpus lock: they queue here instead). */
+function serially(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (fn) => {
+    const run = last.then(fn, fn);
+    last = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** What writing one item needs to know. */
+interface Step {
+  root: string;
+  format: string;
+  placed: Map<string, Placement>;
+  ex: Existing;
+  o: ImportOptions;
+  serial: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
 type Action = 'created' | 'merged' | 'skipped';
 
-async function importNote(root: string, format: string, item: NoteItem, placed: Map<string, Placement>, report: ImportReport, o: ImportOptions): Promise<Action> {
+async function importNote({ root, format, placed, o, serial }: Step, item: NoteItem, failed: ImportFailure[]): Promise<Action> {
   const at = placed.get(item.id)!;
-  const failed: ImportFailure[] = [];
   const body = bodyOf(item, placed, failed);
-  report.failed.push(...failed);
   if ('note' in at) {
     const added = newLines(at.note, body);
     if (!added) return 'skipped';
-    if (!o.dryRun) await mergeNote(root, at.note.path, added, { source: item.author ?? format });
+    if (!o.dryRun) await serial(() => mergeNote(root, at.note.path, added, { source: item.author ?? format }));
     return 'merged';
   }
   const kind = checkKind(item.kind);
   const extra = { [IMPORTED_FROM]: { format, id: item.id }, ...item.extra };
   const text = renderNote({ uuid: at.uuid, title: item.title.replace(/\s+/g, ' ').trim(), date: at.date, author: item.author, kind, extra }, body);
-  if (!o.dryRun) createNoteAs(root, at.name, text);
+  if (!o.dryRun) await createNoteAs(root, at.name, text);
   return 'created';
 }
 
@@ -200,11 +251,11 @@ async function importNote(root: string, format: string, item: NoteItem, placed: 
  * is the same note: skipped, or given what the export adds as a fragment. An archived note whose
  * name `.archive/` holds is skipped: archived notes are never changed.
  */
-async function importVerbatim(root: string, item: VerbatimItem, ex: Existing, o: ImportOptions): Promise<Action> {
+async function importVerbatim({ root, ex, o, serial }: Step, item: VerbatimItem): Promise<Action> {
   if (item.archived) {
     if (ex.archivedNames.has(item.name)) return 'skipped';
-    if (!o.dryRun) createNoteAs(root, item.name, item.text, { archived: true });
     ex.archivedNames.add(item.name);
+    if (!o.dryRun) await createNoteAs(root, item.name, item.text, { archived: true });
     return 'created';
   }
   const uuid = parseNoteText(item.text).frontmatter.uuid;
@@ -213,11 +264,11 @@ async function importVerbatim(root: string, item: VerbatimItem, ex: Existing, o:
     if (earlier.raw === item.text) return 'skipped';
     const added = newLines(earlier, parseNoteText(item.text).body);
     if (!added) return 'skipped';
-    if (!o.dryRun) await mergeNote(root, earlier.path, added, { source: 'jsonl' });
+    if (!o.dryRun) await serial(() => mergeNote(root, earlier.path, added, { source: 'jsonl' }));
     return 'merged';
   }
   if (ex.names.has(item.name)) throw new ZkError('exists', `${item.name} is another note's name in this corpus`);
-  if (!o.dryRun) createNoteAs(root, item.name, item.text);
   ex.names.add(item.name);
+  if (!o.dryRun) await createNoteAs(root, item.name, item.text);
   return 'created';
 }
