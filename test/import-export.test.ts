@@ -341,3 +341,102 @@ describe('one import at a time', () => {
     expect(mdFiles(root)).toEqual([]);
   });
 });
+
+describe('import obsidian and basic-memory', () => {
+  it('flattens nested folders (numbered names for the same note name), keeps frontmatter, adds a uuid, and keeps links resolving', async () => {
+    const vault = tempDir();
+    fileIn(vault, 'Home.md', '---\naliases: [Start]\ntags: [index]\n---\n# Home\n\nSee [[Projects/Plan]], [[Areas/Plan|the other plan]], [[Recipes]] and [the map](Areas/Plan.md#Goals).\n\n![[map.png]]\n');
+    fileIn(vault, 'Projects/Plan.md', 'Ship it. Back to [[Start]].\n');
+    fileIn(vault, 'Areas/Plan.md', '## Goals\n\nStay well. Also [[Plan]] here, and [[Recipes#Soup]].\n');
+    fileIn(vault, 'Recipes.md', '---\ntitle: Recipes\ncreated: 2025-05-06\n---\n## Soup\n\nLentils.\n');
+    fileIn(vault, 'map.png', 'PNG');
+    fileIn(vault, '.obsidian/app.json', '{}');
+    const outside = fileIn(tempDir(), 'secret.md', 'secret outside the vault');
+    fs.symlinkSync(outside, path.join(vault, 'Leak.md'));
+    const root = tempCorpus();
+    const r = await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 4, attachments: ['map.png'], failed: [{ item: 'Leak.md', reason: 'symlink leads outside the folder' }] });
+    const files = mdFiles(root);
+    expect(files.map((f) => f.replace(/^\d{8}-/, '')).sort()).toEqual(['home.md', 'plan-2.md', 'plan.md', 'recipes.md']);
+    expect(files).toContain('20250506-recipes.md');
+    const byId = (id: string) => notesFrom(root, id)[0];
+    const home = read(root, byId('Home.md'));
+    expect(home).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: Home\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n {2}format: obsidian\n {2}id: Home\.md\naliases:\n {2}- Start\ntags:\n {2}- index\n---\n\n# Home\n\n/);
+    const planA = byId('Projects/Plan.md').replace(/\.md$/, '');
+    const planB = byId('Areas/Plan.md').replace(/\.md$/, '');
+    // Two notes are titled Plan: a link by a path is rewritten to the file name, keeping what it showed; one to Recipes still fits.
+    expect(home).toContain(`See [[${planA}|Projects/Plan]], [[${planB}|the other plan]], [[Recipes]] and [the map](${planB}.md#Goals).`);
+    expect(home).toContain('![[map.png]]');
+    // An alias is Obsidian's name, not this tool's: the link is given the note's file name, showing the alias.
+    expect(read(root, byId('Projects/Plan.md'))).toContain(`Ship it. Back to [[${byId('Home.md').replace(/\.md$/, '')}|Start]].`);
+    // Two notes are titled Plan, but the name still fits the one the link meant (its undated slug is `plan`): kept as written.
+    expect(planB).toMatch(/-plan$/);
+    expect(read(root, byId('Areas/Plan.md'))).toContain('Also [[Plan]] here, and [[Recipes#Soup]].');
+    expect(fs.readdirSync(root).some((f) => f.includes('secret') || f.includes('leak'))).toBe(false);
+    // Every link of the imported notes resolves, as the tool reads them.
+    for (const f of files) {
+      const links = (await zk(['read', f, '--json', '--root', root])).json.links;
+      for (const l of links) expect({ f, target: l.target, resolved: l.resolved }).toEqual({ f, target: l.target, resolved: true });
+    }
+    const again = await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV });
+    expect(again.json).toMatchObject({ created: 0, merged: 0, skipped: 4 });
+  });
+
+  it('basic-memory: titles from frontmatter, relations as wikilinks to titles keep resolving', async () => {
+    const project = tempDir();
+    fileIn(project, 'people/dana.md', '---\ntitle: Dana Whitfield\ntype: note\npermalink: people/dana-whitfield\n---\n\n# Dana Whitfield\n\n## Observations\n- [role] Welder on the night shift\n\n## Relations\n- works_at [[Acme Works]]\n');
+    fileIn(project, 'orgs/acme.md', '---\ntitle: Acme Works\ntype: note\npermalink: orgs/acme-works\n---\n\n# Acme Works\n\nA foundry.\n');
+    const root = tempCorpus();
+    const r = await zk(['import', 'basic-memory', project, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 2, failed: [] });
+    const dana = notesFrom(root, 'people/dana.md')[0];
+    expect(read(root, dana)).toMatch(/\ntitle: Dana Whitfield\n[\s\S]*\ntype: note\npermalink: people\/dana-whitfield\n---\n\n# Dana Whitfield\n\n## Observations\n- \[role\] Welder on the night shift\n\n## Relations\n- works_at \[\[Acme Works\]\]\n$/);
+    const links = (await zk(['read', dana, '--json', '--root', root])).json.links;
+    expect(links.map((l: any) => l.path)).toEqual([notesFrom(root, 'orgs/acme.md')[0]]);
+  });
+
+  it('a folder that is not one is one error line, exit 2', async () => {
+    const root = tempCorpus();
+    const r = await zk(['import', 'obsidian', fileIn(tempDir(), 'x.md', '# x'), '--root', root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: .*x\.md: not a folder$/);
+  });
+});
+
+describe('import claude-code and codex', () => {
+  it('Claude Code: one note per topic file, the index lines that are no pointers a note of their own', async () => {
+    const dir = tempDir();
+    fileIn(dir, 'MEMORY.md', '# Memory index\n\n## Feedback\n- [Testing style](feedback_testing.md) — real databases, no mocks\n- [Deploys](project_deploys.md) — freeze on Fridays\n\n## Loose\n- The user prefers short answers.\n');
+    fileIn(dir, 'feedback_testing.md', '---\nname: Testing style\ndescription: integration tests hit a real database\ntype: feedback\n---\n\nNever mock the database; see [deploys](project_deploys.md).\n');
+    fileIn(dir, 'project_deploys.md', '---\nname: Deploys\ndescription: release rules\ntype: project\n---\n\nNo deploys on Fridays.\n');
+    const root = tempCorpus();
+    const r = await zk(['import', 'claude-code', dir, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 3, failed: [] });
+    const testing = read(root, notesFrom(root, 'feedback_testing.md')[0]);
+    const deploys = notesFrom(root, 'project_deploys.md')[0];
+    expect(testing).toMatch(/\ntitle: Testing style\n[\s\S]*\ndescription: integration tests hit a real database\ntype: feedback\n---\n\n# Testing style\n\nNever mock the database; see \[deploys\]\(/);
+    expect(testing).toContain(`[deploys](${deploys})`);
+    const index = read(root, notesFrom(root, 'MEMORY.md')[0]);
+    expect(index).toContain('# Claude Code memory index\n\n# Memory index\n\n## Feedback\n\n## Loose\n- The user prefers short answers.\n');
+    expect(index).not.toContain('Testing style');
+  });
+
+  it('Codex: the summary, each handbook block, rollout summaries and skills; raw memories left out', async () => {
+    const dir = tempDir();
+    fileIn(dir, 'memory_summary.md', '## User Profile\n\nLikes Rust.\n\n## General Tips\n- Run cargo test -p core first.\n');
+    fileIn(dir, 'MEMORY.md', '---\nrollout_summary_files:\n  - 2026-02-12T10-30-00-ci.md (success, cwd=/repo, updated_at=2026-02-12T10:30:00Z)\ndescription: Fixing flaky CI\nkeywords: ci, flaky, retry\n---\n\n- Retry the network tests once.\n\n---\nrollout_summary_files:\n  - 2026-02-13T09-00-00-docs.md (partial, cwd=/repo, updated_at=2026-02-13T09:00:00Z)\ndescription: Docs build\nkeywords: mdbook\n---\n\n- mdbook needs the linkcheck plugin.\n');
+    fileIn(dir, 'raw_memories.md', 'scratch input\n');
+    fileIn(dir, 'rollout_summaries/2026-02-12T10-30-00-ci.md', '# CI fix\n\nThe retry worked.\n');
+    fileIn(dir, 'skills/ci-retry/SKILL.md', '---\nname: ci-retry\ndescription: retry flaky network tests\n---\n\n1. Rerun once.\n');
+    fileIn(dir, 'skills/ci-retry/scripts/retry.sh', 'echo retry\n');
+    const root = tempCorpus();
+    const r = await zk(['import', 'codex', dir, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 5, failed: [], attachments: ['skills/ci-retry/scripts/retry.sh'] });
+    const titles = mdFiles(root).map((f) => /\ntitle: '?(.*?)'?\n/.exec(read(root, f))![1]).sort();
+    expect(titles).toEqual(['CI fix', 'Codex memory summary', 'Docs build', 'Fixing flaky CI', 'Skill: ci-retry']);
+    const ci = read(root, notesFrom(root, "'MEMORY.md: Fixing flaky CI'")[0]);
+    expect(ci).toContain('keywords: ci, flaky, retry\n');
+    expect(ci).toContain('# Fixing flaky CI\n\n- Retry the network tests once.\n');
+    expect(mdFiles(root).some((f) => read(root, f).includes('scratch input'))).toBe(false);
+  });
+});

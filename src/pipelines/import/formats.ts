@@ -2,6 +2,7 @@ import { ZkError } from '../../errors.js';
 import type { ReadInput } from './items.js';
 import { exportJsonl, readJsonl } from './jsonl.js';
 import { readMem0 } from './mem0.js';
+import { readClaudeCode, readCodex, readVault } from './folder-formats.js';
 import { exportMemoryJson, readMemoryJson } from './memory-json.js';
 
 // The formats an import reads and an export writes, by the name the command line gives them.
@@ -10,6 +11,10 @@ const READERS: Record<string, (path: string) => ReadInput> = {
   jsonl: readJsonl,
   'memory-json': readMemoryJson,
   mem0: readMem0,
+  'claude-code': readClaudeCode,
+  codex: readCodex,
+  obsidian: readVault,
+  'basic-memory': readVault,
 };
 
 const WRITERS: Record<string, (root: string) => { lines: string[] }> = {

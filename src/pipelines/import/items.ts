@@ -7,6 +7,14 @@ export interface ItemLink {
   to: string;
 }
 
+/** Where the notes of an import went, for a body whose links must lead to them. */
+export interface PlacedNotes {
+  /** The file name the note of item `id` has (or is given), when the input has that item. */
+  name(id: string): string | undefined;
+  /** Whether `target`, written as a wikilink, names the note of item `id` in the corpus after the import. */
+  names(target: string, id: string): boolean;
+}
+
 /** A new note made from an item: rendered by the import, named after its title. */
 export interface NoteItem {
   type: 'note';
@@ -15,7 +23,10 @@ export interface NoteItem {
   /** Where the item is in the input, for messages (`memory.jsonl:3`, `entity "Alice"`). */
   label: string;
   title: string;
-  body: string;
+  /** The text below the title; made once every note is placed when it links to other items. */
+  body: string | ((placed: PlacedNotes) => string);
+  /** The uuid the source gave the note, kept; else a new one. */
+  uuid?: string;
   /** `YYYY-MM-DD`; today when the source does not say. */
   date?: string;
   kind?: string;
@@ -49,4 +60,6 @@ export interface ImportFailure {
 export interface ReadInput {
   items: ImportItem[];
   failed: ImportFailure[];
+  /** Files of a folder that are not notes (images, PDFs): listed in the report, not copied. */
+  attachments?: string[];
 }

@@ -8,12 +8,12 @@ import { sidecar } from '../../corpus/files/paths.js';
 import { renderNote, parseNoteText } from '../../corpus/note/format.js';
 import { checkKind } from '../../corpus/note/kinds.js';
 import { readNoteFile, type Note } from '../../corpus/note/notes.js';
-import { undatedSlug } from '../../corpus/markdown/note-names.js';
+import { NoteNames, undatedSlug, type Named } from '../../corpus/markdown/note-names.js';
 import { isoDate, stemFor, titleSlug } from '../../corpus/note/slug.js';
 import { createNoteAs, mergeNote } from '../../corpus/ops/ops.js';
 import { trace } from '../../corpus/trace/trace.js';
 import { withCaretakerLease } from '../../corpus/lock/lease.js';
-import type { ImportFailure, ImportItem, NoteItem, ReadInput, VerbatimItem } from './items.js';
+import type { ImportFailure, ImportItem, NoteItem, PlacedNotes, ReadInput, VerbatimItem } from './items.js';
 
 // The steps every import shares, whatever the format: find what earlier imports made, name the new
 // notes, then write each item whole (one exclusive create, or one merge) or not at all. A killed
@@ -37,6 +37,8 @@ export interface ImportReport {
   queued: number;
   skipped: number;
   failed: ImportFailure[];
+  /** Files of a folder that are not notes, listed, not copied (folder formats only). */
+  attachments?: string[];
 }
 
 /** The notes of the corpus (and of its archive) an import may meet again, read once. */
@@ -48,6 +50,8 @@ interface Existing {
   archivedNames: Set<string>;
   /** Undated slugs and stems in use: a new note takes a slug none of them has. */
   slugs: Set<string>;
+  /** The notes no item of this import made: a wikilink's name may fit them too. */
+  others: Named[];
 }
 
 function originKey(format: string, id: string): string {
@@ -64,7 +68,7 @@ function archivedNames(root: string): string[] {
 }
 
 function existingNotes(root: string, format: string): Existing {
-  const ex: Existing = { byOrigin: new Map(), byUuid: new Map(), names: new Set(), archivedNames: new Set(), slugs: new Set() };
+  const ex: Existing = { byOrigin: new Map(), byUuid: new Map(), names: new Set(), archivedNames: new Set(), slugs: new Set(), others: [] };
   for (const name of listNoteFiles(root)) {
     ex.names.add(name);
     ex.slugs.add(undatedSlug(name) ?? name.replace(/\.md$/, ''));
@@ -72,6 +76,7 @@ function existingNotes(root: string, format: string): Existing {
     if (!n) continue;
     const from = n.parsed.frontmatter[IMPORTED_FROM] as { format?: unknown; id?: unknown } | undefined;
     if (from && typeof from === 'object' && from.format === format && from.id !== undefined) ex.byOrigin.set(originKey(format, String(from.id)), n);
+    else ex.others.push({ path: n.path, title: n.title, superseded_by: n.superseded_by });
     if (n.uuid) ex.byUuid.set(n.uuid.toLowerCase(), n);
   }
   for (const name of archivedNames(root)) ex.archivedNames.add(name);
@@ -91,7 +96,7 @@ function freeSlug(ex: Existing, title: string): string {
 }
 
 /** Where a note item goes: the note an earlier import made of it, or a name and uuid of its own. */
-type Placement = { note: Note } | { name: string; uuid: string; date: string };
+type Placement = { note: Note } | { name: string; uuid: string; date: string; title: string };
 
 function linkLine(label: string, to: Placement): string {
   const [name, uuid] = 'note' in to ? [to.note.path, to.note.uuid] : [to.name, to.uuid];
@@ -99,8 +104,27 @@ function linkLine(label: string, to: Placement): string {
   return `- [${label.replace(/([\\[\]])/g, '\\$1')}](${target})${uuid ? ` <!-- uuid: ${uuid} -->` : ''}`;
 }
 
+/** Where the notes went, as a body that links to other items asks (see PlacedNotes). */
+function placedNotes(placed: Map<string, Placement>, ex: Existing): PlacedNotes {
+  let names: NoteNames<Named & { id?: string }> | undefined;
+  const nameOf = (at: Placement) => ('note' in at ? at.note.path : at.name);
+  return {
+    name: (id) => {
+      const at = placed.get(id);
+      return at && nameOf(at);
+    },
+    names: (target, id) => {
+      names ??= new NoteNames([
+        ...ex.others,
+        ...[...placed].map(([pid, at]) => ({ id: pid, path: nameOf(at), title: 'note' in at ? at.note.title : at.title, superseded_by: null })),
+      ]);
+      return names.resolve(target).note?.id === id;
+    },
+  };
+}
+
 /** A note item's text below its heading: its body, then its links under `## Relations`. */
-function bodyOf(item: NoteItem, placed: Map<string, Placement>, failed: ImportFailure[]): string {
+function bodyOf(item: NoteItem, placed: Map<string, Placement>, notes: PlacedNotes, failed: ImportFailure[]): string {
   const lines: string[] = [];
   for (const l of item.links ?? []) {
     const to = placed.get(l.to);
@@ -108,7 +132,8 @@ function bodyOf(item: NoteItem, placed: Map<string, Placement>, failed: ImportFa
     else failed.push({ item: `${item.label}: relation ${JSON.stringify(l.label)} to ${JSON.stringify(l.to)}`, reason: 'no such item in the input' });
   }
   const relations = lines.length ? `## Relations\n\n${lines.join('\n')}` : '';
-  return [item.body.trim(), relations].filter(Boolean).join('\n\n');
+  const body = typeof item.body === 'string' ? item.body : item.body(notes);
+  return [body.trim(), relations].filter(Boolean).join('\n\n');
 }
 
 /** The lines of `text` (trimmed, not blank) that the note does not hold yet: what a changed item adds. */
@@ -123,7 +148,7 @@ function newLines(note: Note, text: string): string {
  * adds is merged into its note as a fragment (never overwriting). Nothing is written with dryRun.
  */
 export async function runImport(root: string, format: string, input: ReadInput, o: ImportOptions = {}): Promise<ImportReport> {
-  const report: ImportReport = { format, dry_run: Boolean(o.dryRun), created: 0, merged: 0, queued: 0, skipped: 0, failed: [...input.failed] };
+  const report: ImportReport = { format, dry_run: Boolean(o.dryRun), created: 0, merged: 0, queued: 0, skipped: 0, failed: [...input.failed], ...(input.attachments ? { attachments: input.attachments } : {}) };
   if (!input.items.length && input.failed.length) {
     const first = input.failed[0];
     const more = input.failed.length > 1 ? ` (and ${input.failed.length - 1} more)` : '';
@@ -156,11 +181,11 @@ async function importItems(root: string, format: string, input: ReadInput, repor
     if (earlier) placed.set(item.id, { note: earlier });
     else {
       const date = item.date ?? today;
-      placed.set(item.id, { name: `${stemFor(date, freeSlug(ex, item.title))}.md`, uuid: crypto.randomUUID(), date });
+      placed.set(item.id, { name: `${stemFor(date, freeSlug(ex, item.title))}.md`, uuid: item.uuid && !ex.byUuid.has(item.uuid) ? item.uuid : crypto.randomUUID(), date, title: item.title });
     }
   }
   const outcomes: { action?: Action; failed: ImportFailure[] }[] = items.map(() => ({ failed: [] }));
-  const ctx: Step = { root, format, placed, ex, o, serial: serially() };
+  const ctx: Step = { root, format, placed, notes: placedNotes(placed, ex), ex, o, serial: serially() };
   let done = 0;
   await inPool(items.length, WRITERS_AT_ONCE, async (i) => {
     const item = items[i];
@@ -223,6 +248,7 @@ interface Step {
   root: string;
   format: string;
   placed: Map<string, Placement>;
+  notes: PlacedNotes;
   ex: Existing;
   o: ImportOptions;
   serial: <T>(fn: () => Promise<T>) => Promise<T>;
@@ -230,9 +256,9 @@ interface Step {
 
 type Action = 'created' | 'merged' | 'skipped';
 
-async function importNote({ root, format, placed, o, serial }: Step, item: NoteItem, failed: ImportFailure[]): Promise<Action> {
+async function importNote({ root, format, placed, notes, o, serial }: Step, item: NoteItem, failed: ImportFailure[]): Promise<Action> {
   const at = placed.get(item.id)!;
-  const body = bodyOf(item, placed, failed);
+  const body = bodyOf(item, placed, notes, failed);
   if ('note' in at) {
     const added = newLines(at.note, body);
     if (!added) return 'skipped';
