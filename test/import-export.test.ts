@@ -440,3 +440,74 @@ describe('import claude-code and codex', () => {
     expect(mdFiles(root).some((f) => read(root, f).includes('scratch input'))).toBe(false);
   });
 });
+
+/** A ChatGPT conversation with an edited question (two branches) and null messages, as its export writes the mapping tree. */
+function chatgptExport(): unknown[] {
+  const node = (id: string, parent: string | null, children: string[], message: unknown) => ({ id, parent, children, message });
+  const msg = (id: string, role: string, parts: unknown[], extra: Record<string, unknown> = {}) => ({ id, author: { role, name: null, metadata: {} }, create_time: 1700000000, content: { content_type: 'text', parts }, status: 'finished_successfully', metadata: {}, ...extra });
+  return [{
+    title: 'Trip to Lisbon', create_time: 1700000000.5, update_time: 1700000900, conversation_id: 'c-lisbon', id: 'c-lisbon', current_node: 'a2',
+    mapping: {
+      root: node('root', null, ['sys'], null),
+      sys: node('sys', 'root', ['u1'], msg('sys', 'system', [''], { metadata: { is_visually_hidden_from_conversation: true } })),
+      u1: node('u1', 'sys', ['a1-old', 'a1'], msg('u1', 'user', ['Where should I stay in Lisbon?'])),
+      'a1-old': node('a1-old', 'u1', [], msg('a1-old', 'assistant', ['A REGENERATED ANSWER NOT SHOWN'])),
+      a1: node('a1', 'u1', ['u2-old', 'u2'], msg('a1', 'assistant', ['Alfama is lovely.'])),
+      'u2-old': node('u2-old', 'a1', [], msg('u2-old', 'user', ['AN EDITED-AWAY QUESTION'])),
+      u2: node('u2', 'a1', ['gap'], msg('u2', 'user', ['And for food?', { content_type: 'image_asset_pointer', asset_pointer: 'file-service://x' }])),
+      gap: node('gap', 'u2', ['a2'], null),
+      a2: node('a2', 'gap', [], msg('a2', 'assistant', ['Try the pastéis de nata.'])),
+    },
+  }];
+}
+
+function claudeExport(): unknown[] {
+  return [{
+    uuid: 'k-1', name: 'Garden plans', created_at: '2025-04-01T09:00:00.000000Z', updated_at: '2025-04-01T10:00:00Z', account: { uuid: 'acc' },
+    chat_messages: [
+      { uuid: 'm1', sender: 'human', text: 'Plan my beds.', content: [{ type: 'text', text: 'Plan my beds.' }], created_at: '2025-04-01T09:00:00Z', attachments: [{ file_name: 'beds.txt', file_type: 'txt', file_size: 20, extracted_content: 'Bed A: 2x1 m' }], files: [{ file_name: 'photo.jpg' }] },
+      { uuid: 'm2', sender: 'assistant', text: 'Tomatoes in bed A.', content: [{ type: 'text', text: 'Tomatoes in bed A.' }], created_at: '2025-04-01T09:01:00Z', attachments: [], files: [] },
+    ],
+  }, { uuid: 'k-2', name: 'Empty', created_at: '2025-04-02T09:00:00Z', chat_messages: [] }];
+}
+
+describe('import chatgpt and claude conversations', () => {
+  it('ChatGPT: each conversation one retain input in the inbox, following the branch that ends at current_node; re-import skips it', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'conversations.json', JSON.stringify(chatgptExport()));
+    const r = await zk(['import', 'chatgpt', src, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 0, queued: 1, failed: [] });
+    const inbox = await zk(['inbox', '--json', '--root', root]);
+    expect(inbox.json.files).toHaveLength(1);
+    expect(inbox.json.files[0].source).toBe('chatgpt c-lisbon');
+    expect(inbox.json.files[0].items[0].text).toBe('Conversation: Trip to Lisbon (2023-11-14T22:13:20.500Z, chatgpt c-lisbon)\n\n**User:** Where should I stay in Lisbon?\n\n**Assistant:** Alfama is lovely.\n\n**User:** And for food?\n\n[image_asset_pointer]\n\n**Assistant:** Try the pastéis de nata.');
+    const again = await zk(['import', 'chatgpt', src, '--json', '--root', root], { env: ENV });
+    expect(again.json).toMatchObject({ queued: 0, skipped: 1 });
+    expect((await zk(['inbox', '--json', '--root', root])).json.files).toHaveLength(1);
+  });
+
+  it('Claude: --verbatim writes each conversation as a note of kind conversation, attachments named with their text', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'conversations.json', JSON.stringify(claudeExport()));
+    const r = await zk(['import', 'claude', src, '--verbatim', '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 1, failed: [{ item: 'conversations.json conversation #2 (k-2)', reason: 'no message from the user or the assistant' }] });
+    expect(mdFiles(root)).toEqual(['20250401-garden-plans.md']);
+    expect(read(root, '20250401-garden-plans.md')).toMatch(/\ntitle: Garden plans\ndate: 2025-04-01\nkind: conversation\nimported_from:\n {2}format: claude\n {2}id: k-1\nconversation_id: k-1\ncreated_at: '?2025-04-01T09:00:00.000000Z'?\n---\n\n# Garden plans\n\n\*\*User:\*\* Plan my beds\.\n\nAttached beds\.txt:\n\nBed A: 2x1 m\n\n\[file photo\.jpg\]\n\n\*\*Assistant:\*\* Tomatoes in bed A\.\n$/);
+    const listed = await zk(['list', '--kind', 'conversation', '--json', '--root', root]);
+    expect(listed.json.notes.map((n: any) => n.kind)).toEqual(['conversation']);
+  });
+
+  it('a conversation over the size limit fails on its own; --verbatim is refused for other formats', async () => {
+    const root = tempCorpus();
+    const big = claudeExport();
+    (big[0] as any).chat_messages[0].content[0].text = 'x'.repeat(3000);
+    const src = fileIn(tempDir(), 'conversations.json', JSON.stringify(big));
+    const r = await zk(['import', 'claude', src, '--json', '--root', root], { env: { ...ENV, ZK_MEMORY_MAX_BODY: '2000' } });
+    expect(r.code).toBe(1);
+    expect(r.json.failed[1]).toEqual({ item: 'conversations.json conversation #1 ("Garden plans")', reason: expect.stringMatching(/^\d+ bytes, over the 2000 an input may have/) });
+    expect(fs.existsSync(path.join(root, '.zk', 'inbox'))).toBe(false);
+    const wrong = await zk(['import', 'mem0', src, '--verbatim', '--root', root]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe('error: --verbatim is for conversation exports (chatgpt, claude), not mem0');
+  });
+});

@@ -15,6 +15,8 @@ export interface ImportRequest {
   path: string;
   /** Report what would happen; write nothing. */
   dryRun?: boolean;
+  /** Conversations: each one note of kind `conversation`, instead of an input queued in the inbox for an LLM. */
+  verbatim?: boolean;
   /** Told after each item: how many are done, of how many. */
   progress?: (done: number, total: number) => void;
 }
@@ -26,7 +28,7 @@ export interface ImportRequest {
  */
 export async function importMemory(root: string, o: ImportRequest): Promise<ImportResult> {
   const source = path.resolve(o.path);
-  const input = readInput(o.format, source);
+  const input = readInput(o.format, source, { verbatim: o.verbatim });
   const report = await runImport(root, o.format, input, { dryRun: o.dryRun, progress: o.progress });
   return { ...report, source };
 }

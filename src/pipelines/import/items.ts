@@ -48,7 +48,18 @@ export interface VerbatimItem {
   archived: boolean;
 }
 
-export type ImportItem = NoteItem | VerbatimItem;
+/** A conversation to distill: one `retain` input left in the inbox for an LLM. */
+export interface ConversationItem {
+  type: 'conversation';
+  id: string;
+  label: string;
+  /** The conversation as a transcript, with its title, date and id at the head. */
+  transcript: string;
+  /** Who it comes from, as the inbox and the notes distilled from it say. */
+  source: string;
+}
+
+export type ImportItem = NoteItem | VerbatimItem | ConversationItem;
 
 /** A part of the input that could not be imported, and why. */
 export interface ImportFailure {

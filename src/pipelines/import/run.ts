@@ -10,10 +10,12 @@ import { checkKind } from '../../corpus/note/kinds.js';
 import { readNoteFile, type Note } from '../../corpus/note/notes.js';
 import { NoteNames, undatedSlug, type Named } from '../../corpus/markdown/note-names.js';
 import { isoDate, stemFor, titleSlug } from '../../corpus/note/slug.js';
-import { createNoteAs, mergeNote } from '../../corpus/ops/ops.js';
+import { createNoteAs, maxBodyBytes, mergeNote } from '../../corpus/ops/ops.js';
 import { trace } from '../../corpus/trace/trace.js';
 import { withCaretakerLease } from '../../corpus/lock/lease.js';
-import type { ImportFailure, ImportItem, NoteItem, PlacedNotes, ReadInput, VerbatimItem } from './items.js';
+import type { ConversationItem, ImportFailure, ImportItem, NoteItem, PlacedNotes, ReadInput, VerbatimItem } from './items.js';
+import { queuedBefore, recordQueued } from './ledger.js';
+import { spool } from '../inbox.js';
 
 // The steps every import shares, whatever the format: find what earlier imports made, name the new
 // notes, then write each item whole (one exclusive create, or one merge) or not at all. A killed
@@ -52,6 +54,8 @@ interface Existing {
   slugs: Set<string>;
   /** The notes no item of this import made: a wikilink's name may fit them too. */
   others: Named[];
+  /** Inputs of this format queued in the inbox by earlier imports (see ledger.ts). */
+  queued: Set<string>;
 }
 
 function originKey(format: string, id: string): string {
@@ -68,7 +72,7 @@ function archivedNames(root: string): string[] {
 }
 
 function existingNotes(root: string, format: string): Existing {
-  const ex: Existing = { byOrigin: new Map(), byUuid: new Map(), names: new Set(), archivedNames: new Set(), slugs: new Set(), others: [] };
+  const ex: Existing = { byOrigin: new Map(), byUuid: new Map(), names: new Set(), archivedNames: new Set(), slugs: new Set(), others: [], queued: queuedBefore(root) };
   for (const name of listNoteFiles(root)) {
     ex.names.add(name);
     ex.slugs.add(undatedSlug(name) ?? name.replace(/\.md$/, ''));
@@ -190,7 +194,7 @@ async function importItems(root: string, format: string, input: ReadInput, repor
   await inPool(items.length, WRITERS_AT_ONCE, async (i) => {
     const item = items[i];
     try {
-      outcomes[i].action = item.type === 'note' ? await importNote(ctx, item, outcomes[i].failed) : await importVerbatim(ctx, item);
+      outcomes[i].action = item.type === 'note' ? await importNote(ctx, item, outcomes[i].failed) : item.type === 'verbatim' ? await importVerbatim(ctx, item) : await importConversation(ctx, item);
     } catch (err) {
       // A refusal belongs to this item; a busy corpus, a full disk or an I/O error stops the import.
       if (!(err instanceof ZkError) || !ITEM_REFUSALS.has(err.code)) throw err;
@@ -254,7 +258,26 @@ interface Step {
   serial: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
-type Action = 'created' | 'merged' | 'skipped';
+type Action = 'created' | 'merged' | 'skipped' | 'queued';
+
+/**
+ * A conversation left in the inbox as one `retain` input, for `retain --drain` to distill with an
+ * LLM; recorded, so a re-import skips it even after the inbox was drained.
+ */
+async function importConversation({ root, format, ex, o, serial }: Step, item: ConversationItem): Promise<Action> {
+  const key = originKey(format, item.id);
+  if (ex.queued.has(key)) return 'skipped';
+  ex.queued.add(key);
+  const limit = maxBodyBytes();
+  const bytes = Buffer.byteLength(item.transcript);
+  if (bytes > limit) throw new ZkError('usage', `${bytes} bytes, over the ${limit} an input may have (ZK_MEMORY_MAX_BODY)`);
+  if (o.dryRun) return 'queued';
+  await serial(async () => {
+    const file = spool(root, [{ type: 'text', text: item.transcript }], { source: item.source, reason: `imported from ${format}: waits for an LLM to distill it (retain --drain)` });
+    recordQueued(root, format, item.id, file);
+  });
+  return 'queued';
+}
 
 async function importNote({ root, format, placed, notes, o, serial }: Step, item: NoteItem, failed: ImportFailure[]): Promise<Action> {
   const at = placed.get(item.id)!;
