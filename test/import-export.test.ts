@@ -129,7 +129,7 @@ describe('import memory-json', () => {
     expect(missing.stderr).toMatch(/^error: .*nope\.jsonl: no such file$/);
     const unknown = await zk(['import', 'evernote', dir, '--root', root]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^error: unknown import format "evernote" \(one of: jsonl, memory-json, mem0\)$/);
+    expect(unknown.stderr).toMatch(/^error: unknown import format "evernote" \(one of: jsonl, memory-json, mem0, claude-code, codex, obsidian, basic-memory, chatgpt, claude\)$/);
     expect(snapshot(root)).toEqual(before);
   });
 
