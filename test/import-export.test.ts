@@ -395,6 +395,17 @@ describe('import obsidian and basic-memory', () => {
     expect(links.map((l: any) => l.path)).toEqual([notesFrom(root, 'orgs/acme.md')[0]]);
   });
 
+  it("a note's own frontmatter cannot say where it came from, nor repeat the keys the note sets", async () => {
+    const vault = tempDir();
+    fileIn(vault, 'Spoof.md', '---\nimported_from:\n  format: obsidian\n  id: Other.md\nauthor: someone\nuuid: not-a-uuid\ncolor: red\n---\nText.\n');
+    const root = tempCorpus();
+    const r = await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ created: 1, failed: [] });
+    const text = read(root, mdFiles(root)[0]);
+    expect(text).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: Spoof\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n {2}format: obsidian\n {2}id: Spoof\.md\ncolor: red\n---\n/);
+    expect((await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV })).json).toMatchObject({ skipped: 1 });
+  });
+
   it('a folder that is not one is one error line, exit 2', async () => {
     const root = tempCorpus();
     const r = await zk(['import', 'obsidian', fileIn(tempDir(), 'x.md', '# x'), '--root', root]);

@@ -260,6 +260,9 @@ interface Step {
 
 type Action = 'created' | 'merged' | 'skipped' | 'queued';
 
+/** The frontmatter keys an imported note gets from the import, never from the source's own frontmatter. */
+const SET_BY_IMPORT = new Set(['uuid', 'title', 'date', 'author', 'kind', IMPORTED_FROM]);
+
 /**
  * A conversation left in the inbox as one `retain` input, for `retain --drain` to distill with an
  * LLM; recorded, so a re-import skips it even after the inbox was drained.
@@ -289,7 +292,9 @@ async function importNote({ root, format, placed, notes, o, serial }: Step, item
     return 'merged';
   }
   const kind = checkKind(item.kind);
-  const extra = { [IMPORTED_FROM]: { format, id: item.id }, ...item.extra };
+  // The source's keys follow; one the note sets itself is not written twice, nor may it say where the note came from.
+  const kept = Object.entries(item.extra ?? {}).filter(([k]) => !SET_BY_IMPORT.has(k));
+  const extra = { [IMPORTED_FROM]: { format, id: item.id }, ...Object.fromEntries(kept) };
   const text = renderNote({ uuid: at.uuid, title: item.title.replace(/\s+/g, ' ').trim(), date: at.date, author: item.author, kind, extra }, body);
   if (!o.dryRun) await createNoteAs(root, at.name, text);
   return 'created';
