@@ -522,3 +522,19 @@ describe('import chatgpt and claude conversations', () => {
     expect(wrong.stderr).toBe('error: --verbatim is for conversation exports (chatgpt, claude), not mem0');
   });
 });
+
+describe('import --commit', () => {
+  it('commits the notes the import wrote, and nothing else, with a message that counts them', async () => {
+    const top = tempDir('zk-git-');
+    const git = async (...args: string[]) => String((await execa('git', args, { cwd: top })).stdout);
+    await git('init', '-q', '-b', 'main');
+    for (const [k, v] of [['user.name', 'Test'], ['user.email', 'test@example.org'], ['commit.gpgsign', 'false'], ['core.hooksPath', '.git/hooks']]) await git('config', k, v);
+    fileIn(top, 'unrelated.txt', 'not mine\n');
+    const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
+    const r = await zk(['import', 'memory-json', src, '--commit', '--json', '--root', top], { env: ENV });
+    expect(r.json).toMatchObject({ created: 3, commit: { sha: expect.any(String) } });
+    expect(await git('log', '--format=%s')).toBe('import memory-json: 3 created');
+    const committed = (await git('show', '--name-only', '--format=', 'HEAD')).split('\n').sort();
+    expect(committed).toEqual([...mdFiles(top), '.zk/.gitignore', '.zk/trace.jsonl'].sort());
+  });
+});

@@ -4,6 +4,8 @@ import { ZkError } from '../errors.js';
 import { writeTemp } from '../corpus/files/files.js';
 import { readInput, exportLines } from '../pipelines/import/formats.js';
 import { runImport, type ImportReport } from '../pipelines/import/run.js';
+import { committing } from './commit.js';
+import { countsText } from './commit-message.js';
 
 // Bringing memory kept elsewhere into the corpus, and taking it out (docs/import-export.md).
 
@@ -29,8 +31,12 @@ export interface ImportRequest {
 export async function importMemory(root: string, o: ImportRequest): Promise<ImportResult> {
   const source = path.resolve(o.path);
   const input = readInput(o.format, source, { verbatim: o.verbatim });
-  const report = await runImport(root, o.format, input, { dryRun: o.dryRun, progress: o.progress });
-  return { ...report, source };
+  const run = async () => ({ ...(await runImport(root, o.format, input, { dryRun: o.dryRun, progress: o.progress })), source });
+  if (o.dryRun) return run();
+  return committing(root, run, (r) => ({
+    subject: `import ${r.format}: ${countsText(Object.fromEntries(Object.entries({ created: r.created, merged: r.merged, queued: r.queued }).filter(([, n]) => n > 0)), 'nothing new')}`,
+    lines: [`from ${r.source}`],
+  }));
 }
 
 export interface ExportResult {

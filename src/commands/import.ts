@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import { current } from '../context.js';
-import type { Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/context.js';
 
 /** After this long, an import says on a terminal how far it is. */
 const PROGRESS_AFTER_MS = 1000;
@@ -23,8 +23,9 @@ export function register(program: Command, cli: Invocation): void {
     .command('import <format> <path>')
     .description('bring in memory kept elsewhere: jsonl, memory-json, mem0, claude-code, codex, chatgpt, claude, obsidian, basic-memory (docs/import-export.md); re-importing skips what came in before')
     .option('--dry-run', 'report what would happen; write nothing')
+    .option('--commit', COMMIT_HELP)
     .option('--verbatim', 'chatgpt, claude: each conversation one note of kind conversation, not an input left in the inbox for an LLM')
-    .action(cli.action(async (format: string, source: string, flags: { dryRun?: boolean; verbatim?: boolean }) => {
+    .action(cli.action(async (format: string, source: string, flags: { dryRun?: boolean; verbatim?: boolean; commit?: boolean }) => {
       const { importMemory } = await import('../api/import.js');
       const { failureLines, importText } = await import('../views/import.js');
       const r = await importMemory(cli.root(), { format, path: source, dryRun: flags.dryRun, verbatim: flags.verbatim, progress: progressLine(cli.globals.json) });
