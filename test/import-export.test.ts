@@ -538,3 +538,36 @@ describe('import --commit', () => {
     expect(committed).toEqual([...mdFiles(top), '.zk/.gitignore', '.zk/trace.jsonl'].sort());
   });
 });
+
+describe('import: more of what every import keeps', () => {
+  it('an item over the size limit fails on its own; the others are written', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', jsonl([
+      { type: 'entity', name: 'Huge', entityType: 'blob', observations: ['x'.repeat(5000)] },
+      { type: 'entity', name: 'Small', entityType: 'thing', observations: ['ok'] },
+    ]));
+    const r = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: { ...ENV, ZK_MEMORY_MAX_BODY: '4000' } });
+    expect(r.json).toMatchObject({ created: 1, failed: [{ item: 'memory.jsonl:1 (entity "Huge")', reason: expect.stringMatching(/^note too large: \d+ bytes \(limit 4000/) }] });
+    expect(mdFiles(root).map((f) => f.replace(/^\d{8}-/, ''))).toEqual(['small.md']);
+  });
+
+  it('--dry-run of conversations queues nothing and records nothing', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'conversations.json', JSON.stringify(chatgptExport()));
+    const before = snapshot(root);
+    const r = await zk(['import', 'chatgpt', src, '--dry-run', '--json', '--root', root], { env: ENV });
+    expect(r.json).toMatchObject({ dry_run: true, queued: 1 });
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('says how far it is on stderr when that is a terminal and the import is long', async () => {
+    const root = tempCorpus();
+    const rows = Array.from({ length: 400 }, (_, i) => ({ type: 'entity', name: `E${i}`, entityType: 't', observations: [`o${i}`] }));
+    const src = fileIn(tempDir(), 'memory.jsonl', jsonl(rows));
+    // `script` gives the command a terminal; its output is what that terminal showed.
+    const r = await execa('script', ['-qec', `node ${BIN} import memory-json ${src} --root ${root}`, '/dev/null'], { env: { ...process.env, ...ENV, ZK_MEMORY_ROOT: '' }, reject: false });
+    expect(r.exitCode).toBe(0);
+    expect(String(r.stdout)).toMatch(/\rimporting: 400\/400 items\r?\n/);
+    expect(mdFiles(root)).toHaveLength(400);
+  }, 60_000);
+});

@@ -3,17 +3,18 @@ import { EXIT } from '../errors.js';
 import { current } from '../context.js';
 import { COMMIT_HELP, type Invocation } from '../cli/context.js';
 
-/** After this long, an import says on a terminal how far it is. */
-const PROGRESS_AFTER_MS = 1000;
+/** An import of at least this many items says on a terminal how far it is. */
+const LONG_IMPORT = 100;
+/** The progress line is redrawn at most this often. */
+const REDRAW_MS = 100;
 
-/** A progress line on stderr, when stderr is a terminal and the import has run a while. */
+/** A progress line on stderr, redrawn in place, when stderr is a terminal and the import is long. */
 function progressLine(json: boolean): ((done: number, total: number) => void) | undefined {
   if (json || !process.stderr.isTTY) return undefined;
-  const start = performance.now();
-  let shown = false;
+  let drawn = -Infinity;
   return (done, total) => {
-    if (performance.now() - start < PROGRESS_AFTER_MS && !shown) return;
-    shown = true;
+    if (total < LONG_IMPORT || (done < total && performance.now() - drawn < REDRAW_MS)) return;
+    drawn = performance.now();
     current().io.stderr(`\rimporting: ${done}/${total} items${done === total ? '\n' : ''}`);
   };
 }
