@@ -147,9 +147,10 @@ function newLines(note: Note, text: string): string {
 }
 
 /**
- * Import the items a reader made of the input into the corpus. Items are written in order, each
- * whole or not at all; an item an earlier import made is skipped, or, when it changed, what it
- * adds is merged into its note as a fragment (never overwriting). Nothing is written with dryRun.
+ * Import the items a reader made of the input into the corpus, each whole or not at all (several
+ * at once; the report lists them in input order): an item an earlier import made is skipped, or,
+ * when it changed, what it adds is merged into its note as a fragment (never overwriting).
+ * Nothing is written with dryRun.
  */
 export async function runImport(root: string, format: string, input: ReadInput, o: ImportOptions = {}): Promise<ImportReport> {
   const report: ImportReport = { format, dry_run: Boolean(o.dryRun), created: 0, merged: 0, queued: 0, skipped: 0, failed: [...input.failed], ...(input.attachments ? { attachments: input.attachments } : {}) };
