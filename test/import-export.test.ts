@@ -406,8 +406,13 @@ describe('import obsidian and basic-memory', () => {
     expect((await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV })).json).toMatchObject({ skipped: 1 });
   });
 
-  it('a folder that is not one is one error line, exit 2', async () => {
+  it('a folder that is not one, or the corpus itself, is one error line, exit 2', async () => {
     const root = tempCorpus();
+    fileIn(root, '20260101-a.md', '# A\n');
+    const self = await zk(['import', 'obsidian', root, '--root', root]);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toBe(`error: ${root} is the corpus itself: import reads memory kept elsewhere`);
+    expect(mdFiles(root)).toEqual(['20260101-a.md']);
     const r = await zk(['import', 'obsidian', fileIn(tempDir(), 'x.md', '# x'), '--root', root]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: .*x\.md: not a folder$/);
