@@ -307,6 +307,19 @@ describe('export and import jsonl', () => {
   });
 });
 
+describe('import jsonl into a corpus that has notes of its own', () => {
+  it('refuses a note whose name another note of the corpus has, and imports the rest', async () => {
+    const root = await featureCorpus();
+    const out = path.join(tempDir(), 'corpus.jsonl');
+    await zk(['export', 'jsonl', '--out', out, '--root', root]);
+    const other = tempCorpus();
+    fileIn(other, '20261130-judy.md', '---\nuuid: 00000000-0000-4000-8000-000000000001\ntitle: Another Judy\n---\n\n# Another Judy\n');
+    const r = await zk(['import', 'jsonl', out, '--json', '--root', other], { env: ENV });
+    expect(r.json).toMatchObject({ created: 9, failed: [{ item: expect.stringContaining('(20261130-judy.md)'), reason: "20261130-judy.md is another note's name in this corpus" }] });
+    expect(read(other, '20261130-judy.md')).toContain('Another Judy');
+  });
+});
+
 describe('export memory-json', () => {
   it('writes entities and relations the reference memory server reads, and reads back to the same graph', async () => {
     const root = tempCorpus();
