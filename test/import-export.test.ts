@@ -320,6 +320,24 @@ describe('import jsonl into a corpus that has notes of its own', () => {
   });
 });
 
+describe('export: bad requests', () => {
+  it('an unknown format, --json without --out, or --out naming a folder is a usage error; nothing is written', async () => {
+    const root = await featureCorpus();
+    const dir = tempDir();
+    const cases: [string[], RegExp][] = [
+      [['export', 'csv'], /^error: unknown export format "csv" \(one of: jsonl, memory-json\)$/],
+      [['export', 'jsonl', '--json'], /export --json needs --out/],
+      [['export', 'jsonl', '--out', dir], /--out .*: not a file$/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await zk([...args, '--root', root]);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.json?.error?.message ?? r.stderr).toMatch(message);
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe('export memory-json', () => {
   it('writes entities and relations the reference memory server reads, and reads back to the same graph', async () => {
     const root = tempCorpus();
