@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { now } from '../../context.js';
-import { openSidecarForAppend, writeAll } from '../../corpus/files/files.js';
+import { openSidecarForAppend, sidecarDir, writeAll } from '../../corpus/files/files.js';
 import { sidecar } from '../../corpus/files/paths.js';
 
 // The inputs an import left in the inbox: no note records them until an LLM distills them, so
-// `.zk/imported.jsonl` does, one JSON line each, `{ts, format, id, inbox}`. A re-import skips them.
+// `.zk/inbox/imported.jsonl` does, one JSON line each, `{ts, format, id, inbox}`. A re-import skips
+// them. It lives in the inbox, which is this host's (not versioned): what it records is too.
 
-function ledgerFile(root: string): string {
-  return path.join(sidecar(root).zk, 'imported.jsonl');
+function ledgerFile(root: string, make = false): string {
+  const dir = sidecar(root).inbox;
+  return path.join(make ? sidecarDir(dir) : dir, 'imported.jsonl');
 }
 
 /** The `format`/`id` pairs an import queued before, as keys `format\0id`. */
@@ -36,7 +38,7 @@ export function queuedBefore(root: string): Set<string> {
  * twice at worst (distilled twice, merged into the same notes), never not at all.
  */
 export function recordQueued(root: string, format: string, id: string, inbox: string): void {
-  const fd = openSidecarForAppend(ledgerFile(root));
+  const fd = openSidecarForAppend(ledgerFile(root, true));
   try {
     writeAll(fd, Buffer.from(`${JSON.stringify({ ts: new Date(now()).toISOString(), format, id, inbox })}\n`, 'utf8'));
     fs.fsyncSync(fd);
