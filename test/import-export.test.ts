@@ -65,6 +65,19 @@ describe('import memory-json', () => {
     expect(linked.json.links.map((l: any) => [l.label, l.path])).toEqual([['manages', bob], ['works at', notesFrom(root, 'Acme')[0]]]);
   });
 
+  it('a relation type with a line break or brackets stays one link line', async () => {
+    const root = tempCorpus();
+    const src = fileIn(tempDir(), 'memory.jsonl', jsonl([
+      { type: 'entity', name: 'A', entityType: 't', observations: [] },
+      { type: 'entity', name: 'B', entityType: 't', observations: [] },
+      { type: 'relation', from: 'A', to: 'B', relationType: 'knows\n# not a heading [really]' },
+    ]));
+    await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
+    const a = notesFrom(root, 'A')[0];
+    const links = (await zk(['read', a, '--json', '--root', root])).json.links;
+    expect(links.map((l: any) => [l.label, l.path])).toEqual([['knows # not a heading \\[really\\]', notesFrom(root, 'B')[0]]]);
+  });
+
   it('re-importing skips every item; a changed entity gets what it adds as a fragment, nothing overwritten', async () => {
     const root = tempCorpus();
     const dir = tempDir();

@@ -109,7 +109,9 @@ type Placement = { note: Note } | { name: string; uuid: string; date: string; ti
 function linkLine(label: string, to: Placement): string {
   const [name, uuid] = 'note' in to ? [to.note.path, to.note.uuid] : [to.name, to.uuid];
   const target = /[\s()<>]/.test(name) ? `<${name}>` : name;
-  return `- [${label.replace(/([\\[\]])/g, '\\$1')}](${target})${uuid ? ` <!-- uuid: ${uuid} -->` : ''}`;
+  // One line whatever the label holds: line breaks become spaces, brackets are escaped.
+  const text = label.replace(/\s+/g, ' ').trim().replace(/([\\[\]])/g, '\\$1');
+  return `- [${text}](${target})${uuid ? ` <!-- uuid: ${uuid} -->` : ''}`;
 }
 
 /** Where the notes went, as a body that links to other items asks (see PlacedNotes). */
