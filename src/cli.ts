@@ -42,6 +42,8 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   sync: () => import('./commands/sync.js'),
   view: () => import('./commands/view.js'),
   'merge-driver': () => import('./commands/merge-driver.js'),
+  import: () => import('./commands/import.js'),
+  export: () => import('./commands/export.js'),
 };
 
 /** The commands to register for these arguments: the one named, none for --version, else all. */

@@ -45,6 +45,8 @@ export const createToken = wired(api.createToken);
 export const listTokens = wired(api.listTokens);
 export const revokeToken = wired(api.revokeToken);
 export const sync = wired(api.sync);
+export const importMemory = wired(api.importMemory);
+export const exportMemory = wired(api.exportMemory);
 export type * from './api/index.js';
 
 export { ZkError, EXIT } from './errors.js';

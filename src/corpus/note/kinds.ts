@@ -2,11 +2,16 @@ import { ZkError } from '../../errors.js';
 
 // The kinds of note, apart from the note format so that checking a kind loads no parser.
 
+/** The kinds of memory a writer (or the judge) chooses among. */
 export const KINDS = ['concept', 'entity_update', 'decision'] as const;
-export type Kind = (typeof KINDS)[number];
+/** Kinds of record kept as it was, not distilled: a conversation imported verbatim. Never the judge's choice. */
+export const RECORD_KINDS = ['conversation'] as const;
+export type Kind = (typeof KINDS)[number] | (typeof RECORD_KINDS)[number];
+
+const ALL: readonly string[] = [...KINDS, ...RECORD_KINDS];
 
 export function isKind(value: unknown): value is Kind {
-  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+  return typeof value === 'string' && ALL.includes(value);
 }
 
 export function checkKind(kind: string | undefined): Kind | undefined {
