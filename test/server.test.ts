@@ -466,7 +466,7 @@ describe('the resident server', () => {
     const { socket, build } = await untilRunning(root, env, serveInForeground(root, env));
     const other = setUp('on').root;
     const call = (argv: string[], o: { settings?: Record<string, string>; cwd?: string } = {}) =>
-      rawAsk(socket, JSON.stringify({ kind: 'call', build, argv, settings: o.settings ?? {}, cwd: o.cwd ?? root }));
+      rawAsk(socket, JSON.stringify({ kind: 'call', build, command: 'search', argv, settings: o.settings ?? {}, cwd: o.cwd ?? root }));
     for (const [argv, o] of [[['--root', other, '--json', 'search', 'topic1'], {}], [['--json', 'search', 'topic1'], { settings: { ZK_MEMORY_ROOT: other } }], [['--json', 'search', 'topic1'], { cwd: other }]] as const) {
       expect(await call([...argv], o), JSON.stringify([argv, o])).toEqual([{ refused: `another corpus: this server serves ${fs.realpathSync(root)}, not ${fs.realpathSync(other)}` }]);
     }

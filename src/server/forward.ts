@@ -48,7 +48,7 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   if (mode === 'auto' && backingOff(sock)) return inProcess;
   const build = buildId();
   // The command, its arguments and the settings that belong to it: the server's process settings stay its own.
-  const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, argv, settings: callSettings(env), cwd: process.cwd() };
+  const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, command, argv, settings: callSettings(env), cwd: process.cwd() };
   if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
   // The query of `search -` comes from stdin: read here, and handed on if the call stays in-process.
   if (command === 'search') {

@@ -19,6 +19,8 @@ export type { ServerState };
 export interface CallRequest {
   kind: 'call' | 'mcp';
   build: string;
+  /** The command `argv` names (`servedCommand`): the server answers only when it names the same. */
+  command: string;
   argv: string[];
   settings: Record<string, string>;
   cwd: string;

@@ -182,7 +182,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   function refused(req: CallRequest): string | undefined {
     if (!Array.isArray(req.argv) || !req.argv.every((a) => typeof a === 'string') || typeof req.cwd !== 'string') return 'not a request of this protocol';
     const command = servedRequest(req.argv);
-    if (!command || (command === 'mcp') !== (req.kind === 'mcp')) return 'not a command this server answers';
+    if (!command || command !== req.command || (command === 'mcp') !== (req.kind === 'mcp')) return 'not a command this server answers';
     // Its freshness, its index and its watcher are this corpus's: a call for another is not its to answer.
     const corpus = callCorpus(req.argv, callEnv(req), req.cwd);
     if (corpus !== real) return `another corpus: this server serves ${real}, not ${corpus ?? 'a corpus the call names'}`;
