@@ -485,6 +485,7 @@ describe('the resident server', () => {
     await untilRunning(root, env, serveInForeground(root, { ...env, ...llm }));
     const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
     const without = await bridged(root, env);
+    expect(without.getInstructions()).toContain('This session has no LLM: keep memories yourself');
     expect(await names(without)).not.toContain('integrate');
     expect(await names(without)).not.toContain('retain');
     const drain = (await without.callTool({ name: 'inbox', arguments: { action: 'drain' } })) as any;
