@@ -490,7 +490,7 @@ describe('the resident server', () => {
     expect(await names(without)).not.toContain('retain');
     const drain = (await without.callTool({ name: 'inbox', arguments: { action: 'drain' } })) as any;
     expect(drain.structuredContent.error).toMatchObject({ code: 'llm_unconfigured' });
-    expect(drain.structuredContent.error.message).toMatch(/this session has none: .*the environment `zk-memory mcp` is started with/);
+    expect(drain.structuredContent.error.message).toMatch(/this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with/);
     expect(drain.structuredContent.error.message).not.toMatch(/server was started without/);
     const withLlm = await bridged(root, { ...env, ...llm });
     expect(await names(withLlm)).toEqual(expect.arrayContaining(['integrate', 'retain']));
