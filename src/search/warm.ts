@@ -297,10 +297,11 @@ export class RootWatch {
     for (const name of names) this.relink(name);
     for (const [name, was] of this.links) {
       if (names.has(name)) continue;
-      const now = this.targetState(name);
-      if (now === was) continue;
-      this.links.set(name, now);
+      if (this.targetState(name) === was) continue;
       names.add(name);
+      // Looked at again: a file whose other names are gone (a note published through a hard link
+      // from a temp file, whose temp name then went) is stated no more.
+      this.relink(name);
     }
   }
 
