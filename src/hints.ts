@@ -74,7 +74,7 @@ const CATALOGUE = {
   /** An LLM is needed and none is configured. */
   configureLlm: (): Said => ({
     cli: 'pass --llm-base and --llm-model or set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL',
-    mcp: 'the server was started without one (it needs ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in its environment)',
+    mcp: 'this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with (the "env" of its entry in the client\'s MCP configuration; for MCP over HTTP, the memory server\'s own)',
   }),
   /** A note that is superseded already: supersede its successor instead, or the successor is gone and the chain needs mending. */
   supersedeCurrent: (ref: string): Said => ({

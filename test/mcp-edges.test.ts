@@ -102,7 +102,7 @@ describe('what a session offers follows what the corpus and the server have', ()
     expect(names).toContain('write');
     const told = plainClient.getInstructions()!;
     expect(told).not.toMatch(/\blog\b|integrate|retain/);
-    expect(told).toContain('The server has no LLM: keep memories yourself with write, merge and supersede.');
+    expect(told).toContain('This session has no LLM: keep memories yourself with write, merge and supersede.');
     const o = await call('overview');
     expect(o.structuredContent).toMatchObject({ ok: true, git: { work_tree: false, reason: 'the corpus is not in a git work tree' }, llm: { configured: false }, server: { running: false } });
     const text = o.content[0].text;
@@ -120,7 +120,7 @@ describe('what a session offers follows what the corpus and the server have', ()
     const told = client.getInstructions()!;
     expect(told).toContain('log shows what happened to the memory');
     expect(told).toMatch(/integrate \(a careful write/);
-    expect(told).not.toContain('The server has no LLM');
+    expect(told).not.toContain('This session has no LLM');
     const o = await caller(client)('overview');
     expect(o.structuredContent).toMatchObject({ git: { work_tree: true }, llm: { configured: true, model: 'never-called' } });
     expect(o.content[0].text).toContain('git: the corpus is in a git work tree');

@@ -12,6 +12,8 @@ import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js'
 
 let client: Client;
 let root: string;
+/** Where notes have a second name, outside the corpus (hard links). */
+let outside: string;
 
 const note = (uuid: string, title: string, body: string) => `---\nuuid: ${uuid}\ntitle: ${title}\ndate: 2026-01-01\n---\n\n# ${title}\n\n${body}\n`;
 
@@ -22,6 +24,10 @@ beforeAll(async () => {
   // A note that is a symlink before the server starts: the server lists it itself.
   write(root, '20260100-brook.md', note('00000000-0000-4000-8000-000000000000', 'Brook', 'Trout in the brook.'));
   fs.symlinkSync('20260100-brook.md', path.join(root, 'brook.md'));
+  // A note with a second name outside the corpus before the server starts (a hard link).
+  outside = tempDir();
+  write(root, '20260110-carr.md', note('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'Carr', 'Alders in the carr.'));
+  fs.linkSync(path.join(root, '20260110-carr.md'), path.join(outside, 'carr.md'));
   const transport = new StdioClientTransport({
     command: 'node',
     args: [BIN, 'mcp', '--root', root],
@@ -171,5 +177,20 @@ describe('a warm MCP server searches notes that are symlinks', () => {
     fs.appendFileSync(path.join(outside, 'secret.md'), '\nStoats too.\n');
     fs.appendFileSync(path.join(root, 'links', 'below.md'), '\nStoats too.\n');
     expect(await paths('stoats')).toEqual([]);
+  });
+});
+
+describe('a warm MCP server searches notes with a second name outside the corpus (hard links)', () => {
+  // An edit through a name outside the root gives the root's watcher no event: the server must
+  // still see it at the next search.
+  it('sees a note edited through its name outside the corpus, whether linked before it started or linked in since', async () => {
+    expect(await paths('alders')).toEqual(['20260110-carr.md']);
+    fs.appendFileSync(path.join(outside, 'carr.md'), '\nCranes over the carr.\n');
+    expect(await paths('cranes')).toEqual(['20260110-carr.md']);
+    fs.writeFileSync(path.join(outside, 'heath.md'), note('cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'Heath', 'Gorse on the heath.'));
+    fs.linkSync(path.join(outside, 'heath.md'), path.join(root, '20260111-heath.md'));
+    expect(await paths('gorse')).toEqual(['20260111-heath.md']);
+    fs.appendFileSync(path.join(outside, 'heath.md'), '\nAdders bask on the heath.\n');
+    expect(await paths('adders')).toEqual(['20260111-heath.md']);
   });
 });

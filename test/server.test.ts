@@ -1,5 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,6 +9,8 @@ import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js'
 import { until } from './helpers/wait.js';
 import { processGone, serverPids } from './helpers/servers.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
+import { MAX_REQUEST_BYTES } from '../src/server/protocol.js';
+import { MAX_WAITING_CONNECTIONS } from '../src/server/serve.js';
 
 // The resident server (docs/server.md), run as users run it: the built CLI in separate processes,
 // a real socket, the real watcher. Every server a test starts is stopped by the test, and the
@@ -18,8 +21,10 @@ const UUID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0
 
 const started: { root: string; env: Record<string, string> }[] = [];
 const foreground: ResultPromise[] = [];
+const clients: Client[] = [];
 
 afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
   for (const { root, env } of started.splice(0)) await zkProcess(['serve', '--stop', '--root', root], { env });
   for (const p of foreground.splice(0)) {
     p.kill('SIGKILL');
@@ -59,12 +64,43 @@ async function untilRunning(root: string, env: Record<string, string>, proc?: Re
 /** The pids of the server processes of `root` (their command lines name `serve` and the root). */
 const serversOf = (root: string) => serverPids((args) => args.includes(root));
 
-/** A server in the foreground, as `zk-memory serve` runs it, stopped when the test ends. */
-function serveInForeground(root: string, env: Record<string, string>): ResultPromise {
-  const p = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
+/** A server in the foreground, as `zk-memory serve` runs it (with `args`, such as --http), stopped when the test ends. */
+function serveInForeground(root: string, env: Record<string, string>, args: string[] = []): ResultPromise {
+  const p = execa('node', [BIN, 'serve', '--root', root, ...args], { env: { ...process.env, ...env }, reject: false });
   foreground.push(p);
   return p;
 }
+
+/** An MCP session of `zk-memory mcp`, as an agent starts it with `env` (no LLM unless `env` names one), closed when the test ends. */
+async function bridged(root: string, env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--root', root], env: { ...(process.env as Record<string, string>), ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...env }, stderr: 'pipe' });
+  const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** Send `line` on the server's socket as a hand-written client would; resolves to the lines it answers, once it closes. */
+function rawAsk(socket: string, line: string): Promise<any[]> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const c = net.connect(socket, () => c.write(`${line}\n`));
+    c.on('data', (d) => (text += d));
+    c.on('error', reject);
+    c.on('close', () => resolve(text.split('\n').filter(Boolean).map((l) => JSON.parse(l))));
+  });
+}
+
+/** A connection to the server's socket that sends nothing yet (errors ignored: the server may cut it off). */
+function connectRaw(socket: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const c = net.connect(socket, () => resolve(c));
+    c.once('error', reject);
+    c.on('error', () => undefined);
+  });
+}
+
+const closed = (c: net.Socket) => new Promise<void>((resolve) => (c.destroyed ? resolve() : c.once('close', () => resolve())));
 
 describe('the resident server', () => {
   it('auto: the first call answers in-process and starts a server, which answers the next; status and serve --status say what runs', async () => {
@@ -289,8 +325,8 @@ describe('the resident server', () => {
     expect(extra).toBeLessThan(10_000); // the budget itself is measured in npm run bench
     expect((await serverState(root, env)).pid).toBe(replaced.pid);
     await zkProcess(['serve', '--stop', '--root', root], { env });
-    // another build: never taken; it is asked to make way, and one of this build takes its place
-    const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' });
+    // another build started in the background: never taken; it is asked to make way, and one of this build takes its place
+    const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--background']);
     const old = await untilRunning(root, env, other);
     const answered = await search(root, env, 'topic1');
     expect(answered.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-1.md' }] });
@@ -365,6 +401,99 @@ describe('the resident server', () => {
     expect(await hits('quokka')).toEqual(['20261201-note-0.md']);
     const status = await zkProcess(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
     expect(status.json.index).toMatchObject({ exists: true, fresh: true, pending: 0 });
+  });
+
+  it("a client's fault seam and process settings stay its own: the server lives on and every other session answers", async () => {
+    const { root, env } = setUp('on');
+    const { pid } = await untilRunning(root, env, serveInForeground(root, env));
+    const other = await bridged(root, env);
+    // A seam that kills the process making a merge, and a body limit the server does not have.
+    const hostile = await bridged(root, { ...env, ZK_MEMORY_FAULT: 'append-partial', ZK_MEMORY_MAX_BODY: '10', ZK_MEMORY_SOURCE: 'alice' });
+    const merged = (await hostile.callTool({ name: 'merge', arguments: { ref: 'note-1', fragment: 'The walrus hauls out on the ice.' } })) as any;
+    expect(merged.structuredContent, JSON.stringify(merged)).toMatchObject({ ok: true });
+    // the per-call setting it sent is its own: what it writes carries its name
+    expect(fs.readFileSync(path.join(root, '20261201-note-1.md'), 'utf8')).toMatch(/\(alice\):\* The walrus hauls out on the ice\.\n$/);
+    expect(processGone(pid)).toBe(false);
+    const found = (await other.callTool({ name: 'search', arguments: { query: 'walrus ice' } })) as any;
+    expect(found.structuredContent.hits.map((h: any) => h.path)).toEqual(['20261201-note-1.md']);
+    const cli = await search(root, { ...env, ZK_MEMORY_FAULT: 'append-partial' }, 'walrus');
+    expect(cli.json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+    expect((await serverState(root, env)).pid).toBe(pid);
+  });
+
+  it('a command of another build leaves a server run by serve with HTTP where it is: it answers in-process and says why, once', async () => {
+    const { root, env } = setUp();
+    const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--http', '127.0.0.1:0']);
+    await untilRunning(root, env, other);
+    let old: any;
+    await until('it serves HTTP', async () => Boolean((old = await serverState(root, env)).http), 30_000);
+    expect(old).toMatchObject({ background: false, http: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/) });
+    const first = await search(root, env, 'topic1');
+    expect(first.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-1.md' }] });
+    expect(first.stderr).toMatch(new RegExp(`^warning: the corpus's server \\(pid ${old.pid}\\) is of another build .* with MCP over HTTP, so it keeps running: commands of this build answer in-process until it is restarted$`));
+    const second = await search(root, env, 'topic2');
+    expect([second.json.server, second.json.hits[0].path, second.stderr]).toEqual([false, '20261201-note-2.md', '']);
+    // an MCP session of this build is served in-process, and the server stays
+    const session = await bridged(root, env);
+    const hits = (await session.callTool({ name: 'search', arguments: { query: 'topic0' } })) as any;
+    expect(hits.structuredContent.hits.map((h: any) => h.path)).toEqual(['20261201-note-0.md']);
+    await new Promise((r) => setTimeout(r, 1000)); // time for a server of this build to have taken its place, were one started
+    expect(processGone(old.pid)).toBe(false);
+    expect(await serverState(root, env)).toMatchObject({ pid: old.pid, http: old.http });
+  });
+
+  it('a client that sends half a line, or a line past the limit, is cut off; connections that have not spoken are bounded; the server answers on', async () => {
+    const { root, env } = setUp('on');
+    const { socket, pid } = await untilRunning(root, env, serveInForeground(root, env));
+    const half = await connectRaw(socket);
+    half.write('{"kind": "status"');
+    const big = await connectRaw(socket);
+    big.write('x'.repeat(MAX_REQUEST_BYTES + 1));
+    await Promise.all([closed(half), closed(big)]);
+    // past the bound, a connection that has not spoken is closed at once; the rest wait their turn
+    const held = [];
+    for (let i = 0; i < MAX_WAITING_CONNECTIONS + 3; i++) held.push(await connectRaw(socket));
+    await until('the connections past the bound are closed', () => held.filter((c) => c.destroyed).length >= 3, 10_000);
+    const meanwhile = await search(root, { ...env, ZK_MEMORY_SERVER: 'auto' }, 'topic1');
+    expect(meanwhile.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-1.md' }] });
+    for (const c of held) c.destroy();
+    expect((await search(root, env, 'topic1')).json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+    expect(processGone(pid)).toBe(false);
+  });
+
+  it('refuses a call for another corpus than its own, however the call names it, and answers one for its own', async () => {
+    const { root, env } = setUp('on');
+    const { socket, build } = await untilRunning(root, env, serveInForeground(root, env));
+    const other = setUp('on').root;
+    const call = (argv: string[], o: { settings?: Record<string, string>; cwd?: string } = {}) =>
+      rawAsk(socket, JSON.stringify({ kind: 'call', build, command: 'search', argv, settings: o.settings ?? {}, cwd: o.cwd ?? root }));
+    for (const [argv, o] of [[['--root', other, '--json', 'search', 'topic1'], {}], [['--json', 'search', 'topic1'], { settings: { ZK_MEMORY_ROOT: other } }], [['--json', 'search', 'topic1'], { cwd: other }]] as const) {
+      expect(await call([...argv], o), JSON.stringify([argv, o])).toEqual([{ refused: `another corpus: this server serves ${fs.realpathSync(root)}, not ${fs.realpathSync(other)}` }]);
+    }
+    const own = await call(['--root', root, '--json', 'search', 'topic1']);
+    expect(own[0]).toMatchObject({ accepted: true });
+    expect(JSON.parse(own.at(-1).stdout)).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+    // a client of the command line is refused too, and answers in-process with the right corpus
+    write(other, '20261202-otter.md', note(UUID(9), 'Otter', 'An otter in the other corpus.'));
+    const r = await zkProcess(['--root', other, '--json', 'search', 'otter'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+    expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261202-otter.md' }] });
+  });
+
+  it("a bridged session is offered the tools the client's own LLM settings allow, whatever the server's, and told so in its terms", async () => {
+    const { root, env } = setUp('on');
+    const llm = { ZK_MEMORY_LLM_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_LLM_MODEL: 'stub' };
+    await untilRunning(root, env, serveInForeground(root, { ...env, ...llm }));
+    const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
+    const without = await bridged(root, env);
+    expect(without.getInstructions()).toContain('This session has no LLM: keep memories yourself');
+    expect(await names(without)).not.toContain('integrate');
+    expect(await names(without)).not.toContain('retain');
+    const drain = (await without.callTool({ name: 'inbox', arguments: { action: 'drain' } })) as any;
+    expect(drain.structuredContent.error).toMatchObject({ code: 'llm_unconfigured' });
+    expect(drain.structuredContent.error.message).toMatch(/this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with/);
+    expect(drain.structuredContent.error.message).not.toMatch(/server was started without/);
+    const withLlm = await bridged(root, { ...env, ...llm });
+    expect(await names(withLlm)).toEqual(expect.arrayContaining(['integrate', 'retain']));
   });
 
   it('zk-memory mcp bridges to the server: two sessions share one server, and a write through one is found by the other', async () => {

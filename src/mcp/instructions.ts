@@ -18,7 +18,7 @@ const LINES: [needs: string[], text: string][] = [
   [['write'], '- To link one note to another, write a Markdown link to its file name: [Judy](20261130-judy.md). A link by slug or title ([Judy](judy), [Judy](<Judy Smith>)) is understood too.'],
   [['tend_robustify'], '- tend_robustify rewrites links by slug or title into links to the file name.'],
   [['integrate', 'retain'], '- integrate (a careful write: the server\'s LLM decides whether to append, replace or make a note) and retain (distill a conversation into notes) use the server\'s LLM; what it could not judge waits in the inbox.'],
-  [['write', 'merge', 'supersede', '!integrate'], '- The server has no LLM: keep memories yourself with write, merge and supersede.'],
+  [['write', 'merge', 'supersede', '!integrate'], '- This session has no LLM: keep memories yourself with write, merge and supersede.'],
   [['inbox', 'write'], '- inbox lists what waits to be judged; you can write those memories yourself and dismiss the file.'],
   [['log'], '- log shows what happened to the memory, or to one note, from git.'],
   [['ingest_start', 'ingest_next', 'ingest_accept', 'ingest_skip'], '- To study documents: ingest_start, then ingest_next and ingest_accept or ingest_skip until ingest_next says done.'],

@@ -190,7 +190,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'inbox',
-    description: 'Memories that could not be judged yet (no LLM, or it failed). action list (default) shows them; drain retries them with the LLM (only when the server has one); dismiss sets one file aside after you wrote its memories yourself with write or merge.',
+    description: 'Memories that could not be judged yet (no LLM, or it failed). action list (default) shows them; drain retries them with the LLM (only when this session has one); dismiss sets one file aside after you wrote its memories yourself with write or merge.',
     inputSchema: schema({ action: { type: 'string', enum: ['list', 'drain', 'dismiss'], description: 'list (default), drain or dismiss' }, file: str('for dismiss: the file as list shows it') }),
     async run(root, a) {
       if (a.action === 'drain') {

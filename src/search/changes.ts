@@ -32,13 +32,15 @@ export interface IndexDelta {
 /** A note file as one stat shows it. */
 export interface Stat extends FileStamp {
   name: string;
+  /** How many names the file has (hard links), when the stat said. */
+  nlink?: number;
 }
 
 /** Stat one note file; undefined when it is gone. */
 function statNote(root: string, name: string): Stat | undefined {
   // A name from the listing holds no separator: joined plainly, as path.join costs a normalisation per note.
   const st = fs.statSync(`${root}${path.sep}${name}`, { throwIfNoEntry: false });
-  return st && { name, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size };
+  return st && { name, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size, nlink: st.nlink };
 }
 
 /** Stat every note file of the root, in name order (a file gone meanwhile is left out). */
@@ -287,6 +289,8 @@ export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, wa
       journal = markJournal(location.dir);
     }
     const scan = statNotes(root);
+    // A note with another name outside the root is edited there unseen by the watcher: it is looked at on every search.
+    warm?.watch?.watchHardLinks(scan.filter((st) => (st.nlink ?? 1) > 1).map((st) => st.name));
     const seen: Seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
     const digest = statesDigest(scan, startedAt);
     if (old && digest && old.digest === digest) {

@@ -169,7 +169,11 @@ export class RootWatch {
   private lost = false;
   private alive = true;
   private readonly watcher: fs.FSWatcher;
-  /** The root's symlinked notes, each with what a stat through it last showed (`targetState`). */
+  /**
+   * The notes that change unseen, each with what a stat through it last showed (`targetState`):
+   * the root's symlinked notes, and notes with more than one name (a hard link outside the root is
+   * written through with no event here).
+   */
   private readonly links = new Map<string, string>();
   /** Whether `links` holds every one: once the latest listing, begun while watching, came back. */
   private listed = false;
@@ -293,14 +297,25 @@ export class RootWatch {
     for (const name of names) this.relink(name);
     for (const [name, was] of this.links) {
       if (names.has(name)) continue;
-      const now = this.targetState(name);
-      if (now === was) continue;
-      this.links.set(name, now);
+      if (this.targetState(name) === was) continue;
       names.add(name);
+      // Looked at again: a file whose other names are gone (a note published through a hard link
+      // from a temp file, whose temp name then went) is stated no more.
+      this.relink(name);
     }
   }
 
-  /** Whether `name` is a symlink now, kept in `links` with its target's state if so. */
+  /**
+   * Note files a full check found with more than one name: from now on each is stated at every
+   * `take`. A hard link made outside the root to a note gives no event here, so such a note is
+   * known from the next full check on (at most `WATCHED_RESCAN_MS` later); one made in the root has
+   * an event of its own. Each is named once at the next take, as its state before is not known.
+   */
+  watchHardLinks(names: readonly string[]): void {
+    for (const name of names) if (!this.links.has(name)) this.links.set(name, '');
+  }
+
+  /** Whether `name` is a symlink, or a file of several names, now: kept in `links` with its target's state if so. */
   private relink(name: string): boolean {
     let st: fs.Stats | undefined;
     try {
@@ -308,7 +323,7 @@ export class RootWatch {
     } catch {
       st = undefined; // unreadable: whatever it is, the refresh that checks it says so
     }
-    if (st?.isSymbolicLink()) {
+    if (st?.isSymbolicLink() || (st?.isFile() && st.nlink > 1)) {
       this.links.set(name, this.targetState(name));
       return true;
     }

@@ -5,10 +5,11 @@ import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';
 import { ask } from './client.js';
 import { bridgeSession, connectSession } from './bridge.js';
-import { buildId, servedCommand, type CallRequest } from './protocol.js';
+import { buildId, MAX_REQUEST_BYTES, servedCommand, type CallRequest } from './protocol.js';
+import { callSettings } from '../call-settings.js';
 import { extractGlobals } from '../cli/globals.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
-import { backingOff, clearFailures, recordFailure, startServer } from './start.js';
+import { backingOff, clearFailures, makeWay, recordFailure, startServer } from './start.js';
 
 // The command line's first step (bin/zk-memory.js), loading only what asking a server needs: a
 // command the corpus's resident server answers is sent to it, and the rest of the tool is loaded
@@ -46,7 +47,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   }
   if (mode === 'auto' && backingOff(sock)) return inProcess;
   const build = buildId();
-  const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, argv, env: { ...env }, cwd: process.cwd() };
+  // The command, its arguments and the settings that belong to it: the server's process settings stay its own.
+  const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, command, argv, settings: callSettings(env), cwd: process.cwd() };
   if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
   // The query of `search -` comes from stdin: read here, and handed on if the call stays in-process.
   if (command === 'search') {
@@ -56,6 +58,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
       return inProcess; // the in-process command reports it
     }
   }
+  // More than a server reads in a request (a very long query piped in): answered here.
+  if (Buffer.byteLength(JSON.stringify(request)) > MAX_REQUEST_BYTES) return inProcess;
   let out = await ask(sock, request);
   if ('answer' in out && outOfResources(out.answer)) out = { unavailable: 'failed', reason: 'the server ran out of files or memory' };
   if ('answer' in out) {
@@ -67,8 +71,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   if ('accepted' in out) return inProcess;
   if (out.unavailable === 'failed') recordFailure(sock);
   if (mode === 'on') return fail(parsed.globals.json, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
-  // A server of another build is asked to make way for one of this build.
-  if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
+  // A server of another build started in the background makes way for one of this build; one run by `serve` stays.
+  if (out.unavailable === 'another build' && !(await makeWay(sock, build))) return inProcess;
   // Started once the call is answered: a server booting beside it would slow the very call it is for.
   if (out.unavailable !== 'failed' || !backingOff(sock)) return { ...inProcess, after: () => startServer(root, env) };
   return inProcess;

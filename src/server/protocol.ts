@@ -11,12 +11,18 @@ export type { ServerState };
 // with the reason; for `view`, with a launch link of the viewer it starts), then, for a call, `alive` every HEARTBEAT_MS while it works and `done` with
 // the call's output; for an MCP session, the connection carries MCP's own lines from then on.
 
-/** A command line to answer (`call`) or an MCP session to serve (`mcp`), as the client would run it. */
+/**
+ * A command line to answer (`call`) or an MCP session to serve (`mcp`), as the client would run it:
+ * its arguments, working directory and piped input, and its per-call settings (src/call-settings.ts),
+ * never its whole environment: the server's process settings are its own.
+ */
 export interface CallRequest {
   kind: 'call' | 'mcp';
   build: string;
+  /** The command `argv` names (`servedCommand`): the server answers only when it names the same. */
+  command: string;
   argv: string[];
-  env: Record<string, string | undefined>;
+  settings: Record<string, string>;
   cwd: string;
   stdin?: string;
 }
@@ -29,6 +35,13 @@ export type Reply =
   | { refused: string; build?: string }
   | { alive: true }
   | { done: true; code: number; stdout: string; stderr: string };
+
+/**
+ * The largest first line a server reads: room for a command line and a query piped to `search -`.
+ * A client with a larger request answers it in-process; a server cuts off a client that sends
+ * more, as soon as it has (src/server/serve.ts).
+ */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
 
 /** How often a server working on a call says it is alive: a client that hears nothing for longer gives up on it. */
 export const HEARTBEAT_MS = 250;
@@ -77,7 +90,13 @@ export function readLines(socket: Readable, maxBytes: number, onLine: (line: str
       if (nl < 0) {
         chunks.push(chunk.subarray(at));
         size += chunk.length - at;
-        if (size > maxBytes) socket.destroy(new Error(`message over ${maxBytes} bytes`));
+        if (size > maxBytes) {
+          // Let go of what was read at once: a connection that sent too much holds nothing more.
+          chunks = [];
+          size = 0;
+          socket.off('data', onData);
+          socket.destroy(new Error(`message over ${maxBytes} bytes`));
+        }
         return;
       }
       const line = Buffer.concat([...chunks, chunk.subarray(at, nl)]).toString('utf8');

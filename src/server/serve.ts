@@ -7,17 +7,24 @@ import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
 import { warmIndex, type WarmIndex } from '../search/warm.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
-import { buildId, HEARTBEAT_MS, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
+import { buildId, HEARTBEAT_MS, MAX_REQUEST_BYTES, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
 import { claimSocket, pidFile, releaseSocket } from './claim.js';
 import type { CommandLine } from '../cli/context.js';
 import { extractGlobals } from '../cli/globals.js';
+import { envForCall } from '../call-settings.js';
+import { Settings, type Env } from '../settings.js';
+import { resolveRoot } from '../corpus/files/root.js';
 
 /** How often the server looks whether its corpus folder is still there (docs/server.md: it ends within 30 s). */
 const ROOT_CHECK_MS = 5000;
 /** How long the server must not have written the search index before it compacts it (see `tidyIndex`). */
 const TIDY_QUIET_MS = 5000;
-/** The largest first line a client may send: room for a piped body, JSON-escaped. */
-const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/** How long a client may take to send its first line once connected: a half line does not hold the server. */
+export const FIRST_LINE_MS = 5000;
+/** Connections that have not said what they want yet, at most; more are closed at once. */
+export const MAX_WAITING_CONNECTIONS = 32;
+/** Connections at once, at most (calls under way and MCP sessions among them). */
+export const MAX_CONNECTIONS = 256;
 
 export interface ServeOptions {
   /** Exit after this long without a request or session (ms); undefined: stay. */
@@ -83,18 +90,41 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
 
   const state = (): ServerState => ({ running: true, pid: process.pid, since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: sock, root: real, build, background: opts.idleMs !== undefined, ...(web ? { http: web.url } : {}), ...(openViewer ? { viewer: openViewer.url } : {}) });
 
+  /** Connections that have not sent their first line yet. */
+  let waiting = 0;
   const server = net.createServer((socket) => {
+    if (waiting >= MAX_WAITING_CONNECTIONS) {
+      socket.destroy();
+      return;
+    }
     sessions.add(socket);
+    waiting++;
+    let heard = false;
+    const spoke = () => {
+      if (heard) return;
+      heard = true;
+      waiting--;
+      clearTimeout(firstLine);
+    };
+    // A timer that fires after the event loop was held (a long check) first lets the data that
+    // arrived meanwhile be read: only a client that really sent no whole line is cut off.
+    const firstLine = setTimeout(() => setImmediate(() => heard || socket.destroy()), FIRST_LINE_MS);
     socket.on('close', () => {
+      spoke();
       sessions.delete(socket);
       lastActive = performance.now();
     });
     socket.on('error', () => socket.destroy());
     readLines(socket, MAX_REQUEST_BYTES, (line) => {
+      spoke();
       let req: Request;
       try {
         req = JSON.parse(line) as Request;
       } catch {
+        socket.destroy();
+        return false;
+      }
+      if (!req || typeof req !== 'object') {
         socket.destroy();
         return false;
       }
@@ -123,9 +153,9 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
         socket.end();
         close('asked to stop');
       } else if (req.kind === 'call' || req.kind === 'mcp') {
-        const command = servedRequest(req.argv);
-        if (!command || (command === 'mcp') !== (req.kind === 'mcp')) {
-          send(socket, { refused: 'not a command this server answers' });
+        const refusal = refused(req);
+        if (refusal) {
+          send(socket, { refused: refusal });
           socket.end();
           return false;
         }
@@ -141,6 +171,23 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
       return false;
     });
   });
+  server.maxConnections = MAX_CONNECTIONS;
+
+  /** The server's own environment: every call's process settings come from it. */
+  const processEnv = own.settings.environment();
+  /** The environment of a call: the server's, with the client's per-call settings (src/call-settings.ts). */
+  const callEnv = (req: CallRequest): Env => envForCall(processEnv, req.settings);
+
+  /** Why a call or session is not one this server answers, or undefined when it is. */
+  function refused(req: CallRequest): string | undefined {
+    if (!Array.isArray(req.argv) || !req.argv.every((a) => typeof a === 'string') || typeof req.cwd !== 'string') return 'not a request of this protocol';
+    const command = servedRequest(req.argv);
+    if (!command || command !== req.command || (command === 'mcp') !== (req.kind === 'mcp')) return 'not a command this server answers';
+    // Its freshness, its index and its watcher are this corpus's: a call for another is not its to answer.
+    const corpus = callCorpus(req.argv, callEnv(req), req.cwd);
+    if (corpus !== real) return `another corpus: this server serves ${real}, not ${corpus ?? 'a corpus the call names'}`;
+    return undefined;
+  }
 
   /** Run one command line and send its output, saying it is alive meanwhile. */
   async function answer(socket: net.Socket, req: CallRequest): Promise<void> {
@@ -151,7 +198,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     try {
       // Every change made before the request reaches the watcher before the call looks (docs/server.md).
       await warm.sync();
-      const code = await opts.run(req.argv, io, req.env, { warm, served: true });
+      const code = await opts.run(req.argv, io, callEnv(req), { warm, served: true });
       if (!socket.destroyed) {
         send(socket, { done: true, code, stdout, stderr });
         socket.end();
@@ -168,7 +215,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     // What a tool call would print goes nowhere: the connection carries MCP only.
     const io: Io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => req.cwd };
     try {
-      await opts.run(req.argv, io, req.env, { warm, served: true, streams: { input: socket, output: socket } });
+      await opts.run(req.argv, io, callEnv(req), { warm, served: true, streams: { input: socket, output: socket } });
     } finally {
       socket.end();
     }
@@ -248,6 +295,17 @@ function identity(dir: string): string | undefined {
   try {
     const st = fs.statSync(dir);
     return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path of the corpus a call names (its --root, else ZK_MEMORY_ROOT, else the folder its working directory is in), as the command would find it. */
+function callCorpus(argv: string[], env: Env, cwd: string): string | undefined {
+  try {
+    const explicit = extractGlobals(argv).globals.root;
+    const io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => cwd };
+    return withContext({ settings: new Settings(env), io }, () => canonicalRoot(resolveRoot(explicit)));
   } catch {
     return undefined;
   }

@@ -22,7 +22,9 @@ export async function startServer(root: string, env: Env): Promise<{ running(): 
     // Loaded here: a call that a running server answers never starts one, and loading it costs a millisecond.
     const { spawn } = await import('node:child_process');
     const args = [...SERVER_PROCESS.nodeArgs, binPath(), 'serve', '--background', '--root', root];
-    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: { ...SERVER_PROCESS.env, ...env } });
+    // A fault seam is the command's own (a test of that command): the server, shared, never takes it.
+    const { ZK_MEMORY_FAULT: _fault, ...own } = env;
+    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: { ...SERVER_PROCESS.env, ...own } });
     let ended = false;
     child.on('error', () => (ended = true));
     child.on('exit', () => (ended = true));
@@ -31,6 +33,40 @@ export async function startServer(root: string, env: Env): Promise<{ running(): 
   } catch {
     // no server this time: the call is answered in-process all the same
     return { running: () => false };
+  }
+}
+
+/**
+ * A server of another build answered on `sock`: one a command started in the background is asked
+ * to stop (true: the caller starts one of its own build). One run by `serve`, or serving MCP over
+ * HTTP, is never asked to make way, as remote agents and whoever runs it count on it (false: the
+ * caller answers in-process, and says why once for that server).
+ */
+export async function makeWay(sock: string, build: string): Promise<boolean> {
+  const out = await ask(sock, { kind: 'status', build });
+  const state = 'accepted' in out ? out.state : undefined;
+  if (!state) return true; // gone meanwhile: nothing to keep
+  if (state.background === true && !state.http) {
+    await ask(sock, { kind: 'stop', build });
+    return true;
+  }
+  sayOnce(sock, `${state.pid} ${state.since} ${build}`, `the corpus's server (pid ${state.pid}) is of another build (${state.build}) and was started by \`serve\`${state.http ? ' with MCP over HTTP' : ''}, so it keeps running: commands of this build answer in-process until it is restarted`);
+  return false;
+}
+
+/** Say `message` on stderr unless it was said already for `key` (a file beside the socket remembers the last). */
+function sayOnce(sock: string, key: string, message: string): void {
+  const file = `${sock}.told`;
+  try {
+    if (fs.readFileSync(file, 'utf8') === key) return;
+  } catch {
+    // not said yet
+  }
+  process.stderr.write(`warning: ${message}\n`);
+  try {
+    fs.writeFileSync(file, key, { mode: 0o600 });
+  } catch {
+    // said again next time
   }
 }
 
@@ -80,7 +116,7 @@ export function clearFailures(sock: string): void {
 export async function askStarting(sock: string, root: string, env: Env, build: string, asking: () => Promise<Outcome>, o: { patient?: boolean } = {}): Promise<Outcome> {
   let out = await asking();
   if (!('unavailable' in out) || (out.unavailable === 'failed' && !o.patient)) return out;
-  if (out.unavailable === 'another build') await ask(sock, { kind: 'stop', build });
+  if (out.unavailable === 'another build' && !(await makeWay(sock, build))) return out;
   let started = await startServer(root, env);
   const began = performance.now();
   const waiting = () => performance.now() - began < (started.running() ? START_LIMIT_MS : START_WAIT_MS);
