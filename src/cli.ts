@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   merge: () => import('./commands/merge.js'),
   list: () => import('./commands/list.js'),
   search: () => import('./commands/search.js'),
+  context: () => import('./commands/context.js'),
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
   log: () => import('./commands/log.js'),

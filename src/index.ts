@@ -45,6 +45,7 @@ export const createToken = wired(api.createToken);
 export const listTokens = wired(api.listTokens);
 export const revokeToken = wired(api.revokeToken);
 export const sync = wired(api.sync);
+export const context = wired(api.context);
 export type * from './api/index.js';
 
 export { ZkError, EXIT } from './errors.js';

@@ -96,30 +96,31 @@ export interface InboxResult {
 
 /** What is parked in the inbox: memories that could not be judged yet, oldest first. */
 export function inbox(root: string): InboxResult {
-  const dir = sidecar(root).inbox;
-  const files: InboxFileView[] = [];
-  for (const name of inboxFiles(root)) {
-    const file = relToRoot(root, path.join(dir, name));
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(dir, name), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // claimed by a drain meanwhile
-      files.push({ file, created: '', source: null, reason: `unreadable: ${asZkError(err).message}`, items: [] });
-      continue;
-    }
-    // A file damaged by hand is shown as such (so it can be dismissed), never a failure of the whole list.
-    try {
-      const entry = JSON.parse(text) as InboxEntry;
-      const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
-        ? { type: 'text', text: String(it.text) }
-        : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
-      files.push({ file, created: String(entry.created ?? ''), source: entry.source ?? null, reason: String(entry.reason ?? ''), items });
-    } catch (err) {
-      files.push({ file, created: '', source: null, reason: `unreadable: not an inbox entry (${(err as Error).message.split('\n')[0]})`, items: [] });
-    }
-  }
+  const files = inboxFiles(root).flatMap((name) => readInboxFile(root, name) ?? []);
   return { files, items: files.reduce((n, f) => n + f.items.length, 0) };
+}
+
+/** One inbox file as `inbox` shows it; undefined when it is gone (claimed by a drain meanwhile). */
+export function readInboxFile(root: string, name: string): InboxFileView | undefined {
+  const dir = sidecar(root).inbox;
+  const file = relToRoot(root, path.join(dir, name));
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, name), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { file, created: '', source: null, reason: `unreadable: ${asZkError(err).message}`, items: [] };
+  }
+  // A file damaged by hand is shown as such (so it can be dismissed), never a failure of the whole list.
+  try {
+    const entry = JSON.parse(text) as InboxEntry;
+    const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
+      ? { type: 'text', text: String(it.text) }
+      : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
+    return { file, created: String(entry.created ?? ''), source: entry.source ?? null, reason: String(entry.reason ?? ''), items };
+  } catch (err) {
+    return { file, created: '', source: null, reason: `unreadable: not an inbox entry (${(err as Error).message.split('\n')[0]})`, items: [] };
+  }
 }
 
 /**

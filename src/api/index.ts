@@ -11,3 +11,4 @@ export * from './corpus.js';
 export * from './history.js';
 export * from './tokens.js';
 export * from './sync.js';
+export * from './context.js';
