@@ -37,6 +37,8 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   split: () => import('./commands/split.js'),
   'split-candidates': () => import('./commands/split-candidates.js'),
   'tend-writes': () => import('./commands/tend-writes.js'),
+  hook: () => import('./commands/hook.js'),
+  setup: () => import('./commands/setup.js'),
   mcp: () => import('./commands/mcp.js'),
   serve: () => import('./commands/serve.js'),
   token: () => import('./commands/token.js'),

@@ -195,6 +195,11 @@ export class Settings {
     return this.text('XDG_RUNTIME_DIR');
   }
 
+  /** Redact what MCP tools write (private spans, secrets): set by `setup` in a host's MCP entry. */
+  redact(): boolean {
+    return this.flag('ZK_MEMORY_REDACT');
+  }
+
   /** Print stack traces of unexpected errors. */
   debug(): boolean {
     return Boolean(this.text('ZK_MEMORY_DEBUG'));

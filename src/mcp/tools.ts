@@ -8,6 +8,7 @@ import { tendText } from '../views/tend.js';
 import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
+import { inboxTools } from './inbox-tools.js';
 import { tendTools } from './tend-tools.js';
 import { settings } from '../context.js';
 import { serverStatus } from '../server/status.js';
@@ -87,6 +88,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'write',
+    redacts: true,
     description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note. To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it. A live note with a title like the new one\'s is named in similar.',
     inputSchema: schema({
       slug: str('a few words for the file name, e.g. "judy"'),
@@ -111,6 +113,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'merge',
+    redacts: true,
     description: 'Append a dated paragraph to an existing note (nothing in it is changed or removed).',
     inputSchema: schema({ ref: str('the note to append to'), fragment: str('the text to append'), source: str('who adds it') }, ['ref', 'fragment']),
     async run(root, a) {
@@ -120,6 +123,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'integrate',
+    redacts: true,
     needsLlm: true,
     description: 'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
     inputSchema: schema({
@@ -141,6 +145,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'retain',
+    redacts: true,
     needsLlm: true,
     description: 'Distill a conversation into notes with the configured LLM: pass one exchange (user and assistant), chat messages, or a transcript. Only what the user and assistant said counts; nothing worth keeping is a valid outcome. If the LLM fails the input is kept for a later retry.',
     inputSchema: schema({
@@ -217,6 +222,7 @@ export const TOOLS: ToolSpec[] = [
       return answer(r, logText(r));
     },
   },
+  ...inboxTools,
   ...ingestTools,
   {
     name: 'tend_check',

@@ -48,8 +48,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   const build = buildId();
   const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, argv, env: { ...env }, cwd: process.cwd() };
   if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
-  // The query of `search -` comes from stdin: read here, and handed on if the call stays in-process.
-  if (command === 'search') {
+  // The query of `search -` and a hook's input come from stdin: read here, and handed on if the call stays in-process.
+  if (command === 'search' || command === 'hook') {
     try {
       request.stdin = stdin();
     } catch {
