@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { emptyHookAnswer } from './pipelines/hook-answers.js';
+import { Settings } from './settings.js';
 
 // The composition root's share of process state: what a zk-memory process (the command line, the
 // MCP server, a worker it starts, or a program embedding the library) sets up once, before any
@@ -121,16 +122,19 @@ export function onStopSignal(stop: (signal: string) => void): () => void {
   };
 }
 
-/** A hook's hard deadline, from the start of its process: hosts wait for hooks, and the agent with them. */
-export const HOOK_DEADLINE_MS = 1800;
-
 /**
  * A hook never breaks the agent's session (docs/agents.md): in a `zk-memory hook HOST` process,
  * whatever happens (a deadline passed with the work still running, an exception nobody caught, an
- * exit with an error), the process exits 0 having printed an answer the host accepts: the
+ * exit with an error), the process exits 0 within ZK_MEMORY_HOOK_TIMEOUT having printed an answer the host accepts: the
  * command's own, else the host's empty one. `log` says why in the corpus's `.zk/hooks.log`.
  */
-export function guardHook(argv: string[], log: (why: string) => Promise<void>, deadlineMs = HOOK_DEADLINE_MS): void {
+export function guardHook(argv: string[], log: (why: string) => Promise<void>): void {
+  let deadlineMs: number;
+  try {
+    deadlineMs = new Settings(process.env).hookTimeoutMs();
+  } catch {
+    deadlineMs = new Settings({}).hookTimeoutMs(); // a malformed value: the default
+  }
   const empty = emptyHookAnswer(argv[argv.indexOf('hook') + 1]);
   let answered = false;
   const write = process.stdout.write.bind(process.stdout) as (...a: unknown[]) => boolean;

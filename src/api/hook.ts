@@ -17,8 +17,19 @@ import { context } from './context.js';
 
 export const HOOK_HOSTS_NAMES = Object.keys(HOOK_HOSTS);
 
-/** How long a hook's work may take before it answers empty (the process guard's deadline is later). */
-export const HOOK_SOFT_DEADLINE_MS = 1200;
+/**
+ * When a hook answers at the latest, before its process's guard (ZK_MEMORY_HOOK_TIMEOUT, from the
+ * process's start) answers for it: in its own process, this much before the guard; answered by
+ * the resident server, this much more, for the client's own start and the socket.
+ */
+export const HOOK_MARGIN_MS = 300;
+
+/** How long a hook's work may take: `elapsed` ms of the hook's process are gone (none when the server answers). */
+export function hookDeadlineMs(elapsed: number | undefined): number {
+  const timeout = settings().hookTimeoutMs();
+  return Math.max(100, elapsed === undefined ? timeout - 2 * HOOK_MARGIN_MS : timeout - HOOK_MARGIN_MS - elapsed);
+}
+
 /** The most characters of context a hook hands over: Claude Code passes 10,000 whole. */
 export const MAX_HOOK_CONTEXT_CHARS = 9000;
 
@@ -36,7 +47,7 @@ export interface HookAnswer {
 export interface HookRequest {
   /** The corpus, when the command line or the environment named one. */
   root?: string;
-  /** How long the work may take (default HOOK_SOFT_DEADLINE_MS). */
+  /** How long the work may take (default: as answered by the server, hookDeadlineMs). */
   deadlineMs?: number;
 }
 
@@ -82,6 +93,8 @@ async function drainInBackground(root: string): Promise<void> {
 
 async function act(host: HookHost, input: HookInput, root: string): Promise<Omit<HookAnswer, 'host' | 'event' | 'root'>> {
   const a = input.action;
+  // Test seam: work that never ends (a hung disk), for the deadlines to answer.
+  if (settings().fault() === 'hook-hang') await new Promise(() => setInterval(() => undefined, 1000));
   if (a.kind === 'session') {
     const r = await context(root, {});
     const text = [r.text.trim(), r.inbox ? inboxLine(r.inbox) : ''].filter(Boolean).join('\n\n');
@@ -107,7 +120,11 @@ async function act(host: HookHost, input: HookInput, root: string): Promise<Omit
 export async function hook(hostName: string, stdin: string | undefined, o: HookRequest = {}): Promise<HookAnswer> {
   const host = HOOK_HOSTS[hostName];
   const base = { host: hostName, event: null, root: null, output: emptyHookAnswer(hostName) };
-  if (!host) return { ...base, outcome: 'failed' };
+  if (!host) {
+    const root = findRoot(o.root, undefined, current().io.cwd());
+    if (root) logHook(root, { host: hostName, event: null, outcome: 'failed', error: `unknown host (hooks are for ${HOOK_HOSTS_NAMES.join(', ')})` });
+    return { ...base, root: root ?? null, outcome: root ? 'failed' : 'no corpus' };
+  }
   let input: HookInput | undefined;
   let problem: string | undefined;
   try {
@@ -126,7 +143,7 @@ export async function hook(hostName: string, stdin: string | undefined, o: HookR
   }
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), o.deadlineMs ?? HOOK_SOFT_DEADLINE_MS);
+    timer = setTimeout(() => resolve('late'), o.deadlineMs ?? hookDeadlineMs(undefined));
   });
   const work = act(host, input, root).then(
     (r) => ({ ...base, ...r, event, root }),
@@ -138,7 +155,7 @@ export async function hook(hostName: string, stdin: string | undefined, o: HookR
   try {
     const first = await Promise.race([work, late]);
     if (first !== 'late') return first;
-    log('timed out', `no answer within ${o.deadlineMs ?? HOOK_SOFT_DEADLINE_MS} ms (a corpus lock held, a slow index or disk): answered empty`);
+    log('timed out', `no answer within ${o.deadlineMs ?? hookDeadlineMs(undefined)} ms (a corpus lock held, a slow index or disk): answered empty`);
     return { ...base, event, root, outcome: 'timed out' };
   } finally {
     clearTimeout(timer);

@@ -7,7 +7,7 @@ export function register(program: Command, cli: Invocation): void {
     .command('hook <host>')
     .description('what an agent host\'s hook calls (claude, gemini, generic): context at session start and for each prompt, the session captured when it stops; always exits 0 with output the host accepts')
     .action(async (host: string) => {
-      const { hook } = await import('../api/hook.js');
+      const { hook, hookDeadlineMs } = await import('../api/hook.js');
       const { io, settings } = current();
       // The corpus named on the command line or in the environment; else the hook's working folder says.
       const named = cli.globals.root ?? settings.root();
@@ -17,8 +17,11 @@ export function register(program: Command, cli: Invocation): void {
       } catch {
         stdin = undefined; // not UTF-8: answered as bad input
       }
-      const r = await hook(host, stdin, { root: named === undefined ? undefined : (await import('node:path')).resolve(io.cwd(), named) });
-      if (cli.globals.json) io.stdout(`${JSON.stringify({ ok: true, host: r.host, event: r.event, outcome: r.outcome, root: r.root, ...(r.captured ? { captured: r.captured } : {}), output: r.output })}\n`);
+      // In a process of its own, the time it took to start counts against the host's patience.
+      const deadlineMs = hookDeadlineMs(cli.surface.server ? undefined : performance.now());
+      const root = named === undefined ? undefined : (await import('node:path')).resolve(io.cwd(), named);
+      const r = await hook(host, stdin, { root, deadlineMs });
+      if (cli.globals.json) io.stdout(`${JSON.stringify({ ok: true, server: cli.surface.server ?? false, host: r.host, event: r.event, outcome: r.outcome, root: r.root, ...(r.captured ? { captured: r.captured } : {}), output: r.output })}\n`);
       else io.stdout(r.output);
       cli.exitCode = 0;
     });

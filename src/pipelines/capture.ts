@@ -1,11 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { now } from '../context.js';
+import { ZkError } from '../errors.js';
 import { replaceFile, sha256, sidecarDir, writeNewFile } from '../corpus/files/files.js';
 import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { relToRoot, sidecar } from '../corpus/files/paths.js';
-import { withCorpusLock } from '../corpus/lock/lock.js';
+import { pidAlive } from '../corpus/lock/lease.js';
+import { crashAt } from '../corpus/ops/fault.js';
 import { trace } from '../corpus/trace/trace.js';
 import { transcriptSegments, type InputMessage } from '../judge/transcript.js';
 import type { InboxEntry } from './inbox.js';
@@ -131,28 +134,99 @@ function writeCheckpoint(root: string, tag: string, c: Checkpoint): void {
   replaceFile(root, checkpointFile(root, tag), `${JSON.stringify({ ...c, updated: new Date(now()).toISOString() })}\n`);
 }
 
+/** How long a capture waits for another capture of the same session to finish. */
+const SESSION_LOCK_WAIT_MS = 5000;
+
+/**
+ * Take the lock of one session's captures (`.zk/capture/<tag>.lock`, made exclusively, naming its
+ * process), or answer false when a live process holds it. A lock left by a process of this host
+ * that is gone (a hook its host killed at its timeout) is taken over at once, so captures never
+ * wait out a stale window the way the corpus lock's waiters do; captures take no corpus lock (they
+ * only add inbox files), so a corpus lock held elsewhere never holds them up.
+ */
+function trySessionLock(file: string): boolean {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, JSON.stringify({ host: os.hostname(), pid: process.pid }), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let holder: { host?: string; pid?: number } | undefined;
+    try {
+      holder = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch {
+      holder = undefined; // being written, or damaged: judged by its age below
+    }
+    const dead = holder?.host === os.hostname() && typeof holder.pid === 'number' && !pidAlive(holder.pid);
+    const abandoned = !holder && now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) > SESSION_LOCK_WAIT_MS;
+    if (!dead && !abandoned) return false;
+    fs.rmSync(file, { force: true });
+  }
+  return false;
+}
+
+async function withSessionLock<T>(root: string, tag: string, fn: () => T, wait = SESSION_LOCK_WAIT_MS): Promise<T> {
+  const file = path.join(sidecar(root).capture, `${tag}.lock`);
+  const began = performance.now();
+  while (!trySessionLock(file)) {
+    if (performance.now() - began > wait) throw new ZkError('busy', `another capture of this session holds ${relToRoot(root, file)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
 /**
  * Finish what a capture killed midway left: an inbox file written as `<name>.capturing` is
  * published when its session's checkpoint names it (its turns are marked taken, so it is their only
  * copy), and removed when not (the checkpoint was never written, so its turns are taken again).
  */
-function recoverCaptures(root: string): void {
+function recoverCaptures(root: string, tag: string): void {
   const dir = sidecar(root).inbox;
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((f) => f.endsWith(CAPTURING));
+    names = fs.readdirSync(dir).filter((f) => f.endsWith(CAPTURING) && captureTag(f) === tag);
   } catch {
     return;
   }
   for (const file of names) {
     const name = file.slice(0, -CAPTURING.length);
-    const tag = /^[^-]+-([0-9a-f]{12})-/.exec(name)?.[1];
-    const c = tag ? readCheckpoint(root, tag) : undefined;
-    if (c && tag && c.pending === name) {
+    const c = readCheckpoint(root, tag);
+    if (c?.pending === name) {
       publish(root, name);
       writeCheckpoint(root, tag, { ...c, pending: null });
     } else {
       fs.rmSync(path.join(dir, file), { force: true });
+    }
+  }
+}
+
+/** The session tag an inbox file's name carries (`<stamp>-<tag>-<random>.json`). */
+const captureTag = (file: string) => /^[^-]+-([0-9a-f]{12})-/.exec(file)?.[1];
+
+/**
+ * What killed captures of other sessions left, recovered for each session whose lock is free
+ * (a session that never captures again still gets its turns published).
+ */
+function recoverOtherSessions(root: string, tag: string): void {
+  let tags: Set<string>;
+  try {
+    tags = new Set(fs.readdirSync(sidecar(root).inbox).filter((f) => f.endsWith(CAPTURING)).flatMap((f) => captureTag(f) ?? []));
+  } catch {
+    return;
+  }
+  tags.delete(tag);
+  for (const other of tags) {
+    const file = path.join(sidecar(root).capture, `${other}.lock`);
+    if (!trySessionLock(file)) continue;
+    try {
+      recoverCaptures(root, other);
+    } finally {
+      fs.rmSync(file, { force: true });
     }
   }
 }
@@ -175,7 +249,7 @@ function redactedSegments(turns: Turn[]): { segments: string[]; redactions: Reda
 
 /**
  * Keep the turns of a session not captured before as one retain input in the inbox, under the
- * corpus lock. The order makes a kill at any point lose and double nothing: the inbox file is
+ * session's own lock. The order makes a kill at any point lose and double nothing: the inbox file is
  * written under a name no drain or listing reads (`.capturing`), then the checkpoint marks its
  * turns taken and names it, then it is published by a rename; the next capture finishes or
  * undoes what a killed one left (recoverCaptures).
@@ -185,8 +259,9 @@ export async function captureTurns(root: string, o: { host: string; session: str
   sidecarDir(sidecar(root).capture);
   sidecarDir(sidecar(root).inbox);
   const tag = sessionTag(o.host, o.session);
-  return withCorpusLock(root, () => {
-    recoverCaptures(root);
+  return withSessionLock(root, tag, () => {
+    recoverCaptures(root, tag);
+    recoverOtherSessions(root, tag);
     const before = readCheckpoint(root, tag);
     const seen = new Set(before?.seen ?? []);
     const fresh = o.turns.filter((t) => !seen.has(t.key));
@@ -206,8 +281,11 @@ export async function captureTurns(root: string, o: { host: string; session: str
       capture: { host: o.host, session: o.session, turns: fresh.length },
     };
     writeNewFile(path.join(sidecar(root).inbox, `${name}${CAPTURING}`), `${JSON.stringify(entry, null, 2)}\n`);
+    crashAt('capture-before-checkpoint');
     writeCheckpoint(root, tag, { ...next, pending: name });
+    crashAt('capture-before-publish');
     publish(root, name);
+    crashAt('capture-before-done');
     writeCheckpoint(root, tag, next);
     const rel = relToRoot(root, path.join(sidecar(root).inbox, name));
     trace(root, 'capture', { host: o.host, session: o.session, path: rel, turns: fresh.length, items: segments.length, redacted: redactions });
