@@ -19,7 +19,7 @@ const LINES: [needs: string[], text: string][] = [
   [['tend_robustify'], '- tend_robustify rewrites links by slug or title into links to the file name.'],
   [['integrate', 'retain'], '- integrate (a careful write: the server\'s LLM decides whether to append, replace or make a note) and retain (distill a conversation into notes) use the server\'s LLM; what it could not judge waits in the inbox.'],
   [['write', 'merge', 'supersede', '!integrate'], '- The server has no LLM: keep memories yourself with write, merge and supersede.'],
-  [['inbox', 'write'], '- inbox lists what waits to be judged; you can write those memories yourself and dismiss the file.'],
+  [['inbox', 'inbox_next', 'inbox_done', 'write'], '- inbox lists what waits to be judged (captured sessions, memories no LLM judged yet). Keep it yourself: inbox_next takes the oldest input, write or merge what matters in your own words, then inbox_done (or inbox_skip when nothing is worth keeping).'],
   [['log'], '- log shows what happened to the memory, or to one note, from git.'],
   [['ingest_start', 'ingest_next', 'ingest_accept', 'ingest_skip'], '- To study documents: ingest_start, then ingest_next and ingest_accept or ingest_skip until ingest_next says done.'],
 ];
