@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, REPO, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
+import { startFakeLlm } from './helpers/fake-llm-server.js';
 
 // `zk-memory hook HOST` as agent hosts run it: the built CLI in a process of its own, fed each
 // event's JSON on stdin as the host sends it, with transcripts written by the test, the resident
@@ -264,6 +265,39 @@ describe('hook claude: capture', () => {
     expect(inboxEntry(root, file).items[0].text).toContain('password=[redacted]');
     const traced = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.event === 'capture');
     expect(traced).toMatchObject({ host: 'claude', session: 's-1', turns: 3, redacted: { private: 2, secrets: 8 } });
+  });
+});
+
+describe('hook claude: distilled in the background', () => {
+  it('with an LLM configured, Stop answers at once and a detached drain, holding the caretaker lease, turns the capture into a note', async () => {
+    // one memory per input, each on a subject of its own (no note like it: placed without a judge call)
+    const memories = [
+      { kind: 'entity_update', topic: 'standup', title: 'Standup moved to 9:30', slug: 'standup', content: 'The daily standup is at 9:30 from now on.' },
+      { kind: 'concept', topic: 'acknowledgements', title: 'Acknowledge requests briefly', slug: 'acknowledge', content: 'Short acknowledgements are preferred.' },
+    ];
+    const llm = await startFakeLlm({ record_candidates: () => ({ worth_retaining: true, candidates: [memories.shift()] }) });
+    try {
+      const { root, env } = await setUp();
+      const transcript = write(tempDir(), 't.jsonl', `${line('user', 'u1', 'Standup is at 9:30 from now on.')}\n`);
+      // another caretaker holds the lease: the drain started by the hook leaves the inbox alone
+      const lease = path.join(root, '.zk', 'lease');
+      fs.writeFileSync(lease, JSON.stringify({ host: os.hostname(), pid: process.pid, purpose: 'tend-writes', since: new Date().toISOString(), expires: new Date(Date.now() + 600_000).toISOString() }));
+      const r = await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env: { ...env, ...llm.env } });
+      expect([r.code, r.stdout]).toEqual([0, '{}']);
+      await new Promise((res) => setTimeout(res, 3000));
+      expect(inboxFiles(root)).toHaveLength(1);
+      expect(llm.calls).toEqual([]);
+      // the lease free, the next capture's drain takes everything waiting
+      fs.rmSync(lease);
+      fs.appendFileSync(transcript, `${line('assistant', 'a1', 'Noted.')}\n`);
+      expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env: { ...env, ...llm.env } })).code).toBe(0);
+      await until('the drain wrote the notes and let the lease go', () => fs.readdirSync(root).some((f) => f.endsWith('-standup.md'))
+        && fs.readdirSync(root).some((f) => f.endsWith('-acknowledge.md')) && inboxFiles(root).length === 0 && !fs.existsSync(path.join(root, '.zk', 'lease')), 60_000);
+      expect(llm.calls.map((c) => c.name)).toEqual(['record_candidates', 'record_candidates']);
+      expect(llm.calls[0].messages.map((m) => m.content).join('\n')).toContain('Standup is at 9:30 from now on.');
+    } finally {
+      await llm.close();
+    }
   });
 });
 
