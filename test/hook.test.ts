@@ -132,12 +132,19 @@ describe('hook: a hook never breaks the session', () => {
     expect([array.code, array.stdout]).toEqual([0, '{}']);
     const missing = await hook('claude', claudeEvent('Stop', { transcript_path: path.join(root, 'no-such.jsonl') }), { root, env });
     expect([missing.code, missing.stdout]).toEqual([0, '{}']);
+    // a transcript that is a device or a FIFO is refused, not read forever
+    for (const device of ['/dev/zero', path.join(root, 'fifo')]) {
+      if (device.endsWith('fifo')) await execa('mkfifo', [device]);
+      const r = await hook('claude', claudeEvent('Stop', { transcript_path: device }), { root, env });
+      expect([r.code, r.stdout], device).toEqual([0, '{}']);
+    }
     const generic = await hook('generic', '', { root, env });
     expect([generic.code, generic.stdout]).toEqual([0, '']);
     const unknown = await hook('codex', claudeEvent('SessionStart'), { root, env });
     expect([unknown.code, unknown.stdout]).toEqual([0, '']);
     const log = hookLog(root);
-    expect(log.map((l) => l.outcome)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed']);
+    expect(log.map((l) => l.outcome)).toEqual(['failed', 'failed', 'failed', 'failed', 'failed', 'failed', 'failed']);
+    expect(log.slice(4, 6).map((l) => l.error)).toEqual([expect.stringContaining('not a regular file'), expect.stringContaining('not a regular file')]);
     expect(log[0]).toMatchObject({ host: 'claude', event: null, error: 'unreadable hook input: not JSON' });
     expect(log[3]).toMatchObject({ host: 'claude', event: 'Stop', error: expect.stringContaining('no-such.jsonl') });
     // nothing of the input in the log

@@ -45,11 +45,17 @@ function claudeText(content: unknown): string {
   return parts.join('\n');
 }
 
-/** The tail of a file, at most `max` bytes, from the first whole line. */
+/**
+ * The tail of a regular file, at most `max` bytes, from the first whole line. Opened without
+ * blocking and refused unless a regular file: a FIFO or a device named as a transcript would
+ * otherwise hold the hook past any deadline.
+ */
 function readTail(file: string, max: number): string {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
-    const size = fs.fstatSync(fd).size;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error(`the transcript is not a regular file: ${file}`);
+    const size = st.size;
     if (size <= max) return fs.readFileSync(fd, 'utf8');
     const buf = Buffer.alloc(max);
     const n = fs.readSync(fd, buf, 0, max, size - max);
