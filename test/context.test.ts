@@ -25,8 +25,11 @@ const context = async (root: string, ...args: string[]) => {
   expect(r.code, r.stderr).toBe(0);
   return r.json;
 };
-/** The documented estimate: UTF-8 bytes divided by 3, rounded up. */
-const estimate = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+/** The documented estimate: a token per digit, and the UTF-8 bytes of the rest divided by 2.5, rounded up. */
+const estimate = (text: string) => {
+  const digits = text.replace(/[^0-9]/g, '').length;
+  return digits + Math.ceil((Buffer.byteLength(text, 'utf8') - digits) / 2.5);
+};
 
 /**
  * A small graph: the hit (the only note about "quasar"), a note it links to and one that note
