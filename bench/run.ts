@@ -337,6 +337,10 @@ async function residentServer(size: number, root: string, query: string, largest
     for (const [name, cmd, goal] of [
       [`read ${slug}`, zs('read', slug), 1.5],
       ['status', zs('status'), 1.5],
+      // The bundle a prompt hook asks for (its hits, their links, cut to 1,000 tokens), and the
+      // one a session starts with (figures, pinned, current and recent notes, the inbox).
+      [`context "${query}"`, zs('context', query, '--backend', 'fts'), 1.5],
+      ['context (the start of a session)', zs('context'), 1.5],
       ['tend check', zs('tend', 'check'), 1.5],
       ['list, every row through a pipe', zs('list'), 3],
     ] as const) {

@@ -280,7 +280,7 @@ function pack(g: Gathered, budget: number, inbox: number): ContextResult {
 /** An entry's first line: the note's title, file name and why it is there (and that it was replaced, when it was). */
 function entryHead(c: Candidate): string {
   const n = c.note;
-  return `## ${oneLine(n.title)} (${n.path}, ${c.why}${n.superseded_by ? `; superseded, see the current belief` : ''})`;
+  return `## ${oneLine(n.title)} (${n.path}, ${c.why}${n.superseded_by ? `; superseded` : ''})`;
 }
 
 /** A note's text for a bundle: its body without the `# Title` line the entry's head repeats. */

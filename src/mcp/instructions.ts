@@ -8,6 +8,7 @@ const LINES: [needs: string[], text: string][] = [
   [[], 'zk-memory is a long-term memory kept as plain Markdown notes, one thought per note.\n'],
   [['overview'], '- Start with overview: how many notes of which kind, what changed lately, whether anything waits in the inbox, whether an LLM is configured, whether the corpus is in git.'],
   [['search'], '- Before answering anything that may depend on what was learned earlier, call search with the question in plain words. Each hit has a snippet (the passage that best matches the query; of equally good ones, the latest merged update) and the date the note last changed.'],
+  [['context'], '- context gives in one call, cut to a token budget, the notes to keep in mind: with a query, the best-matching notes and the notes linked to them; without one, what a session starts with (pinned notes, changed beliefs, recent notes, the inbox).'],
   [[], '- Notes have a kind: concept (a durable idea), entity_update (a fact about a person, project or thing), decision (a choice made, with its alternatives and rationale).'],
   [['write'], '- Put the key fact in the title; keep one thought per note. write names a live note with a similar title in similar: merge into that one when it is the same subject.'],
   [['merge'], '- To add to an existing note, merge a fragment into it (nothing is ever overwritten).'],

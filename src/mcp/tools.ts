@@ -5,6 +5,7 @@ import type { InputMessage } from '../judge/transcript.js';
 import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
 import { tendText } from '../views/tend.js';
+import { contextText } from '../views/context.js';
 import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
@@ -49,6 +50,23 @@ export const TOOLS: ToolSpec[] = [
     async run(root, a) {
       const r = await api.search(root, a.query, { limit: a.limit, kind: a.kind, history: a.history, backend: a.backend, asOf: a.as_of, validAt: a.valid_at });
       return answer(r, searchView.searchText(r));
+    },
+  },
+  {
+    name: 'context',
+    description: 'The memory to keep in mind, cut to a token budget, as one text: with a query, the best-matching notes, the notes they link to and that link to them, and the current belief of any superseded one, most relevant first; without one, what a session starts with (the corpus in numbers, pinned notes, beliefs that changed lately, recent notes, what waits in the inbox). Each note is cited by file name and title, and marked cut when only its start fits: read it for the rest.',
+    inputSchema: schema({
+      query: str('what you are about to work on, in plain words; leave out for the start of a session'),
+      budget: int('the most tokens the bundle may take (default 1000)'),
+      hops: { type: 'integer', enum: [0, 1, 2], description: 'how many links away from a hit notes are brought in (default 1)' },
+      as_of: str('YYYY-MM-DD: the memory as it stood at the end of that day'),
+      backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine for the query (default: the configured one)' },
+    }),
+    readOnly: true,
+    async run(root, a) {
+      const asOf = a.as_of === undefined ? undefined : requireMoment(String(a.as_of), 'as_of');
+      const r = await api.context(root, { query: a.query, budget: a.budget, hops: a.hops, asOf, backend: a.backend });
+      return answer(r, contextText(r));
     },
   },
   {
