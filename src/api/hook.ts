@@ -61,11 +61,13 @@ export function inboxLine(waiting: number): string {
 export function recallBlock(text: string): string {
   const open = '<recall source="zk-memory">\n';
   const close = '\n</recall>';
+  const cutMark = '\n…';
   const room = MAX_HOOK_CONTEXT_CHARS - open.length - close.length;
   let body = text.trim();
   if (body.length > room) {
-    const cut = body.lastIndexOf('\n', room);
-    body = `${body.slice(0, cut > 0 ? cut : room)}\n…`;
+    // cut at the last line that leaves room for the mark
+    const cut = body.lastIndexOf('\n', room - cutMark.length);
+    body = `${body.slice(0, cut > 0 ? cut : room - cutMark.length)}${cutMark}`;
   }
   return `${open}${body}${close}`;
 }
