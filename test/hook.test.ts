@@ -333,7 +333,7 @@ describe('hook gemini and generic', () => {
 });
 
 describe('hook through the resident server', () => {
-  it('a prompt hook is answered by the server; with the server stopped (SIGSTOP) it still answers, in-process, exit 0', async () => {
+  it('a prompt hook is answered by the server; with the server stopped (SIGSTOP) or killed it still answers, in-process, exit 0', async () => {
     const { root, env } = await setUp('on');
     const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
     foreground.push(server);
@@ -360,5 +360,11 @@ describe('hook through the resident server', () => {
     } finally {
       server.kill('SIGCONT');
     }
+    // killed: its socket is left behind; the hook answers in-process all the same
+    server.kill('SIGKILL');
+    await server.catch(() => undefined);
+    const killed = await zkProcess(['hook', 'claude', '--root', root], { input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }), env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+    expect(killed.code).toBe(0);
+    expect(added(killed.stdout, 'UserPromptSubmit')).toContain('20261201-miso.md');
   });
 });
