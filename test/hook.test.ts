@@ -1,4 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,13 @@ const LOCKER = path.join(REPO, 'test', 'workers', 'locker.mjs');
 const started: { root: string; env: Record<string, string> }[] = [];
 const foreground: ResultPromise[] = [];
 
+const mounts: string[] = [];
+
 afterEach(async () => {
+  for (const d of mounts.splice(0)) {
+    execFileSync('umount', [d], { stdio: 'ignore' });
+    fs.rmdirSync(d);
+  }
   for (const p of foreground.splice(0)) {
     p.kill('SIGCONT');
     p.kill('SIGKILL');
@@ -193,6 +200,43 @@ describe('hook: a hook never breaks the session', () => {
     expect((await hook('claude', claudeEvent('Stop', { session_id: 'other', transcript_path: transcript }), { root, env })).code).toBe(0);
     expect((await hook('claude', claudeEvent('Stop', { session_id: 'other', transcript_path: transcript }), { root, env })).code).toBe(0);
     expect(inboxFiles(root)).toHaveLength(1);
+  });
+});
+
+describe('hook claude: a full disk', () => {
+  it('Stop on a full disk answers empty, leaves no partial file and marks no turn taken; once there is room, the turns are captured once', async (ctx) => {
+    const disk = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-tmpfs-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', disk], { stdio: 'ignore' });
+    } catch {
+      fs.rmdirSync(disk);
+      return ctx.skip(); // needs root
+    }
+    mounts.push(disk);
+    const root = path.join(disk, 'corpus');
+    expect((await zkProcess(['init', root])).code).toBe(0);
+    const transcript = write(tempDir(), 't.jsonl', `${line('user', 'u1', `Remember this: ${'x'.repeat(2000)}`)}\n`);
+    const env = { ZK_MEMORY_SERVER: 'off', ZK_MEMORY_HOOK_TIMEOUT: '60' };
+    const stop = () => hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env });
+    // a first capture makes the folders; then the disk is filled
+    expect((await stop()).code).toBe(0);
+    fs.appendFileSync(transcript, `${line('assistant', 'a1', `Kept: ${'y'.repeat(2000)}`)}\n`);
+    const filler = path.join(disk, 'filler');
+    try {
+      fs.writeFileSync(filler, Buffer.alloc(fs.statfsSync(disk).bavail * fs.statfsSync(disk).bsize));
+    } catch {
+      // filled to the last block it could
+    }
+    const full = await stop();
+    expect([full.code, full.stdout]).toEqual([0, '{}']);
+    expect(fs.readdirSync(path.join(root, '.zk', 'inbox')).filter((f) => !f.endsWith('.json'))).toEqual([]);
+    expect(inboxFiles(root)).toHaveLength(1); // only the first capture's
+    fs.rmSync(filler);
+    expect((await stop()).code).toBe(0);
+    expect((await stop()).code).toBe(0);
+    const texts = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n')).join('\n');
+    expect(texts.match(/Remember this/g)).toHaveLength(1);
+    expect(texts.match(/Kept: y/g)).toHaveLength(1);
   });
 });
 
