@@ -5,7 +5,10 @@
  * turns into judge calls, and, for the gardener, how many pairs of notes on one subject it judges
  * and how many notes of unrelated facts it judges for nothing.
  *
- *   npm run bench:recall [-- DATA_DIR] [--backends rg,fts,vector,hybrid] [--json FILE]
+ * For `fts`, also how often the context bundle for the question (`context`, the budgets in
+ * CONTEXT_BUDGETS) holds an evidence note, beside the top 5 and top 10 hits.
+ *
+ *   npm run bench:recall [-- DATA_DIR] [--backends rg,fts,vector,hybrid] [--json FILE] [--no-unrelated]
  *
  * DATA_DIR (or ZK_MEMORY_RECALL_DATA) defaults to ../shared/data/locomo-dev beside the repository.
  * vector and hybrid run when an embedding endpoint is configured (ZK_MEMORY_EMBED_BASE, _MODEL).
@@ -19,12 +22,15 @@ import { configuredEmbedder } from '../src/llm/embed.js';
 import { tendCandidates } from '../src/pipelines/gardener.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { searchCorpus } from '../src/search/index.js';
+import { context } from '../src/index.js';
 import { relatedPairs } from './related-pairs.js';
 import { UNRELATED_FACTS } from './unrelated-facts.js';
 import { REPO } from './harness.js';
 
 const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 const K = 10;
+/** The token budgets the context bundle is measured at. */
+const CONTEXT_BUDGETS = [500, 1000, 2000];
 
 interface Question {
   id: string;
@@ -97,6 +103,72 @@ interface BackendResult {
   pairs?: { pairs: number; judged: number; both: number };
   /** The gardener on notes of unrelated facts: how many would be shown a note (a judge call for nothing). */
   gardenUnrelated?: { facts: number; judged: number };
+  /** How often the context bundle for the question holds an evidence note, by budget, beside the top 5 and top 10 hits. */
+  context?: ContextRecall;
+}
+
+interface ContextRecall {
+  questions: number;
+  top_5: number;
+  top_10: number;
+  /** Share of questions whose bundle holds an evidence note, by budget (tokens). */
+  bundle: Record<string, number>;
+  /** Same, by category. */
+  categories: Record<string, { n: number; top_5: number; top_10: number; bundle: Record<string, number> }>;
+  /** The tokens a bundle took, median, by budget. */
+  median_tokens: Record<string, number>;
+  /** Median ms of a bundle at 1,000 tokens, in-process. */
+  median_ms: number;
+  /** Per question id: whether an evidence note is in the bundle at each budget, in CONTEXT_BUDGETS order. */
+  found: Record<string, boolean[]>;
+}
+
+/**
+ * For each question, whether an evidence note is inside the context bundle for it at each budget
+ * (whole or cut: its entry is in the bundle), beside the question's rank among the search hits.
+ */
+async function contextRecall(backend: string, questions: Question[], roots: Map<string, string>, ranks: Record<string, number>): Promise<ContextRecall> {
+  type Count = { n: number; top_5: number; top_10: number; bundle: number[] };
+  const count = (): Count => ({ n: 0, top_5: 0, top_10: 0, bundle: CONTEXT_BUDGETS.map(() => 0) });
+  const all = count();
+  const byCat = new Map<number, Count>();
+  const tokens: number[][] = CONTEXT_BUDGETS.map(() => []);
+  const times: number[] = [];
+  const found: Record<string, boolean[]> = {};
+  for (const [done, q] of questions.entries()) {
+    if (done % 100 === 0) process.stderr.write(`${backend}: context bundles, ${done} of ${questions.length} questions\n`);
+    const root = roots.get(q.corpus)!;
+    const evidence = new Set(q.evidence);
+    const inside: boolean[] = [];
+    for (const [i, budget] of CONTEXT_BUDGETS.entries()) {
+      const t0 = process.hrtime.bigint();
+      const r = await context(root, { query: q.question, budget, backend });
+      if (budget === 1000) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      tokens[i].push(r.tokens);
+      inside.push(r.notes.some((n) => evidence.has(n.path)));
+    }
+    found[q.id] = inside;
+    if (!byCat.has(q.category)) byCat.set(q.category, count());
+    for (const c of [all, byCat.get(q.category)!]) {
+      c.n += 1;
+      const rank = ranks[q.id];
+      if (rank > 0 && rank <= 5) c.top_5 += 1;
+      if (rank > 0 && rank <= 10) c.top_10 += 1;
+      inside.forEach((yes, i) => (c.bundle[i] += yes ? 1 : 0));
+    }
+  }
+  const shares = (c: Count) => ({
+    n: c.n, top_5: r3(c.top_5 / c.n), top_10: r3(c.top_10 / c.n),
+    bundle: Object.fromEntries(CONTEXT_BUDGETS.map((b, i) => [String(b), r3(c.bundle[i] / c.n)])),
+  });
+  const overall = shares(all);
+  return {
+    questions: all.n, top_5: overall.top_5, top_10: overall.top_10, bundle: overall.bundle,
+    categories: Object.fromEntries([...byCat].sort(([a], [b]) => a - b).map(([c, t]) => [`${c} ${CATEGORIES[c] ?? ''}`.trim(), shares(t)])),
+    median_tokens: Object.fromEntries(CONTEXT_BUDGETS.map((b, i) => [String(b), median(tokens[i])])),
+    median_ms: r3(median(times)),
+    found,
+  };
 }
 
 function summary(t: Tally): Record<string, number> {
@@ -229,6 +301,20 @@ function printTable(results: BackendResult[]): void {
     const unrelated = r.gardenUnrelated ? `${r.gardenUnrelated.judged} / ${r.gardenUnrelated.facts}` : '-';
     rows.push(`| ${r.backend} | ${pairs} | ${unrelated} |`);
   }
+  const withContext = results.filter((r) => r.context);
+  if (withContext.length) {
+    const budgets = CONTEXT_BUDGETS.map((b) => `bundle ${b}`).join(' | ');
+    rows.push('', `| backend | slice | n | top 5 | top 10 | ${budgets} |`, `|---|---|---:|---:|---:|${CONTEXT_BUDGETS.map(() => '---:').join('|')}|`);
+    for (const r of withContext) {
+      const c = r.context!;
+      const line = (slice: string, s: { n: number; top_5: number; top_10: number; bundle: Record<string, number> }) =>
+        rows.push(`| ${r.backend} | ${slice} | ${s.n} | ${s.top_5.toFixed(3)} | ${s.top_10.toFixed(3)} | ${CONTEXT_BUDGETS.map((b) => s.bundle[b].toFixed(3)).join(' | ')} |`);
+      line('overall', { n: c.questions, ...c });
+      for (const [cat, s] of Object.entries(c.categories)) line(cat, s);
+      rows.push(`| ${r.backend} | median tokens taken | | | | ${CONTEXT_BUDGETS.map((b) => c.median_tokens[b]).join(' | ')} |`);
+      rows.push(`| ${r.backend} | median ms at 1000 | | | | ${c.median_ms} | | |`);
+    }
+  }
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 
@@ -251,6 +337,7 @@ try {
   for (const backend of wanted) {
     process.stderr.write(`${backend}: ${questions.length} questions\n`);
     const r = await runBackend(backend, questions, roots, embedder);
+    if (backend === 'fts') r.context = await contextRecall(backend, questions, roots, r.ranks);
     if (!process.argv.includes('--no-unrelated')) {
       r.unrelated = await unrelatedJudgeCalls(backend, roots);
       r.related = await relatedCandidates(backend, questions, roots);

@@ -61,7 +61,7 @@ const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_
  */
 function runOnce(c: Cmd): { ms: number; stdout: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(c.cmd, c.args, { cwd: c.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: c.env ?? env, maxBuffer: 256 << 20 });
+  const r = spawnSync(c.cmd, c.args, { cwd: c.cwd, stdio: [c.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], input: c.input, env: c.env ?? env, maxBuffer: 256 << 20 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status === null || ![0, 1].includes(r.status)) throw new Error(`${c.cmd} ${c.args.join(' ')} failed: ${r.status} ${r.stderr}`);
   return { ms, stdout: c.check ? r.stdout.toString('utf8') : '' };
@@ -85,7 +85,7 @@ function median(xs: number[]): number {
 }
 
 /** A command to time: its environment is the bench's unless given; `check` sees its output after each run, untimed. */
-type Cmd = { cmd: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv; check?: (stdout: string) => void };
+type Cmd = { cmd: string; args: string[]; cwd?: string; env?: NodeJS.ProcessEnv; input?: string; check?: (stdout: string) => void };
 
 /** Medians of `a` and `b` run alternately `runs` times, with optional untimed steps before and after each `a`. */
 function paired(a: Cmd, b: Cmd, runs = RUNS, before?: (i: number) => void, after?: (i: number) => void): [number, number] {
@@ -255,7 +255,7 @@ async function compacted(root: string): Promise<void> {
 
 /** Run `c` once with `--json` (untimed) and fail unless the resident server answered it. */
 function answeredByServer(c: Cmd): void {
-  const r = spawnSync(c.cmd, [...c.args, '--json'], { env: c.env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  const r = spawnSync(c.cmd, [...c.args, '--json'], { env: c.env, input: c.input, encoding: 'utf8', maxBuffer: 256 << 20 });
   let by: unknown;
   try {
     const j = JSON.parse(r.stdout);
@@ -337,12 +337,32 @@ async function residentServer(size: number, root: string, query: string, largest
     for (const [name, cmd, goal] of [
       [`read ${slug}`, zs('read', slug), 1.5],
       ['status', zs('status'), 1.5],
+      // The bundle a prompt hook asks for (its hits, their links, cut to 1,000 tokens), and the
+      // one a session starts with (figures, pinned, current and recent notes, the inbox).
+      [`context "${query}"`, zs('context', query, '--backend', 'fts'), 1.5],
+      ['context (the start of a session)', zs('context'), 1.5],
       ['tend check', zs('tend', 'check'), 1.5],
       ['list, every row through a pipe', zs('list'), 3],
     ] as const) {
       answeredByServer(cmd);
       const [ms, v] = paired(cmd, VERSION);
       addServer(size, `${name} through the server, warm (goal ≤ ${goal}×)`, ms, 'zk-memory --version', v);
+    }
+
+    // An agent host's hooks (docs/agents.md): the session bundle, and the bundle for a prompt, each
+    // a whole `zk-memory hook claude` process fed the host's JSON, answered by the server.
+    const hookEvent = (event: string, fields: Record<string, string>) => JSON.stringify({ session_id: 'bench', transcript_path: '/nonexistent', cwd: root, hook_event_name: event, ...fields });
+    const injects = (out: string) => {
+      if (!JSON.parse(out).hookSpecificOutput?.additionalContext) throw new Error(`a hook added no context: ${out.slice(0, 200)}`);
+    };
+    for (const [name, input] of [
+      ['hook claude SessionStart', hookEvent('SessionStart', { source: 'startup' })],
+      ['hook claude UserPromptSubmit', hookEvent('UserPromptSubmit', { prompt: query })],
+    ] as const) {
+      const cmd: Cmd = { ...zs('hook', 'claude'), input, check: injects };
+      answeredByServer(cmd);
+      const [ms, v] = paired(cmd, VERSION);
+      addServer(size, `${name} through the server, warm (goal ≤ 1.5×)`, ms, 'zk-memory --version', v);
     }
 
     // MCP: the stdio bridge to a session on the server against the in-process MCP server, their

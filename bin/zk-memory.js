@@ -10,6 +10,16 @@ process.stdout.on('error', (err) => {
   throw err;
 });
 
+// A hook answers its host in time and exits 0, whatever happens (docs/agents.md).
+const hookAt = argv.indexOf('hook');
+if (hookAt === 0 || (hookAt === 2 && argv[0] === '--root') || (hookAt === 1 && argv[0].startsWith('--root='))) {
+  const { guardHook } = await import('../dist/src/process.js');
+  guardHook(argv, async (why) => {
+    const { logHookProcess } = await import('../dist/src/pipelines/hook-log.js');
+    await logHookProcess(argv, process.env, process.cwd(), { outcome: 'guard', error: why });
+  });
+}
+
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { version } = await import('../dist/src/version.js');
   process.stdout.write(`${version()}\n`);

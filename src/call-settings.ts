@@ -3,7 +3,7 @@ import type { Env } from './settings.js';
 /**
  * The settings that belong to one call rather than to the process that answers it: which corpus
  * and backend, whose name goes on what it writes, the LLM and embedding endpoints, whether to
- * commit, how to write links and cut segments. A resident server answering a command or an MCP
+ * commit, how to write links and cut segments, whether to redact, how long a hook may take. A resident server answering a command or an MCP
  * session takes these from the client, and only these; everything else (limits, lock and lease
  * times, where the index lives, the socket folder, fault seams for tests) is the server's own,
  * from the environment it was started with (docs/server.md "Per-call settings").
@@ -15,6 +15,9 @@ export const CALL_SETTINGS: readonly string[] = [
   'ZK_MEMORY_GIT_COMMIT',
   'ZK_MEMORY_LINK_STYLE',
   'ZK_MEMORY_SEGMENT_CHARS',
+  // Whether what the call writes is redacted (an agent host's MCP entry sets it), and how long a hook may take.
+  'ZK_MEMORY_REDACT',
+  'ZK_MEMORY_HOOK_TIMEOUT',
   ...['BASE', 'MODEL', 'KEY', 'TIMEOUT', 'MAX_TOKENS', 'RETRIES', 'BACKOFF'].map((n) => `ZK_MEMORY_LLM_${n}`),
   ...['BASE', 'MODEL', 'KEY', 'TIMEOUT', 'BATCH', 'RETRIES', 'BACKOFF', 'MAX_CHARS'].map((n) => `ZK_MEMORY_EMBED_${n}`),
 ];

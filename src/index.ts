@@ -25,6 +25,7 @@ export const archive = wired(api.archive);
 export const overview = wired(api.overview);
 export const inbox = wired(api.inbox);
 export const inboxDismiss = wired(api.inboxDismiss);
+export const inboxNext = wired(api.inboxNext);
 export const search = wired(api.search);
 export const index = wired(api.index);
 export const indexStatus = wired(api.indexStatus);
@@ -47,6 +48,7 @@ export const revokeToken = wired(api.revokeToken);
 export const sync = wired(api.sync);
 export const importMemory = wired(api.importMemory);
 export const exportMemory = wired(api.exportMemory);
+export const context = wired(api.context);
 export type * from './api/index.js';
 
 export { ZkError, EXIT } from './errors.js';

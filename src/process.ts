@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
+import { emptyHookAnswer } from './pipelines/hook-answers.js';
+import { Settings } from './settings.js';
 
 // The composition root's share of process state: what a zk-memory process (the command line, the
 // MCP server, a worker it starts, or a program embedding the library) sets up once, before any
@@ -118,4 +120,50 @@ export function onStopSignal(stop: (signal: string) => void): () => void {
   return () => {
     for (const s of signals) process.off(s, stop);
   };
+}
+
+/**
+ * A hook never breaks the agent's session (docs/agents.md): in a `zk-memory hook HOST` process,
+ * whatever happens (a deadline passed with the work still running, an exception nobody caught, an
+ * exit with an error), the process exits 0 within ZK_MEMORY_HOOK_TIMEOUT having printed an answer the host accepts: the
+ * command's own, else the host's empty one. `log` says why in the corpus's `.zk/hooks.log`.
+ */
+export function guardHook(argv: string[], log: (why: string) => Promise<void>): void {
+  let deadlineMs: number;
+  try {
+    deadlineMs = new Settings(process.env).hookTimeoutMs();
+  } catch {
+    deadlineMs = new Settings({}).hookTimeoutMs(); // a malformed value: the default
+  }
+  const empty = emptyHookAnswer(argv[argv.indexOf('hook') + 1]);
+  let answered = false;
+  const write = process.stdout.write.bind(process.stdout) as (...a: unknown[]) => boolean;
+  process.stdout.write = ((...a: unknown[]) => {
+    answered = true;
+    return write(...a);
+  }) as typeof process.stdout.write;
+  const answerEmpty = () => {
+    if (answered) return;
+    answered = true;
+    try {
+      if (empty) fs.writeSync(1, empty);
+    } catch {
+      // the host went away
+    }
+  };
+  const bail = (why: string) => {
+    const wasAnswered = answered;
+    answerEmpty();
+    const done = () => process.exit(0);
+    if (wasAnswered) return done();
+    log(why).then(done, done);
+    setTimeout(done, 100).unref();
+  };
+  setTimeout(() => bail(`no answer within ${deadlineMs} ms: answered empty`), deadlineMs).unref();
+  process.on('uncaughtException', (err) => bail(`failed: ${err?.message ?? err}`));
+  process.on('unhandledRejection', (err) => bail(`failed: ${(err as Error)?.message ?? err}`));
+  process.on('exit', () => {
+    answerEmpty();
+    process.exitCode = 0;
+  });
 }

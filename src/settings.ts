@@ -210,6 +210,19 @@ export class Settings {
     return this.text('XDG_RUNTIME_DIR');
   }
 
+  /**
+   * How long a hook may take, in ms (ZK_MEMORY_HOOK_TIMEOUT, seconds; default 1.8): past it, the
+   * hook answers its host empty and exits 0 (docs/agents.md).
+   */
+  hookTimeoutMs(): number {
+    return Math.round(this.number('ZK_MEMORY_HOOK_TIMEOUT', 1.8) * 1000);
+  }
+
+  /** Redact what MCP tools write (private spans, secrets): set by `setup` in a host's MCP entry. */
+  redact(): boolean {
+    return this.flag('ZK_MEMORY_REDACT');
+  }
+
   /** Print stack traces of unexpected errors. */
   debug(): boolean {
     return Boolean(this.text('ZK_MEMORY_DEBUG'));

@@ -33,7 +33,7 @@ describe('a corpus is whole from its first write', () => {
     const root = tempDir();
     expect((await zk(['--root', root, 'write', 'judy', 'Judy', 'Paints.'])).code).toBe(0);
     const gi = fs.readFileSync(path.join(root, '.zk', '.gitignore'), 'utf8').split('\n');
-    for (const entry of ['index/', 'lock', 'inbox/', 'ingest/', 'intents/', 'tended.json', 'tokens.json']) expect(gi, entry).toContain(entry);
+    for (const entry of ['index/', 'lock', 'inbox/', 'ingest/', 'intents/', 'tended.json', 'tokens.json', 'capture/', 'hooks.log']) expect(gi, entry).toContain(entry);
     expect(fs.existsSync(path.join(root, '.zk', 'tmp'))).toBe(false);
   });
 

@@ -34,7 +34,7 @@ describe('MCP server over stdio', () => {
     const { tools } = await client.listTools();
     // Without an LLM, the tools that could only park their input are not offered; without git, log is not.
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'archive', 'inbox', 'ingest_accept', 'ingest_next', 'ingest_skip', 'ingest_start', 'ingest_status',
+      'archive', 'context', 'inbox', 'inbox_done', 'inbox_next', 'inbox_skip', 'ingest_accept', 'ingest_next', 'ingest_skip', 'ingest_start', 'ingest_status',
       'list', 'merge', 'overview', 'read', 'search', 'supersede', 'tend_check', 'tend_repair', 'tend_robustify', 'write',
     ]);
     expect(tools.find((t) => t.name === 'search')!.annotations?.readOnlyHint).toBe(true);

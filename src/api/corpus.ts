@@ -8,7 +8,7 @@ import { resolveRef } from '../corpus/graph/refs.js';
 import { corpusStatus } from '../corpus/ops/status.js';
 import { trace } from '../corpus/trace/trace.js';
 import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
-import { inboxFiles, type InboxEntry } from '../pipelines/inbox.js';
+import { findInboxFile, inboxFiles, takeInboxFile, type InboxEntry } from '../pipelines/inbox.js';
 import { configuredBackend } from '../search/index.js';
 import { archiveCommit } from './commit-message.js';
 import type { ArchiveResult } from './results.js';
@@ -96,48 +96,72 @@ export interface InboxResult {
 
 /** What is parked in the inbox: memories that could not be judged yet, oldest first. */
 export function inbox(root: string): InboxResult {
-  const dir = sidecar(root).inbox;
-  const files: InboxFileView[] = [];
-  for (const name of inboxFiles(root)) {
-    const file = relToRoot(root, path.join(dir, name));
-    let text: string;
-    try {
-      text = fs.readFileSync(path.join(dir, name), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // claimed by a drain meanwhile
-      files.push({ file, created: '', source: null, reason: `unreadable: ${asZkError(err).message}`, items: [] });
-      continue;
-    }
-    // A file damaged by hand is shown as such (so it can be dismissed), never a failure of the whole list.
-    try {
-      const entry = JSON.parse(text) as InboxEntry;
-      const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
-        ? { type: 'text', text: String(it.text) }
-        : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
-      files.push({ file, created: String(entry.created ?? ''), source: entry.source ?? null, reason: String(entry.reason ?? ''), items });
-    } catch (err) {
-      files.push({ file, created: '', source: null, reason: `unreadable: not an inbox entry (${(err as Error).message.split('\n')[0]})`, items: [] });
-    }
-  }
+  const files = inboxFiles(root).flatMap((name) => readInboxFile(root, name) ?? []);
   return { files, items: files.reduce((n, f) => n + f.items.length, 0) };
 }
 
+/** One inbox file as `inbox` shows it; undefined when it is gone (claimed by a drain meanwhile). */
+export function readInboxFile(root: string, name: string): InboxFileView | undefined {
+  const dir = sidecar(root).inbox;
+  const file = relToRoot(root, path.join(dir, name));
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, name), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { file, created: '', source: null, reason: `unreadable: ${asZkError(err).message}`, items: [] };
+  }
+  // A file damaged by hand is shown as such (so it can be dismissed), never a failure of the whole list.
+  try {
+    const entry = JSON.parse(text) as InboxEntry;
+    const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
+      ? { type: 'text', text: String(it.text) }
+      : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
+    return { file, created: String(entry.created ?? ''), source: entry.source ?? null, reason: String(entry.reason ?? ''), items };
+  } catch (err) {
+    return { file, created: '', source: null, reason: `unreadable: not an inbox entry (${(err as Error).message.split('\n')[0]})`, items: [] };
+  }
+}
+
+/** How an inbox file was set aside: dismissed (its memories written by other means), done or skipped by an agent. */
+export type InboxSetAside = 'dismissed' | 'done' | 'skipped';
+
 /**
  * Set an inbox file aside once its memories were written by other means (by hand, or by an agent
- * with `write`): it moves to `.zk/inbox/dismissed/`, never deleted.
+ * with `write`), or judged to hold nothing worth keeping: it moves to `.zk/inbox/dismissed/`, never
+ * deleted, also from a claim an agent holds (inbox_next).
  */
-export function inboxDismiss(root: string, file: string): { action: 'dismissed'; file: string; to: string } {
+export function inboxDismiss(root: string, file: string, o: { as?: InboxSetAside; reason?: string } = {}): { action: InboxSetAside; file: string; to: string } {
   const dir = sidecar(root).inbox;
   const name = path.basename(file);
-  if (!/^[^/\\]+\.json$/.test(name) || name !== file.replace(/^\.zk\/inbox\//, '')) {
+  if (!/^[^/\\]+\.json$/.test(name) || name.includes('.claimed') || name !== file.replace(/^\.zk\/inbox\//, '')) {
     throw new ZkError('invalid_ref', `invalid inbox file: ${JSON.stringify(file)} (name one that inbox lists)`);
   }
-  const from = path.join(dir, name);
-  if (!fs.lstatSync(from, { throwIfNoEntry: false })?.isFile()) throw new ZkError('not_found', `no such inbox file: ${file}`);
+  const from = findInboxFile(root, name);
+  if (!from) throw new ZkError('not_found', `no such inbox file: ${file}`);
   const doneDir = path.join(dir, 'dismissed');
   fs.mkdirSync(doneDir, { recursive: true });
   const to = path.join(doneDir, name);
   fs.renameSync(from, to);
-  trace(root, 'inbox_dismiss', { file: relToRoot(root, from), to: relToRoot(root, to) });
-  return { action: 'dismissed', file: relToRoot(root, from), to: relToRoot(root, to) };
+  const action = o.as ?? 'dismissed';
+  const reason = o.reason?.trim() || undefined;
+  trace(root, action === 'dismissed' ? 'inbox_dismiss' : `inbox_${action === 'done' ? 'done' : 'skip'}`, { file: relToRoot(root, path.join(dir, name)), to: relToRoot(root, to), ...(reason ? { reason } : {}) });
+  return { action, file: relToRoot(root, path.join(dir, name)), to: relToRoot(root, to) };
+}
+
+export type InboxNextResult =
+  | ({ done: false; held: boolean; remaining: number } & InboxFileView)
+  | { done: true; held: false; remaining: 0 };
+
+/**
+ * The oldest input waiting in the inbox, taken for the agent to keep by hand: it writes what
+ * matters with write or merge, then calls inbox_done (or inbox_skip). No drain takes it meanwhile.
+ */
+export function inboxNext(root: string): InboxNextResult {
+  const taken = takeInboxFile(root);
+  if (!taken) return { done: true, held: false, remaining: 0 };
+  const view = readInboxFile(root, path.relative(sidecar(root).inbox, taken.at));
+  const file = relToRoot(root, path.join(sidecar(root).inbox, taken.name));
+  const shown: InboxFileView = view ? { ...view, file } : { file, created: '', source: null, reason: 'unreadable', items: [] };
+  return { done: false, held: taken.held, remaining: inboxFiles(root).length, ...shown };
 }

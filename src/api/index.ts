@@ -12,3 +12,4 @@ export * from './history.js';
 export * from './tokens.js';
 export * from './sync.js';
 export * from './import.js';
+export * from './context.js';

@@ -81,8 +81,13 @@ async function retainUncommitted(root: string, o: RetainRequest): Promise<Retain
 }
 
 /** Retry what earlier runs left in the inbox; an unreachable endpoint stops it at the first item. */
-export async function retainDrain(root: string, o: Judged = {}): Promise<DrainResult> {
+export async function retainDrain(root: string, o: Judged & { lease?: boolean } = {}): Promise<DrainResult> {
   const llm = o.llm ?? requireLlm();
+  if (o.lease) {
+    // A background drain (started by a hook) runs as a caretaker: one at a time, beside no gardener.
+    const { withCaretakerLease } = await import('../corpus/lock/lease.js');
+    return withCaretakerLease(root, 'drain', () => retainDrain(root, { ...o, llm, lease: false }));
+  }
   return committing(root, async () => {
     const d = await drain(root, { llm, backend: configuredBackend(o.backend), source: defaultSource(o.source) });
     const result: DrainResult = { results: d.results, drained: d.done, kept: d.kept, files: d.files };

@@ -9,6 +9,7 @@ interface RetainFlags {
   source?: string;
   backend?: string;
   drain?: boolean;
+  lease?: boolean;
 }
 
 /** Chat messages from a JSON file: a list of {role, content}, or an object holding one as `messages`. */
@@ -48,7 +49,8 @@ export function register(program: Command, cli: Invocation): void {
     .option('--transcript <file>', 'a plain-text transcript ("-" for stdin)')
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find where memories belong')
-    .option('--drain', 'retry what earlier runs left in the inbox');
+    .option('--drain', 'retry what earlier runs left in the inbox')
+    .option('--lease', 'with --drain: hold the caretaker lease while draining (fails with exit 4 while another caretaker holds it)');
   addCommitOption(addLlmOptions(cmd)).action(cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
     const api = await import('../api/judged.js');
     const views = await import('../views/judged.js');
@@ -57,9 +59,10 @@ export function register(program: Command, cli: Invocation): void {
       if (user !== undefined || flags.messages !== undefined || flags.transcript !== undefined) {
         throw new ZkError('usage', 'retain --drain takes no other input');
       }
-      const d = await api.retainDrain(root, { source: flags.source, backend: flags.backend });
+      const d = await api.retainDrain(root, { source: flags.source, backend: flags.backend, lease: flags.lease });
       return { ok: d.kept === 0, json: { ...d }, text: views.drainText(d), exitCode: d.kept ? EXIT.llm : EXIT.ok, error: d.error?.message };
     }
+    if (flags.lease) throw new ZkError('usage', '--lease goes with --drain');
     const r = await api.retain(root, { input: retainInput(user, assistant, flags), source: flags.source, backend: flags.backend });
     if (!r.error) return { json: { ...r }, text: views.retainText(r) };
     return { ok: false, exitCode: EXIT.llm, json: { ...r }, text: views.retainText(r), error: r.error.message };

@@ -8,6 +8,7 @@ const LINES: [needs: string[], text: string][] = [
   [[], 'zk-memory is a long-term memory kept as plain Markdown notes, one thought per note.\n'],
   [['overview'], '- Start with overview: how many notes of which kind, what changed lately, whether anything waits in the inbox, whether an LLM is configured, whether the corpus is in git.'],
   [['search'], '- Before answering anything that may depend on what was learned earlier, call search with the question in plain words. Each hit has a snippet (the passage that best matches the query; of equally good ones, the latest merged update) and the date the note last changed.'],
+  [['context'], '- context gives in one call, cut to a token budget, the notes to keep in mind: with a query, the best-matching notes and the notes linked to them; without one, what a session starts with (pinned notes, changed beliefs, recent notes, the inbox).'],
   [[], '- Notes have a kind: concept (a durable idea), entity_update (a fact about a person, project or thing), decision (a choice made, with its alternatives and rationale).'],
   [['write'], '- Put the key fact in the title; keep one thought per note. write names a live note with a similar title in similar: merge into that one when it is the same subject.'],
   [['merge'], '- To add to an existing note, merge a fragment into it (nothing is ever overwritten).'],
@@ -19,7 +20,7 @@ const LINES: [needs: string[], text: string][] = [
   [['tend_robustify'], '- tend_robustify rewrites links by slug or title into links to the file name.'],
   [['integrate', 'retain'], '- integrate (a careful write: the server\'s LLM decides whether to append, replace or make a note) and retain (distill a conversation into notes) use the server\'s LLM; what it could not judge waits in the inbox.'],
   [['write', 'merge', 'supersede', '!integrate'], '- This session has no LLM: keep memories yourself with write, merge and supersede.'],
-  [['inbox', 'write'], '- inbox lists what waits to be judged; you can write those memories yourself and dismiss the file.'],
+  [['inbox', 'inbox_next', 'inbox_done', 'write'], '- inbox lists what waits to be judged (captured sessions, memories no LLM judged yet). Keep it yourself: inbox_next takes the oldest input, write or merge what matters in your own words, then inbox_done (or inbox_skip when nothing is worth keeping).'],
   [['log'], '- log shows what happened to the memory, or to one note, from git.'],
   [['ingest_start', 'ingest_next', 'ingest_accept', 'ingest_skip'], '- To study documents: ingest_start, then ingest_next and ingest_accept or ingest_skip until ingest_next says done.'],
 ];

@@ -8,6 +8,8 @@ import { asZkError, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import type { Caller } from './tool.js';
+import { redactDeep } from '../pipelines/redact.js';
+import { trace } from '../corpus/trace/trace.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
 import { callWarmIndex, warmIndex } from '../search/warm.js';
@@ -51,6 +53,8 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   if (!validate(args)) return invalid(tool, validate);
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
   if (caller && 'source' in ((tool.inputSchema.properties as object | undefined) ?? {})) args = { ...args, source: caller.source };
+  // What a host's session writes is redacted before anything is written (docs/agents.md#privacy).
+  if (tool.redacts && ctx.settings.redact()) args = redactArgs(root, name, args);
   try {
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.warm?.sync();
@@ -62,6 +66,13 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
     const e = asZkError(err);
     return { isError: true, content: [{ type: 'text', text: `error: ${e.message}` }], structuredContent: errorJson(e) };
   }
+}
+
+/** Tool arguments with private spans and secrets taken out; the trace says how many, never what. */
+function redactArgs(root: string, tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  const r = redactDeep(args);
+  if (r.redactions.private || r.redactions.secrets) trace(root, 'redact', { tool, ...r.redactions });
+  return r.value;
 }
 
 /** The largest message accepted: room for the largest body, JSON-escaped, and then some. */

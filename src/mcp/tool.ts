@@ -31,6 +31,8 @@ export interface ToolSpec {
   readOnly?: boolean;
   /** Only offered when an LLM is configured. */
   needsLlm?: boolean;
+  /** What it writes comes from the agent: redacted first when ZK_MEMORY_REDACT is on (src/pipelines/redact.ts). */
+  redacts?: boolean;
   /** Only offered when the corpus is in a git work tree. */
   needsGit?: boolean;
   /** `caller` is the session's client when the transport knows it (see `Caller`). */

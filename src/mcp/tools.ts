@@ -5,9 +5,11 @@ import type { InputMessage } from '../judge/transcript.js';
 import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
 import { tendText } from '../views/tend.js';
+import { contextText } from '../views/context.js';
 import { logText } from '../views/history.js';
 import * as judgedView from '../views/judged.js';
 import { ingestTools } from './ingest-tools.js';
+import { inboxTools } from './inbox-tools.js';
 import { tendTools } from './tend-tools.js';
 import { settings } from '../context.js';
 import { serverStatus } from '../server/status.js';
@@ -51,6 +53,23 @@ export const TOOLS: ToolSpec[] = [
     },
   },
   {
+    name: 'context',
+    description: 'The memory to keep in mind, cut to a token budget, as one text: with a query, the best-matching notes, the notes they link to and that link to them, and the current belief of any superseded one, most relevant first; without one, what a session starts with (the corpus in numbers, pinned notes, beliefs that changed lately, recent notes, what waits in the inbox). Each note is cited by file name and title, and marked cut when only its start fits: read it for the rest.',
+    inputSchema: schema({
+      query: str('what you are about to work on, in plain words; leave out for the start of a session'),
+      budget: int('the most tokens the bundle may take (default 1000)'),
+      hops: { type: 'integer', enum: [0, 1, 2], description: 'how many links away from a hit notes are brought in (default 1)' },
+      as_of: str('YYYY-MM-DD: the memory as it stood at the end of that day'),
+      backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine for the query (default: the configured one)' },
+    }),
+    readOnly: true,
+    async run(root, a) {
+      const asOf = a.as_of === undefined ? undefined : requireMoment(String(a.as_of), 'as_of');
+      const r = await api.context(root, { query: a.query, budget: a.budget, hops: a.hops, asOf, backend: a.backend });
+      return answer(r, contextText(r));
+    },
+  },
+  {
     name: 'read',
     description: 'Read one note in full, with the titles of the notes it links to and the notes that link to it. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, an undated slug like judy, or the note\'s title as written. An unknown ref is answered with the notes it most likely meant (error.suggestions).',
     inputSchema: schema({
@@ -87,6 +106,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'write',
+    redacts: true,
     description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note. To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it. A live note with a title like the new one\'s is named in similar.',
     inputSchema: schema({
       slug: str('a few words for the file name, e.g. "judy"'),
@@ -111,6 +131,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'merge',
+    redacts: true,
     description: 'Append a dated paragraph to an existing note (nothing in it is changed or removed).',
     inputSchema: schema({ ref: str('the note to append to'), fragment: str('the text to append'), source: str('who adds it') }, ['ref', 'fragment']),
     async run(root, a) {
@@ -120,6 +141,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'integrate',
+    redacts: true,
     needsLlm: true,
     description: 'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
     inputSchema: schema({
@@ -141,6 +163,7 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'retain',
+    redacts: true,
     needsLlm: true,
     description: 'Distill a conversation into notes with the configured LLM: pass one exchange (user and assistant), chat messages, or a transcript. Only what the user and assistant said counts; nothing worth keeping is a valid outcome. If the LLM fails the input is kept for a later retry.',
     inputSchema: schema({
@@ -217,6 +240,7 @@ export const TOOLS: ToolSpec[] = [
       return answer(r, logText(r));
     },
   },
+  ...inboxTools,
   ...ingestTools,
   {
     name: 'tend_check',

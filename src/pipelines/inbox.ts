@@ -52,8 +52,8 @@ export function inboxFiles(root: string): string[] {
   }
 }
 
-/** Give files claimed by a drain that died back to the inbox. */
-function releaseStaleClaims(dir: string): void {
+/** Give files claimed by a drain (or an agent) that died back to the inbox. */
+export function releaseStaleClaims(dir: string): void {
   for (const f of fs.readdirSync(dir)) {
     const m = /^(.*)\.claimed-\d+\.json$/.exec(f);
     if (!m) continue;
@@ -62,6 +62,51 @@ function releaseStaleClaims(dir: string): void {
     } catch {
       // another drain got there first
     }
+  }
+}
+
+/**
+ * Take the oldest waiting inbox file for an agent to keep by hand: claimed the way a drain claims
+ * (renamed to `<name>.claimed-<pid>.json`, and stamped now, so the claim lasts its 30 minutes), so
+ * no drain takes it meanwhile. A file this process already holds is given again first (`held`).
+ * Answers the file's inbox name and where it lies now, or undefined when nothing waits.
+ */
+export function takeInboxFile(root: string): { name: string; at: string; held: boolean } | undefined {
+  const dir = sidecar(root).inbox;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).sort();
+  } catch {
+    return undefined;
+  }
+  const mine = `${CLAIMED}-${globalThis.process.pid}.json`;
+  const held = names.find((f) => f.endsWith(mine));
+  if (held) return { name: `${held.slice(0, -mine.length)}.json`, at: path.join(dir, held), held: true };
+  releaseStaleClaims(dir);
+  for (const name of inboxFiles(root)) {
+    const at = path.join(dir, name.replace(/\.json$/, mine));
+    try {
+      fs.renameSync(path.join(dir, name), at);
+    } catch {
+      continue; // taken by a drain meanwhile
+    }
+    const t = new Date(now());
+    fs.utimesSync(at, t, t);
+    return { name, at, held: false };
+  }
+  return undefined;
+}
+
+/** Where an inbox file lies now: under its name, or claimed by some process; undefined when it is gone. */
+export function findInboxFile(root: string, name: string): string | undefined {
+  const dir = sidecar(root).inbox;
+  if (fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false })?.isFile()) return path.join(dir, name);
+  const stem = name.replace(/\.json$/, '');
+  try {
+    const claimed = fs.readdirSync(dir).find((f) => f.startsWith(`${stem}${CLAIMED}-`) && /\.claimed-\d+\.json$/.test(f));
+    return claimed ? path.join(dir, claimed) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -50,8 +50,8 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   // The command, its arguments and the settings that belong to it: the server's process settings stay its own.
   const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, command, argv, settings: callSettings(env), cwd: process.cwd() };
   if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
-  // The query of `search -` comes from stdin: read here, and handed on if the call stays in-process.
-  if (command === 'search') {
+  // The query of `search -` and a hook's input come from stdin: read here, and handed on if the call stays in-process.
+  if (command === 'search' || command === 'hook') {
     try {
       request.stdin = stdin();
     } catch {

@@ -66,7 +66,7 @@ export function buildId(): string {
  */
 export function servedCommand(rest: string[]): string | undefined {
   const [first, ...more] = rest;
-  if (first === 'search' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp') return first;
+  if (first === 'search' || first === 'context' || first === 'hook' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp') return first;
   if (first === 'tend' && more.find((w) => !w.startsWith('-')) === 'check') return 'tend check';
   return undefined;
 }

@@ -11,6 +11,8 @@ export function sidecar(root: string) {
     index: path.join(zk, 'index'),
     trace: path.join(zk, 'trace.jsonl'),
     inbox: path.join(zk, 'inbox'),
+    capture: path.join(zk, 'capture'),
+    hookLog: path.join(zk, 'hooks.log'),
     ingest: path.join(zk, 'ingest'),
     intents: path.join(zk, 'intents'),
     tended: path.join(zk, 'tended.json'),

@@ -29,7 +29,8 @@ export function resolveRoot(explicit: string | undefined, opts: { mustExist?: bo
   return root;
 }
 
-function discoverRoot(start: string): string | undefined {
+/** The nearest folder at or above `start` that holds a `.zk/` folder. */
+export function discoverRoot(start: string): string | undefined {
   let dir = path.resolve(start);
   for (;;) {
     try {

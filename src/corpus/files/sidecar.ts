@@ -3,7 +3,7 @@ import { recordChange } from '../../context.js';
 import { sidecar } from './paths.js';
 
 /** What `.zk/.gitignore` keeps out of git: derived or host-local state. */
-const IGNORED = ['index/', 'lock', 'lock.*', 'lease', 'inbox/', 'intents/', 'ingest/', 'tmp/', 'tended.json', 'tokens.json', 'sync/'];
+const IGNORED = ['index/', 'lock', 'lock.*', 'lease', 'inbox/', 'intents/', 'ingest/', 'tmp/', 'tended.json', 'tokens.json', 'sync/', 'capture/', 'hooks.log'];
 const HEADER = '# derived or host-local state; notes, .archive/ and trace.jsonl are versioned';
 
 /**

@@ -5,7 +5,7 @@ import { archivedMs, heldAt, recordedMs, supersededByAt } from '../note/as-of.js
 import { momentMs } from '../note/moments.js';
 import { isoDate } from '../note/slug.js';
 import { noteAt } from '../note/note-as-of.js';
-import { noteMeta, type NoteMeta } from '../note/note-meta.js';
+import { isPinned, noteMeta, type NoteMeta } from '../note/note-meta.js';
 import { noteInfo, readNoteFile, type Note } from '../note/notes.js';
 import { listNoteFiles } from '../files/note-files.js';
 import { sidecar } from '../files/paths.js';
@@ -97,7 +97,7 @@ function archivedMetas(root: string): NoteMeta[] {
     const key = n.uuid.toLowerCase() || `.archive/${name}`;
     const kept = byUuid.get(key);
     if (kept?.superseded_by) continue;
-    byUuid.set(key, { ...noteMeta(n, stampOf(st)), path: `.archive/${name}` });
+    byUuid.set(key, { ...noteMeta(n, stampOf(st), isPinned(n)), path: `.archive/${name}` });
   }
   return [...byUuid.values()];
 }

@@ -13,43 +13,52 @@ import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, l
 export interface NoteMeta extends NoteInfo, FileStamp {
   supersedes: string[];
   times: NoteTimes;
+  /** `pinned: true` in its frontmatter: always shown at the start of a session (`context`). */
+  pinned: boolean;
 }
 
+/** Whether a note's frontmatter pins it (`pinned: true`, nothing else). */
+export const isPinned = (n: Pick<Note, 'parsed'>): boolean => n.parsed.frontmatter.pinned === true;
+
 /** The fields of a note read from its file (nothing of the text is kept), with the file's stamp. */
-export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes' | 'times'>, seen: FileStamp): NoteMeta {
+export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes' | 'times'>, seen: FileStamp, pinned: boolean): NoteMeta {
   return {
     uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date, kind: n.kind, author: n.author,
-    superseded_by: n.superseded_by, supersedes: n.supersedes, times: n.times, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, ino: seen.ino, size: seen.size,
+    superseded_by: n.superseded_by, supersedes: n.supersedes, times: n.times, pinned, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, ino: seen.ino, size: seen.size,
   };
 }
 
 
+type KeptTimes = [superseded_at: string | null, archived_at: string | null, valid_from: string | null, valid_until: string | null];
 type Kept = [uuid: string, title: string, date: string, kind: string | null, author: string | null, superseded_by: string | null, supersedes: string[],
-  times?: [superseded_at: string | null, archived_at: string | null, valid_from: string | null, valid_until: string | null]];
+  times?: KeptTimes | null, pinned?: 1];
 
 const NO_TIMES: Readonly<NoteTimes> = Object.freeze({ superseded_at: null, archived_at: null, valid_from: null, valid_until: null });
 
 /** Kept as a row of its fields: the name gives the slug and path, the stat the size and mtime. */
 const META: DerivedKind<NoteMeta> = {
   file: 'notes-meta.json',
-  // 4: a date that cannot be read gives way to the file name's.
-  version: 4,
-  derive: noteMeta,
-  // Most notes say nothing of time: their row leaves the four fields out.
+  // 5: a date that cannot be read gives way to the file name's; a note says whether it is pinned.
+  version: 5,
+  derive: (note, seen) => noteMeta(note, seen, isPinned(note)),
+  // Most notes say nothing of time and are not pinned: their row leaves those fields out.
   encode: (m): Kept => {
     const t = m.times;
     const row: Kept = [m.uuid, m.title, m.date, m.kind, m.author, m.superseded_by, m.supersedes];
-    if (t.superseded_at || t.archived_at || t.valid_from || t.valid_until) row.push([t.superseded_at, t.archived_at, t.valid_from, t.valid_until]);
+    const timed = Boolean(t.superseded_at || t.archived_at || t.valid_from || t.valid_until);
+    if (timed || m.pinned) row.push(timed ? [t.superseded_at, t.archived_at, t.valid_from, t.valid_until] : null);
+    if (m.pinned) row.push(1);
     return row;
   },
   decode(k, name, seen, shared) {
-    if (!Array.isArray(k) || (k.length !== 7 && k.length !== 8)) return undefined;
-    const [uuid, title, date, kind, author, superseded_by, supersedes, kept = [null, null, null, null]] = k as Kept;
+    if (!Array.isArray(k) || k.length < 7 || k.length > 9) return undefined;
+    const [uuid, title, date, kind, author, superseded_by, supersedes, keptTimes, pinned] = k as Kept;
+    const kept = keptTimes ?? [null, null, null, null];
     if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
-      || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull)) return undefined;
+      || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull) || (pinned !== undefined && pinned !== 1)) return undefined;
     const [superseded_at, archived_at, valid_from, valid_until] = kept;
     const times = leanRecord({ superseded_at, archived_at, valid_from, valid_until }, NO_TIMES, shared);
-    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes, shared), times }, seen);
+    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes, shared), times }, seen, pinned === 1);
   },
 };
 
