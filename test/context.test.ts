@@ -101,6 +101,14 @@ describe('context for a query', () => {
     expect([bad.code, bad.json.error.code]).toEqual([2, 'usage']);
   });
 
+  it('searches a very long query (a prompt with a pasted file) by its start', async () => {
+    const root = graph();
+    const pasted = `quasar ${'lorem ipsum dolor sit amet '.repeat(2000)}`;
+    const r = await context(root, pasted, '--hops', '0');
+    expect(whys(r)).toEqual({ '20260101-hit.md': 'hit' });
+    expect(r.text.split('\n')[0].length).toBeLessThan(230);
+  });
+
   it('refuses a budget or hops it cannot take, in one line', async () => {
     const root = graph();
     for (const args of [['--hops', '3'], ['--budget', '0'], ['--budget', 'many']]) {

@@ -68,12 +68,25 @@ export async function context(root: string, o: ContextRequest = {}): Promise<Con
   const hops = checkHops(o.hops);
   const asOf = o.asOf === undefined ? undefined : requireMoment(o.asOf, 'as-of date');
   const notes = noteSource(root, asOf);
-  const query = o.query?.trim();
+  const query = queryWords(o.query);
   const inbox = inboxFiles(root);
   const gathered = query
     ? await queryOffers(root, query, { budget, hops, asOf, backend: o.backend }, notes)
     : sessionOffers(root, notes, asOf, inbox);
   return pack(gathered, budget, inbox.length);
+}
+
+/** How much of a query is searched: a prompt may be a pasted file, and every word of a query costs a search. */
+const MAX_QUERY_CHARS = 2000;
+
+/** The query, trimmed, and cut at a word's end when it is longer than MAX_QUERY_CHARS; undefined when empty. */
+function queryWords(query: string | undefined): string | undefined {
+  const q = query?.trim();
+  if (!q) return undefined;
+  if (q.length <= MAX_QUERY_CHARS) return q;
+  const cut = q.slice(0, MAX_QUERY_CHARS);
+  const lastSpace = cut.search(/\s\S*$/);
+  return (lastSpace > 0 ? cut.slice(0, lastSpace) : cut).trim();
 }
 
 function checkBudget(budget: number | undefined): number {
