@@ -190,6 +190,8 @@ describe('context at the start of a session', () => {
     fs.utimesSync(path.join(root, '20260101-other.md'), new Date(), new Date(Date.now() + 60_000));
     const again = await context(root);
     expect(again.notes.find((n: any) => n.why === 'recent').path).toBe('20260101-other.md');
+    // read back from the metadata cache this time: still pinned
+    expect(again.notes[0]).toMatchObject({ path: '20250101-rules.md', why: 'pinned' });
   });
 });
 
@@ -228,6 +230,7 @@ describe('context over MCP and through the resident server', () => {
     fs.chmodSync(runtime, 0o700);
     const env = { ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
     servers.push(execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false }));
+    note(root, '20250101-rules.md', 10, 'House rules', 'Always answer in English.', 'pinned: true\n');
     await until('the server answers', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
     for (const args of [['quasar', '--hops', '2'], []]) {
       const served = await zkProcess(['--root', root, '--json', 'context', ...args], { env });
@@ -235,6 +238,8 @@ describe('context over MCP and through the resident server', () => {
       const here = await zkProcess(['--root', root, '--json', 'context', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
       expect({ ...served.json, server: false }).toEqual(here.json);
     }
+    const session = await zkProcess(['--root', root, '--json', 'context'], { env });
+    expect(session.json.notes[0]).toMatchObject({ path: '20250101-rules.md', why: 'pinned' });
     // a note written meanwhile is in the next bundle
     note(root, '20260105-pulsar.md', 12, 'Pulsar timing', 'The pulsar blinks every second; see [the plan](20260101-hit.md).');
     const next = await zkProcess(['--root', root, '--json', 'context', 'pulsar'], { env });
