@@ -178,7 +178,7 @@ class Candidates {
 }
 
 /** How many hits a bundle of `budget` tokens is offered: enough short notes to fill it. */
-export function hitLimit(budget: number): number {
+function hitLimit(budget: number): number {
   return Math.min(50, Math.max(8, Math.ceil(budget / 50)));
 }
 
@@ -254,7 +254,7 @@ function sessionHeading(root: string, f: NoteFigures, asOf: string | undefined, 
   const kinds = Object.entries(f.byKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k === 'none' ? 'without a kind' : k}`).join(', ');
   const lines = [`# Memory${asOf !== undefined ? ` as of ${asOf}` : ''}: ${f.notes} notes${kinds ? ` (${kinds})` : ''}, ${f.superseded} superseded, ${st.archived} archived`];
   if (inbox.length) {
-    lines.push(`Inbox: ${inbox.length} input${inbox.length === 1 ? '' : 's'} waiting to be kept as notes (zk-memory inbox; retain --drain), oldest first:`);
+    lines.push(`Inbox: ${inbox.length} input${inbox.length === 1 ? '' : 's'} waiting to be kept as notes (inbox lists them), oldest first:`);
     for (const name of inbox.slice(0, SESSION.inbox)) {
       const item = readInboxFile(root, name);
       if (!item) continue;
@@ -281,7 +281,7 @@ function pack(g: Gathered, budget: number, inbox: number): ContextResult {
     if (room <= 0) break;
     const n = c.note;
     const last = i === g.candidates.length - 1;
-    const taken = takeOffer({ head: entryHead(c), body: noteText(n) }, room, last ? room : Math.max(cap, 1));
+    const taken = takeOffer({ head: entryHead(c), body: noteText(n) }, room, last ? room : cap);
     if (!taken) continue;
     text += taken.text;
     used += taken.tokens;
