@@ -165,6 +165,11 @@ describe('the budget', () => {
     expect(c.notes[0].cut).toBe(true);
     expect(sentences.join(' ').startsWith(body)).toBe(true);
     expect(body).toMatch(/ends here\.$/);
+    // a note of megabytes is cut as fast as a short one (its boundaries found once, the fit by halving)
+    note(root2, '20260102-galaxy.md', 2, 'Galaxy', 'Galaxy sentence here. '.repeat(100_000));
+    const g = await context(root2, 'galaxy', '--budget', '300');
+    expect(g.notes).toEqual([expect.objectContaining({ path: '20260102-galaxy.md', cut: true })]);
+    expect(g.tokens).toBeLessThanOrEqual(300);
   });
 });
 
