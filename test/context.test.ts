@@ -101,6 +101,14 @@ describe('context for a query', () => {
     expect([bad.code, bad.json.error.code]).toEqual([2, 'usage']);
   });
 
+  it('searches a very long query (a prompt with a pasted file) by its start', async () => {
+    const root = graph();
+    const pasted = `quasar ${'lorem ipsum dolor sit amet '.repeat(2000)}`;
+    const r = await context(root, pasted, '--hops', '0');
+    expect(whys(r)).toEqual({ '20260101-hit.md': 'hit' });
+    expect(r.text.split('\n')[0].length).toBeLessThan(230);
+  });
+
   it('refuses a budget or hops it cannot take, in one line', async () => {
     const root = graph();
     for (const args of [['--hops', '3'], ['--budget', '0'], ['--budget', 'many']]) {
@@ -157,6 +165,11 @@ describe('the budget', () => {
     expect(c.notes[0].cut).toBe(true);
     expect(sentences.join(' ').startsWith(body)).toBe(true);
     expect(body).toMatch(/ends here\.$/);
+    // a note of megabytes is cut as fast as a short one (its boundaries found once, the fit by halving)
+    note(root2, '20260102-galaxy.md', 2, 'Galaxy', 'Galaxy sentence here. '.repeat(100_000));
+    const g = await context(root2, 'galaxy', '--budget', '300');
+    expect(g.notes).toEqual([expect.objectContaining({ path: '20260102-galaxy.md', cut: true })]);
+    expect(g.tokens).toBeLessThanOrEqual(300);
   });
 });
 
@@ -182,6 +195,8 @@ describe('context at the start of a session', () => {
     fs.utimesSync(path.join(root, '20260101-other.md'), new Date(), new Date(Date.now() + 60_000));
     const again = await context(root);
     expect(again.notes.find((n: any) => n.why === 'recent').path).toBe('20260101-other.md');
+    // read back from the metadata cache this time: still pinned
+    expect(again.notes[0]).toMatchObject({ path: '20250101-rules.md', why: 'pinned' });
   });
 });
 
@@ -220,6 +235,7 @@ describe('context over MCP and through the resident server', () => {
     fs.chmodSync(runtime, 0o700);
     const env = { ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
     servers.push(execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false }));
+    note(root, '20250101-rules.md', 10, 'House rules', 'Always answer in English.', 'pinned: true\n');
     await until('the server answers', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
     for (const args of [['quasar', '--hops', '2'], []]) {
       const served = await zkProcess(['--root', root, '--json', 'context', ...args], { env });
@@ -227,6 +243,8 @@ describe('context over MCP and through the resident server', () => {
       const here = await zkProcess(['--root', root, '--json', 'context', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
       expect({ ...served.json, server: false }).toEqual(here.json);
     }
+    const session = await zkProcess(['--root', root, '--json', 'context'], { env });
+    expect(session.json.notes[0]).toMatchObject({ path: '20250101-rules.md', why: 'pinned' });
     // a note written meanwhile is in the next bundle
     note(root, '20260105-pulsar.md', 12, 'Pulsar timing', 'The pulsar blinks every second; see [the plan](20260101-hit.md).');
     const next = await zkProcess(['--root', root, '--json', 'context', 'pulsar'], { env });

@@ -80,5 +80,6 @@ function boundaries(text: string): number[] {
   const ends = new Set<number>();
   for (const m of text.matchAll(/[.!?…。！？]+["'”’)\]]*(?=\s|$)|\n/g)) ends.add(m[0] === '\n' ? m.index : m.index + m[0].length);
   ends.add(text.length);
-  return [...ends].filter((e) => text.slice(0, e).trim()).sort((a, b) => a - b);
+  // The text is trimmed: every end past its first character leaves something.
+  return [...ends].filter((e) => e > 0).sort((a, b) => a - b);
 }

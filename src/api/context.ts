@@ -68,12 +68,25 @@ export async function context(root: string, o: ContextRequest = {}): Promise<Con
   const hops = checkHops(o.hops);
   const asOf = o.asOf === undefined ? undefined : requireMoment(o.asOf, 'as-of date');
   const notes = noteSource(root, asOf);
-  const query = o.query?.trim();
+  const query = queryWords(o.query);
   const inbox = inboxFiles(root);
   const gathered = query
     ? await queryOffers(root, query, { budget, hops, asOf, backend: o.backend }, notes)
     : sessionOffers(root, notes, asOf, inbox);
   return pack(gathered, budget, inbox.length);
+}
+
+/** How much of a query is searched: a prompt may be a pasted file, and every word of a query costs a search. */
+const MAX_QUERY_CHARS = 2000;
+
+/** The query, trimmed, and cut at a word's end when it is longer than MAX_QUERY_CHARS; undefined when empty. */
+function queryWords(query: string | undefined): string | undefined {
+  const q = query?.trim();
+  if (!q) return undefined;
+  if (q.length <= MAX_QUERY_CHARS) return q;
+  const cut = q.slice(0, MAX_QUERY_CHARS);
+  const lastSpace = cut.search(/\s\S*$/);
+  return (lastSpace > 0 ? cut.slice(0, lastSpace) : cut).trim();
 }
 
 function checkBudget(budget: number | undefined): number {
@@ -165,7 +178,7 @@ class Candidates {
 }
 
 /** How many hits a bundle of `budget` tokens is offered: enough short notes to fill it. */
-export function hitLimit(budget: number): number {
+function hitLimit(budget: number): number {
   return Math.min(50, Math.max(8, Math.ceil(budget / 50)));
 }
 
@@ -241,7 +254,7 @@ function sessionHeading(root: string, f: NoteFigures, asOf: string | undefined, 
   const kinds = Object.entries(f.byKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k === 'none' ? 'without a kind' : k}`).join(', ');
   const lines = [`# Memory${asOf !== undefined ? ` as of ${asOf}` : ''}: ${f.notes} notes${kinds ? ` (${kinds})` : ''}, ${f.superseded} superseded, ${st.archived} archived`];
   if (inbox.length) {
-    lines.push(`Inbox: ${inbox.length} input${inbox.length === 1 ? '' : 's'} waiting to be kept as notes (zk-memory inbox; retain --drain), oldest first:`);
+    lines.push(`Inbox: ${inbox.length} input${inbox.length === 1 ? '' : 's'} waiting to be kept as notes (inbox lists them), oldest first:`);
     for (const name of inbox.slice(0, SESSION.inbox)) {
       const item = readInboxFile(root, name);
       if (!item) continue;
@@ -268,7 +281,7 @@ function pack(g: Gathered, budget: number, inbox: number): ContextResult {
     if (room <= 0) break;
     const n = c.note;
     const last = i === g.candidates.length - 1;
-    const taken = takeOffer({ head: entryHead(c), body: noteText(n) }, room, last ? room : Math.max(cap, 1));
+    const taken = takeOffer({ head: entryHead(c), body: noteText(n) }, room, last ? room : cap);
     if (!taken) continue;
     text += taken.text;
     used += taken.tokens;
