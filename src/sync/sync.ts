@@ -11,6 +11,7 @@ import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { momentText } from '../corpus/note/moments.js';
 import { resolveStructural, type Place, type Resolution } from './resolve.js';
 import { driverCommands, installMergeRules } from './rules.js';
+import { refuseUnsafeTree } from './guard.js';
 import { readSyncState, syncLockSite, writeSyncState } from './state.js';
 import { crashAt } from '../corpus/ops/fault.js';
 
@@ -148,6 +149,8 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
       crashAt('sync-after-fetch');
       const { behind } = await aheadBehind(p.top, u.tracking);
       if (behind) {
+        // Checked before any of it is merged or checked out: a remote must never own the clone.
+        await refuseUnsafeTree(p, u.tracking);
         const before = (await revParse(p.top, 'HEAD')) ?? '';
         const r = await mergeUpstream(p, u);
         out.incoming.commits += behind;
