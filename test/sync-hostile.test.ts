@@ -104,6 +104,24 @@ describe('sync refuses a remote that would own its clones', () => {
     expect(fs.existsSync(path.join(h.b, file))).toBe(false);
   });
 
+  it('a remote that drops the rules outright: the merge still runs the tool\'s driver, and the next sync writes the rules back', async () => {
+    const { clones: [a, b] } = await gitHosts(2);
+    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
+    await sync(a);
+    await sync(b);
+    await run(a, 'merge', 'judy', 'From a.');
+    await run(b, 'merge', 'judy', 'From b.');
+    fs.writeFileSync(path.join(a, '.gitattributes'), '*.png binary\n');
+    await git(a, 'commit', '-q', '-a', '-m', 'rules of my own');
+    await git(a, 'push', '-q');
+    expect((await sync(b)).json).toMatchObject({ ok: true, incoming: { commits: 1 } });
+    const text = fs.readFileSync(path.join(b, mdFiles(b)[0]), 'utf8');
+    expect([text.includes('From a.'), text.includes('From b.'), /^<<<<<<< /m.test(text)]).toEqual([true, true, false]);
+    expect((await sync(b)).json).toMatchObject({ ok: true, committed: { files: ['.gitattributes'] }, outgoing: { pushed: true } });
+    const rules = fs.readFileSync(path.join(b, '.gitattributes'), 'utf8').split('\n');
+    for (const line of ['*.png binary', '/*.md merge=zk-memory', '/.zk/trace.jsonl merge=zk-memory-trace']) expect(rules).toContain(line);
+  });
+
   it('a corpus in a folder of the repository is checked in its folder', async () => {
     const dir = tempDir('zk-sub-');
     const remote = path.join(dir, 'remote.git');
@@ -112,23 +130,23 @@ describe('sync refuses a remote that would own its clones', () => {
     fs.mkdirSync(a);
     await git(a, 'init', '-q', '-b', 'main');
     for (const c of [a]) for (const [k, v] of [['user.name', 'a'], ['user.email', 'a@example.org'], ['commit.gpgsign', 'false']]) await git(c, 'config', k, v);
-    fs.mkdirSync(path.join(a, 'notes'));
-    await zk(['init', path.join(a, 'notes')]);
+    fs.mkdirSync(path.join(a, 'my notes'));
+    await zk(['init', path.join(a, 'my notes')]);
     await git(a, 'add', '-A');
     await git(a, 'commit', '-q', '-m', 'a corpus');
     await git(a, 'remote', 'add', 'origin', remote);
     await git(a, 'push', '-q', '-u', 'origin', 'main');
     await git(dir, 'clone', '-q', remote, b);
     for (const [k, v] of [['user.name', 'b'], ['user.email', 'b@example.org'], ['commit.gpgsign', 'false']]) await git(b, 'config', k, v);
-    fs.appendFileSync(path.join(a, 'notes', '.gitattributes'), '/*.md -merge\n');
-    await zk(['--root', path.join(a, 'notes'), 'write', 'judy', 'Judy', 'Paints.']);
+    fs.appendFileSync(path.join(a, 'my notes', '.gitattributes'), '/*.md -merge\n');
+    await zk(['--root', path.join(a, 'my notes'), 'write', 'judy', 'Judy', 'Paints.']);
     await git(a, 'add', '-A');
     await git(a, 'commit', '-q', '-m', 'planted');
     await git(a, 'push', '-q');
-    const r = await zk(['--root', path.join(b, 'notes'), 'sync', '--json']);
+    const r = await zk(['--root', path.join(b, 'my notes'), 'sync', '--json']);
     expect(r.code).toBe(1);
     expect(r.json.error).toMatchObject({ code: 'unsafe_remote', reason: 'attributes', paths: [expect.stringMatching(/^\d{8}-judy\.md$/)] });
-    expect(fs.readFileSync(path.join(b, 'notes', '.gitattributes'), 'utf8')).not.toContain('-merge');
+    expect(fs.readFileSync(path.join(b, 'my notes', '.gitattributes'), 'utf8')).not.toContain('-merge');
   });
 });
 

@@ -59,11 +59,12 @@ export async function aheadBehind(top: string, other: string): Promise<{ ahead: 
 
 /**
  * Merge `rev` into HEAD without committing, with the merge drivers given on the command line (by
- * name, so the ones that run are this build's, whatever the clone's config says). Fast-forwards
+ * name, so the ones that run are this build's, whatever the clone's config says) and the rules'
+ * own attributes file under every `.gitattributes` (src/sync/rules.ts). Fast-forwards
  * when it can. Answers git's run; conflicts are read after with unmergedPaths.
  */
-export function mergeNoCommit(top: string, rev: string, drivers: Record<string, string>): Promise<Run> {
-  const config = Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]);
+export function mergeNoCommit(top: string, rev: string, drivers: Record<string, string>, attributesFile: string): Promise<Run> {
+  const config = [...Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]), '-c', `core.attributesFile=${attributesFile}`];
   return git(top, [...QUIET, ...config, 'merge', '--no-commit', '--no-edit', '--quiet', rev]);
 }
 
@@ -116,14 +117,15 @@ export async function treeEntries(top: string, rev: string, under: string): Prom
 
 /**
  * The `merge` attribute git gives each path when `rev`'s tree is checked out: its `.gitattributes`
- * files (read from a scratch index at `indexFile`, never the work tree), then the clone's own
- * `info/attributes` and the user's. `set`, `unset`, `unspecified`, or the driver's name.
+ * files (read from a scratch index at `indexFile`, never the work tree), over `attributesFile`
+ * (as a merge of `sync` reads them), under the clone's own `info/attributes`. `set`, `unset`,
+ * `unspecified`, or the driver's name.
  */
-export async function mergeAttributes(top: string, rev: string, paths: string[], indexFile: string): Promise<Map<string, string>> {
+export async function mergeAttributes(top: string, rev: string, paths: string[], indexFile: string, attributesFile: string): Promise<Map<string, string>> {
   try {
     const read = await git(top, ['read-tree', rev], undefined, { index: indexFile });
     if (read.code !== 0) throw new Error(`git read-tree ${rev} failed: ${remoteFailure(read)}`);
-    const r = await git(top, ['check-attr', '--cached', '-z', '--stdin', 'merge'], paths.map((p) => `${p}\0`).join(''), { index: indexFile });
+    const r = await git(top, ['-c', `core.attributesFile=${attributesFile}`, 'check-attr', '--cached', '-z', '--stdin', 'merge'], paths.map((p) => `${p}\0`).join(''), { index: indexFile });
     if (r.code !== 0) throw new Error(`git check-attr failed: ${remoteFailure(r)}`);
     const parts = r.stdout.split('\0');
     const out = new Map<string, string>();

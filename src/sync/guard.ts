@@ -51,7 +51,7 @@ function described(value: string): string {
  * archived notes out of the corpus), or attributes that give a note, an archived note or the trace
  * any merge but the tool's own driver (a later line of `.gitattributes` wins in git).
  */
-export async function refuseUnsafeTree(p: Place, tracking: string): Promise<void> {
+export async function refuseUnsafeTree(p: Place, tracking: string, attributesFile: string): Promise<void> {
   const rel = (e: TreeEntry) => e.path.slice(p.prefix.length);
   const fetched = await treeEntries(p.top, tracking, p.prefix);
 
@@ -63,10 +63,11 @@ export async function refuseUnsafeTree(p: Place, tracking: string): Promise<void
   const archive = fetched.filter((e) => {
     const r = rel(e);
     return head(r) === '.archive' && (!r.includes('/') || e.mode === '120000');
-  }).map(rel);
+  });
   if (archive.length) {
-    const what = archive[0].includes('/') ? 'a symlink in .archive/' : 'not a folder';
-    throw refuse('archive', archive, `${tracking} has ${listed(archive)} as ${what}: archived notes would be moved out of the corpus; ${NOTHING_DONE}. Make .archive a plain folder of notes again on the remote's branch (\`git rm\` it in a clone, commit, push), ${WAY_OUT}`);
+    const kind = archive[0].mode === '120000' ? 'a symlink' : archive[0].mode === '160000' ? 'a submodule' : 'a file';
+    const what = rel(archive[0]).includes('/') ? `${kind} in .archive/ (${listed(archive.map(rel))})` : `.archive as ${kind}`;
+    throw refuse('archive', archive.map(rel), `${tracking} has ${what}: archived notes would be moved out of the corpus; ${NOTHING_DONE}. Make .archive a plain folder of notes again on the remote's branch (\`git rm\` it in a clone, commit, push), ${WAY_OUT}`);
   }
 
   // The paths whose merge matters: those of both sides (a rule may name one file), and the trace.
@@ -74,11 +75,11 @@ export async function refuseUnsafeTree(p: Place, tracking: string): Promise<void
   const paths = new Set<string>([p.prefix + TRACE]);
   for (const e of [...fetched, ...ours]) if (REGULAR.test(e.mode) && driverFor(rel(e))) paths.add(e.path);
   const scratch = path.join(syncDir(p.root), `fetched-${process.pid}.index`);
-  const found = await mergeAttributes(p.top, tracking, [...paths], scratch);
+  const found = await mergeAttributes(p.top, tracking, [...paths], scratch, attributesFile);
   const wrong = [...found].filter(([full, value]) => value !== driverFor(full.slice(p.prefix.length)));
   if (wrong.length) {
     const [full, value] = wrong[0];
     const first = full.slice(p.prefix.length);
-    throw refuse('attributes', wrong.map(([f]) => f.slice(p.prefix.length)), `the .gitattributes of ${tracking} would merge ${first} with ${described(value)}, not the tool's merge=${driverFor(first)}${wrong.length > 1 ? ` (and ${wrong.length - 1} more path(s))` : ''}, which could scramble or stall notes on every host; ${NOTHING_DONE}. Remove that line from the remote's .gitattributes (in a clone: commit, push; \`git check-attr merge -- PATH\` shows what git reads), ${WAY_OUT}`);
+    throw refuse('attributes', wrong.map(([f]) => f.slice(p.prefix.length)), `the .gitattributes of ${tracking} would merge ${first} with ${described(value)}, not the tool's merge=${driverFor(first)}${wrong.length > 1 ? ` (and ${wrong.length - 1} more path(s))` : ''}, which could scramble or stall notes on every host; ${NOTHING_DONE}. Remove the line that says so from .gitattributes on the remote's branch (in any clone: edit, commit, push; \`git check-attr merge -- PATH\` shows what git reads), ${WAY_OUT}`);
   }
 }
