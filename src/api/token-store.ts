@@ -58,6 +58,12 @@ export function tokenStoreFile(root: string): string {
   return path.join(storeDir(), `${key}.json`);
 }
 
+/** Whether a file is this user's own and open to no one else (where the system has owners at all). */
+function privateToUser(st: fs.Stats): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || (st.uid === uid && (st.mode & 0o077) === 0);
+}
+
 const damaged = (file: string) => new ZkError('io', `${file} is damaged: remove it and make the tokens again`);
 
 /** The tokens kept for `root`; none when there is no file. A file not this user's own, or open to others, is refused. */
@@ -66,7 +72,7 @@ export function readTokens(root: string): KeptToken[] {
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!st) return [];
   if (!st.isFile()) throw new ZkError('io', `${file} is not a plain file: remove it and make the tokens again`);
-  if (st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) throw new ZkError('io', `${file} is not this user's own with mode 0600: remove it and make the tokens again`);
+  if (!privateToUser(st)) throw new ZkError('io', `${file} is not this user's own with mode 0600: remove it and make the tokens again`);
   let kept: StoreFile;
   try {
     kept = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -93,7 +99,7 @@ export function writeTokens(root: string, tokens: KeptToken[]): void {
 /** Why `.zk/tokens.json` cannot be taken as made on this host, or undefined when it can. */
 async function notMadeHere(root: string, file: string, st: fs.Stats): Promise<string | undefined> {
   if (!st.isFile()) return 'is not a plain file';
-  if (st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) return "is not this user's own with mode 0600";
+  if (!privateToUser(st)) return "is not this user's own with mode 0600";
   const tracked = await git(root, ['ls-files', '--error-unmatch', '--', path.relative(root, file)]);
   if (tracked.code === 0) return 'is tracked by git (it may have come from a remote)';
   return undefined;
