@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mdFiles, tempDir, zk, zkProcess } from './helpers/corpus.js';
+import { mdFiles, snapshot, tempCorpus, tempDir, zk, zkProcess } from './helpers/corpus.js';
+import { writeNote } from '../src/corpus/ops/ops.js';
+import { splitNote } from '../src/pipelines/split.js';
+import { stubLlm } from './helpers/llm-stub.js';
 import { git, gitHosts } from './helpers/git-hosts.js';
 
 // `sync` against a remote that pushes what would let it own the clones that sync from it
@@ -170,5 +173,20 @@ describe('.archive that is not a folder of the corpus', () => {
     expect(file.code).toBe(4);
     expect(file.json.error.message).toBe(`${path.join(root, '.archive')} is not a folder: remove it and run again`);
     expect(mdFiles(root)).toHaveLength(1);
+  });
+
+  it('split refuses a symlinked .archive before it writes any part', async () => {
+    const outside = tempDir('zk-outside-');
+    const root = tempCorpus();
+    writeNote(root, { slug: 'judy', title: 'Judy', body: 'Judy paints.\n\nJudy sails.', date: '2026-01-01' });
+    fs.symlinkSync(outside, path.join(root, '.archive'));
+    const before = snapshot(root, { skip: /^\.zk/ });
+    const llm = stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'Judy.', fragments: [
+      { title: 'Judy paints', slug: 'judy-paints', content: 'Judy paints.', kind: 'concept' },
+      { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails.', kind: 'concept' },
+    ] }) });
+    await expect(splitNote(root, 'judy', { llm })).rejects.toThrow(`refusing to write through a symlink planted at ${path.join(root, '.archive')}`);
+    expect(snapshot(root, { skip: /^\.zk/ })).toEqual(before);
+    expect(fs.readdirSync(outside)).toEqual([]);
   });
 });
