@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'no_server'
   | 'remote_unreachable'
   | 'merge_conflict'
+  | 'unsafe_remote'
   | 'io';
 
 const EXIT_OF: Record<ErrorCode, number> = {
@@ -43,6 +44,7 @@ const EXIT_OF: Record<ErrorCode, number> = {
   no_server: EXIT.busy,
   remote_unreachable: EXIT.busy,
   merge_conflict: EXIT.refused,
+  unsafe_remote: EXIT.refused,
   io: EXIT.busy,
 };
 

@@ -223,6 +223,11 @@ export class Settings {
     return this.flag('ZK_MEMORY_REDACT');
   }
 
+  /** The user's state folder (XDG_STATE_HOME), where HTTP tokens are kept when it is set (else ~/.local/state). */
+  stateHome(): string | undefined {
+    return this.text('XDG_STATE_HOME');
+  }
+
   /** Print stack traces of unexpected errors. */
   debug(): boolean {
     return Boolean(this.text('ZK_MEMORY_DEBUG'));

@@ -29,12 +29,17 @@ export default async function setup(): Promise<() => Promise<void>> {
   const runtime = path.join(tmp, 'runtime');
   fs.mkdirSync(runtime, { mode: 0o700 });
   process.env.XDG_RUNTIME_DIR = runtime;
+  // HTTP tokens are kept in the user's state folder: the run's own, never the developer's.
+  const state = path.join(tmp, 'state');
+  fs.mkdirSync(state, { mode: 0o700 });
+  process.env.XDG_STATE_HOME = state;
   return async () => {
     // A server whose corpus a test removed ends by itself within 5 s (docs/server.md); any other is left running.
     let running = serverPids((args) => args.some((a) => a.startsWith(tmp)));
     for (const until = Date.now() + 6000; running.length && Date.now() < until; running = serverPids((args) => args.some((a) => a.startsWith(tmp)))) await new Promise((r) => setTimeout(r, 200));
     for (const pid of running) process.kill(pid, 'SIGKILL');
     fs.rmSync(runtime, { recursive: true, force: true });
+    fs.rmSync(state, { recursive: true, force: true });
     // vitest reports an error thrown here but still exits 0: the exit code is set as well.
     if (running.length) failRun(`tests left ${running.length} server(s) running: pid ${running.join(', ')}`);
     const left = fs.readdirSync(tmp);

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
+import { tokenStoreFile } from '../src/api/token-store.js';
 
 // MCP over HTTP (docs/http.md), as a user runs it: `zk-memory serve --http` in its own process on
 // 127.0.0.1, tokens made with `zk-memory token`, the SDK's own HTTP client, and raw requests for
@@ -125,18 +126,18 @@ describe('MCP over HTTP', () => {
     }
   });
 
-  it('token create shows a token once and keeps only its hash, in a 0600 file git never sees; list and revoke manage them; bad names and taken ones are refused', async () => {
+  it('token create shows a token once and keeps only its hash, in a 0600 file outside the corpus; list and revoke manage them; bad names and taken ones are refused', async () => {
     const root = tempCorpus();
     const made = await zkProcess(['--root', root, '--json', 'token', 'create', 'ci-runner', '--read-only']);
     expect(made.json).toMatchObject({ ok: true, name: 'ci-runner', read_only: true, token: expect.stringMatching(/^zkm_[A-Za-z0-9_-]{43}$/) });
     const text = await zkProcess(['--root', root, 'token', 'create', 'laptop']);
     expect(text.stdout.split('\n')[0]).toMatch(/^zkm_[A-Za-z0-9_-]{43}$/);
-    const file = path.join(root, '.zk', 'tokens.json');
+    const file = tokenStoreFile(root);
+    expect(path.relative(root, file).startsWith('..')).toBe(true);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const kept = fs.readFileSync(file, 'utf8');
     expect(kept).not.toContain(made.json.token);
     expect(kept).not.toContain(text.stdout.split('\n')[0]);
-    expect(fs.readFileSync(path.join(root, '.zk', '.gitignore'), 'utf8').split('\n')).toContain('tokens.json');
     expect((await zkProcess(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => [t.name, t.read_only])).toEqual([['ci-runner', true], ['laptop', false]]);
     const taken = await zkProcess(['--root', root, '--json', 'token', 'create', 'laptop']);
     expect([taken.code, taken.json.error.code]).toEqual([1, 'exists']);
@@ -313,7 +314,7 @@ describe('MCP over HTTP', () => {
     const root = tempCorpus();
     const bearer = await token(root, 'laptop');
     const served = await serveHttp(root, serverEnv());
-    const file = path.join(root, '.zk', 'tokens.json');
+    const file = tokenStoreFile(root);
     const kept = fs.readFileSync(file, 'utf8');
     fs.writeFileSync(file, '{ not json');
     const refused = await post(served.url, INIT, { authorization: `Bearer ${bearer}` });

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { firstLine, git, names, type Run } from './git.js';
 
 // git as `sync` uses it: the branch's upstream, fetch, merge, the stages of a conflicted path,
@@ -58,11 +59,12 @@ export async function aheadBehind(top: string, other: string): Promise<{ ahead: 
 
 /**
  * Merge `rev` into HEAD without committing, with the merge drivers given on the command line (by
- * name, so the ones that run are this build's, whatever the clone's config says). Fast-forwards
+ * name, so the ones that run are this build's, whatever the clone's config says) and the rules'
+ * own attributes file under every `.gitattributes` (src/sync/rules.ts). Fast-forwards
  * when it can. Answers git's run; conflicts are read after with unmergedPaths.
  */
-export function mergeNoCommit(top: string, rev: string, drivers: Record<string, string>): Promise<Run> {
-  const config = Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]);
+export function mergeNoCommit(top: string, rev: string, drivers: Record<string, string>, attributesFile: string): Promise<Run> {
+  const config = [...Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]), '-c', `core.attributesFile=${attributesFile}`];
   return git(top, [...QUIET, ...config, 'merge', '--no-commit', '--no-edit', '--quiet', rev]);
 }
 
@@ -95,6 +97,43 @@ export async function stageText(top: string, stage: number, path: string): Promi
 export async function treePaths(top: string, rev: string, under: string): Promise<string[]> {
   const r = await git(top, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', rev, '--', under]);
   return names(r.stdout);
+}
+
+/** One entry of a tree: its mode (`100644` a file, `120000` a symlink, `160000` a submodule) and path from the top. */
+export interface TreeEntry {
+  mode: string;
+  path: string;
+}
+
+/** Every file (blob, symlink, submodule) of a commit's tree under a folder, from the top. */
+export async function treeEntries(top: string, rev: string, under: string): Promise<TreeEntry[]> {
+  const r = await git(top, ['ls-tree', '-r', '-z', '--full-tree', rev, ...(under ? ['--', under] : [])]);
+  if (r.code !== 0) throw new Error(`git ls-tree ${rev} failed: ${remoteFailure(r)}`);
+  return names(r.stdout).flatMap((entry) => {
+    const m = /^(\d+) \w+ [0-9a-f]+\t(.*)$/s.exec(entry);
+    return m ? [{ mode: m[1], path: m[2] }] : [];
+  });
+}
+
+/**
+ * The `merge` attribute git gives each path when `rev`'s tree is checked out: its `.gitattributes`
+ * files (read from a scratch index at `indexFile`, never the work tree), over `attributesFile`
+ * (as a merge of `sync` reads them), under the clone's own `info/attributes`. `set`, `unset`,
+ * `unspecified`, or the driver's name.
+ */
+export async function mergeAttributes(top: string, rev: string, paths: string[], indexFile: string, attributesFile: string): Promise<Map<string, string>> {
+  try {
+    const read = await git(top, ['read-tree', rev], undefined, { index: indexFile });
+    if (read.code !== 0) throw new Error(`git read-tree ${rev} failed: ${remoteFailure(read)}`);
+    const r = await git(top, ['-c', `core.attributesFile=${attributesFile}`, 'check-attr', '--cached', '-z', '--stdin', 'merge'], paths.map((p) => `${p}\0`).join(''), { index: indexFile });
+    if (r.code !== 0) throw new Error(`git check-attr failed: ${remoteFailure(r)}`);
+    const parts = r.stdout.split('\0');
+    const out = new Map<string, string>();
+    for (let i = 0; i + 2 < parts.length; i += 3) out.set(parts[i], parts[i + 2]);
+    return out;
+  } finally {
+    fs.rmSync(indexFile, { force: true });
+  }
 }
 
 /** Stage a path as it is in the work tree (present: added; gone: removed). */

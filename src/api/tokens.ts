@@ -1,27 +1,13 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { ZkError } from '../errors.js';
-import { ensureSidecar } from '../corpus/files/sidecar.js';
-import { sidecar } from '../corpus/files/paths.js';
-import { writeTemp } from '../corpus/files/files.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
+import { adoptCorpusTokens, readTokens, writeTokens, type KeptToken, type TokenInfo } from './token-store.js';
 
-// The bearer tokens MCP over HTTP accepts (docs/http.md). Only a token's sha256 is kept, in
-// `.zk/tokens.json` (mode 0600, kept out of git by `.zk/.gitignore`); the token itself is shown once,
-// when it is made. The file is read again for every request, so a revoked token stops working on a
-// running server at once.
+// The bearer tokens MCP over HTTP accepts (docs/http.md). Only a token's sha256 is kept, outside
+// the corpus (src/api/token-store.ts); the token itself is shown once, when it is made. The store
+// is read again for every request, so a revoked token stops working on a running server at once.
 
-/** A token as it is kept and listed: never the token itself. */
-export interface TokenInfo {
-  /** Who holds it: the `source` of everything its client writes. */
-  name: string;
-  read_only: boolean;
-  created: string;
-}
-
-interface KeptToken extends TokenInfo {
-  sha256: string;
-}
+export type { TokenInfo };
 
 /** A token name: what a `source` may be, short and plain. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -30,45 +16,18 @@ const PREFIX = 'zkm_';
 
 const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
 
-function validKept(t: unknown): t is KeptToken {
-  const k = t as KeptToken;
-  return typeof k?.name === 'string' && typeof k.read_only === 'boolean' && typeof k.created === 'string' && /^[0-9a-f]{64}$/.test(k.sha256);
-}
-
-/** The kept tokens; none when there is no file. A file that is not a plain file, or not ours to read, is refused. */
-function readTokens(root: string): KeptToken[] {
-  const file = sidecar(root).tokens;
-  const st = fs.lstatSync(file, { throwIfNoEntry: false });
-  if (!st) return [];
-  if (!st.isFile()) throw new ZkError('io', `${file} is not a plain file: remove it and make the tokens again`);
-  let kept: unknown;
-  try {
-    kept = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    throw new ZkError('io', `${file} is damaged: remove it and make the tokens again`);
-  }
-  if (!Array.isArray(kept) || !kept.every(validKept)) throw new ZkError('io', `${file} is damaged: remove it and make the tokens again`);
-  return kept;
-}
-
-/** Replace the token file (mode 0600) under the corpus lock's protection. */
-function writeTokens(root: string, tokens: KeptToken[]): void {
-  ensureSidecar(root);
-  const file = sidecar(root).tokens;
-  const tmp = writeTemp(file, `${JSON.stringify(tokens, null, 1)}\n`, 0o600);
-  try {
-    fs.renameSync(tmp, file);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
-}
+/** Under the corpus lock, with the tokens an older version kept in the corpus moved into the store first. */
+const withTokens = <T>(root: string, fn: () => T) => withCorpusLock(root, async () => {
+  await adoptCorpusTokens(root);
+  return fn();
+});
 
 const info = ({ name, read_only, created }: KeptToken): TokenInfo => ({ name, read_only, created });
 
 /** Make a token for `name`: the only time the token itself is seen. */
 export async function createToken(root: string, name: string, o: { readOnly?: boolean } = {}): Promise<TokenInfo & { token: string }> {
   if (!NAME.test(name)) throw new ZkError('usage', `invalid token name ${JSON.stringify(name)}: letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit`);
-  return withCorpusLock(root, () => {
+  return withTokens(root, () => {
     const tokens = readTokens(root);
     if (tokens.some((t) => t.name === name)) throw new ZkError('exists', `a token named ${name} exists: revoke it first to make a new one`);
     const token = PREFIX + crypto.randomBytes(32).toString('base64url');
@@ -78,13 +37,13 @@ export async function createToken(root: string, name: string, o: { readOnly?: bo
   });
 }
 
-export function listTokens(root: string): TokenInfo[] {
-  return readTokens(root).map(info);
+export async function listTokens(root: string): Promise<TokenInfo[]> {
+  return withTokens(root, () => readTokens(root).map(info));
 }
 
 /** Revoke the token of `name`: a running server refuses it from its next request on. */
 export async function revokeToken(root: string, name: string): Promise<TokenInfo> {
-  return withCorpusLock(root, () => {
+  return withTokens(root, () => {
     const tokens = readTokens(root);
     const gone = tokens.find((t) => t.name === name);
     if (!gone) throw new ZkError('not_found', `no token named ${JSON.stringify(name)}`);

@@ -12,7 +12,7 @@ export function register(program: Command, cli: Invocation): void {
       const view = await import('../views/tokens.js');
       const root = cli.root();
       if (action === 'list') {
-        const tokens = api.listTokens(root);
+        const tokens = await api.listTokens(root);
         return { json: { tokens }, text: view.tokensText(tokens) };
       }
       if (action !== 'create' && action !== 'revoke') throw new ZkError('usage', `unknown token action: ${JSON.stringify(action)} (use "token create NAME", "token list" or "token revoke NAME")`);

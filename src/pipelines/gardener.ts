@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { now } from '../context.js';
 import { asZkError, ZkError } from '../errors.js';
-import { archiveReplaced } from '../corpus/ops/archive.js';
+import { archiveFolder, archiveReplaced } from '../corpus/ops/archive.js';
 import { mergeFragment } from '../corpus/note/format.js';
 import { withCaretakerLease } from '../corpus/lock/lease.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
@@ -283,6 +283,7 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   if (o.dryRun) return report(pass, { note: dup.path, action: 'merged', stage: 'tend', target: target.path });
   const changed = () => new ZkError('refused', `${dup.path} changed while it was being folded into ${target.path}; it was left in place`);
   if (readNoteFile(root, dup.path)?.raw !== dup.raw) throw changed();
+  archiveFolder(root);
   const text = ownText(dup.parsed.body);
   if (text) {
     const date = isoDate(new Date(now()));

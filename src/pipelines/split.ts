@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { now } from '../context.js';
 import { asZkError, ZkError } from '../errors.js';
-import { archiveReplaced } from '../corpus/ops/archive.js';
+import { archiveFolder, archiveReplaced } from '../corpus/ops/archive.js';
 import { createFileExclusive, createNoteFile } from '../corpus/files/files.js';
 import { decisionBody, renderNote } from '../corpus/note/format.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
@@ -140,6 +140,7 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     if (!fresh || fresh.raw !== note.raw) {
       throw new ZkError('busy', `${note.path} changed while the split was being judged; nothing was changed (run split again)`);
     }
+    archiveFolder(root);
     const children: Note[] = [];
     const keptBack: SplitFragment[] = [];
     const failed: { title: string; error: string }[] = [];

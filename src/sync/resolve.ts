@@ -10,6 +10,7 @@ import { readNoteFile } from '../corpus/note/notes.js';
 import { applyEdits } from '../corpus/note/text-edits.js';
 import { anchoredRepointEdits } from '../tend/repoint.js';
 import { crashAt } from '../corpus/ops/fault.js';
+import { archiveFolder } from '../corpus/ops/archive.js';
 
 // What git's merge leaves that the driver cannot settle file by file (docs/hosts.md#the-merge-rules):
 // two notes created under one name on two hosts, and a note archived on one host while merged
@@ -72,12 +73,8 @@ function numberedName(root: string, name: string): string {
 /** The archived copy of a note (same name, or a numbered one, holding its uuid). */
 function archivedCopy(root: string, name: string, uuid: string): string | undefined {
   const stem = name.replace(/\.md$/i, '');
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(path.join(root, '.archive'));
-  } catch {
-    return undefined;
-  }
+  // What is merged into the copy goes where `archive` moves notes: never through a planted symlink.
+  const names = fs.readdirSync(archiveFolder(root));
   return names
     .filter((n) => n === name || (n.startsWith(`${stem}-`) && /^-\d+\.md$/.test(n.slice(stem.length))))
     .sort()

@@ -4,6 +4,8 @@ import { git } from '../adapters/git.js';
 import type { WorkTree } from '../adapters/git.js';
 import { recordChange } from '../context.js';
 import { binPath } from '../version.js';
+import { replaceDerivedFile } from '../corpus/files/files.js';
+import { syncDir } from './state.js';
 
 // The merge rules git needs in a clone for notes to merge cleanly (docs/hosts.md): a
 // `.gitattributes` in the corpus root naming the driver for notes, archived notes and the trace,
@@ -41,6 +43,29 @@ function ensureAttributes(root: string): boolean {
   fs.appendFileSync(file, `${lead}${[...header, ...missing].join('\n')}\n`);
   recordChange({ path: file, what: st ? 'appended' : 'created' });
   return true;
+}
+
+/** A rule's pattern under the corpus folder `prefix` (its glob characters escaped), C-quoted when it holds a space, a quote or a control character. */
+function patternUnder(prefix: string, pattern: string): string {
+  const p = `/${prefix.replace(/[*?[\\]/g, (c) => `\\${c}`)}${pattern.slice(1)}`;
+  if (!/[\s"\\\x00-\x1f]/.test(p)) return p;
+  return `"${p.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\x00-\x1f]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`)}"`;
+}
+
+/**
+ * The rules as the lowest-precedence attributes file of git (core.attributesFile, for the merges
+ * and checks of a sync only), with patterns from the top of the repository: a path that the
+ * committed `.gitattributes` leaves unspecified (the remote dropped the rules) still merges with
+ * the tool's driver, and the next sync writes the rules back. Answers the file's path.
+ */
+export function writeFallbackAttributes(root: string, prefix: string): string {
+  const file = path.join(syncDir(root), 'attributes');
+  const lines = ATTRIBUTES.map((line) => {
+    const [pattern, attr] = line.split(' ');
+    return `${patternUnder(prefix, pattern)} ${attr}`;
+  });
+  replaceDerivedFile(file, `${lines.join('\n')}\n`);
+  return file;
 }
 
 export const DRIVER_NAMES = { 'zk-memory': 'zk-memory notes', 'zk-memory-trace': 'zk-memory trace' } as const;

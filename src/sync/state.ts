@@ -18,7 +18,9 @@ export interface SyncState {
   files?: string[];
 }
 
-const dir = (root: string) => path.join(sidecar(root).zk, 'sync');
+/** The sync's own folder of host-local files. */
+export const syncDir = (root: string) => path.join(sidecar(root).zk, 'sync');
+const dir = syncDir;
 
 export function syncLockSite(root: string): LockSite {
   return { path: path.join(dir(root), 'lock'), what: 'sync', prepare: () => fs.mkdirSync(dir(root), { recursive: true }) };

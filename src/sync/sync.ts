@@ -10,7 +10,8 @@ import { withCorpusLock, withLock } from '../corpus/lock/lock.js';
 import { ensureSidecar } from '../corpus/files/sidecar.js';
 import { momentText } from '../corpus/note/moments.js';
 import { resolveStructural, type Place, type Resolution } from './resolve.js';
-import { driverCommands, installMergeRules } from './rules.js';
+import { driverCommands, installMergeRules, writeFallbackAttributes } from './rules.js';
+import { refuseUnsafeTree } from './guard.js';
 import { readSyncState, syncLockSite, writeSyncState } from './state.js';
 import { crashAt } from '../corpus/ops/fault.js';
 
@@ -87,12 +88,12 @@ function mergeMessage(u: Upstream, r: Resolution): string {
 const NOTHING: Resolution = { resolved: [], renamed: [], left: [] };
 
 /** Merge the upstream into HEAD under the corpus lock: git's merge, the driver, then what it left. */
-function mergeUpstream(p: Place, u: Upstream): Promise<Resolution> {
+function mergeUpstream(p: Place, u: Upstream, attributesFile: string): Promise<Resolution> {
   return withCorpusLock(p.root, async () => {
     await commitWritten(p);
     const head = (await revParse(p.top, 'HEAD')) ?? '';
     writeSyncState(p.root, { step: 'merging', head, since: momentText(now()) });
-    const merged = await mergeNoCommit(p.top, u.tracking, driverCommands());
+    const merged = await mergeNoCommit(p.top, u.tracking, driverCommands(), attributesFile);
     crashAt('sync-mid-merge');
     if (!(await mergeInProgress(p.top))) {
       writeSyncState(p.root, undefined);
@@ -132,6 +133,7 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
   ensureSidecar(root);
   return withLock(syncLockSite(root), async () => {
     await installMergeRules(root, tree);
+    const attributes = writeFallbackAttributes(root, p.prefix);
     const recovered = await recover(p);
     const u = await upstreamOf(p.top);
     if ('missing' in u) throw new ZkError('refused', `sync needs a branch with an upstream: ${u.missing} (set one with \`git push -u REMOTE BRANCH\`)`);
@@ -148,8 +150,10 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
       crashAt('sync-after-fetch');
       const { behind } = await aheadBehind(p.top, u.tracking);
       if (behind) {
+        // Checked before any of it is merged or checked out: a remote must never own the clone.
+        await refuseUnsafeTree(p, u.tracking, attributes);
         const before = (await revParse(p.top, 'HEAD')) ?? '';
-        const r = await mergeUpstream(p, u);
+        const r = await mergeUpstream(p, u, attributes);
         out.incoming.commits += behind;
         out.resolved.push(...r.resolved);
         out.renamed.push(...r.renamed);

@@ -184,7 +184,11 @@ export function openSidecarForAppend(file: string): number {
   }
 }
 
-/** A folder under `.zk/` the tool writes into: made when missing, refused when it is a symlink. */
+/**
+ * A folder of the corpus the tool writes into (under `.zk/`, or `.archive/`): made when missing,
+ * refused when it is a symlink or not a folder, so nothing is ever written through one that a
+ * person or a git remote planted to lead out of the corpus.
+ */
 export function sidecarDir(dir: string): string {
   const st = fs.lstatSync(dir, { throwIfNoEntry: false });
   if (!st) {
@@ -196,7 +200,7 @@ export function sidecarDir(dir: string): string {
     return sidecarDir(dir);
   }
   if (st.isSymbolicLink()) throw refusedSymlink(dir);
-  if (!st.isDirectory()) throw new ZkError('io', `${path.basename(dir)} under .zk is not a folder: remove it and run again`);
+  if (!st.isDirectory()) throw new ZkError('io', `${dir} is not a folder: remove it and run again`);
   return dir;
 }
 

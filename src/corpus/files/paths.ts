@@ -16,6 +16,7 @@ export function sidecar(root: string) {
     ingest: path.join(zk, 'ingest'),
     intents: path.join(zk, 'intents'),
     tended: path.join(zk, 'tended.json'),
+    /** Where an older version kept the HTTP tokens; never read to let a client in (src/api/token-store.ts). */
     tokens: path.join(zk, 'tokens.json'),
     archive: path.join(root, '.archive'),
   };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { now, recordChange } from '../../context.js';
-import { createFileExclusive } from '../files/files.js';
+import { createFileExclusive, sidecarDir } from '../files/files.js';
 import { parseNoteText } from '../note/format.js';
 import { momentText } from '../note/moments.js';
 import type { HeldLock } from '../lock/held-lock.js';
@@ -19,13 +19,19 @@ function keyed(root: string, name: string, text: string, values: KeyValues): str
 }
 
 /**
+ * The archive folder, made when missing; a symlink or a file planted at `.archive` (a pushed one
+ * would carry notes out of the corpus) is refused. A pipeline that writes before it archives asks
+ * first, so it stops before writing anything.
+ */
+export const archiveFolder = (root: string): string => sidecarDir(sidecar(root).archive);
+
+/**
  * Move a note into `.archive/` under a name nothing else has (`x.md`, `x-2.md`, …); an archived
  * note is never overwritten. The archived copy records when it was archived (`archived_at`,
  * docs/format.md#time). Call under the corpus lock. Returns the archive path relative to root.
  */
 export function archiveNote(root: string, name: string, content?: string, lock?: HeldLock): string {
-  const dir = sidecar(root).archive;
-  fs.mkdirSync(dir, { recursive: true });
+  const dir = archiveFolder(root);
   const src = path.join(root, name);
   const text = keyed(root, name, content ?? fs.readFileSync(src, 'utf8'), { archived_at: momentText(now()) });
   const stem = name.replace(/\.md$/, '');

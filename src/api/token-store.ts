@@ -1,0 +1,133 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { git } from '../adapters/git.js';
+import { settings } from '../context.js';
+import { ZkError } from '../errors.js';
+import { sidecar } from '../corpus/files/paths.js';
+import { writeTemp } from '../corpus/files/files.js';
+import { warn } from '../corpus/trace/warn.js';
+
+// Where a corpus's HTTP tokens are kept (docs/http.md#tokens): outside the corpus, in the user's
+// state folder, one file per corpus keyed by its real path, mode 0600. Nothing in the corpus
+// grants a token: a file anyone could push, copy or check out there (`.zk/tokens.json`, where
+// tokens were kept before) is never read to let a client in. Tokens made there on this host are
+// moved here by the next `token` command.
+
+/** A token as it is listed: never the token itself. */
+export interface TokenInfo {
+  /** Who holds it: the `source` of everything its client writes. */
+  name: string;
+  read_only: boolean;
+  created: string;
+}
+
+/** A token as it is kept: its sha256, never the token. */
+export interface KeptToken extends TokenInfo {
+  sha256: string;
+}
+
+interface StoreFile {
+  /** The corpus the tokens let a client into (its real path), for a person reading the file. */
+  corpus: string;
+  tokens: KeptToken[];
+}
+
+function validKept(t: unknown): t is KeptToken {
+  const k = t as KeptToken;
+  return typeof k?.name === 'string' && typeof k.read_only === 'boolean' && typeof k.created === 'string' && /^[0-9a-f]{64}$/.test(k.sha256);
+}
+
+function realRoot(root: string): string {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return path.resolve(root);
+  }
+}
+
+/** The folder of every corpus's token file: `$XDG_STATE_HOME/zk-memory/tokens`, else `~/.local/state/zk-memory/tokens`. */
+function storeDir(): string {
+  return path.join(settings().stateHome() || path.join(os.homedir(), '.local', 'state'), 'zk-memory', 'tokens');
+}
+
+/** The file that keeps the tokens of the corpus at `root`. */
+export function tokenStoreFile(root: string): string {
+  const key = crypto.createHash('sha256').update(realRoot(root)).digest('hex').slice(0, 32);
+  return path.join(storeDir(), `${key}.json`);
+}
+
+/** Whether a file is this user's own and open to no one else (where the system has owners at all). */
+function privateToUser(st: fs.Stats): boolean {
+  const uid = process.getuid?.();
+  return uid === undefined || (st.uid === uid && (st.mode & 0o077) === 0);
+}
+
+const damaged = (file: string) => new ZkError('io', `${file} is damaged: remove it and make the tokens again`);
+
+/** The tokens kept for `root`; none when there is no file. A file not this user's own, or open to others, is refused. */
+export function readTokens(root: string): KeptToken[] {
+  const file = tokenStoreFile(root);
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return [];
+  if (!st.isFile()) throw new ZkError('io', `${file} is not a plain file: remove it and make the tokens again`);
+  if (!privateToUser(st)) throw new ZkError('io', `${file} is not this user's own with mode 0600: remove it and make the tokens again`);
+  let kept: StoreFile;
+  try {
+    kept = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    throw damaged(file);
+  }
+  if (!Array.isArray(kept?.tokens) || !kept.tokens.every(validKept)) throw damaged(file);
+  return kept.tokens;
+}
+
+/** Replace the tokens kept for `root` (the caller holds the corpus lock): a 0600 file in a 0700 folder. */
+export function writeTokens(root: string, tokens: KeptToken[]): void {
+  const file = tokenStoreFile(root);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const body: StoreFile = { corpus: realRoot(root), tokens };
+  const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
+  try {
+    fs.renameSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/** Why `.zk/tokens.json` cannot be taken as made on this host, or undefined when it can. */
+async function notMadeHere(root: string, file: string, st: fs.Stats): Promise<string | undefined> {
+  if (!st.isFile()) return 'is not a plain file';
+  if (!privateToUser(st)) return "is not this user's own with mode 0600";
+  const tracked = await git(root, ['ls-files', '--error-unmatch', '--', path.relative(root, file)]);
+  if (tracked.code === 0) return 'is tracked by git (it may have come from a remote)';
+  return undefined;
+}
+
+/**
+ * Move the tokens an older version kept in `.zk/tokens.json` into the store, when the file is
+ * this user's own, 0600 and not tracked by git (made on this host); a token of a name the store
+ * has already stays out. Any other such file is left where it is, unread, with a warning. Call
+ * under the corpus lock.
+ */
+export async function adoptCorpusTokens(root: string): Promise<void> {
+  const file = sidecar(root).tokens;
+  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return;
+  const why = await notMadeHere(root, file, st);
+  let legacy: unknown;
+  try {
+    legacy = why ? undefined : JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    legacy = undefined;
+  }
+  if (why || !Array.isArray(legacy) || !legacy.every(validKept)) {
+    warn(`.zk/tokens.json ${why ?? 'is damaged'}: its tokens are not honoured (tokens are kept outside the corpus, in ${storeDir()}); remove it`);
+    return;
+  }
+  const kept = readTokens(root);
+  const names = new Set(kept.map((t) => t.name));
+  writeTokens(root, [...kept, ...legacy.filter((t) => !names.has(t.name))]);
+  fs.rmSync(file, { force: true });
+}
