@@ -189,7 +189,7 @@ describe('a call that names no tool of the session', () => {
 
     it('no name, a name that is no string, no params, arguments that are no object: invalid params in one line', async () => {
       const cases: [unknown, RegExp][] = [
-        [{ arguments: {} }, /^invalid tools\/call: "name" must name a tool \(the tools here: search, read, list, write, /],
+        [{ arguments: {} }, /^invalid tools\/call: "name" must name a tool \(the tools here: search, context, read, list, write, /],
         [{ name: 7 }, /^invalid tools\/call: "name" must name a tool \(the tools here: /],
         [undefined, /^invalid tools\/call: params must be an object \{"name": TOOL, "arguments": \{…\}\} \(the tools here: /],
         [{ name: 'search', arguments: ['judy'] }, /^invalid tools\/call: "arguments" of search must be an object$/],
