@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { SERVER_PROCESS } from '../src/process.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
+import { callSettings } from '../src/call-settings.js';
 import { readManifest } from '../src/search/manifest.js';
 import { startEmbedWorker } from './embed-server.js';
 import { httpLoad } from './http.js';
@@ -438,7 +439,7 @@ async function residentServer(size: number, root: string, query: string, largest
       // The server's memory over many calls, sent straight over its socket as the command line
       // sends them; every 1,000 a note is edited in place by another process (the index refreshes).
       const build = buildId();
-      const request = (q: string) => ({ kind: 'call', build, argv: ['--root', root, 'search', q, '--backend', 'fts'], env: { ...serverEnv }, cwd: process.cwd() });
+      const request = (q: string) => ({ kind: 'call', build, command: 'search', argv: ['--root', root, 'search', q, '--backend', 'fts'], settings: callSettings(serverEnv), cwd: process.cwd() });
       const call = async (i: number) => {
         const r = await serverCall(served.socket, request(queries[i % queries.length]));
         if (r.code !== 0) throw new Error(`the server's search failed (${r.code}): ${r.stderr}`);
