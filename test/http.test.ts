@@ -310,6 +310,21 @@ describe('MCP over HTTP', () => {
     }
   });
 
+  it('a server started with --http takes over the tokens an older version kept in the corpus on this host', async () => {
+    const root = tempCorpus();
+    const legacy = path.join(root, '.zk', 'tokens.json');
+    const bearer = 'zkm_made-here-by-an-older-version-000000000000000000000';
+    const sha256 = (await import('node:crypto')).createHash('sha256').update(bearer).digest('hex');
+    fs.writeFileSync(legacy, JSON.stringify([{ name: 'laptop', read_only: false, created: '2026-12-01T00:00:00.000Z', sha256 }]), { mode: 0o600 });
+    const served = await serveHttp(root, serverEnv());
+    expect(fs.existsSync(legacy)).toBe(false);
+    const client = await httpClient(served.url, bearer);
+    const r: any = await client.callTool({ name: 'write', arguments: { slug: 'kept', title: 'Kept', body: 'Written with an old token.' } });
+    expect(r.isError).toBeFalsy();
+    await client.close();
+    expect(fs.readdirSync(root).filter((f) => f.endsWith('-kept.md'))).toHaveLength(1);
+  });
+
   it('a damaged token file refuses every request with a reason that names nothing of the host; the server keeps running', async () => {
     const root = tempCorpus();
     const bearer = await token(root, 'laptop');

@@ -256,7 +256,9 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   try {
     if (opts.http) {
       // Loaded only for HTTP: a server that serves none never loads the MCP SDK's HTTP side.
-      const [{ listenHttp }, { sessionContext }] = await Promise.all([import('./http.js'), import('../mcp/server.js')]);
+      const [{ listenHttp }, { sessionContext }, { listTokens }] = await Promise.all([import('./http.js'), import('../mcp/server.js'), import('../api/tokens.js')]);
+      // Tokens an older version kept in the corpus move to the store (when made on this host) before a client needs them.
+      await listTokens(root);
       web = await listenHttp(root, opts.http, sessionContext(current(), warm));
     }
   } catch (err) {
