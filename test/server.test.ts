@@ -421,6 +421,27 @@ describe('the resident server', () => {
     expect((await serverState(root, env)).pid).toBe(pid);
   });
 
+  it("a bridged session's ZK_MEMORY_REDACT (a host's MCP entry) is its own: what it writes through a server started without it is redacted, and another session's is not", async () => {
+    const { root, env } = setUp('on');
+    const { pid } = await untilRunning(root, env, serveInForeground(root, env));
+    const host = await bridged(root, { ...env, ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' });
+    const secrets = ['AKIAQWERTYUIOPASDFGH', 'sk-ant-abcdefghijklmnopqrstuv', 'my bank pin\nis 4321'];
+    const w = (await host.callTool({ name: 'write', arguments: { slug: 'keys', title: 'Keys', body: `Deploy with ${secrets[0]} and ${secrets[1]}. <private>${secrets[2]}</private>Done.` } })) as any;
+    expect(w.structuredContent, JSON.stringify(w)).toMatchObject({ ok: true, note: { author: 'claude' } });
+    await host.callTool({ name: 'merge', arguments: { ref: 'keys', fragment: `Later: password=${'hunter2hunter2'}` } });
+    expect(fs.readFileSync(path.join(root, w.structuredContent.note.path), 'utf8')).toContain('Deploy with [redacted] and [redacted]. Done.');
+    const everywhere = (needle: string) => fs.readdirSync(root, { recursive: true }).some((f) => {
+      const p = path.join(root, String(f));
+      return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(needle);
+    });
+    for (const s of [...secrets, 'my bank pin', 'hunter2hunter2']) expect(everywhere(s), s).toBe(false);
+    // the setting is the session's, not the server's: a session without it writes as given
+    const plain = await bridged(root, env);
+    await plain.callTool({ name: 'write', arguments: { slug: 'tag', title: 'Tag', body: 'The <private> tag is literal here.' } });
+    expect(everywhere('The <private> tag is literal here.')).toBe(true);
+    expect((await serverState(root, env)).pid).toBe(pid);
+  });
+
   it('a command of another build leaves a server run by serve with HTTP where it is: it answers in-process and says why, once', async () => {
     const { root, env } = setUp();
     const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--http', '127.0.0.1:0']);
