@@ -442,6 +442,26 @@ describe('the resident server', () => {
     expect((await serverState(root, env)).pid).toBe(pid);
   });
 
+  it('two agent sessions bridged to one server each take an inbox input of their own with inbox_next, and each is shown its own again', async () => {
+    const { root, env } = setUp('on');
+    await untilRunning(root, env, serveInForeground(root, env));
+    const inbox = path.join(root, '.zk', 'inbox');
+    fs.mkdirSync(inbox, { recursive: true });
+    for (const n of [1, 2]) fs.writeFileSync(path.join(inbox, `2026120${n}T000000000Z-input-${n}.json`), JSON.stringify({ version: 1, created: `2026-12-0${n}T00:00:00.000Z`, source: 'claude:s', reason: 'waits', items: [{ type: 'text', text: `input ${n}` }] }));
+    const next = async (c: Client) => ((await c.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
+    const [a, b] = [await bridged(root, env), await bridged(root, env)];
+    const first = await next(a);
+    const second = await next(b);
+    expect([first.held, second.held]).toEqual([false, false]);
+    expect([first.file, second.file].sort()).toEqual(['.zk/inbox/20261201T000000000Z-input-1.json', '.zk/inbox/20261202T000000000Z-input-2.json']);
+    expect(await next(a)).toMatchObject({ file: first.file, held: true });
+    expect(await next(b)).toMatchObject({ file: second.file, held: true });
+    // done by one session: gone for both, and the other's input is still its own
+    expect(((await a.callTool({ name: 'inbox_done', arguments: { file: first.file } })) as any).structuredContent).toMatchObject({ ok: true, action: 'done' });
+    expect(await next(b)).toMatchObject({ file: second.file, held: true });
+    expect(await next(a)).toMatchObject({ done: true });
+  });
+
   it('a command of another build leaves a server run by serve with HTTP where it is: it answers in-process and says why, once', async () => {
     const { root, env } = setUp();
     const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--http', '127.0.0.1:0']);
