@@ -72,6 +72,36 @@ describe('setup claude', () => {
     expect((await setup('claude', '--remove')).json.files.map((f: any) => f.action)).toEqual(['unchanged', 'unchanged']);
   });
 
+  it('run again after node or the tool moved (a node upgrade, a new install): the hooks it wrote before are replaced, not doubled; --remove takes out those too', async () => {
+    const { home, root, setup } = place();
+    const settings = path.join(home, '.claude', 'settings.json');
+    writeJson(settings, unrelated);
+    expect((await setup('claude')).code).toBe(0);
+    // as an older install wrote it: other absolute paths for node and the tool
+    const command = `${process.execPath} ${fs.realpathSync(BIN)} hook claude --root ${root}`;
+    const old = `/opt/node-18/bin/node /opt/old/lib/node_modules/zk-memory/bin/zk-memory.js hook claude --root ${root}`;
+    fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replaceAll(command, old));
+    // a hook of another corpus is not this set-up's
+    const other = `/opt/node-18/bin/node /opt/old/lib/node_modules/zk-memory/bin/zk-memory.js hook claude --root ${root}-other`;
+    const s0 = readJson(settings);
+    s0.hooks.Stop.push({ hooks: [{ type: 'command', command: other, timeout: 5 }] });
+    writeJson(settings, s0);
+
+    const r = await setup('claude');
+    expect(r.json.files[0]).toMatchObject({ action: 'updated', changes: ['hooks.SessionStart', 'hooks.UserPromptSubmit', 'hooks.PreCompact', 'hooks.Stop', 'hooks.SessionEnd'] });
+    const s = readJson(settings);
+    expect(s.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command, timeout: 5 }] }]);
+    expect(s.hooks.Stop).toEqual([...unrelated.hooks.Stop, { hooks: [{ type: 'command', command, timeout: 5 }] }, { hooks: [{ type: 'command', command: other, timeout: 5 }] }]);
+    expect((await setup('claude')).json.files[0].action).toBe('unchanged');
+
+    // --remove on what the older install wrote takes it out as well
+    fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replaceAll(command, old));
+    expect((await setup('claude', '--remove')).json.files[0].changes).toHaveLength(5);
+    const left = readJson(settings);
+    expect(left.hooks.Stop).toEqual([...unrelated.hooks.Stop, { hooks: [{ type: 'command', command: other, timeout: 5 }] }]);
+    expect(left.hooks.SessionStart).toBeUndefined();
+  });
+
   it('project and local scopes: .claude/settings.json and .mcp.json, .claude/settings.local.json and the project in ~/.claude.json; files it made alone are removed again', async () => {
     const { home, project, root, setup } = place();
     const realProject = fs.realpathSync(project);
