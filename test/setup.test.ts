@@ -102,6 +102,26 @@ describe('setup claude', () => {
     expect(left.hooks.SessionStart).toBeUndefined();
   });
 
+  it('keeps what the user added to its MCP entry (the LLM settings in its env) when run again, also after node moved; --remove takes the entry out all the same', async () => {
+    const { home, root, setup } = place();
+    const claudeJson = path.join(home, '.claude.json');
+    writeJson(claudeJson, { numStartups: 3 });
+    expect((await setup('claude')).code).toBe(0);
+    const c = readJson(claudeJson);
+    const llm = { ZK_MEMORY_LLM_BASE: 'http://127.0.0.1:8080/v1', ZK_MEMORY_LLM_MODEL: 'local' };
+    Object.assign(c.mcpServers['zk-memory'].env, llm);
+    writeJson(claudeJson, c);
+    expect((await setup('claude')).json.files[1]).toMatchObject({ action: 'unchanged' });
+    expect(readJson(claudeJson).mcpServers['zk-memory'].env).toEqual({ ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude', ...llm });
+    // an older node: brought up to date, the user's settings kept
+    c.mcpServers['zk-memory'].command = '/opt/node-18/bin/node';
+    writeJson(claudeJson, c);
+    expect((await setup('claude')).json.files[1]).toMatchObject({ action: 'updated', changes: ['mcpServers.zk-memory'] });
+    expect(readJson(claudeJson).mcpServers['zk-memory']).toMatchObject({ command: process.execPath, env: { ZK_MEMORY_REDACT: '1', ...llm } });
+    expect((await setup('claude', '--remove')).json.files[1]).toMatchObject({ action: 'updated', changes: ['mcpServers.zk-memory'] });
+    expect(readJson(claudeJson)).toEqual({ numStartups: 3 });
+  });
+
   it('project and local scopes: .claude/settings.json and .mcp.json, .claude/settings.local.json and the project in ~/.claude.json; files it made alone are removed again', async () => {
     const { home, project, root, setup } = place();
     const realProject = fs.realpathSync(project);

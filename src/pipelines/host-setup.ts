@@ -81,19 +81,36 @@ function withObjectAt(json: Record<string, unknown>, keys: string[], value: Reco
   return out;
 }
 
-/** The MCP server entry under `keys` of a file's JSON. */
+/**
+ * Whether an MCP server entry is one a set-up for this corpus wrote, with whatever node and install
+ * of the tool (`node …/zk-memory.js mcp --root ROOT`), whatever the user added to it since.
+ */
+function servesThisCorpus(v: unknown, entry: Record<string, unknown>): v is Record<string, unknown> {
+  if (!isObject(v) || !Array.isArray(v.args) || !Array.isArray(entry.args) || v.args.length !== entry.args.length) return false;
+  const [bin, ...rest] = v.args as unknown[];
+  return /(^|\/)zk-memory(\.js)?$/.test(String(bin)) && isDeepStrictEqual(rest, entry.args.slice(1));
+}
+
+/**
+ * The MCP server entry under `keys` of a file's JSON. An entry a set-up wrote before keeps what the
+ * user added to it (the LLM settings in its `env`); its own keys are brought up to date.
+ */
 function mcpEdit(file: string, keys: string[], entry: Record<string, unknown>): SettingsEdit {
   const name = [...keys, SERVER_NAME].join('.');
   return {
     file,
     add(json) {
       const servers = objectAt(file, json, keys) ?? {};
-      if (isDeepStrictEqual(servers[SERVER_NAME], entry)) return { json, changes: [] };
-      return { json: withObjectAt(json, keys, { ...servers, [SERVER_NAME]: entry }), changes: [name] };
+      const was = servers[SERVER_NAME];
+      const next = servesThisCorpus(was, entry)
+        ? { ...was, ...entry, env: { ...(isObject(was.env) ? was.env : {}), ...(entry.env as Record<string, unknown>) } }
+        : entry;
+      if (isDeepStrictEqual(was, next)) return { json, changes: [] };
+      return { json: withObjectAt(json, keys, { ...servers, [SERVER_NAME]: next }), changes: [name] };
     },
     remove(json) {
       const servers = objectAt(file, json, keys);
-      if (!servers || !isDeepStrictEqual(servers[SERVER_NAME], entry)) return { json, changes: [] };
+      if (!servers || !(isDeepStrictEqual(servers[SERVER_NAME], entry) || servesThisCorpus(servers[SERVER_NAME], entry))) return { json, changes: [] };
       const { [SERVER_NAME]: _, ...others } = servers;
       return { json: withObjectAt(json, keys, Object.keys(others).length ? others : undefined), changes: [name] };
     },
