@@ -400,6 +400,23 @@ describe('hook gemini and generic', () => {
 });
 
 describe('hook through the resident server', () => {
+  it("the hook's deadline is the client's ZK_MEMORY_HOOK_TIMEOUT, not the server's own", async () => {
+    const { root, env } = await setUp('on');
+    // a server whose own deadline is short: its hooks would give up on a held lock at once
+    const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env, ZK_MEMORY_HOOK_TIMEOUT: '1' }, reject: false });
+    foreground.push(server);
+    await until('a server runs', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
+    const transcript = write(tempDir(), 't.jsonl', `${line('user', 'u1', 'Lunch is at noon.')}\n`);
+    const stop = () => zkProcess(['hook', 'claude', '--root', root, '--json'], { input: claudeEvent('Stop', { transcript_path: transcript }), env });
+    expect((await stop()).json).toMatchObject({ server: true, outcome: 'capture', captured: { turns: 1 } });
+    // the session's lock held by a live process: the capture waits for it as long as a capture does, within the client's 60 s
+    const [checkpoint] = fs.readdirSync(path.join(root, '.zk', 'capture')).filter((f) => f.endsWith('.json'));
+    fs.writeFileSync(path.join(root, '.zk', 'capture', checkpoint.replace('.json', '.lock')), JSON.stringify({ host: os.hostname(), pid: process.pid }));
+    const held = await stop();
+    expect(held.json).toMatchObject({ server: true, outcome: 'failed' });
+    expect(hookLog(root).at(-1).error).toMatch(/another capture of this session holds/);
+  });
+
   it('a prompt hook is answered by the server; with the server stopped (SIGSTOP) or killed it still answers, in-process, exit 0', async () => {
     const { root, env } = await setUp('on');
     const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
