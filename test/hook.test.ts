@@ -319,6 +319,29 @@ describe('hook claude: capture', () => {
   });
 });
 
+describe('hook claude: a private span across turns', () => {
+  it('a <private> opened in one message runs over the turns after it, in this capture and the next, until it is closed', async () => {
+    const { root, env } = await setUp();
+    const transcript = write(tempDir(), 't.jsonl', [
+      line('user', 'u1', 'The standup is at 9. <private>What follows is mine alone:'),
+      line('assistant', 'a1', 'Understood, the diagnosis stays between us.'),
+      line('user', 'u2', [{ type: 'text', text: 'My diagnosis is lupus.' }]),
+    ].join('\n'));
+    expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
+    // the session goes on; the span is closed in a later turn, captured by a later Stop
+    fs.appendFileSync(transcript, `\n${line('user', 'u3', 'And my therapist is Dr Who.</private> The retro is on Friday.')}\n`);
+    expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
+    fs.appendFileSync(transcript, `${line('assistant', 'a2', 'Noted: the retro is on Friday.')}\n`);
+    expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
+    const bytes = everyFile(root);
+    for (const s of ['What follows', 'diagnosis', 'lupus', 'therapist', 'Dr Who']) expect(bytes.some((b) => b.includes(s)), s).toBe(false);
+    const kept = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n')).join('\n');
+    expect(kept).toContain('The standup is at 9.');
+    expect(kept).toContain('The retro is on Friday.');
+    expect(kept).toContain('Noted: the retro is on Friday.');
+  });
+});
+
 describe('hook claude: distilled in the background', () => {
   it('with an LLM configured, Stop answers at once and a detached drain, holding the caretaker lease, turns the capture into a note', async () => {
     // one memory per input, each on a subject of its own (no note like it: placed without a judge call)

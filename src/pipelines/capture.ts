@@ -107,6 +107,8 @@ interface Checkpoint {
   seen: string[];
   /** An inbox file written but maybe not yet published (`<name>.capturing`). */
   pending: string | null;
+  /** Whether the turns captured so far leave a `<private>` span open: the next turns are private until one closes it. */
+  private_open?: boolean;
   updated: string;
 }
 
@@ -242,15 +244,21 @@ function publish(root: string, name: string): void {
   fs.renameSync(path.join(dir, `${name}${CAPTURING}`), path.join(dir, name));
 }
 
-/** The turns as the distiller reads them, redacted, in segments; and how much was taken out. */
-function redactedSegments(turns: Turn[]): { segments: string[]; redactions: Redactions } {
+/**
+ * The turns as the distiller reads them, redacted, in segments; how much was taken out; and whether
+ * a private span is left open at the end. A span opened in one turn runs over the turns after it
+ * until one closes it (`inPrivate`: an earlier capture of the session left one open).
+ */
+function redactedSegments(turns: Turn[], inPrivate: boolean): { segments: string[]; redactions: Redactions; open: boolean } {
   let redactions = noRedactions();
+  let open = inPrivate;
   const messages: InputMessage[] = turns.map((t) => {
-    const r = redact(t.text);
+    const r = redact(t.text, { inPrivate: open });
     redactions = addRedactions(redactions, r.redactions);
+    open = r.open;
     return { role: t.role, content: r.text };
   });
-  return { segments: transcriptSegments(messages), redactions };
+  return { segments: transcriptSegments(messages), redactions, open };
 }
 
 /**
@@ -272,8 +280,8 @@ export async function captureTurns(root: string, o: { host: string; session: str
     const seen = new Set(before?.seen ?? []);
     const fresh = o.turns.filter((t) => !seen.has(t.key));
     if (!fresh.length) return { turns: 0, spooled: null, redactions: noRedactions() };
-    const next: Checkpoint = { version: 1, host: o.host, session: o.session, seen: [...seen, ...fresh.map((t) => t.key)], pending: null, updated: '' };
-    const { segments, redactions } = redactedSegments(fresh);
+    const { segments, redactions, open } = redactedSegments(fresh, before?.private_open === true);
+    const next: Checkpoint = { version: 1, host: o.host, session: o.session, seen: [...seen, ...fresh.map((t) => t.key)], pending: null, private_open: open, updated: '' };
     if (!segments.length) {
       writeCheckpoint(root, tag, next);
       return { turns: fresh.length, spooled: null, redactions };
