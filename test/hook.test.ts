@@ -340,6 +340,21 @@ describe('hook claude: a private span across turns', () => {
     expect(kept).toContain('The retro is on Friday.');
     expect(kept).toContain('Noted: the retro is on Friday.');
   });
+
+  it('a <private> tag quoted in context the memory injected opens no span: the recall block goes, the message and the turns after it are kept', async () => {
+    const { root, env } = await setUp();
+    const recalled = '<recall source="zk-memory">\n## Privacy (20261201-privacy.md, hit)\nWrap text in a <private> tag to keep it out.\n</recall>';
+    const transcript = write(tempDir(), 't.jsonl', [
+      line('user', 'u1', `${recalled}\nThe release is on Monday.`),
+      line('assistant', 'a1', 'Monday it is.'),
+    ].join('\n'));
+    expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
+    const [file] = inboxFiles(root);
+    const kept = inboxEntry(root, file).items.map((i: any) => i.text).join('\n');
+    expect(kept).toContain('The release is on Monday.');
+    expect(kept).toContain('Monday it is.');
+    expect(kept).not.toContain('Wrap text');
+  });
 });
 
 describe('hook claude: distilled in the background', () => {

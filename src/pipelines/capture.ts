@@ -10,7 +10,7 @@ import { relToRoot, sidecar } from '../corpus/files/paths.js';
 import { pidAlive } from '../corpus/lock/lease.js';
 import { crashAt } from '../corpus/ops/fault.js';
 import { trace } from '../corpus/trace/trace.js';
-import { transcriptSegments, type InputMessage } from '../judge/transcript.js';
+import { stripRecall, transcriptSegments, type InputMessage } from '../judge/transcript.js';
 import type { InboxEntry } from './inbox.js';
 import { addRedactions, noRedactions, redact, type Redactions } from './redact.js';
 
@@ -253,7 +253,8 @@ function redactedSegments(turns: Turn[], inPrivate: boolean): { segments: string
   let redactions = noRedactions();
   let open = inPrivate;
   const messages: InputMessage[] = turns.map((t) => {
-    const r = redact(t.text, { inPrivate: open });
+    // What the memory injected goes first: a tag quoted in a recalled note opens no private span.
+    const r = redact(stripRecall(t.text), { inPrivate: open });
     redactions = addRedactions(redactions, r.redactions);
     open = r.open;
     return { role: t.role, content: r.text };
