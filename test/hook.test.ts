@@ -319,6 +319,29 @@ describe('hook claude: capture', () => {
   });
 });
 
+describe('hook claude: what compaction writes', () => {
+  it("the summary Claude Code writes when it compacts (a user line marked isCompactSummary) is not captured as something the user said; its boundary and copied turns add nothing", async () => {
+    const { root, env } = await setUp();
+    const transcript = write(tempDir(), 't.jsonl', [
+      line('user', 'u1', 'The standup moved to 9:30.'),
+      line('assistant', 'a1', 'Noted.'),
+    ].join('\n'));
+    expect((await hook('claude', claudeEvent('PreCompact', { transcript_path: transcript, trigger: 'auto' }), { root, env })).code).toBe(0);
+    fs.appendFileSync(transcript, `\n${[
+      JSON.stringify({ type: 'system', subtype: 'compact_boundary', uuid: 'b1', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens: 150000 } }),
+      JSON.stringify({ type: 'user', uuid: 'c1', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context. Summary: the standup moved to 9:30.' } }),
+      // a compaction that copies earlier turns again, under their own uuids
+      line('user', 'u1', 'The standup moved to 9:30.'),
+      line('user', 'u2', 'And the retro is on Friday.'),
+    ].join('\n')}\n`);
+    expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
+    const texts = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n'));
+    expect(texts).toHaveLength(2);
+    expect(texts[1]).toBe('user: And the retro is on Friday.');
+    expect(texts.join('\n')).not.toContain('This session is being continued');
+  });
+});
+
 describe('hook claude: a private span across turns', () => {
   it('a <private> opened in one message runs over the turns after it, in this capture and the next, until it is closed', async () => {
     const { root, env } = await setUp();

@@ -69,7 +69,8 @@ function readTail(file: string, max: number): string {
 /**
  * The turns of a Claude Code transcript (JSONL, one event a line): lines whose `type` is `user` or
  * `assistant` with `message.content` a string or a list of blocks. Lines the host injected
- * (`isMeta`) and a subagent's (`isSidechain`) are not the conversation; a line that does not parse
+ * (`isMeta`), the summary it writes when it compacts (`isCompactSummary`, a user line: a recap of
+ * turns captured already) and a subagent's (`isSidechain`) are not the conversation; a line that does not parse
  * (one being written) is skipped. A line's key is its `uuid`, else its text.
  */
 export function claudeTranscriptTurns(file: string): Turn[] {
@@ -82,7 +83,7 @@ export function claudeTranscriptTurns(file: string): Turn[] {
     } catch {
       continue;
     }
-    if (!event || (event.type !== 'user' && event.type !== 'assistant') || event.isMeta || event.isSidechain) continue;
+    if (!event || (event.type !== 'user' && event.type !== 'assistant') || event.isMeta || event.isCompactSummary || event.isSidechain) continue;
     const text = claudeText(event.message?.content).trim();
     if (!text) continue;
     turns.push({ key: keyOf(typeof event.uuid === 'string' ? `uuid:${event.uuid}` : line), role: event.type, text });
