@@ -81,6 +81,23 @@ describe('redaction of what a host\'s MCP entry writes', () => {
     ]);
   });
 
+  it('with ZK_MEMORY_REDACT=1, a document studied with ingest_start and the notes kept with ingest_accept lose private spans and secrets too', async () => {
+    const root = tempCorpus();
+    const call = await mcpClient(clients, root, { ZK_MEMORY_REDACT: '1' });
+    const secret = 'AKIAQWERTYUIOPASDFGH';
+    const started = await call('ingest_start', { text: `# Runbook\n\nDeploy with the key ${secret}. <private>The on-call phone is 555-0199.</private> Then watch the dashboards.\n`, name: 'runbook.md' });
+    expect(started.isError, JSON.stringify(started)).toBe(false);
+    const next = await call('ingest_next');
+    expect(next.isError, JSON.stringify(next)).toBe(false);
+    const accepted = await call('ingest_accept', { title: 'Deploy runbook', body: `Deploys use the key ${secret} and are watched on the dashboards. <private>Call 555-0199.</private>` });
+    expect(accepted.isError, JSON.stringify(accepted)).toBe(false);
+    for (const b of [secret, '555-0199']) expect(fs.readdirSync(root, { recursive: true }).some((f) => {
+      const p = path.join(root, String(f));
+      return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(b);
+    }), b).toBe(false);
+    expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toContain('Deploys use the key [redacted] and are watched on the dashboards.');
+  });
+
   it('without it, a write is stored as given', async () => {
     const root = tempCorpus();
     const call = await mcpClient(clients, root);
