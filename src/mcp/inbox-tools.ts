@@ -28,6 +28,8 @@ export const inboxTools: ToolSpec[] = [
   {
     name: 'inbox_skip',
     description: 'Set an inbox input aside without notes: it holds nothing worth keeping.',
+    // Its reason goes into the trace: redacted under ZK_MEMORY_REDACT.
+    redacts: true,
     inputSchema: schema({ file, reason: str('why') }, ['file']),
     async run(root, a) {
       const r = api.inboxDismiss(root, a.file, { as: 'skipped', reason: a.reason });

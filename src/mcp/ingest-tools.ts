@@ -50,6 +50,8 @@ export const ingestTools: ToolSpec[] = [
   {
     name: 'ingest_skip',
     description: 'Close the window without a note: it holds nothing worth keeping.',
+    // Its reason is kept with the job: redacted under ZK_MEMORY_REDACT.
+    redacts: true,
     inputSchema: schema({ reason: str('why'), job, window, source }),
     async run(root, a) {
       const r = await api.ingestSkip(root, { reason: a.reason, job: a.job, window: a.window, source: a.source });
