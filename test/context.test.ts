@@ -173,6 +173,22 @@ describe('the budget', () => {
   });
 });
 
+describe('context: the best note first', () => {
+  it('takes the best hit whole when it cannot be cut to its share of the budget, before a note of less value', async () => {
+    const root = tempCorpus();
+    // one line, no sentence ends: about 300 tokens, more than half of 500, and nowhere to cut it
+    const line = Array.from({ length: 75 }, (_, i) => `pulsar${i}`).join(' ');
+    note(root, '20260101-pulsar.md', 1, 'Pulsar timing table', `${line} [[20260101-clock]]`);
+    note(root, '20260101-clock.md', 2, 'Atomic clock', 'The clock keeps time.');
+    const r = await context(root, 'pulsar0', '--budget', '500');
+    expect(r.notes.map((n: any) => [n.path, n.why, n.cut])).toEqual([['20260101-pulsar.md', 'hit', false], ['20260101-clock.md', 'link', false]]);
+    expect(r.tokens).toBeLessThanOrEqual(500);
+    // where it does not fit at all, the note after it still does
+    const small = await context(root, 'pulsar0', '--budget', '100');
+    expect(small.notes.map((n: any) => n.path)).toEqual(['20260101-clock.md']);
+  });
+});
+
 describe('context at the start of a session', () => {
   it('says what the corpus is, then pinned notes, current beliefs changed lately, recent notes, and what waits in the inbox', async () => {
     const root = graph();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mdFiles, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
 import { mcpClient } from './helpers/mcp.js';
+import { spool } from '../src/pipelines/inbox.js';
 
 // The agent as the model: a captured session waits in the inbox, and the agent keeps it itself
 // over MCP (inbox_next, write or merge, inbox_done or inbox_skip), the way ingest lets it study a
@@ -79,6 +80,40 @@ describe('redaction of what a host\'s MCP entry writes', () => {
       expect.objectContaining({ tool: 'write', private: 1, secrets: 1 }),
       expect.objectContaining({ tool: 'merge', private: 0, secrets: 1 }),
     ]);
+  });
+
+  it('with ZK_MEMORY_REDACT=1, a document studied with ingest_start and the notes kept with ingest_accept lose private spans and secrets too', async () => {
+    const root = tempCorpus();
+    const call = await mcpClient(clients, root, { ZK_MEMORY_REDACT: '1' });
+    const secret = 'AKIAQWERTYUIOPASDFGH';
+    const started = await call('ingest_start', { text: `# Runbook\n\nDeploy with the key ${secret}. <private>The on-call phone is 555-0199.</private> Then watch the dashboards.\n`, name: 'runbook.md' });
+    expect(started.isError, JSON.stringify(started)).toBe(false);
+    const next = await call('ingest_next');
+    expect(next.isError, JSON.stringify(next)).toBe(false);
+    const accepted = await call('ingest_accept', { title: 'Deploy runbook', body: `Deploys use the key ${secret} and are watched on the dashboards. <private>Call 555-0199.</private>` });
+    expect(accepted.isError, JSON.stringify(accepted)).toBe(false);
+    for (const b of [secret, '555-0199']) expect(fs.readdirSync(root, { recursive: true }).some((f) => {
+      const p = path.join(root, String(f));
+      return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(b);
+    }), b).toBe(false);
+    expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toContain('Deploys use the key [redacted] and are watched on the dashboards.');
+  });
+
+  it('with ZK_MEMORY_REDACT=1, the reason given to archive or inbox_skip reaches the trace redacted', async () => {
+    const root = tempCorpus();
+    const call = await mcpClient(clients, root, { ZK_MEMORY_REDACT: '1' });
+    const secret = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    expect((await call('write', { slug: 'leak', title: 'Leak', body: 'Nothing secret here.' })).isError).toBe(false);
+    const archived = await call('archive', { ref: 'leak', reason: `it named the token ${secret}` });
+    expect(archived.isError, JSON.stringify(archived)).toBe(false);
+    spool(root, [{ type: 'text', text: 'a waiting input' }], { reason: 'waits' });
+    const next = await call('inbox_next');
+    const skipped = await call('inbox_skip', { file: next.structuredContent.file, reason: `holds only ${secret}` });
+    expect(skipped.isError, JSON.stringify(skipped)).toBe(false);
+    const traced = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8');
+    expect(traced).toContain('it named the token [redacted]');
+    expect(traced).toContain('holds only [redacted]');
+    expect(traced).not.toContain(secret);
   });
 
   it('without it, a write is stored as given', async () => {

@@ -421,6 +421,47 @@ describe('the resident server', () => {
     expect((await serverState(root, env)).pid).toBe(pid);
   });
 
+  it("a bridged session's ZK_MEMORY_REDACT (a host's MCP entry) is its own: what it writes through a server started without it is redacted, and another session's is not", async () => {
+    const { root, env } = setUp('on');
+    const { pid } = await untilRunning(root, env, serveInForeground(root, env));
+    const host = await bridged(root, { ...env, ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' });
+    const secrets = ['AKIAQWERTYUIOPASDFGH', 'sk-ant-abcdefghijklmnopqrstuv', 'my bank pin\nis 4321'];
+    const w = (await host.callTool({ name: 'write', arguments: { slug: 'keys', title: 'Keys', body: `Deploy with ${secrets[0]} and ${secrets[1]}. <private>${secrets[2]}</private>Done.` } })) as any;
+    expect(w.structuredContent, JSON.stringify(w)).toMatchObject({ ok: true, note: { author: 'claude' } });
+    await host.callTool({ name: 'merge', arguments: { ref: 'keys', fragment: `Later: password=${'hunter2hunter2'}` } });
+    expect(fs.readFileSync(path.join(root, w.structuredContent.note.path), 'utf8')).toContain('Deploy with [redacted] and [redacted]. Done.');
+    const everywhere = (needle: string) => fs.readdirSync(root, { recursive: true }).some((f) => {
+      const p = path.join(root, String(f));
+      return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(needle);
+    });
+    for (const s of [...secrets, 'my bank pin', 'hunter2hunter2']) expect(everywhere(s), s).toBe(false);
+    // the setting is the session's, not the server's: a session without it writes as given
+    const plain = await bridged(root, env);
+    await plain.callTool({ name: 'write', arguments: { slug: 'tag', title: 'Tag', body: 'The <private> tag is literal here.' } });
+    expect(everywhere('The <private> tag is literal here.')).toBe(true);
+    expect((await serverState(root, env)).pid).toBe(pid);
+  });
+
+  it('two agent sessions bridged to one server each take an inbox input of their own with inbox_next, and each is shown its own again', async () => {
+    const { root, env } = setUp('on');
+    await untilRunning(root, env, serveInForeground(root, env));
+    const inbox = path.join(root, '.zk', 'inbox');
+    fs.mkdirSync(inbox, { recursive: true });
+    for (const n of [1, 2]) fs.writeFileSync(path.join(inbox, `2026120${n}T000000000Z-input-${n}.json`), JSON.stringify({ version: 1, created: `2026-12-0${n}T00:00:00.000Z`, source: 'claude:s', reason: 'waits', items: [{ type: 'text', text: `input ${n}` }] }));
+    const next = async (c: Client) => ((await c.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
+    const [a, b] = [await bridged(root, env), await bridged(root, env)];
+    const first = await next(a);
+    const second = await next(b);
+    expect([first.held, second.held]).toEqual([false, false]);
+    expect([first.file, second.file].sort()).toEqual(['.zk/inbox/20261201T000000000Z-input-1.json', '.zk/inbox/20261202T000000000Z-input-2.json']);
+    expect(await next(a)).toMatchObject({ file: first.file, held: true });
+    expect(await next(b)).toMatchObject({ file: second.file, held: true });
+    // done by one session: gone for both, and the other's input is still its own
+    expect(((await a.callTool({ name: 'inbox_done', arguments: { file: first.file } })) as any).structuredContent).toMatchObject({ ok: true, action: 'done' });
+    expect(await next(b)).toMatchObject({ file: second.file, held: true });
+    expect(await next(a)).toMatchObject({ done: true });
+  });
+
   it('a command of another build leaves a server run by serve with HTTP where it is: it answers in-process and says why, once', async () => {
     const { root, env } = setUp();
     const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--http', '127.0.0.1:0']);

@@ -72,6 +72,56 @@ describe('setup claude', () => {
     expect((await setup('claude', '--remove')).json.files.map((f: any) => f.action)).toEqual(['unchanged', 'unchanged']);
   });
 
+  it('run again after node or the tool moved (a node upgrade, a new install): the hooks it wrote before are replaced, not doubled; --remove takes out those too', async () => {
+    const { home, root, setup } = place();
+    const settings = path.join(home, '.claude', 'settings.json');
+    writeJson(settings, unrelated);
+    expect((await setup('claude')).code).toBe(0);
+    // as an older install wrote it: other absolute paths for node and the tool
+    const command = `${process.execPath} ${fs.realpathSync(BIN)} hook claude --root ${root}`;
+    const old = `/opt/node-18/bin/node /opt/old/lib/node_modules/zk-memory/bin/zk-memory.js hook claude --root ${root}`;
+    fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replaceAll(command, old));
+    // a hook of another corpus is not this set-up's
+    const other = `/opt/node-18/bin/node /opt/old/lib/node_modules/zk-memory/bin/zk-memory.js hook claude --root ${root}-other`;
+    const s0 = readJson(settings);
+    s0.hooks.Stop.push({ hooks: [{ type: 'command', command: other, timeout: 5 }] });
+    writeJson(settings, s0);
+
+    const r = await setup('claude');
+    expect(r.json.files[0]).toMatchObject({ action: 'updated', changes: ['hooks.SessionStart', 'hooks.UserPromptSubmit', 'hooks.PreCompact', 'hooks.Stop', 'hooks.SessionEnd'] });
+    const s = readJson(settings);
+    expect(s.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command, timeout: 5 }] }]);
+    expect(s.hooks.Stop).toEqual([...unrelated.hooks.Stop, { hooks: [{ type: 'command', command, timeout: 5 }] }, { hooks: [{ type: 'command', command: other, timeout: 5 }] }]);
+    expect((await setup('claude')).json.files[0].action).toBe('unchanged');
+
+    // --remove on what the older install wrote takes it out as well
+    fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replaceAll(command, old));
+    expect((await setup('claude', '--remove')).json.files[0].changes).toHaveLength(5);
+    const left = readJson(settings);
+    expect(left.hooks.Stop).toEqual([...unrelated.hooks.Stop, { hooks: [{ type: 'command', command: other, timeout: 5 }] }]);
+    expect(left.hooks.SessionStart).toBeUndefined();
+  });
+
+  it('keeps what the user added to its MCP entry (the LLM settings in its env) when run again, also after node moved; --remove takes the entry out all the same', async () => {
+    const { home, root, setup } = place();
+    const claudeJson = path.join(home, '.claude.json');
+    writeJson(claudeJson, { numStartups: 3 });
+    expect((await setup('claude')).code).toBe(0);
+    const c = readJson(claudeJson);
+    const llm = { ZK_MEMORY_LLM_BASE: 'http://127.0.0.1:8080/v1', ZK_MEMORY_LLM_MODEL: 'local' };
+    Object.assign(c.mcpServers['zk-memory'].env, llm);
+    writeJson(claudeJson, c);
+    expect((await setup('claude')).json.files[1]).toMatchObject({ action: 'unchanged' });
+    expect(readJson(claudeJson).mcpServers['zk-memory'].env).toEqual({ ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude', ...llm });
+    // an older node: brought up to date, the user's settings kept
+    c.mcpServers['zk-memory'].command = '/opt/node-18/bin/node';
+    writeJson(claudeJson, c);
+    expect((await setup('claude')).json.files[1]).toMatchObject({ action: 'updated', changes: ['mcpServers.zk-memory'] });
+    expect(readJson(claudeJson).mcpServers['zk-memory']).toMatchObject({ command: process.execPath, env: { ZK_MEMORY_REDACT: '1', ...llm } });
+    expect((await setup('claude', '--remove')).json.files[1]).toMatchObject({ action: 'updated', changes: ['mcpServers.zk-memory'] });
+    expect(readJson(claudeJson)).toEqual({ numStartups: 3 });
+  });
+
   it('project and local scopes: .claude/settings.json and .mcp.json, .claude/settings.local.json and the project in ~/.claude.json; files it made alone are removed again', async () => {
     const { home, project, root, setup } = place();
     const realProject = fs.realpathSync(project);

@@ -281,7 +281,10 @@ function pack(g: Gathered, budget: number, inbox: number): ContextResult {
     if (room <= 0) break;
     const n = c.note;
     const last = i === g.candidates.length - 1;
-    const taken = takeOffer({ head: entryHead(c), body: noteText(n) }, room, last ? room : cap);
+    const offer = { head: entryHead(c), body: noteText(n) };
+    // A note that cannot be cut to its share (no boundary early enough) takes what room is left
+    // rather than let a note of less value in ahead of it.
+    const taken = takeOffer(offer, room, last ? room : cap) ?? takeOffer(offer, room, room);
     if (!taken) continue;
     text += taken.text;
     used += taken.tokens;

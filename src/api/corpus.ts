@@ -156,9 +156,11 @@ export type InboxNextResult =
 /**
  * The oldest input waiting in the inbox, taken for the agent to keep by hand: it writes what
  * matters with write or merge, then calls inbox_done (or inbox_skip). No drain takes it meanwhile.
+ * `holder` names the agent's session (letters and digits; default: this process): a second call by
+ * the same holder shows the same input again, and another holder is given another.
  */
-export function inboxNext(root: string): InboxNextResult {
-  const taken = takeInboxFile(root);
+export function inboxNext(root: string, o: { holder?: string } = {}): InboxNextResult {
+  const taken = takeInboxFile(root, o.holder);
   if (!taken) return { done: true, held: false, remaining: 0 };
   const view = readInboxFile(root, path.relative(sidecar(root).inbox, taken.at));
   const file = relToRoot(root, path.join(sidecar(root).inbox, taken.name));

@@ -11,8 +11,8 @@ export const inboxTools: ToolSpec[] = [
     name: 'inbox_next',
     description: 'Take the oldest input waiting in the inbox (a captured session, or memories no LLM judged yet) to keep it yourself: read it, write what matters with write or merge in your own words, then call inbox_done (or inbox_skip). done: true means nothing waits.',
     inputSchema: schema({}),
-    async run(root) {
-      const r = api.inboxNext(root);
+    async run(root, _args, _caller, session) {
+      const r = api.inboxNext(root, { holder: session?.id });
       return { json: { ...r }, text: inboxNextText(r) };
     },
   },
@@ -28,6 +28,8 @@ export const inboxTools: ToolSpec[] = [
   {
     name: 'inbox_skip',
     description: 'Set an inbox input aside without notes: it holds nothing worth keeping.',
+    // Its reason goes into the trace: redacted under ZK_MEMORY_REDACT.
+    redacts: true,
     inputSchema: schema({ file, reason: str('why') }, ['file']),
     async run(root, a) {
       const r = api.inboxDismiss(root, a.file, { as: 'skipped', reason: a.reason });

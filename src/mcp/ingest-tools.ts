@@ -11,6 +11,8 @@ export const ingestTools: ToolSpec[] = [
   {
     name: 'ingest_start',
     description: 'Start studying source documents (Markdown, text, HTML, DOCX, PDF): a file or folder on the server (over HTTP only under the folders the server allows), or one document passed as text with a name. It is converted and cut into reading windows. Then call ingest_next until it says done.',
+    // What it stores of a document given as text comes from the agent: redacted under ZK_MEMORY_REDACT.
+    redacts: true,
     inputSchema: schema({
       from: str('a file or folder path on the server (over HTTP: under a folder the server allows, absolute or relative to the first)'),
       text: str('or the document itself: Markdown, plain text or HTML, at most 1 MiB (name it with name)'),
@@ -34,6 +36,7 @@ export const ingestTools: ToolSpec[] = [
   {
     name: 'ingest_accept',
     description: 'Keep what the window says as a note in your own words: a new note (title and body), or a fragment merged into an existing note (merge). keep leaves the window open for another note.',
+    redacts: true,
     inputSchema: schema({
       body: str('the note (or fragment) in your own words'), title: str('title of a new note'), merge: str('ref of a note to append to instead'),
       kind: kindProperty(), keep: { type: 'boolean', description: 'leave the window open for another note' },
@@ -47,6 +50,8 @@ export const ingestTools: ToolSpec[] = [
   {
     name: 'ingest_skip',
     description: 'Close the window without a note: it holds nothing worth keeping.',
+    // Its reason is kept with the job: redacted under ZK_MEMORY_REDACT.
+    redacts: true,
     inputSchema: schema({ reason: str('why'), job, window, source }),
     async run(root, a) {
       const r = await api.ingestSkip(root, { reason: a.reason, job: a.job, window: a.window, source: a.source });

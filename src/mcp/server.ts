@@ -7,7 +7,8 @@ import { llmConfigured } from '../llm/config.js';
 import { asZkError, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
-import type { Caller } from './tool.js';
+import crypto from 'node:crypto';
+import type { Caller, ToolSession } from './tool.js';
 import { redactDeep } from '../pipelines/redact.js';
 import { trace } from '../corpus/trace/trace.js';
 import { LineTransport } from './transport.js';
@@ -42,9 +43,10 @@ export type { Caller };
 
 /**
  * Call one tool: validate its arguments, call the library in the server's context, answer text and
- * JSON. `offered` are the tools the session lists, named to a caller that asks for an unknown one.
+ * JSON. `offered` are the tools the session lists, named to a caller that asks for an unknown one;
+ * `session`, the session the call is made in.
  */
-export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS) {
+export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS, session?: ToolSession) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return toolError(`unknown tool: ${JSON.stringify(name)} (${toolsHere(offered)})`);
   // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
@@ -59,7 +61,7 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.warm?.sync();
     // A call of its own: what it remembers (the warnings it gave) ends with it.
-    const r = await withContext(newCall(ctx), () => tool.run(root, args, caller));
+    const r = await withContext(newCall(ctx), () => tool.run(root, args, caller, session));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {
@@ -116,6 +118,7 @@ function callParams(params: unknown, offered: ToolSpec[]): { name: string; args:
  */
 export async function mcpSession(root: string, ctx: RunContext, caller?: Caller): Promise<Server> {
   const offered = await offeredTools(root, ctx, caller);
+  const session: ToolSession = { id: crypto.randomUUID().replace(/-/g, '') };
   const instructions = instructionsFor(offered.map((t) => t.name));
   const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -129,7 +132,7 @@ export async function mcpSession(root: string, ctx: RunContext, caller?: Caller)
   server.fallbackRequestHandler = async (req: JSONRPCRequest) => {
     if (req.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, `method not found: ${req.method}`);
     const { name, args } = callParams(req.params, offered);
-    return callTool(root, ctx, name, args, caller, offered);
+    return callTool(root, ctx, name, args, caller, offered, session);
   };
   return server;
 }

@@ -22,6 +22,15 @@ export interface Caller {
   ingestFolders: string[];
 }
 
+/**
+ * The MCP session a call is made in: what a session holds (the inbox input it took) is its own,
+ * also where one resident server answers many sessions in one process.
+ */
+export interface ToolSession {
+  /** Letters and digits, unique to the session. */
+  id: string;
+}
+
 /** An MCP tool: what an agent is told, what it may pass, and the library call it makes. */
 export interface ToolSpec {
   name: string;
@@ -35,8 +44,8 @@ export interface ToolSpec {
   redacts?: boolean;
   /** Only offered when the corpus is in a git work tree. */
   needsGit?: boolean;
-  /** `caller` is the session's client when the transport knows it (see `Caller`). */
-  run(root: string, args: Args, caller?: Caller): Promise<ToolAnswer>;
+  /** `caller` is the session's client when the transport knows it (see `Caller`); `session`, the MCP session the call is made in. */
+  run(root: string, args: Args, caller?: Caller, session?: ToolSession): Promise<ToolAnswer>;
 }
 
 // The pieces every tool's input schema is made of.

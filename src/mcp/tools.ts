@@ -205,6 +205,8 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'archive',
     description: 'Retract a note written by mistake: it moves to .archive/ with the reason traced (never deleted; a person can move it back). For a fact that changed, supersede instead.',
+    // Its reason goes into the trace: redacted under ZK_MEMORY_REDACT, as what is written is.
+    redacts: true,
     inputSchema: schema({ ref: str('the note to retract'), reason: str('why it is retracted') }, ['ref']),
     async run(root, a) {
       const r = await api.archive(root, a.ref, { reason: a.reason });

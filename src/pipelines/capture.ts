@@ -10,7 +10,7 @@ import { relToRoot, sidecar } from '../corpus/files/paths.js';
 import { pidAlive } from '../corpus/lock/lease.js';
 import { crashAt } from '../corpus/ops/fault.js';
 import { trace } from '../corpus/trace/trace.js';
-import { transcriptSegments, type InputMessage } from '../judge/transcript.js';
+import { stripRecall, transcriptSegments, type InputMessage } from '../judge/transcript.js';
 import type { InboxEntry } from './inbox.js';
 import { addRedactions, noRedactions, redact, type Redactions } from './redact.js';
 
@@ -69,7 +69,8 @@ function readTail(file: string, max: number): string {
 /**
  * The turns of a Claude Code transcript (JSONL, one event a line): lines whose `type` is `user` or
  * `assistant` with `message.content` a string or a list of blocks. Lines the host injected
- * (`isMeta`) and a subagent's (`isSidechain`) are not the conversation; a line that does not parse
+ * (`isMeta`), the summary it writes when it compacts (`isCompactSummary`, a user line: a recap of
+ * turns captured already) and a subagent's (`isSidechain`) are not the conversation; a line that does not parse
  * (one being written) is skipped. A line's key is its `uuid`, else its text.
  */
 export function claudeTranscriptTurns(file: string): Turn[] {
@@ -82,7 +83,7 @@ export function claudeTranscriptTurns(file: string): Turn[] {
     } catch {
       continue;
     }
-    if (!event || (event.type !== 'user' && event.type !== 'assistant') || event.isMeta || event.isSidechain) continue;
+    if (!event || (event.type !== 'user' && event.type !== 'assistant') || event.isMeta || event.isCompactSummary || event.isSidechain) continue;
     const text = claudeText(event.message?.content).trim();
     if (!text) continue;
     turns.push({ key: keyOf(typeof event.uuid === 'string' ? `uuid:${event.uuid}` : line), role: event.type, text });
@@ -107,6 +108,8 @@ interface Checkpoint {
   seen: string[];
   /** An inbox file written but maybe not yet published (`<name>.capturing`). */
   pending: string | null;
+  /** Whether the turns captured so far leave a `<private>` span open: the next turns are private until one closes it. */
+  private_open?: boolean;
   updated: string;
 }
 
@@ -242,15 +245,22 @@ function publish(root: string, name: string): void {
   fs.renameSync(path.join(dir, `${name}${CAPTURING}`), path.join(dir, name));
 }
 
-/** The turns as the distiller reads them, redacted, in segments; and how much was taken out. */
-function redactedSegments(turns: Turn[]): { segments: string[]; redactions: Redactions } {
+/**
+ * The turns as the distiller reads them, redacted, in segments; how much was taken out; and whether
+ * a private span is left open at the end. A span opened in one turn runs over the turns after it
+ * until one closes it (`inPrivate`: an earlier capture of the session left one open).
+ */
+function redactedSegments(turns: Turn[], inPrivate: boolean): { segments: string[]; redactions: Redactions; open: boolean } {
   let redactions = noRedactions();
+  let open = inPrivate;
   const messages: InputMessage[] = turns.map((t) => {
-    const r = redact(t.text);
+    // What the memory injected goes first: a tag quoted in a recalled note opens no private span.
+    const r = redact(stripRecall(t.text), { inPrivate: open });
     redactions = addRedactions(redactions, r.redactions);
+    open = r.open;
     return { role: t.role, content: r.text };
   });
-  return { segments: transcriptSegments(messages), redactions };
+  return { segments: transcriptSegments(messages), redactions, open };
 }
 
 /**
@@ -272,8 +282,8 @@ export async function captureTurns(root: string, o: { host: string; session: str
     const seen = new Set(before?.seen ?? []);
     const fresh = o.turns.filter((t) => !seen.has(t.key));
     if (!fresh.length) return { turns: 0, spooled: null, redactions: noRedactions() };
-    const next: Checkpoint = { version: 1, host: o.host, session: o.session, seen: [...seen, ...fresh.map((t) => t.key)], pending: null, updated: '' };
-    const { segments, redactions } = redactedSegments(fresh);
+    const { segments, redactions, open } = redactedSegments(fresh, before?.private_open === true);
+    const next: Checkpoint = { version: 1, host: o.host, session: o.session, seen: [...seen, ...fresh.map((t) => t.key)], pending: null, private_open: open, updated: '' };
     if (!segments.length) {
       writeCheckpoint(root, tag, next);
       return { turns: fresh.length, spooled: null, redactions };

@@ -44,6 +44,19 @@ export function hookCommand(t: SetupTarget): string {
   return [t.node, t.bin, 'hook', t.host, '--root', t.root].map(shellWord).join(' ');
 }
 
+/**
+ * Whether a hook's command is one a set-up for this host and corpus wrote, with whatever node and
+ * install of the tool (`… zk-memory.js hook HOST --root ROOT`): after a node upgrade or a new
+ * install, a second run brings it up to date instead of adding a second hook beside it.
+ */
+function runsThisHook(command: unknown, t: SetupTarget): boolean {
+  if (typeof command !== 'string') return false;
+  const tail = ` ${['hook', t.host, '--root', t.root].map(shellWord).join(' ')}`;
+  if (!command.endsWith(tail)) return false;
+  const tool = command.slice(0, -tail.length).split(' ').pop() ?? '';
+  return /(^|\/)zk-memory(\.js)?'?$/.test(tool);
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v);
 
 /** The object at `keys` below `json`, or undefined; a value of another type there is refused. */
@@ -68,19 +81,36 @@ function withObjectAt(json: Record<string, unknown>, keys: string[], value: Reco
   return out;
 }
 
-/** The MCP server entry under `keys` of a file's JSON. */
+/**
+ * Whether an MCP server entry is one a set-up for this corpus wrote, with whatever node and install
+ * of the tool (`node …/zk-memory.js mcp --root ROOT`), whatever the user added to it since.
+ */
+function servesThisCorpus(v: unknown, entry: Record<string, unknown>): v is Record<string, unknown> {
+  if (!isObject(v) || !Array.isArray(v.args) || !Array.isArray(entry.args) || v.args.length !== entry.args.length) return false;
+  const [bin, ...rest] = v.args as unknown[];
+  return /(^|\/)zk-memory(\.js)?$/.test(String(bin)) && isDeepStrictEqual(rest, entry.args.slice(1));
+}
+
+/**
+ * The MCP server entry under `keys` of a file's JSON. An entry a set-up wrote before keeps what the
+ * user added to it (the LLM settings in its `env`); its own keys are brought up to date.
+ */
 function mcpEdit(file: string, keys: string[], entry: Record<string, unknown>): SettingsEdit {
   const name = [...keys, SERVER_NAME].join('.');
   return {
     file,
     add(json) {
       const servers = objectAt(file, json, keys) ?? {};
-      if (isDeepStrictEqual(servers[SERVER_NAME], entry)) return { json, changes: [] };
-      return { json: withObjectAt(json, keys, { ...servers, [SERVER_NAME]: entry }), changes: [name] };
+      const was = servers[SERVER_NAME];
+      const next = servesThisCorpus(was, entry)
+        ? { ...was, ...entry, env: { ...(isObject(was.env) ? was.env : {}), ...(entry.env as Record<string, unknown>) } }
+        : entry;
+      if (isDeepStrictEqual(was, next)) return { json, changes: [] };
+      return { json: withObjectAt(json, keys, { ...servers, [SERVER_NAME]: next }), changes: [name] };
     },
     remove(json) {
       const servers = objectAt(file, json, keys);
-      if (!servers || !isDeepStrictEqual(servers[SERVER_NAME], entry)) return { json, changes: [] };
+      if (!servers || !(isDeepStrictEqual(servers[SERVER_NAME], entry) || servesThisCorpus(servers[SERVER_NAME], entry))) return { json, changes: [] };
       const { [SERVER_NAME]: _, ...others } = servers;
       return { json: withObjectAt(json, keys, Object.keys(others).length ? others : undefined), changes: [name] };
     },
@@ -102,9 +132,11 @@ function groupsOf(file: string, hooks: Record<string, unknown>, event: string): 
   return v as HookGroup[];
 }
 
-/** The hooks of `events` in a file's `hooks` object, each a group of one handler running `command`. */
-function hooksEdit(file: string, events: string[], handler: Record<string, unknown>): SettingsEdit {
-  const ours = (h: Record<string, unknown>) => h.command === handler.command;
+/**
+ * The hooks of `events` in a file's `hooks` object, each a group of one handler running `command`;
+ * `ours` tells a handler this set-up wrote, also with another node or install of the tool.
+ */
+function hooksEdit(file: string, events: string[], handler: Record<string, unknown>, ours: (h: Record<string, unknown>) => boolean): SettingsEdit {
   return {
     file,
     add(json) {
@@ -112,8 +144,19 @@ function hooksEdit(file: string, events: string[], handler: Record<string, unkno
       const changes: string[] = [];
       for (const event of events) {
         const groups = groupsOf(file, hooks, event);
-        if (groups.some((g) => g.hooks?.some(ours))) continue;
-        hooks = { ...hooks, [event]: [...groups, { hooks: [handler] }] };
+        const mine = groups.flatMap((g) => g.hooks?.filter(ours) ?? []);
+        if (mine.length === 1 && mine[0].command === handler.command) continue;
+        if (!mine.length) {
+          hooks = { ...hooks, [event]: [...groups, { hooks: [handler] }] };
+        } else {
+          // Written by another node or install: the first brought up to date in place (its other fields as they are), any other taken out.
+          let placed = false;
+          hooks = { ...hooks, [event]: groups.flatMap((g) => {
+            if (!g.hooks?.some(ours)) return [g];
+            const rest = g.hooks.flatMap((h) => (!ours(h) ? [h] : placed ? [] : ((placed = true), [{ ...h, command: handler.command }])));
+            return rest.length ? [{ ...g, hooks: rest }] : [];
+          }) };
+        }
         changes.push(`hooks.${event}`);
       }
       return { json: changes.length ? withObjectAt(json, ['hooks'], hooks) : json, changes };
@@ -161,7 +204,7 @@ function claudeEdits(t: SetupTarget): SettingsEdit[] {
   const mcp = t.scope === 'user' ? mcpEdit(claudeJson, ['mcpServers'], entry)
     : t.scope === 'project' ? mcpEdit(path.join(t.project, '.mcp.json'), ['mcpServers'], entry)
       : mcpEdit(claudeJson, ['projects', t.project, 'mcpServers'], entry);
-  return [hooksEdit(settings, CLAUDE_EVENTS, handler), mcp];
+  return [hooksEdit(settings, CLAUDE_EVENTS, handler, (h) => runsThisHook(h.command, t)), mcp];
 }
 
 /**
@@ -172,7 +215,7 @@ function geminiEdits(t: SetupTarget): SettingsEdit[] {
   if (t.scope === 'local') throw new ZkError('usage', 'Gemini CLI has no local scope: use --scope user or --scope project');
   const file = path.join(t.scope === 'user' ? t.home : t.project, '.gemini', 'settings.json');
   const handler = { name: SERVER_NAME, type: 'command', command: hookCommand(t), timeout: 5000 };
-  return [hooksEdit(file, GEMINI_EVENTS, handler), mcpEdit(file, ['mcpServers'], serverEntry(t))];
+  return [hooksEdit(file, GEMINI_EVENTS, handler, (h) => runsThisHook(h.command, t)), mcpEdit(file, ['mcpServers'], serverEntry(t))];
 }
 
 export const SETUP_HOSTS: Record<string, (t: SetupTarget) => SettingsEdit[]> = { claude: claudeEdits, gemini: geminiEdits };

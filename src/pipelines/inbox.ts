@@ -22,6 +22,8 @@ export interface InboxEntry {
 }
 
 const CLAIMED = '.claimed';
+/** Who holds a claim, in its file name: a drain's process id, or an agent's session. */
+const CLAIM_HOLDER = /^[0-9a-z]+$/;
 /** A claim older than this belongs to a drain that died; its file is taken up again. */
 const CLAIM_STALE_MS = 30 * 60 * 1000;
 
@@ -55,7 +57,7 @@ export function inboxFiles(root: string): string[] {
 /** Give files claimed by a drain (or an agent) that died back to the inbox. */
 export function releaseStaleClaims(dir: string): void {
   for (const f of fs.readdirSync(dir)) {
-    const m = /^(.*)\.claimed-\d+\.json$/.exec(f);
+    const m = /^(.*)\.claimed-[0-9a-z]+\.json$/.exec(f);
     if (!m) continue;
     try {
       if (now() - fs.statSync(path.join(dir, f)).mtimeMs > CLAIM_STALE_MS) fs.renameSync(path.join(dir, f), path.join(dir, `${m[1]}.json`));
@@ -67,11 +69,14 @@ export function releaseStaleClaims(dir: string): void {
 
 /**
  * Take the oldest waiting inbox file for an agent to keep by hand: claimed the way a drain claims
- * (renamed to `<name>.claimed-<pid>.json`, and stamped now, so the claim lasts its 30 minutes), so
- * no drain takes it meanwhile. A file this process already holds is given again first (`held`).
- * Answers the file's inbox name and where it lies now, or undefined when nothing waits.
+ * (renamed to `<name>.claimed-<holder>.json`, and stamped now, so the claim lasts its 30 minutes),
+ * so no drain takes it meanwhile. A file `holder` already holds is given again first (`held`). The
+ * holder is the agent's session (a resident server answers many sessions in one process), by
+ * default this process. Answers the file's inbox name and where it lies now, or undefined when
+ * nothing waits.
  */
-export function takeInboxFile(root: string): { name: string; at: string; held: boolean } | undefined {
+export function takeInboxFile(root: string, holder = String(globalThis.process.pid)): { name: string; at: string; held: boolean } | undefined {
+  if (!CLAIM_HOLDER.test(holder)) throw new Error(`invalid inbox claim holder: ${JSON.stringify(holder)}`);
   const dir = sidecar(root).inbox;
   let names: string[];
   try {
@@ -79,7 +84,7 @@ export function takeInboxFile(root: string): { name: string; at: string; held: b
   } catch {
     return undefined;
   }
-  const mine = `${CLAIMED}-${globalThis.process.pid}.json`;
+  const mine = `${CLAIMED}-${holder}.json`;
   const held = names.find((f) => f.endsWith(mine));
   if (held) return { name: `${held.slice(0, -mine.length)}.json`, at: path.join(dir, held), held: true };
   releaseStaleClaims(dir);
@@ -103,7 +108,7 @@ export function findInboxFile(root: string, name: string): string | undefined {
   if (fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false })?.isFile()) return path.join(dir, name);
   const stem = name.replace(/\.json$/, '');
   try {
-    const claimed = fs.readdirSync(dir).find((f) => f.startsWith(`${stem}${CLAIMED}-`) && /\.claimed-\d+\.json$/.test(f));
+    const claimed = fs.readdirSync(dir).find((f) => f.startsWith(`${stem}${CLAIMED}-`) && /\.claimed-[0-9a-z]+\.json$/.test(f));
     return claimed ? path.join(dir, claimed) : undefined;
   } catch {
     return undefined;

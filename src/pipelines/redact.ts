@@ -42,11 +42,19 @@ const VALUE_SECRETS: RegExp[] = [
   /(\b(?:password|passwd|pwd|passphrase|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\b["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;"'&]+)/gi,
 ];
 
-/** The text with private spans dropped and secrets replaced, and how many of each. */
-export function redact(text: string): { text: string; redactions: Redactions } {
+const CLOSED = /<\/private\s*>$/i;
+
+/**
+ * The text with private spans dropped and secrets replaced, and how many of each. `inPrivate`: the
+ * text continues a private span an earlier text left open (a session's earlier message), so it is
+ * private up to its first closing tag; `open` in the answer says whether a span is open at its end.
+ */
+export function redact(text: string, o: { inPrivate?: boolean } = {}): { text: string; redactions: Redactions; open: boolean } {
   const redactions: Redactions = { private: 0, secrets: 0 };
-  let out = text.replace(PRIVATE, () => {
+  let open = false;
+  let out = (o.inPrivate ? `<private>${text}` : text).replace(PRIVATE, (span: string) => {
     redactions.private++;
+    open = !CLOSED.test(span);
     return '';
   });
   for (const re of WHOLE_SECRETS) {
@@ -62,7 +70,7 @@ export function redact(text: string): { text: string; redactions: Redactions } {
       return `${name}${REDACTED}`;
     });
   }
-  return { text: out, redactions };
+  return { text: out, redactions, open };
 }
 
 /** Add one count of redactions to another. */

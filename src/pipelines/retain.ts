@@ -1,6 +1,7 @@
 import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
+import { sourceFromAuthor } from '../corpus/note/source.js';
 import { distill, judgeError, transcriptSegments, textSegments, type InputMessage } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';
 import type { StructuredLLM } from '../llm/types.js';
@@ -165,7 +166,8 @@ export async function retain(root: string, input: RetainInput, o: RetainOptions)
 export async function drain(root: string, o: RetainOptions & { llm: StructuredLLM }): Promise<DrainReport & { results: RetainResultRow[] }> {
   const results: RetainResultRow[] = [];
   const report = await drainInbox(root, async (item, entry) => {
-    const opts = { ...o, source: o.source ?? entry.source ?? undefined };
+    // An inbox file's source is data (a captured session's id, a file edited by hand): made one plain line, as a source must be.
+    const opts = { ...o, source: o.source ?? sourceFromAuthor(entry.source) };
     if (item.type === 'candidate') {
       results.push(await place(root, item.candidate, o.llm, opts, { drained: true }));
       return;
