@@ -365,6 +365,21 @@ async function residentServer(size: number, root: string, query: string, largest
       const [ms, v] = paired(cmd, VERSION);
       addServer(size, `${name} through the server, warm (goal ≤ 1.5×)`, ms, 'zk-memory --version', v);
     }
+    // A session's Stop after each agent turn: the transcript grows by one exchange before every run,
+    // and the hook puts just that exchange in the inbox (docs/agents.md "What is captured").
+    const transcript = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zk-bench-transcript-')), 'session.jsonl');
+    const turn = (i: number) =>
+      fs.appendFileSync(transcript, [
+        JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: `How did the kayak trip ${i} to the glacier go?` } }),
+        JSON.stringify({ type: 'assistant', uuid: `a${i}`, message: { role: 'assistant', content: [{ type: 'text', text: `Trip ${i} went well: sunrise over the glacier.` }] } }),
+      ].join('\n') + '\n');
+    for (let i = 0; i < 20; i++) turn(i);
+    const stop: Cmd = { ...zs('hook', 'claude'), input: JSON.stringify({ session_id: 'bench-stop', transcript_path: transcript, cwd: root, hook_event_name: 'Stop', stop_hook_active: false }), check: (out) => void JSON.parse(out) };
+    answeredByServer(stop);
+    let next = 20;
+    const [stopMs, vStop] = paired(stop, VERSION, RUNS, () => turn(next++));
+    addServer(size, 'hook claude Stop (one new exchange captured into the inbox) through the server, warm (goal ≤ 1.5×)', stopMs, 'zk-memory --version', vStop);
+    fs.rmSync(path.dirname(transcript), { recursive: true, force: true });
 
     // MCP: the stdio bridge to a session on the server against the in-process MCP server, their
     // searches alternating, once the server has compacted the index the cases above refreshed (it
