@@ -17,7 +17,7 @@ export function register(program: Command, cli: Invocation): void {
       return { json: { index: s }, text: views.indexStatusText(s) };
     }
     const { configuredEmbedder } = await import('../llm/embed.js');
-    const embedder = configuredEmbedder();
+    const embedder = await configuredEmbedder();
     if (!embedder && (flags.embedModel || flags.embedBase)) {
       throw new ZkError('usage', `${flags.embedModel ? '--embed-model' : '--embed-base'} needs a whole embedding endpoint: pass --embed-base and --embed-model (or set ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL)`);
     }

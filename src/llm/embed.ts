@@ -16,6 +16,12 @@ export interface Embedder {
    * `retries` overrides the configured retries, e.g. 0 for a call that has a fallback.
    */
   embed(texts: string[], opts?: { retries?: number }): Promise<number[][]>;
+  /**
+   * True for an embedder too slow to catch up on every pending note while a search waits (the
+   * built-in one): searches use the vectors there are, and notes are embedded in the background
+   * (the resident server) or by `index`. Else the first search embeds what is pending.
+   */
+  readonly background?: boolean;
 }
 
 /** The embeddings endpoint of a base URL given with or without its version segment. */
@@ -70,8 +76,24 @@ export function openAiEmbedder(config: EmbedConfig): Embedder {
   };
 }
 
-/** The configured embedder (`ZK_MEMORY_EMBED_*`, or the flags of this call), or undefined when none is configured. */
-export function configuredEmbedder(s: Settings = currentSettings()): Embedder | undefined {
+/** Which embedder the settings choose: an endpoint (`ZK_MEMORY_EMBED_BASE` and `_MODEL`) wins, else the built-in one unless `ZK_MEMORY_EMBED=off`. */
+export type EmbedderChoice = { kind: 'endpoint'; config: EmbedConfig } | { kind: 'local'; modelDir?: string } | { kind: 'none' };
+
+export function embedderChoice(s: Settings = currentSettings()): EmbedderChoice {
   const config = embedConfig(s);
-  return config && openAiEmbedder(config);
+  if (config) return { kind: 'endpoint', config };
+  if (s.embedMode() === 'off') return { kind: 'none' };
+  return { kind: 'local', modelDir: s.localEmbedModel() };
+}
+
+/**
+ * The configured embedder (an endpoint, by `ZK_MEMORY_EMBED_*` or the flags of this call; else the
+ * built-in model), or undefined when `ZK_MEMORY_EMBED=off` and no endpoint is configured. The
+ * built-in model is loaded only when it first embeds.
+ */
+export async function configuredEmbedder(s: Settings = currentSettings()): Promise<Embedder | undefined> {
+  const choice = embedderChoice(s);
+  if (choice.kind === 'endpoint') return openAiEmbedder(choice.config);
+  if (choice.kind === 'local') return (await import('./local-embed.js')).localEmbedder(choice.modelDir);
+  return undefined;
 }
