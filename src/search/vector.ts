@@ -384,6 +384,9 @@ export interface VectorStatus {
   notes: number;
   /** Notes on disk whose current content is not embedded, plus embedded notes that are gone. */
   pending: number | null;
+  /** Notes on disk whose current content is embedded, of `total` notes on disk (until then hybrid ranks them by their words). */
+  upToDate: number | null;
+  total: number | null;
   refreshedAt: string;
 }
 
@@ -395,9 +398,11 @@ export function vectorStatus(root: string, hashesOf?: () => ReadonlyMap<string, 
   const s = readVectorState(root);
   if (!s) return null;
   let pending: number | null = null;
+  let upToDate: number | null = null;
   const hashes = hashesOf?.();
   if (hashes) {
-    pending = [...hashes].filter(([name, hash]) => s.files.get(name) !== hash).length + [...s.files.keys()].filter((name) => !hashes.has(name)).length;
+    upToDate = [...hashes].filter(([name, hash]) => s.files.get(name) === hash).length;
+    pending = hashes.size - upToDate + [...s.files.keys()].filter((name) => !hashes.has(name)).length;
   }
-  return { model: s.model, dimension: s.dimension, notes: s.files.size, pending, refreshedAt: s.refreshedAt };
+  return { model: s.model, dimension: s.dimension, notes: s.files.size, pending, upToDate, total: hashes?.size ?? null, refreshedAt: s.refreshedAt };
 }
