@@ -27,15 +27,19 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  const schedule = (ms: number) => {
+  const schedule = (ms: number, refresh: boolean) => {
     if (closed) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void step(), ms);
+    timer = setTimeout(() => void step(refresh), ms);
     timer.unref();
   };
 
-  /** One batch: embed up to BACKGROUND_BATCH notes; sooner again while more are left. */
-  async function step(): Promise<void> {
+  /**
+   * One batch: embed up to BACKGROUND_BATCH notes; sooner again while more are left. Only the
+   * periodic look refreshes the full-text index first (on a network file system that checks every
+   * note); after a call, or between batches, the notes are as the index last saw them.
+   */
+  async function step(refresh: boolean): Promise<void> {
     if (closed || running) return;
     let next = LOOK_EVERY_MS;
     running = o.inCall(async () => {
@@ -43,9 +47,9 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
       const embedder = await searchEmbedder();
       // An endpoint is called by the search that needs it (it is fast); only a slow embedder is run here.
       if (!embedder?.background) return;
-      const { syncIndex } = await import('./fts-table.js');
       const { syncVectors } = await import('./vector.js');
-      const { files } = await syncIndex(root);
+      const files = refresh ? (await (await import('./fts-table.js')).syncIndex(root)).files : (await import('./manifest.js')).readManifest(root)?.files;
+      if (!files) return;
       const r = await syncVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
       if (r.left > 0) next = BETWEEN_BATCHES_MS;
     }).catch(() => {
@@ -55,13 +59,13 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
       running = undefined;
     });
     await running;
-    schedule(next);
+    schedule(next, next === LOOK_EVERY_MS);
   }
 
-  schedule(0);
+  schedule(0, true);
   return {
     poke: () => {
-      if (!running) schedule(0);
+      if (!running) schedule(0, false);
     },
     close() {
       closed = true;

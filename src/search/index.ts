@@ -38,7 +38,7 @@ export type SearchCorpusOptions = SearchOptions & {
   };
 
 async function requireEmbedder(backend: string, embedder: Embedder | undefined): Promise<Embedder> {
-  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedder: unset ZK_MEMORY_EMBED=off for the built-in one, or ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`);
+  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedder: set ZK_MEMORY_EMBED=local for the built-in one, or ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`);
   return embedder;
 }
 
