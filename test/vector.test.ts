@@ -49,7 +49,7 @@ beforeEach(() => {
 });
 
 const embedEnv = (model = 'test-model', base = server.url) => ({ ZK_MEMORY_EMBED_BASE: base, ZK_MEMORY_EMBED_MODEL: model });
-const noEmbedEnv = { ZK_MEMORY_EMBED_BASE: '', ZK_MEMORY_EMBED_MODEL: '' };
+const noEmbedEnv = { ZK_MEMORY_EMBED_BASE: '', ZK_MEMORY_EMBED_MODEL: '', ZK_MEMORY_EMBED: 'off' };
 const search = (root: string, args: string[], env: Record<string, string> = embedEnv()) =>
   zk(['--root', root, '--json', 'search', QUERY, ...args], { env });
 const paths = (r: { json: any }) => r.json.hits.map((h: any) => h.path);
