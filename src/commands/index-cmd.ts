@@ -6,7 +6,7 @@ import { addEmbedOptions, type Invocation } from '../cli/context.js';
 export function register(program: Command, cli: Invocation): void {
   const cmd = program
     .command('index [what]')
-    .description('bring the search index (and, with an embedding endpoint, the note vectors) up to date; normally automatic; "index status" tells how fresh it is')
+    .description('bring the search index and the note vectors up to date; normally automatic; "index status" tells how fresh it is')
     .option('--rebuild', 'start over from the files; re-embeds every note with the configured embedding model');
   addEmbedOptions(cmd).action(cli.action(async (what: string | undefined, flags: { rebuild?: boolean; embedModel?: string; embedBase?: string }) => {
     const api = await import('../api/search.js');
