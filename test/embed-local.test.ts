@@ -119,6 +119,22 @@ describe('the built-in embedder (all-MiniLM-L6-v2, real weights)', { timeout: 24
     expect(after).toBe(contentHash(fs.readFileSync(file)));
   });
 
+  it('makes the vectors anew when the built-in model changes, and ranks by words until then', async () => {
+    const { root, inCall } = warmCorpus();
+    // Vectors of another (older) built-in model, one direction for every note.
+    const older = { model: 'all-MiniLM-L6-v1', background: true, embed: async (texts: string[]) => texts.map(() => [1, ...new Array(383).fill(0)]) };
+    await inCall(() => index(root, { embedder: older }));
+    expect(readVectorState(root)?.model).toBe('all-MiniLM-L6-v1');
+    const meanwhile = await inCall(() => searchCorpus(root, 'train to Lyon', { limit: 3 }));
+    expect(meanwhile.backend).toBe('hybrid');
+    expect(meanwhile.fallback).toBeUndefined();
+    expect(meanwhile.hits[0]?.path).toBe('20260101-n3.md');
+    const r = await inCall(() => index(root, { embedder: shared }));
+    expect('vectors' in r && r.vectors.rebuilt).toBe(true);
+    expect(readVectorState(root)?.model).toBe('all-MiniLM-L6-v2');
+    expect(readVectorState(root)?.files.size).toBe(TOPICS.length);
+  });
+
   it('answers a search while the background embeds a larger corpus, from the vectors there are', async () => {
     const { root, inCall } = warmCorpus(190);
     const background = backgroundEmbedding(root, { inCall });
