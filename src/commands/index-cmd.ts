@@ -16,11 +16,12 @@ export function register(program: Command, cli: Invocation): void {
       const s = await api.indexStatus(root);
       return { json: { index: s }, text: views.indexStatusText(s) };
     }
-    const { configuredEmbedder } = await import('../llm/embed.js');
-    const embedder = await configuredEmbedder();
-    if (!embedder && (flags.embedModel || flags.embedBase)) {
+    const { configuredEmbedder, embedderChoice } = await import('../llm/embed.js');
+    // Half an endpoint is a mistake, not a request for the built-in embedder.
+    if ((flags.embedModel || flags.embedBase) && embedderChoice().kind !== 'endpoint') {
       throw new ZkError('usage', `${flags.embedModel ? '--embed-model' : '--embed-base'} needs a whole embedding endpoint: pass --embed-base and --embed-model (or set ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL)`);
     }
+    const embedder = await configuredEmbedder();
     const progress = (line: string) => current().io.stderr(`index: ${line}\n`);
     const r = await api.index(root, { rebuild: flags.rebuild, embedder, progress });
     return { json: { ...r }, text: views.indexText(r) };
