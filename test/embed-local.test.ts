@@ -161,6 +161,11 @@ describe('the built-in embedder (all-MiniLM-L6-v2, real weights)', { timeout: 24
     expect(ix.code).toBe(0);
     expect(ix.json.vectors).toBeUndefined();
     expect(readVectorState(root)).toBeUndefined();
+    // Half an endpoint is still a usage error, not a quiet switch to the built-in model.
+    const half = await zk(['--root', root, 'index', '--embed-model', 'nomic-embed-text'], { env: { ZK_MEMORY_EMBED: 'local' } });
+    expect(half.code).toBe(2);
+    expect(half.stderr).toMatch(/^error: --embed-model needs a whole embedding endpoint/);
+    expect(readVectorState(root)).toBeUndefined();
     const bad = await zk(['--root', root, 'search', 'x'], { env: { ZK_MEMORY_EMBED: 'sometimes' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('ZK_MEMORY_EMBED takes local or off, not "sometimes"');
