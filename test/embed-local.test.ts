@@ -71,8 +71,22 @@ describe('the built-in embedder (all-MiniLM-L6-v2, real weights)', { timeout: 24
     expect(cos(p, q)).toBeGreaterThan(cos(p, r) + 0.3);
   });
 
+  it('gives the same vectors on ONNX Runtime as on the WebAssembly engine it falls back to', async () => {
+    const texts = [
+      'The weather is lovely today.',
+      'Café crème, naïve façade — ÉLAN! (déjà vu?) 東京 e-mail: a.b@c.de; 3.14% of $5,000… zero\u200Bwidth',
+      Array.from({ length: 50 }, (_, i) => `Sentence ${i} of a long note about harbours, ferries and fishing boats.`).join(' '),
+      'x',
+    ];
+    const onnx = await shared.embed(texts);
+    const wasm = await localEmbedder(undefined, 'wasm').embed(texts);
+    for (let i = 0; i < texts.length; i++) expect(cos(onnx[i], wasm[i])).toBeGreaterThan(0.999);
+    // Unrelated texts do not agree that closely: the comparison can fail.
+    expect(cos(onnx[0], wasm[1])).toBeLessThan(0.9);
+  });
+
   it('embeds a text longer than 256 tokens in overlapping windows that each fit, so its end counts too', async () => {
-    const vocab = new Set(Object.keys(JSON.parse(fs.readFileSync(path.join(MODEL_DIR, 'tokenizer.json'), 'utf8')).model.vocab));
+    const vocab = new Map<string, number>(Object.entries(JSON.parse(fs.readFileSync(path.join(MODEL_DIR, 'tokenizer.json'), 'utf8')).model.vocab));
     const head = Array.from({ length: 60 }, (_, i) => `Paragraph ${i} is about the harbour, its ferries and the fishing boats.`).join(' ');
     const tail = ' Finally: the quantum computer uses superconducting qubits cooled near absolute zero.';
     const parts = windows(head + tail, vocab);
