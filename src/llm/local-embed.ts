@@ -101,7 +101,14 @@ async function onnxEngine(model: LocalModel, vocab: Vocab): Promise<Engine | und
     return undefined;
   }
   const graph = bertOnnxModel(fs.readFileSync(model.weightsPath), fs.readFileSync(model.configPath, 'utf8'));
-  const session = await ort.InferenceSession.create(graph, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+  // Errors only: the runtime's warnings are advice to whoever tunes the graph, not to the user.
+  const session = await ort.InferenceSession.create(graph, {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+  });
   return {
     async run(texts) {
       const ids = texts.map((t) => tokenIds(t, vocab));
