@@ -133,14 +133,20 @@ function safetensors(file: Uint8Array): (name: string) => { dims: number[]; data
     const size = entry.dtype === 'F16' ? 2 : entry.dtype === 'F32' ? 4 : 0;
     if (!size) throw new Error(`${name} is ${entry.dtype}, not F16 or F32`);
     if (to - from !== count * size || base + to > file.length) throw new Error(`its weights file is cut short (${name})`);
-    // A copy, so the typed array is aligned whatever the header length.
-    const bytes = new Uint8Array(file.subarray(base + from, base + to));
-    if (size === 4) return { dims: entry.shape, data: new Float32Array(bytes.buffer) };
-    const halves = new Uint16Array(bytes.buffer);
-    const data = new Float32Array(count);
-    for (let i = 0; i < count; i++) data[i] = halfToFloat[halves[i]];
-    return { dims: entry.shape, data };
+    // A view of the file where the tensor is aligned (the header is padded so it is), else a copy.
+    const start = file.byteOffset + base + from;
+    const aligned = start % size === 0;
+    const buffer = aligned ? file.buffer : file.buffer.slice(start, start + count * size);
+    const offset = aligned ? start : 0;
+    if (size === 4) return { dims: entry.shape, data: new Float32Array(buffer, offset, count) };
+    return { dims: entry.shape, data: toFloats(new Uint16Array(buffer, offset, count), halfToFloat) };
   };
+}
+
+function toFloats(halves: Uint16Array, halfToFloat: Float32Array): Float32Array {
+  const data = new Float32Array(halves.length);
+  for (let i = 0; i < halves.length; i++) data[i] = halfToFloat[halves[i]];
+  return data;
 }
 
 /** Every IEEE 754 half-precision value as a float, indexed by its bits. */

@@ -69,7 +69,13 @@ class Message {
   }
 
   finish(): Uint8Array {
-    return Buffer.concat(this.chunks);
+    const out = new Uint8Array(this.length());
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
   }
 }
 
