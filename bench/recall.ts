@@ -8,17 +8,19 @@
  * For `fts`, also how often the context bundle for the question (`context`, the budgets in
  * CONTEXT_BUDGETS) holds an evidence note, beside the top 5 and top 10 hits.
  *
- *   npm run bench:recall [-- DATA_DIR] [--backends rg,fts,vector,hybrid] [--json FILE] [--no-unrelated]
+ *   npm run bench:recall [-- DATA_DIR] [--backends rg,fts,vector,hybrid] [--corpora conv_0,…] [--no-unrelated] [--json FILE]
  *
  * DATA_DIR (or ZK_MEMORY_RECALL_DATA) defaults to ../shared/data/locomo-dev beside the repository.
- * vector and hybrid run when an embedding endpoint is configured (ZK_MEMORY_EMBED_BASE, _MODEL).
+ * vector and hybrid run with the configured embedder: an endpoint (ZK_MEMORY_EMBED_BASE, _MODEL),
+ * else the built-in model unless ZK_MEMORY_EMBED=off.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeNote } from '../src/corpus/ops/ops.js';
 import type { Note } from '../src/corpus/note/notes.js';
-import { configuredEmbedder } from '../src/llm/embed.js';
+import { configuredEmbedder, type Embedder } from '../src/llm/embed.js';
+import { index } from '../src/api/search.js';
 import { tendCandidates } from '../src/pipelines/gardener.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { searchCorpus } from '../src/search/index.js';
@@ -177,7 +179,24 @@ function summary(t: Tally): Record<string, number> {
   return { n: t.n, recall_1: r3(t.at1 / d), recall_5: r3(t.at5 / d), recall_10: r3(t.at10 / d), mrr_10: r3(t.rr / d) };
 }
 
-async function runBackend(backend: string, questions: Question[], roots: Map<string, string>, embedder: ReturnType<typeof configuredEmbedder>): Promise<BackendResult> {
+type MaybeEmbedder = Awaited<ReturnType<typeof configuredEmbedder>>;
+
+/**
+ * Embed every note of the corpora as `index` does (an embedder that indexes in the background
+ * leaves that to the server or `index`, not to a search), outside the timings; says how fast.
+ */
+async function embedAll(roots: Map<string, string>, embedder: Embedder): Promise<void> {
+  const t0 = performance.now();
+  let notes = 0;
+  for (const [name, root] of roots) {
+    const r = await index(root, { embedder, progress: (line) => process.stderr.write(`${name}: ${line}\n`) });
+    notes += "vectors" in r ? r.vectors.embedded : 0;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  process.stderr.write(`embedded ${notes} notes in ${seconds.toFixed(1)} s (${(notes / seconds).toFixed(1)} notes/s) with ${embedder.model}\n`);
+}
+
+async function runBackend(backend: string, questions: Question[], roots: Map<string, string>, embedder: MaybeEmbedder): Promise<BackendResult> {
   const overall = tally();
   const byCat = new Map<number, Tally>();
   const times: number[] = [];
@@ -325,14 +344,18 @@ const questions = fs
   .split('\n')
   .filter((l) => l.trim())
   .map((l) => JSON.parse(l) as Question);
-const embedder = configuredEmbedder();
+const embedder = await configuredEmbedder();
 const wanted = (option('--backends') ?? (embedder ? 'rg,fts,vector,hybrid' : 'rg,fts')).split(',').map((b) => b.trim());
 if (!embedder && wanted.some((b) => b === 'vector' || b === 'hybrid')) {
-  process.stderr.write('bench:recall: vector and hybrid need ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL\n');
+  process.stderr.write('bench:recall: vector and hybrid need an embedder (the built-in one, or ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL)\n');
   process.exit(2);
 }
+// --corpora conv_0,conv_1: only those conversations' questions (a quicker run).
+const only = option('--corpora')?.split(',').map((c) => c.trim());
+if (only) questions.splice(0, questions.length, ...questions.filter((q) => only.includes(q.corpus)));
 const { roots, tmp } = copyCorpora(dir, [...new Set(questions.map((q) => q.corpus))]);
 try {
+  if (embedder?.background && wanted.some((b) => b === 'vector' || b === 'hybrid')) await embedAll(roots, embedder);
   const garden = process.argv.includes('--no-unrelated') ? undefined : gardenCorpora(roots, tmp);
   const results: BackendResult[] = [];
   for (const backend of wanted) {

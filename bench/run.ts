@@ -52,8 +52,11 @@ interface Row {
 }
 
 // The in-process cases never use or start a resident server, so their figures stay comparable with
-// those of builds before it; the server's cases set their own environment (serverEnv below).
-const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ZK_MEMORY_SERVER: 'off' };
+// those of builds before it; the server's cases set their own environment (serverEnv below). The
+// built-in embedder is off (`--vectors` passes an endpoint, which wins): a server would otherwise
+// embed every generated note in the background beside the cases it times (`npm run bench:embed`
+// has its figures).
+const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ZK_MEMORY_SERVER: 'off', ZK_MEMORY_EMBED: 'off' };
 
 /**
  * Wall time of one whole process, in ms, and its output when the command checks it; fails loudly

@@ -19,6 +19,8 @@ export const CALL_SETTINGS: readonly string[] = [
   'ZK_MEMORY_REDACT',
   'ZK_MEMORY_HOOK_TIMEOUT',
   ...['BASE', 'MODEL', 'KEY', 'TIMEOUT', 'MAX_TOKENS', 'RETRIES', 'BACKOFF'].map((n) => `ZK_MEMORY_LLM_${n}`),
+  // Which embedder: the built-in one or none (ZK_MEMORY_EMBED), or an endpoint.
+  'ZK_MEMORY_EMBED',
   ...['BASE', 'MODEL', 'KEY', 'TIMEOUT', 'BATCH', 'RETRIES', 'BACKOFF', 'MAX_CHARS'].map((n) => `ZK_MEMORY_EMBED_${n}`),
 ];
 

@@ -44,6 +44,15 @@ export function lanceLogEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /**
+ * ONNX Runtime's telemetry off, unless the user set it: its Linux build starts Microsoft's 1DS
+ * telemetry client with the first session, which writes `.ses` and `mat-debug-PID.log` into the
+ * temp folder and would upload events over HTTPS. The built-in embedder sends nothing anywhere.
+ */
+export function onnxTelemetryEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return env.ORT_DISABLE_TELEMETRY?.trim() ? {} : { ORT_DISABLE_TELEMETRY: '1' };
+}
+
+/**
  * LanceDB requires apache-arrow's CommonJS build, about 200 modules that cost about 50 ms to load
  * in every process that searches; the package's single-file build exports the same API (the Node
  * build only adds stream adapters LanceDB does not use) and loads in about 12 ms. So the single
@@ -76,7 +85,8 @@ let prepared = false;
 
 /**
  * Set up this process for zk-memory, once: LanceDB's native runtime reads its thread and log
- * settings when it starts, so they are put in the environment first; arrow's single-file build is
+ * settings when it starts, so they are put in the environment first, as is ONNX Runtime's telemetry
+ * switch (off); arrow's single-file build is
  * preferred; and V8 keeps WebAssembly at baseline code (undici's HTTP parser is WebAssembly, which
  * V8 would also compile to optimized code in the background: a short-lived command never runs
  * long enough to gain from that, yet waits for it at exit, about 0.2 s).
@@ -84,7 +94,7 @@ let prepared = false;
 export function prepareProcess(): void {
   if (prepared) return;
   prepared = true;
-  Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()), lanceLogEnv(process.env));
+  Object.assign(process.env, lanceRuntimeEnv(process.env, os.availableParallelism()), lanceLogEnv(process.env), onnxTelemetryEnv(process.env));
   preferArrowBundle();
   v8.setFlagsFromString('--liftoff-only');
 }

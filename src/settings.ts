@@ -180,6 +180,21 @@ export class Settings {
     throw new ZkError('usage', `${this.origin('ZK_MEMORY_SERVER')} takes auto, on or off, not ${JSON.stringify(v)}`);
   }
 
+  /**
+   * Whether the built-in sentence embedder is used when no embedding endpoint is configured
+   * (docs/search.md): `local` (the default) uses it, `off` leaves search lexical.
+   */
+  embedMode(): 'local' | 'off' {
+    const v = (this.text('ZK_MEMORY_EMBED') ?? 'local').toLowerCase();
+    if (v === 'local' || v === 'off') return v;
+    throw new ZkError('usage', `${this.origin('ZK_MEMORY_EMBED')} takes local or off, not ${JSON.stringify(v)}`);
+  }
+
+  /** A folder holding another sentence model for the built-in embedder (else the bundled all-MiniLM-L6-v2). */
+  localEmbedModel(): string | undefined {
+    return this.text('ZK_MEMORY_EMBED_LOCAL_MODEL');
+  }
+
   /** How long (seconds) a server started in the background waits without a request before it exits. */
   serverIdleSeconds(): number {
     return this.number('ZK_MEMORY_SERVER_IDLE_SECONDS', 1800);

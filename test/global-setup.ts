@@ -26,6 +26,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   // Commands answer in-process unless a test asks for the resident server (test/server.test.ts),
   // whose sockets go to a runtime folder of the run's own.
   process.env.ZK_MEMORY_SERVER = 'off';
+  // Searches stay lexical unless a test asks for the built-in embedder (test/embed-local.test.ts):
+  // loading and running the model in every test would cost more CPU than the run has.
+  process.env.ZK_MEMORY_EMBED = 'off';
   const runtime = path.join(tmp, 'runtime');
   fs.mkdirSync(runtime, { mode: 0o700 });
   process.env.XDG_RUNTIME_DIR = runtime;

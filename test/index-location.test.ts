@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lanceLogEnv, lanceRuntimeEnv } from '../src/process.js';
+import { lanceLogEnv, lanceRuntimeEnv, onnxTelemetryEnv } from '../src/process.js';
 import { decideIndexLocation, networkFileSystem, type IndexSettings } from '../src/search/location.js';
 import { tempCorpus, write, zk } from './helpers/corpus.js';
 
@@ -81,6 +81,11 @@ describe('the LanceDB runtime', () => {
   it('logs errors only, unless the user set its log level', () => {
     expect(lanceLogEnv({})).toEqual({ LANCEDB_LOG: 'error' });
     expect(lanceLogEnv({ LANCEDB_LOG: 'debug' })).toEqual({});
+  });
+
+  it("turns ONNX Runtime's telemetry off, unless the user set it", () => {
+    expect(onnxTelemetryEnv({})).toEqual({ ORT_DISABLE_TELEMETRY: '1' });
+    expect(onnxTelemetryEnv({ ORT_DISABLE_TELEMETRY: '0' })).toEqual({});
   });
 });
 

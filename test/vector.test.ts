@@ -49,7 +49,7 @@ beforeEach(() => {
 });
 
 const embedEnv = (model = 'test-model', base = server.url) => ({ ZK_MEMORY_EMBED_BASE: base, ZK_MEMORY_EMBED_MODEL: model });
-const noEmbedEnv = { ZK_MEMORY_EMBED_BASE: '', ZK_MEMORY_EMBED_MODEL: '' };
+const noEmbedEnv = { ZK_MEMORY_EMBED_BASE: '', ZK_MEMORY_EMBED_MODEL: '', ZK_MEMORY_EMBED: 'off' };
 const search = (root: string, args: string[], env: Record<string, string> = embedEnv()) =>
   zk(['--root', root, '--json', 'search', QUERY, ...args], { env });
 const paths = (r: { json: any }) => r.json.hits.map((h: any) => h.path);
@@ -216,7 +216,7 @@ describe('without a working embedder', () => {
       const r = await zk(['--root', root, 'search', QUERY, '--backend', backend], { env: noEmbedEnv });
       expect(r.code).toBe(2);
       expect(r.stderr.trim()).toBe(
-        `error: search backend ${backend} needs an embedding endpoint: pass --embed-base and --embed-model or set ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL`,
+        `error: search backend ${backend} needs an embedder: set ZK_MEMORY_EMBED=local for the built-in one, or pass --embed-base and --embed-model or set ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL`,
       );
     }
     const auto = await search(root, [], noEmbedEnv);

@@ -34,11 +34,11 @@ export async function search(root: string, query: string, o: SearchRequest = {})
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits };
 }
 
-/** The backends a search can use with this call's settings: vector and hybrid only when an embedding endpoint is configured. */
+/** The backends a search can use with this call's settings: vector and hybrid only with an embedder (an endpoint, or the built-in one). */
 export async function searchBackends(): Promise<BackendName[]> {
   const { BACKENDS } = await import('../search/types.js');
-  const { endpointConfigured } = await import('../llm/config.js');
-  const embeds = endpointConfigured('embed');
+  const { embedderChoice } = await import('../llm/embed.js');
+  const embeds = embedderChoice().kind !== 'none';
   return BACKENDS.filter((b) => embeds || (b !== 'vector' && b !== 'hybrid'));
 }
 
@@ -64,6 +64,9 @@ export interface IndexRequest {
   progress?: (line: string) => void;
 }
 
+/** Notes per step of a slow (built-in) embedder: a progress line every few seconds. */
+const BACKGROUND_CHUNK = 32;
+
 /** Bring the full-text index (and, with an embedder, the note vectors) up to date. */
 export async function index(root: string, o: IndexRequest = {}) {
   const { syncIndex } = await import('../search/fts-table.js');
@@ -74,7 +77,7 @@ export async function index(root: string, o: IndexRequest = {}) {
   const sync = await syncIndex(root, { rebuild, checkAll: true });
   const action = sync.report.rebuilt ? ('rebuilt' as const) : ('refreshed' as const);
   // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
-  if (o.embedder) return { action, ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress }) };
+  if (o.embedder) return { action, ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress, chunk: o.embedder.background ? BACKGROUND_CHUNK : undefined }) };
   if (rebuild) await vectors.dropVectors(root);
   return { action, ...sync.report };
 }

@@ -1,22 +1,12 @@
 import { ZkError } from '../errors.js';
+import type { Embedder } from './types.js';
 import { settings as currentSettings } from '../context.js';
 import type { Settings } from '../settings.js';
 import { embedConfig, type EmbedConfig } from './config.js';
 import { postJson } from './http.js';
 import { endpointPostOptions, openAiUrl, postResult, readAnswer } from './openai.js';
 
-/** Turns texts into vectors: one per text, in order, all of one dimension. */
-export interface Embedder {
-  /** The model id; the vector index is pinned to it. */
-  readonly model: string;
-  /**
-   * Embed the texts (each clipped to the embedder's character cap). Throws a ZkError (exit 3):
-   * `llm_unreachable` when the endpoint cannot be reached, else `llm_failed` when it fails or
-   * answers something unusable.
-   * `retries` overrides the configured retries, e.g. 0 for a call that has a fallback.
-   */
-  embed(texts: string[], opts?: { retries?: number }): Promise<number[][]>;
-}
+export type { Embedder } from './types.js';
 
 /** The embeddings endpoint of a base URL given with or without its version segment. */
 export function embeddingsUrl(base: string): string {
@@ -70,8 +60,24 @@ export function openAiEmbedder(config: EmbedConfig): Embedder {
   };
 }
 
-/** The configured embedder (`ZK_MEMORY_EMBED_*`, or the flags of this call), or undefined when none is configured. */
-export function configuredEmbedder(s: Settings = currentSettings()): Embedder | undefined {
+/** Which embedder the settings choose: an endpoint (`ZK_MEMORY_EMBED_BASE` and `_MODEL`) wins, else the built-in one unless `ZK_MEMORY_EMBED=off`. */
+export type EmbedderChoice = { kind: 'endpoint'; config: EmbedConfig } | { kind: 'local'; modelDir?: string } | { kind: 'none' };
+
+export function embedderChoice(s: Settings = currentSettings()): EmbedderChoice {
   const config = embedConfig(s);
-  return config && openAiEmbedder(config);
+  if (config) return { kind: 'endpoint', config };
+  if (s.embedMode() === 'off') return { kind: 'none' };
+  return { kind: 'local', modelDir: s.localEmbedModel() };
+}
+
+/**
+ * The configured embedder (an endpoint, by `ZK_MEMORY_EMBED_*` or the flags of this call; else the
+ * built-in model), or undefined when `ZK_MEMORY_EMBED=off` and no endpoint is configured. The
+ * built-in model is loaded only when it first embeds.
+ */
+export async function configuredEmbedder(s: Settings = currentSettings()): Promise<Embedder | undefined> {
+  const choice = embedderChoice(s);
+  if (choice.kind === 'endpoint') return openAiEmbedder(choice.config);
+  if (choice.kind === 'local') return (await import('./local-embed.js')).localEmbedder(choice.modelDir);
+  return undefined;
 }

@@ -39,3 +39,22 @@ export interface StructuredLLM {
   /** The model id, recorded in every trace line of a judged call. */
   readonly model?: string;
 }
+
+/** Turns texts into vectors: one per text, in order, all of one dimension. */
+export interface Embedder {
+  /** The model id; the vector index is pinned to it. */
+  readonly model: string;
+  /**
+   * Embed the texts (each clipped to the embedder's character cap). Throws a ZkError (exit 3):
+   * `llm_unreachable` when the endpoint cannot be reached, else `llm_failed` when it fails or
+   * answers something unusable.
+   * `retries` overrides the configured retries, e.g. 0 for a call that has a fallback.
+   */
+  embed(texts: string[], opts?: { retries?: number }): Promise<number[][]>;
+  /**
+   * True for an embedder too slow to catch up on every pending note while a search waits (the
+   * built-in one): searches use the vectors there are, and notes are embedded in the background
+   * (the resident server) or by `index`. Else the first search embeds what is pending.
+   */
+  readonly background?: boolean;
+}

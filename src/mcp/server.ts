@@ -14,6 +14,7 @@ import { trace } from '../corpus/trace/trace.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
 import { callWarmIndex, warmIndex } from '../search/warm.js';
+import { backgroundEmbedding } from '../search/background-embed.js';
 import { gitWorkTree } from '../api/corpus.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -155,6 +156,8 @@ export async function serveMcp(root: string, ctx: RunContext, streams?: { input:
   const shared = callWarmIndex();
   const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
   const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));
+  // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
+  const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -163,6 +166,7 @@ export async function serveMcp(root: string, ctx: RunContext, streams?: { input:
     await server.connect(transport);
     await closed;
   } finally {
+    embedding?.close();
     own?.close();
   }
 }

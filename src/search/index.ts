@@ -31,19 +31,20 @@ function oneLine(err: unknown): string {
 /** What `searchCorpus` takes beyond the query: limit, history, backend, and the embedding endpoint. */
 export type SearchCorpusOptions = SearchOptions & {
     backend?: string;
-    /** An embedder to use instead of the configured endpoint (else the one `ZK_MEMORY_EMBED_*` or this call's flags configure). */
+    /** An embedder to use instead of the configured one (an endpoint by `ZK_MEMORY_EMBED_*` or this call's flags, else the built-in model). */
     embedder?: Embedder;
     /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
     progress?: (line: string) => void;
   };
 
 async function requireEmbedder(backend: string, embedder: Embedder | undefined): Promise<Embedder> {
-  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedding endpoint: ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`);
+  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedder: set ZK_MEMORY_EMBED=local for the built-in one, or ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`);
   return embedder;
 }
 
 /**
- * `auto`: hybrid when an embedder is configured and answers, else full-text, else rg. Each step
+ * `auto`: hybrid when an embedder is configured (an endpoint, else the built-in model unless
+ * `ZK_MEMORY_EMBED=off`) and answers, else full-text, else rg. Each step
  * down says why in `fallback`; the lexical answer never waits on a retry of a dead embedder.
  */
 async function autoSearch(root: string, query: string, o: SearchCorpusOptions & { limit: number }, embedder?: Embedder): Promise<SearchOutcome> {
@@ -71,7 +72,7 @@ export async function searchCorpus(root: string, query: string, opts: SearchCorp
   const backend = configuredBackend(opts.backend);
   const o = { ...opts, limit: opts.limit ?? DEFAULT_LIMIT };
   // The embedding client is loaded only by the backends that embed.
-  const embedder = async () => opts.embedder ?? (await import('../llm/embed.js')).configuredEmbedder();
+  const embedder = async () => opts.embedder ?? (await import('./embedder.js')).searchEmbedder();
   switch (backend) {
     case 'rg':
       return { backend: 'rg', hits: await (await rg()).search(root, query, o) };

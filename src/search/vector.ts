@@ -211,6 +211,8 @@ export interface VectorReport {
   embedded: number;
   removed: number;
   notes: number;
+  /** Notes still to embed: a run with a `limit` stops before them. */
+  left: number;
 }
 
 /** Told how a long embedding run is going, one line at a time. */
@@ -220,6 +222,10 @@ export interface SyncOptions {
   /** Start the table over, pinned to this embedder's model. */
   rebuild?: boolean;
   progress?: Progress;
+  /** Notes embedded and written per step (default 512). */
+  chunk?: number;
+  /** Stop after about this many notes (whole steps): a bounded batch of a background run. */
+  limit?: number;
 }
 
 /**
@@ -246,7 +252,13 @@ async function sync(root: string, embedder: Embedder, files: ReadonlyMap<string,
 async function syncSteps(
   root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions, state: VectorState | undefined,
 ): Promise<{ report: VectorReport; state?: VectorState }> {
+  // The built-in model is not chosen per call: when it changes (another version, another folder) its vectors are made anew.
+  if (state && embedder.background && state.model !== embedder.model) {
+    opts = { ...opts, rebuild: true };
+    state = undefined;
+  }
   if (state) assertPinned(state, embedder.model);
+  const chunk = opts.chunk ?? CHUNK;
   // Plain loops: at 50k notes a search in a warm process makes this comparison every time.
   const todo: string[] = [];
   for (const [name, f] of files) if (state?.files.get(name) !== f.hash) todo.push(name);
@@ -259,8 +271,8 @@ async function syncSteps(
   // A table already past the threshold without the index (made by an older version, or the
   // threshold lowered) gets it now, not only once a note changes.
   const indexDue = Boolean(state && !state.ann && state.files.size > Math.max(settings().vectorIndexAbove(), ANN_MIN_ROWS));
-  for (let i = 0; i < todo.length || fresh || remove.length || (i === 0 && indexDue); i += CHUNK) {
-    const items = readEmbeddable(root, todo.slice(i, i + CHUNK));
+  for (let i = 0; i < todo.length || fresh || remove.length || (i === 0 && indexDue); i += chunk) {
+    const items = readEmbeddable(root, todo.slice(i, i + chunk));
     const vectors = items.length ? await embedder.embed(items.map((it) => embeddingText(it.note))) : [];
     const step = await applyStep(root, embedder.model, items, vectors, remove, fresh);
     embedded += step.written;
@@ -268,11 +280,12 @@ async function syncSteps(
     fresh = false;
     remove = [];
     // Only a run of several steps (a first embedding, a new model) is long enough to report.
-    if (todo.length > CHUNK) opts.progress?.(`embedded ${Math.min(i + CHUNK, todo.length)} of ${todo.length} notes with ${JSON.stringify(embedder.model)}`);
+    if (todo.length > chunk) opts.progress?.(`embedded ${Math.min(i + chunk, todo.length)} of ${todo.length} notes with ${JSON.stringify(embedder.model)}`);
+    if (opts.limit !== undefined && i + chunk >= opts.limit) break;
   }
   const report = {
     model: embedder.model, dimension: after?.dimension ?? null, rebuilt: Boolean(opts.rebuild),
-    embedded, removed: gone.length, notes: after?.files.size ?? 0,
+    embedded, removed: gone.length, notes: after?.files.size ?? 0, left: Math.max(0, todo.length - (opts.limit ?? todo.length)),
   };
   return { report, state: after };
 }
@@ -335,9 +348,12 @@ export async function vectorRanking(
   opts: { limit: number; history?: boolean; retries?: number; progress?: Progress },
 ): Promise<Ranked[]> {
   const pinned = loadVectorState(root);
+  // An embedder that indexes in the background ranks by the vectors there are: none yet (or only
+  // another model's, until they are rebuilt) means no ranking by meaning, and no model to load.
+  if (embedder.background && pinned?.model !== embedder.model) return [];
   if (pinned) assertPinned(pinned, embedder.model);
   const [queryVector] = await embedder.embed([query], { retries: opts.retries });
-  const { state } = await sync(root, embedder, files, { progress: opts.progress }, pinned);
+  const { state } = embedder.background ? { state: pinned } : await sync(root, embedder, files, { progress: opts.progress }, pinned);
   if (!state) return [];
   assertPinned(state, embedder.model, queryVector.length);
   const table = await openTable(root, TABLE);
@@ -368,6 +384,9 @@ export interface VectorStatus {
   notes: number;
   /** Notes on disk whose current content is not embedded, plus embedded notes that are gone. */
   pending: number | null;
+  /** Notes on disk whose current content is embedded, of `total` notes on disk (until then hybrid ranks them by their words). */
+  upToDate: number | null;
+  total: number | null;
   refreshedAt: string;
 }
 
@@ -379,9 +398,11 @@ export function vectorStatus(root: string, hashesOf?: () => ReadonlyMap<string, 
   const s = readVectorState(root);
   if (!s) return null;
   let pending: number | null = null;
+  let upToDate: number | null = null;
   const hashes = hashesOf?.();
   if (hashes) {
-    pending = [...hashes].filter(([name, hash]) => s.files.get(name) !== hash).length + [...s.files.keys()].filter((name) => !hashes.has(name)).length;
+    upToDate = [...hashes].filter(([name, hash]) => s.files.get(name) === hash).length;
+    pending = hashes.size - upToDate + [...s.files.keys()].filter((name) => !hashes.has(name)).length;
   }
-  return { model: s.model, dimension: s.dimension, notes: s.files.size, pending, refreshedAt: s.refreshedAt };
+  return { model: s.model, dimension: s.dimension, notes: s.files.size, pending, upToDate, total: hashes?.size ?? null, refreshedAt: s.refreshedAt };
 }

@@ -5,6 +5,7 @@ import { isNoteName } from '../corpus/files/note-files.js';
 import type { KnownManifest } from './manifest.js';
 import type { VectorState } from './vector-state.js';
 import type { Table } from './lance.js';
+import type { Embedder } from '../llm/embed.js';
 import type { NoteWatch, WarmIndexPort } from '../ports.js';
 
 /**
@@ -21,6 +22,8 @@ export interface WarmIndex extends WarmIndexPort {
   readonly manifest: KeptFile<KnownManifest>;
   /** The vector state, the same way (src/search/vector.ts). */
   readonly vectors: KeptFile<VectorState>;
+  /** The built-in embedders made so far, by model folder: each loads its model once (src/search/embedder.ts). */
+  readonly embedders: Map<string, Embedder>;
   /**
    * How fresh the index was found against the notes' stamps as kept until a note changes (by
    * that list, see `scanIndex` in src/search/changes.ts), with the manifest it was found against.
@@ -417,7 +420,7 @@ export function warmIndex(root: string, local: boolean, o: WarmIndexOptions = {}
   let lastWrite = performance.now();
   return {
     kind: 'warm-index',
-    tables, watch, notes, manifest, vectors, scans: new WeakMap(),
+    tables, watch, notes, manifest, vectors, scans: new WeakMap(), embedders: new Map(),
     sync: () => watch?.sync() ?? Promise.resolve(),
     wroteIndex: () => void (lastWrite = performance.now()),
     indexQuietMs: () => performance.now() - lastWrite,

@@ -6,6 +6,7 @@ import type { Viewer } from '../viewer/web.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
 import { warmIndex, type WarmIndex } from '../search/warm.js';
+import { backgroundEmbedding } from '../search/background-embed.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { buildId, HEARTBEAT_MS, MAX_REQUEST_BYTES, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
 import { claimSocket, pidFile, releaseSocket } from './claim.js';
@@ -73,6 +74,8 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   });
   /** A call of the server's own (a warm-up, a compaction, the viewer's pages), with the warm index. */
   const ownCall = () => newCall({ ...own, warm });
+  // New and changed notes embedded between calls by the built-in embedder (src/search/background-embed.ts).
+  const embedding = backgroundEmbedding(root, { inCall: (job) => withContext(ownCall(), job) });
   const sessions = new Set<net.Socket>();
   let busy = 0;
   // Idle time is measured on the monotonic clock: a system clock set back an hour must not keep a server an hour longer.
@@ -162,6 +165,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
         send(socket, { accepted: true, pid: process.pid });
         busy++;
         const finished = () => {
+          embedding.poke();
           busy--;
           lastActive = performance.now();
         };
@@ -236,6 +240,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     if (stopped) return;
     stopped = reason;
     clearInterval(timer);
+    embedding.close();
     server.close();
     for (const s of sessions) s.destroy();
     releaseSocket(sock, claim);

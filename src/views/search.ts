@@ -21,9 +21,10 @@ export function searchText(r: SearchResult): string {
 }
 
 function vectorStatusLine(v: VectorStatus | null): string {
-  if (!v) return 'vectors: none (built by the first vector or hybrid search, or `index` with an embedding endpoint)';
+  if (!v) return 'vectors: none (made by `index`, the resident server in the background, or the first vector or hybrid search with an embedding endpoint)';
   const pending = v.pending ? `, ${v.pending} pending` : '';
-  return `vectors: ${v.notes} notes embedded with model ${JSON.stringify(v.model)}, dimension ${v.dimension}${pending} (refreshed ${v.refreshedAt})`;
+  const count = v.total !== null && v.upToDate !== null ? `${v.upToDate} of ${v.total} notes embedded` : `${v.notes} notes embedded`;
+  return `vectors: ${count} with model ${JSON.stringify(v.model)}, dimension ${v.dimension}${pending} (refreshed ${v.refreshedAt})`;
 }
 
 function vectorReportLine(v: VectorReport): string {
