@@ -261,10 +261,10 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     expect(await page.locator('main').textContent()).toContain('unknown search backend: "bogus"');
     const vector = await page.goto(`${base}/search?q=judy&backend=vector`);
     expect(vector!.status()).toBe(400);
-    expect(await page.locator('main').textContent()).toContain('needs an embedding endpoint');
+    expect(await page.locator('main').textContent()).toContain('needs an embedder');
     const api = await page.goto(`${base}/api/search?q=judy&backend=hybrid`);
     expect(api!.status()).toBe(400);
-    expect(JSON.parse(await api!.text())).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringContaining('needs an embedding endpoint') } });
+    expect(JSON.parse(await api!.text())).toMatchObject({ ok: false, error: { code: 'usage', message: expect.stringContaining('needs an embedder') } });
     expect((await page.goto(`${base}/graph?hops=9`))!.status()).toBe(400);
     expect((await page.goto(`${base}/note/%E0%A4%A.md`))!.status()).toBe(400);
     expect((await page.goto(`${base}/recent?kind=bogus`))!.status()).toBe(400);
@@ -274,7 +274,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
 });
 
 describe('the search page\'s backends', () => {
-  it('offers vector and hybrid when an embedding endpoint is configured', async () => {
+  it('offers vector and hybrid when an embedder is there: the built-in one, or an endpoint', async () => {
     const { withContext } = await import('../src/context.js');
     const { Settings } = await import('../src/settings.js');
     const { searchPage } = await import('../src/viewer/pages.js');
@@ -284,8 +284,9 @@ describe('the search page\'s backends', () => {
       const page = await withContext({ settings: new Settings(vars), io }, () => searchPage(root, '', undefined));
       return [...page.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]);
     };
-    expect(await options({})).toEqual(['auto', 'rg', 'fts']);
-    expect(await options({ ZK_MEMORY_EMBED_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_EMBED_MODEL: 'nomic-embed-text' })).toEqual(['auto', 'rg', 'fts', 'vector', 'hybrid']);
+    expect(await options({ ZK_MEMORY_EMBED: 'off' })).toEqual(['auto', 'rg', 'fts']);
+    expect(await options({})).toEqual(['auto', 'rg', 'fts', 'vector', 'hybrid']);
+    expect(await options({ ZK_MEMORY_EMBED: 'off', ZK_MEMORY_EMBED_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_EMBED_MODEL: 'nomic-embed-text' })).toEqual(['auto', 'rg', 'fts', 'vector', 'hybrid']);
   });
 });
 
