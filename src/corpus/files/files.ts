@@ -113,24 +113,18 @@ function publishExclusive(tmp: string, dest: string): void {
  * symlink planted there counts as taken). With `lock`, the lock is checked to be still ours first.
  */
 export function createFileExclusive(_root: string, dest: string, content: string, lock?: HeldLock): boolean {
-  const tmp = writeTemp(dest, content);
-  try {
-    lock?.assertHeld();
-    publishExclusive(tmp, dest);
-    recordChange({ path: dest, what: 'created' });
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
+  return publishTemp(writeTemp(dest, content), dest, lock);
 }
 
 /** createFileExclusive, with the file written by writeTempAsync: for many files created at once. */
 export async function createFileExclusiveAsync(dest: string, content: string): Promise<boolean> {
-  const tmp = await writeTempAsync(dest, content);
+  return publishTemp(await writeTempAsync(dest, content), dest);
+}
+
+/** Publish a file written whole at `tmp` under `dest` if that name is free; the temp file never stays. */
+function publishTemp(tmp: string, dest: string, lock?: HeldLock): boolean {
   try {
+    lock?.assertHeld();
     publishExclusive(tmp, dest);
     recordChange({ path: dest, what: 'created' });
     return true;
