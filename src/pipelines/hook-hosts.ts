@@ -56,50 +56,55 @@ function prompt(input: Record<string, unknown>): HookAction {
   return p ? { kind: 'prompt', prompt: p } : { kind: 'none' };
 }
 
-/**
- * Claude Code: SessionStart and UserPromptSubmit take `hookSpecificOutput.additionalContext`;
- * PreCompact, Stop and SessionEnd capture the transcript at `transcript_path` (JSONL).
- */
-const claude: HookHost = {
-  name: 'claude',
-  empty: emptyHookAnswer('claude'),
-  parse(stdin) {
-    const input = object(stdin);
-    const event = text(input.hook_event_name) ?? '';
-    const cwd = text(input.cwd);
-    if (event === 'SessionStart') return { event, cwd, action: { kind: 'session' } };
-    if (event === 'UserPromptSubmit') return { event, cwd, action: prompt(input) };
-    if (event === 'PreCompact' || event === 'Stop' || event === 'SessionEnd') {
-      const transcript = text(input.transcript_path);
-      if (!transcript) throw new Error(`${event} without a transcript_path`);
-      return { event, cwd, action: { kind: 'capture', session: session(input), turns: () => claudeTranscriptTurns(transcript) } };
-    }
-    return { event, cwd, action: { kind: 'none' } };
-  },
-  answer: additionalContext,
-};
+type Input = Record<string, unknown>;
 
 /**
- * Gemini CLI: SessionStart and BeforeAgent take `hookSpecificOutput.additionalContext`; AfterAgent
- * hands over the turn itself (`prompt`, `prompt_response`), which is what is captured.
+ * A host that sends one JSON object per event and takes context as `hookSpecificOutput`: which of
+ * its events starts a session, which carries a prompt, and which hand over turns to capture (each
+ * reading them from the event's input). Any other event asks nothing.
  */
-const gemini: HookHost = {
-  name: 'gemini',
-  empty: emptyHookAnswer('gemini'),
-  parse(stdin) {
-    const input = object(stdin);
-    const event = text(input.hook_event_name) ?? '';
-    const cwd = text(input.cwd);
-    if (event === 'SessionStart') return { event, cwd, action: { kind: 'session' } };
-    if (event === 'BeforeAgent') return { event, cwd, action: prompt(input) };
-    if (event === 'AfterAgent') {
+function jsonHost(name: string, events: { session: string; prompt: string; capture: Record<string, (event: string, input: Input) => () => Turn[]> }): HookHost {
+  return {
+    name,
+    empty: emptyHookAnswer(name),
+    parse(stdin) {
+      const input = object(stdin);
+      const event = text(input.hook_event_name) ?? '';
+      const cwd = text(input.cwd);
+      if (event === events.session) return { event, cwd, action: { kind: 'session' } };
+      if (event === events.prompt) return { event, cwd, action: prompt(input) };
+      const capture = Object.hasOwn(events.capture, event) ? events.capture[event] : undefined;
+      if (capture) return { event, cwd, action: { kind: 'capture', session: session(input), turns: capture(event, input) } };
+      return { event, cwd, action: { kind: 'none' } };
+    },
+    answer: additionalContext,
+  };
+}
+
+/** Claude Code: PreCompact, Stop and SessionEnd capture the transcript at `transcript_path` (JSONL). */
+function claudeTranscript(event: string, input: Input): () => Turn[] {
+  const transcript = text(input.transcript_path);
+  if (!transcript) throw new Error(`${event} without a transcript_path`);
+  return () => claudeTranscriptTurns(transcript);
+}
+
+const claude = jsonHost('claude', {
+  session: 'SessionStart',
+  prompt: 'UserPromptSubmit',
+  capture: { PreCompact: claudeTranscript, Stop: claudeTranscript, SessionEnd: claudeTranscript },
+});
+
+/** Gemini CLI: AfterAgent hands over the turn itself (`prompt`, `prompt_response`), which is what is captured. */
+const gemini = jsonHost('gemini', {
+  session: 'SessionStart',
+  prompt: 'BeforeAgent',
+  capture: {
+    AfterAgent: (_event, input) => {
       const turns = exchangeTurns(text(input.prompt) ?? '', text(input.prompt_response) ?? '');
-      return { event, cwd, action: { kind: 'capture', session: session(input), turns: () => turns } };
-    }
-    return { event, cwd, action: { kind: 'none' } };
+      return () => turns;
+    },
   },
-  answer: additionalContext,
-};
+});
 
 /** Any other host: the prompt as text on stdin, the bundle as text on stdout. */
 const generic: HookHost = {
