@@ -13,7 +13,8 @@ const run = (clone: string, ...args: string[]) => zk(['--root', clone, ...args],
 
 const STEPS = ['after-commit', 'after-fetch', 'mid-merge', 'mid-resolve', 'before-merge-commit', 'before-push'];
 
-describe('a sync killed half-way', () => {
+// Each case runs several git processes and a killed sync: about 20 s alone, far more beside a full suite.
+describe('a sync killed half-way', { timeout: 180_000 }, () => {
   it.concurrent.each(STEPS)('at %s: the next sync finishes, nothing is lost', async (step) => {
     const { clones: [a, b] } = await gitHosts(2);
     await run(a, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-12-01');
