@@ -42,6 +42,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   mcp: () => import('./commands/mcp.js'),
   serve: () => import('./commands/serve.js'),
   token: () => import('./commands/token.js'),
+  corpus: () => import('./commands/corpus.js'),
   sync: () => import('./commands/sync.js'),
   view: () => import('./commands/view.js'),
   'merge-driver': () => import('./commands/merge-driver.js'),
@@ -64,6 +65,7 @@ async function buildProgram(rest: string[], cli: Invocation, io: Io): Promise<Co
     .description('Long-term memory as a flat Markdown zettelkasten')
     .version(version(), '-V, --version')
     .option('--root <dir>', 'corpus root (else ZK_MEMORY_ROOT, else the nearest folder holding .zk/)')
+    .option('--corpus <name>', 'the corpus registered as NAME (zk-memory corpus add NAME DIR), instead of --root')
     .option('--json', 'print one JSON object on stdout')
     .showHelpAfterError(false)
     .exitOverride()

@@ -243,6 +243,11 @@ export class Settings {
     return this.text('XDG_STATE_HOME');
   }
 
+  /** The user's config folder (XDG_CONFIG_HOME), where the registry of corpora by name is kept when it is set (else ~/.config). */
+  configHome(): string | undefined {
+    return this.text('XDG_CONFIG_HOME');
+  }
+
   /** Print stack traces of unexpected errors. */
   debug(): boolean {
     return Boolean(this.text('ZK_MEMORY_DEBUG'));

@@ -36,6 +36,10 @@ export default async function setup(): Promise<() => Promise<void>> {
   const state = path.join(tmp, 'state');
   fs.mkdirSync(state, { mode: 0o700 });
   process.env.XDG_STATE_HOME = state;
+  // The registry of corpora by name is kept in the user's config folder: the run's own too.
+  const config = path.join(tmp, 'config');
+  fs.mkdirSync(config, { mode: 0o700 });
+  process.env.XDG_CONFIG_HOME = config;
   return async () => {
     // A server whose corpus a test removed ends by itself within 5 s (docs/server.md); any other is left running.
     let running = serverPids((args) => args.some((a) => a.startsWith(tmp)));
@@ -43,6 +47,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     for (const pid of running) process.kill(pid, 'SIGKILL');
     fs.rmSync(runtime, { recursive: true, force: true });
     fs.rmSync(state, { recursive: true, force: true });
+    fs.rmSync(config, { recursive: true, force: true });
     // vitest reports an error thrown here but still exits 0: the exit code is set as well.
     if (running.length) failRun(`tests left ${running.length} server(s) running: pid ${running.join(', ')}`);
     const left = fs.readdirSync(tmp);

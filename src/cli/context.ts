@@ -9,6 +9,8 @@ import type { WarmIndexPort } from '../ports.js';
 /** Options every command understands wherever they stand on the command line. */
 export interface GlobalOptions {
   root?: string;
+  /** The corpora named with `--corpus` (docs/configuration.md#corpora-by-name): one, but for `token create`. */
+  corpora?: string[];
   json: boolean;
 }
 
@@ -124,7 +126,7 @@ export class Invocation {
 
   /** The corpus root for this invocation. */
   root(): string {
-    return resolveRoot(this.globals.root);
+    return resolveRoot(this.globals.root, { corpora: this.globals.corpora });
   }
 
   private get io(): Io {

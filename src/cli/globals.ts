@@ -2,8 +2,9 @@ import { ZkError } from '../errors.js';
 import type { GlobalOptions } from './context.js';
 
 /**
- * Take `--root DIR` and `--json` out of the arguments wherever they stand (before or after the
- * subcommand, never after `--`), so every command sees them the same way.
+ * Take `--root DIR`, `--corpus NAME` (repeatable, for `token create`) and `--json` out of the
+ * arguments wherever they stand (before or after the subcommand, never after `--`), so every
+ * command sees them the same way. `--root` and `--corpus` both name the corpus: one of them.
  */
 export function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: string[] } {
   const globals: GlobalOptions = { json: false };
@@ -19,7 +20,11 @@ export function extractGlobals(argv: string[]): { globals: GlobalOptions; rest: 
       if (i + 1 >= argv.length) throw new ZkError('usage', 'option --root needs a directory');
       globals.root = argv[++i];
     } else if (a.startsWith('--root=')) globals.root = a.slice('--root='.length);
-    else rest.push(a);
+    else if (a === '--corpus' || a.startsWith('--corpus=')) {
+      if (a === '--corpus' && i + 1 >= argv.length) throw new ZkError('usage', 'option --corpus needs a name (zk-memory corpus list)');
+      (globals.corpora ??= []).push(a === '--corpus' ? argv[++i] : a.slice('--corpus='.length));
+    } else rest.push(a);
   }
+  if (globals.root !== undefined && globals.corpora) throw new ZkError('usage', '--root and --corpus both name the corpus: give one of them');
   return { globals, rest };
 }

@@ -36,7 +36,7 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   try {
     mode = settings.serverMode();
     if (mode === 'off') return inProcess;
-    root = resolveRoot(parsed.globals.root);
+    root = resolveRoot(parsed.globals.root, { corpora: parsed.globals.corpora });
     if (!fs.existsSync(`${root}/.zk`)) return inProcess; // not a corpus yet: the command says so
     const folder = socketFolder(settings);
     ensureSocketFolder(folder);

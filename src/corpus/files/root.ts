@@ -2,14 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { current } from '../../context.js';
 import { ZkError } from '../../errors.js';
+import { registeredRoot } from '../registry.js';
 
 /**
- * The corpus root: an explicit --root, else ZK_MEMORY_ROOT, else the nearest ancestor of the
- * working directory that holds a `.zk/` folder.
+ * The corpus root: an explicit --root, else the corpus registered under the name --corpus gives
+ * (src/corpus/registry.ts), else ZK_MEMORY_ROOT, else the nearest ancestor of the working
+ * directory that holds a `.zk/` folder.
  */
-export function resolveRoot(explicit: string | undefined, opts: { mustExist?: boolean } = {}): string {
+export function resolveRoot(explicit: string | undefined, opts: { mustExist?: boolean; corpora?: string[] } = {}): string {
   const { settings, io } = current();
-  const given = explicit ?? settings.root();
+  if (opts.corpora && opts.corpora.length > 1) throw new ZkError('usage', '--corpus names the one corpus of a command (only token create takes several)');
+  const named = opts.corpora?.length ? registeredRoot(opts.corpora[0]) : undefined;
+  const given = explicit ?? named ?? settings.root();
   let root: string | undefined;
   if (given !== undefined) {
     root = path.resolve(io.cwd(), given);
