@@ -143,7 +143,7 @@ describe('MCP over HTTP', () => {
     expect([taken.code, taken.json.error.code]).toEqual([1, 'exists']);
     const bad = await zkProcess(['--root', root, '--json', 'token', 'create', 'a b']);
     expect([bad.code, bad.json.error.code]).toEqual([2, 'usage']);
-    expect((await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({ ok: true, revoked: 'laptop' });
+    expect((await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({ ok: true, revoked: 'laptop', corpora: [{ name: null, root: fs.realpathSync(root) }] });
     const gone = await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop']);
     expect([gone.code, gone.json.error.code]).toEqual([1, 'not_found']);
     expect((await zkProcess(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => t.name)).toEqual(['ci-runner']);

@@ -8,6 +8,7 @@ import { ZkError } from '../errors.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { writeTemp } from '../corpus/files/files.js';
 import { warn } from '../corpus/trace/warn.js';
+import { withLock } from '../corpus/lock/lock.js';
 
 // Where a corpus's HTTP tokens are kept (docs/http.md#tokens): outside the corpus, in the user's
 // state folder, one file per corpus keyed by its real path, mode 0600. Nothing in the corpus
@@ -68,9 +69,37 @@ const damaged = (file: string) => new ZkError('io', `${file} is damaged: remove 
 
 /** The tokens kept for `root`; none when there is no file. A file not this user's own, or open to others, is refused. */
 export function readTokens(root: string): KeptToken[] {
-  const file = tokenStoreFile(root);
+  return readStoreFile(tokenStoreFile(root))?.tokens ?? [];
+}
+
+/** A store file as `readEveryStore` finds it. */
+export interface FoundStore extends StoreFile {
+  file: string;
+}
+
+/** Every store file's corpus and tokens: what a token made for several corpora is found in. */
+export function readEveryStore(): FoundStore[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(storeDir());
+  } catch {
+    return [];
+  }
+  return names.filter((n) => /^[0-9a-f]{32}\.json$/.test(n)).flatMap((n) => {
+    const file = path.join(storeDir(), n);
+    try {
+      const store = readStoreFile(file);
+      return store ? [{ ...store, file }] : [];
+    } catch {
+      return []; // refused for every request as well: it opens nothing, and says so when its corpus's tokens are read
+    }
+  });
+}
+
+/** A store file as kept, or undefined when there is none. */
+function readStoreFile(file: string): StoreFile | undefined {
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
-  if (!st) return [];
+  if (!st) return undefined;
   if (!st.isFile()) throw new ZkError('io', `${file} is not a plain file: remove it and make the tokens again`);
   if (!privateToUser(st)) throw new ZkError('io', `${file} is not this user's own with mode 0600: remove it and make the tokens again`);
   let kept: StoreFile;
@@ -79,15 +108,28 @@ export function readTokens(root: string): KeptToken[] {
   } catch {
     throw damaged(file);
   }
-  if (!Array.isArray(kept?.tokens) || !kept.tokens.every(validKept)) throw damaged(file);
-  return kept.tokens;
+  if (!Array.isArray(kept?.tokens) || !kept.tokens.every(validKept) || typeof kept.corpus !== 'string') throw damaged(file);
+  return kept;
 }
 
-/** Replace the tokens kept for `root` (the caller holds the corpus lock): a 0600 file in a 0700 folder. */
+/** Run `fn` holding the store's lock: changes that span several corpora's files are made one at a time. */
+export function withTokenStore<T>(fn: () => Promise<T> | T): Promise<T> {
+  const dir = storeDir();
+  return withLock({ path: `${dir}.lock`, what: 'token store', prepare: () => fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 }) }, fn);
+}
+
+/** Replace the tokens kept for `root` (the caller holds the store's lock): a 0600 file in a 0700 folder. */
 export function writeTokens(root: string, tokens: KeptToken[]): void {
-  const file = tokenStoreFile(root);
+  writeStoreFile(tokenStoreFile(root), { corpus: realRoot(root), tokens });
+}
+
+/** Replace the tokens of a file `readEveryStore` found (the caller holds the store's lock). */
+export function rewriteStore(store: FoundStore, tokens: KeptToken[]): void {
+  writeStoreFile(store.file, { corpus: store.corpus, tokens });
+}
+
+function writeStoreFile(file: string, body: StoreFile): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const body: StoreFile = { corpus: realRoot(root), tokens };
   const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
   try {
     fs.renameSync(tmp, file);
@@ -109,7 +151,7 @@ async function notMadeHere(root: string, file: string, st: fs.Stats): Promise<st
  * Move the tokens an older version kept in `.zk/tokens.json` into the store, when the file is
  * this user's own, 0600 and not tracked by git (made on this host); a token of a name the store
  * has already stays out. Any other such file is left where it is, unread, with a warning. Call
- * under the corpus lock.
+ * under the store's lock.
  */
 export async function adoptCorpusTokens(root: string): Promise<void> {
   const file = sidecar(root).tokens;

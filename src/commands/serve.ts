@@ -38,6 +38,13 @@ async function makeWayForBackground(root: string): Promise<void> {
   if (s.running && s.background) await stopServer(root, settings);
 }
 
+/** A resident server for every registered corpus but `root`'s, for HTTP to reach at /mcp/NAME (docs/http.md#corpora-by-name). */
+async function serveNamedCorpora(root: string, run: NonNullable<Invocation['surface']['main']>) {
+  const [{ serveRegistered }, { sessionContext }] = await Promise.all([import('../server/registered.js'), import('../mcp/server.js')]);
+  const own = current();
+  return serveRegistered(root, { run, makeWay: makeWayForBackground, sessionContext: (warm) => sessionContext(own, warm) });
+}
+
 export function register(program: Command, cli: Invocation): void {
   program
     .command('serve')
@@ -45,7 +52,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--status', 'say whether a server runs for the corpus, since when, its pid and memory')
     .option('--stop', 'stop the running server')
     .option('--background', 'started by a command for the next call: exit after ZK_MEMORY_SERVER_IDLE_SECONDS without a request')
-    .option('--http <[host:]port>', 'serve MCP over HTTP at /mcp too (host 127.0.0.1 unless given); every request needs a token (zk-memory token create)')
+    .option('--http <[host:]port>', 'serve MCP over HTTP at /mcp too, and every registered corpus at /mcp/NAME (host 127.0.0.1 unless given); every request needs a token (zk-memory token create)')
     .option('--allow-remote', 'with --http: allow a host that is not loopback')
     .option('--allow-origin <url>', 'with --http: an Origin a browser request may come from (repeatable)', collect, [])
     .option('--allow-host <name>', 'with --http: a Host name clients reach the server by, such as a reverse proxy\'s (repeatable)', collect, [])
@@ -73,12 +80,24 @@ export function register(program: Command, cli: Invocation): void {
       const http = flags.http === undefined ? undefined
         : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, ingestFrom: ingestFolders(flags.ingestFrom) };
       if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey || flags.ingestFrom.length)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host, --ingest-from and --tls-* go with --http');
-      const ready = (s: ServerState) => current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})${s.http ? `; MCP over HTTP at ${s.http}` : ''}\n`);
       if (!flags.background) await makeWayForBackground(root);
       prepareServerProcess();
-      const running = await serve(root, { run: cli.surface.main, idleMs, http, onReady: ready });
+      // With HTTP, every registered corpus is served too, at /mcp/NAME, each by a server of its own.
+      const named = http ? await serveNamedCorpora(root, cli.surface.main) : undefined;
+      const ready = (s: ServerState) => {
+        current().io.stderr(`serving ${s.root} on ${s.socket} (pid ${s.pid})${s.http ? `; MCP over HTTP at ${s.http}` : ''}\n`);
+        for (const [name, route] of named?.routes ?? []) current().io.stderr(`serving corpus ${name} (${route.root}) at ${s.http}/${name}\n`);
+      };
+      let running: Awaited<ReturnType<typeof serve>>;
+      try {
+        running = await serve(root, { run: cli.surface.main, idleMs, http: http && named ? { ...http, corpora: named.routes } : undefined, onReady: ready });
+      } catch (err) {
+        await named?.close('the server could not start');
+        throw err;
+      }
       const off = onStopSignal((signal) => running.close(`stopped by ${signal}`));
       const reason = await running.done;
+      await named?.close(reason);
       off();
       return { json: { stopped: reason }, text: `stopped: ${reason}` };
     }));

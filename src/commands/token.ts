@@ -2,26 +2,36 @@ import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
 import type { Invocation } from '../cli/context.js';
 
+/** The corpora a token command acts on: each `--corpus NAME` given, else the one corpus of the command (--root, ZK_MEMORY_ROOT, the working folder). */
+async function tokenCorpora(cli: Invocation): Promise<string[]> {
+  const names = cli.globals.corpora ?? [];
+  if (!names.length) return [cli.root()];
+  const { corpusRoot } = await import('../api/corpora.js');
+  return names.map(corpusRoot);
+}
+
 export function register(program: Command, cli: Invocation): void {
   program
     .command('token <action> [name]')
-    .description('bearer tokens for MCP over HTTP (serve --http): create NAME (printed once) | list | revoke NAME')
+    .description('bearer tokens for MCP over HTTP (serve --http): create NAME [--corpus A --corpus B …] (printed once) | list [--all] | revoke NAME')
     .option('--read-only', 'with create: the token may call only the tools that read')
-    .action(cli.action(async (action: string, name: string | undefined, flags: { readOnly?: boolean }) => {
+    .option('--all', 'with list: every token, of every corpus')
+    .action(cli.action(async (action: string, name: string | undefined, flags: { readOnly?: boolean; all?: boolean }) => {
       const api = await import('../api/tokens.js');
       const view = await import('../views/tokens.js');
-      const root = cli.root();
       if (action === 'list') {
-        const tokens = await api.listTokens(root);
+        const roots = flags.all && !cli.globals.corpora && !cli.globals.root ? [] : await tokenCorpora(cli);
+        const tokens = await api.listTokens(roots, { all: flags.all });
         return { json: { tokens }, text: view.tokensText(tokens) };
       }
       if (action !== 'create' && action !== 'revoke') throw new ZkError('usage', `unknown token action: ${JSON.stringify(action)} (use "token create NAME", "token list" or "token revoke NAME")`);
       if (!name) throw new ZkError('usage', `token ${action} needs the token's NAME`);
+      const roots = await tokenCorpora(cli);
       if (action === 'create') {
-        const made = await api.createToken(root, name, { readOnly: flags.readOnly });
+        const made = await api.createToken(roots, name, { readOnly: flags.readOnly });
         return { json: { ...made }, text: view.createdText(made) };
       }
-      const gone = await api.revokeToken(root, name);
-      return { json: { revoked: gone.name }, text: `revoked the token ${gone.name}: a running server refuses it from its next request on` };
+      const gone = await api.revokeToken(roots, name);
+      return { json: { revoked: gone.name, corpora: gone.corpora }, text: `revoked the token ${gone.name}: a running server refuses it from its next request on` };
     }));
 }

@@ -14,8 +14,10 @@ import type { RunContext } from '../context.js';
 // specification asks of a server reachable by others. Every request is checked in this order,
 // and refused before any tool runs: its Host (DNS rebinding), its Origin (a web page), its bearer
 // token (read again each time, so a revoked token is refused at once, and the rights a call runs
-// with are the token's as they are now), then its session (bound to the token that opened it, by
-// its hash: no other token's, even one made later under the same name). The transport itself
+// with are the token's as they are now), whether the token opens the corpus at the path (`/mcp`,
+// the server's own; `/mcp/NAME`, a registered one: the same 404 for a corpus it does not open as
+// for none), then its session (bound to its corpus, and to the token that opened it, by its hash:
+// no other token's, even one made later under the same name). The transport itself
 // refuses bodies over 4 MiB (413) and bodies that are not JSON (-32700). Connections are capped in
 // all and per address, and one that stalls in its headers or body is cut off.
 
@@ -31,6 +33,14 @@ export interface HttpOptions {
   tlsKey?: string;
   /** Folders `ingest_start` may read sources from (`--ingest-from`); none by default. */
   ingestFrom?: string[];
+  /** The corpora served at /mcp/NAME besides the server's own at /mcp, looked up for each request. */
+  corpora?: ReadonlyMap<string, CorpusRoute>;
+}
+
+/** A corpus the HTTP server reaches by name: its root and the context its sessions run in (none: the server's own). */
+export interface CorpusRoute {
+  root: string;
+  ctx?: RunContext;
 }
 
 export interface RunningHttp {
@@ -83,12 +93,18 @@ function refuse(res: http.ServerResponse, status: number, message: string, heade
 }
 
 interface Session {
+  /** The corpus the session was opened on: it is used at that path only. */
+  root: string;
   transport: StreamableHTTPServerTransport;
   caller: Caller;
   /** The sha256 of the token that opened the session: only it may use the session. */
   token: Buffer;
   lastUsed: number;
 }
+
+const BEARER = { 'www-authenticate': 'Bearer realm="zk-memory"' };
+/** One answer for a corpus not served and one the token does not open: nothing says which. */
+const NO_CORPUS = 'not found: no corpus at this path';
 
 const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
 
@@ -138,19 +154,38 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
   };
   const ingestFolders = o.ingestFrom ?? [];
   let hosts = new Set<string>();
+  /** The corpus served as `name` (decoded from the path), with the context its sessions run in. */
+  const routeOf = (name: string): { root: string; ctx: RunContext } | undefined => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {
+      return undefined;
+    }
+    const route = o.corpora?.get(decoded);
+    return route && { root: route.root, ctx: route.ctx ?? ctx };
+  };
+  const servedRoots = () => [root, ...[...(o.corpora?.values() ?? [])].map((r) => r.root)];
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!hosts.has(String(req.headers.host ?? '').toLowerCase())) return refuse(res, 403, `forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not a name this server is reached by`);
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin)) return refuse(res, 403, `forbidden: Origin ${JSON.stringify(origin)} is not allowed (serve --allow-origin adds one)`);
-    if (new URL(req.url ?? '/', 'http://any').pathname !== '/mcp') return refuse(res, 404, 'not found: MCP is served at /mcp');
+    const path = /^\/mcp(?:\/([^/]+))?$/.exec(new URL(req.url ?? '/', 'http://any').pathname);
+    if (!path) return refuse(res, 404, 'not found: MCP is served at /mcp and /mcp/NAME');
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-    const holder = token === undefined ? undefined : tokenHolder(root, token);
-    if (token === undefined || !holder) return refuse(res, 401, token === undefined ? 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)' : 'unauthorized: the token is not known (revoked, or never made here)', { 'www-authenticate': 'Bearer realm="zk-memory"' });
+    if (token === undefined) return refuse(res, 401, 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)', BEARER);
+    const target = path[1] === undefined ? { root, ctx } : routeOf(path[1]);
+    const holder = target && tokenHolder(target.root, token);
+    if (!holder) {
+      // A token that opens some corpus here, but not this one, learns only that there is none for it at this path.
+      if (servedRoots().some((r) => tokenHolder(r, token))) return refuse(res, 404, NO_CORPUS);
+      return refuse(res, 401, 'unauthorized: the token is not known (revoked, or never made here)', BEARER);
+    }
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const session = sessions.get(id);
-      if (!session) return refuse(res, 404, 'session not found: initialize a new one');
+      if (!session || session.root !== target.root) return refuse(res, 404, 'session not found: initialize a new one');
       if (!crypto.timingSafeEqual(hashOf(token), session.token)) return refuse(res, 403, 'forbidden: the session was opened with another token');
       // The token's rights as they are now, not as they were when the session began.
       session.caller.source = holder.name;
@@ -161,13 +196,13 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     // A new session (an initialize request), or a request the transport refuses for want of one.
     const caller: Caller = { source: holder.name, readOnly: holder.read_only, ingestFolders };
     const tokenHash = hashOf(token);
-    const server = await mcpSession(root, ctx, caller);
+    const server = await mcpSession(target.root, target.ctx, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every
       // answer of a session until the session ends: memory that grows with every call.
       enableJsonResponse: false,
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, caller, token: tokenHash, lastUsed: performance.now() }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { root: target.root, transport, caller, token: tokenHash, lastUsed: performance.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     await server.connect(transport);

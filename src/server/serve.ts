@@ -42,6 +42,8 @@ export interface RunningServer {
   /** Resolves when the server has stopped (asked to, idle, its corpus gone, or `close`). */
   done: Promise<string>;
   close(reason?: string): void;
+  /** Its warm index: what MCP sessions of its corpus share (served over HTTP by another server, docs/http.md#corpora-by-name). */
+  warm: WarmIndex;
 }
 
 /**
@@ -294,7 +296,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
   timer.unref();
   opts.onReady?.(state());
-  return { done, close };
+  return { done, close, warm };
 }
 
 /** Which folder a path names now (device and inode), or undefined when there is none. */
@@ -307,12 +309,12 @@ function identity(dir: string): string | undefined {
   }
 }
 
-/** The real path of the corpus a call names (its --root, else ZK_MEMORY_ROOT, else the folder its working directory is in), as the command would find it. */
+/** The real path of the corpus a call names (its --root or --corpus, else ZK_MEMORY_ROOT, else the folder its working directory is in), as the command would find it. */
 function callCorpus(argv: string[], env: Env, cwd: string): string | undefined {
   try {
-    const explicit = extractGlobals(argv).globals.root;
+    const { root, corpora } = extractGlobals(argv).globals;
     const io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => cwd };
-    return withContext({ settings: new Settings(env), io }, () => canonicalRoot(resolveRoot(explicit)));
+    return withContext({ settings: new Settings(env), io }, () => canonicalRoot(resolveRoot(root, { corpora })));
   } catch {
     return undefined;
   }

@@ -21,3 +21,11 @@ export async function mcpClient(clients: Client[], root: string, env: Record<str
   clients.push(client);
   return async (name, args = {}) => (await client.callTool({ name, arguments: args })) as any;
 }
+
+/** A real MCP client over HTTP (the SDK's streamable HTTP transport) at `url`, sending `bearer`. */
+export async function httpMcpClient(url: string, bearer: string): Promise<Client> {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
+  return client;
+}
