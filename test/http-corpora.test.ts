@@ -173,3 +173,58 @@ describe('corpora by name over HTTP', () => {
     expect(notesOf(s.beta).every((f) => f.includes('beta-note-'))).toBe(true);
   }, 180_000);
 });
+
+/** The `_meta` a 2026-07-28 request carries in place of a session's handshake. */
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/** A 2026-07-28 request, standing alone (no initialize, no session), as a raw fetch: the SDK's v1 client speaks only sessions. */
+async function modern(url: string, bearer: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...name, ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: MODERN_META } }),
+  });
+  const text = await r.text();
+  const json = r.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('') : text;
+  return { status: r.status, body: JSON.parse(json) };
+}
+
+describe('the 2026-07-28 protocol over HTTP', () => {
+  it('a stateless client (no initialize, no session) and a session client work side by side, each with its token\'s name and rights; Mcp-Method and Mcp-Name must agree with the body', async () => {
+    const s = await twoCorpora();
+    const writer = await token(s, 'web-app', ['alpha']);
+    const reader = await token(s, 'dashboard', ['alpha'], true);
+    const session = await connect(`${s.url}/alpha`, writer);
+
+    const listed = await modern(`${s.url}/alpha`, writer, 'tools/list');
+    expect(listed.status).toBe(200);
+    expect(listed.body.result.tools.map((t: any) => t.name)).toEqual((await session.listTools()).tools.map((t) => t.name));
+    const w = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'write', arguments: { slug: 'otter', title: 'Otter', body: 'Otters hold hands.', source: 'someone-else' } });
+    expect(w.body.result.structuredContent).toMatchObject({ ok: true, note: { author: 'web-app' } });
+    expect((await write(session, 'badger')).structuredContent.ok).toBe(true);
+    // each sees what the other wrote
+    const seen = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'list', arguments: {} });
+    expect(seen.body.result.structuredContent.notes.map((n: any) => n.title).sort()).toEqual(['Otter', 'badger']);
+    expect(((await session.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title).sort()).toEqual(['Otter', 'badger']);
+
+    // headers that disagree with the body, or are missing, are refused before any tool runs
+    const before = notesOf(s.alpha);
+    const lying = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'write', arguments: { slug: 'sneaky', title: 'Sneaky', body: 'x' } }, { 'mcp-name': 'search' });
+    expect([lying.status, lying.body.error.code]).toEqual([400, -32020]);
+    const otherMethod = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'write', arguments: { slug: 'sneaky', title: 'Sneaky', body: 'x' } }, { 'mcp-method': 'tools/list' });
+    expect(otherMethod.status).toBe(400);
+    expect(notesOf(s.alpha)).toEqual(before);
+
+    // a read-only token's write is refused; a token for alpha gets 404 at beta; a revoked token 401 on its next request
+    const ro = await modern(`${s.url}/alpha`, reader, 'tools/call', { name: 'write', arguments: { slug: 'ro', title: 'Ro', body: 'x' } });
+    expect(JSON.stringify(ro.body.error ?? ro.body.result)).toMatch(/read-only/);
+    expect((await modern(`${s.url}/beta`, writer, 'tools/list')).status).toBe(404);
+    expect(notesOf(s.alpha)).toEqual(before);
+    expect(notesOf(s.beta)).toEqual([]);
+    expect((await zkProcess(['--corpus', 'alpha', 'token', 'revoke', 'web-app'], { env: s.env })).code).toBe(0);
+    expect((await modern(`${s.url}/alpha`, writer, 'tools/list')).status).toBe(401);
+    await expect(session.callTool({ name: 'list', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
+  });
+});
+

@@ -118,24 +118,44 @@ function callParams(params: unknown, offered: ToolSpec[]): { name: string; args:
  * settings and flags the session was started with), as `caller` when the transport knows who calls.
  */
 export async function mcpSession(root: string, ctx: RunContext, caller?: Caller): Promise<Server> {
-  const offered = await offeredTools(root, ctx, caller);
-  const session: ToolSession = { id: crypto.randomUUID().replace(/-/g, '') };
-  const instructions = instructionsFor(offered.map((t) => t.name));
-  const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: offered.map((t) => ({
-      name: t.name, description: t.description, inputSchema: t.inputSchema,
-      annotations: { readOnlyHint: Boolean(t.readOnly) },
-    })),
-  }));
-  // tools/call is answered here rather than through a handler the SDK checks first, so a call
-  // without a tool's name gets a sentence saying so; every other unknown method is not found.
-  server.fallbackRequestHandler = async (req: JSONRPCRequest) => {
-    if (req.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, `method not found: ${req.method}`);
-    const { name, args } = callParams(req.params, offered);
-    return callTool(root, ctx, name, args, caller, offered, session);
-  };
+  const tools = await sessionTools(root, ctx, caller);
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.instructions });
+  server.setRequestHandler(ListToolsRequestSchema, async () => tools.list());
+  server.fallbackRequestHandler = async (req: JSONRPCRequest) => tools.answer(req);
   return server;
+}
+
+export const SERVER_INFO = { name: 'zk-memory', version: version() };
+
+/** What a session's MCP server answers, whichever SDK carries it (src/mcp/modern.ts serves the 2026-07-28 protocol with the same). */
+export interface SessionTools {
+  instructions: string;
+  /** The answer to tools/list. */
+  list(): { tools: { name: string; description: string; inputSchema: ToolSpec['inputSchema']; annotations: { readOnlyHint: boolean } }[] };
+  /** The answer to any other request: tools/call, or method not found. */
+  answer(req: { method: string; params?: unknown }): ReturnType<typeof callTool>;
+}
+
+/** The tools of one session (a new one unless `sessionId` names it), as `caller` may use them, every call in `ctx`. */
+export async function sessionTools(root: string, ctx: RunContext, caller?: Caller, sessionId?: string): Promise<SessionTools> {
+  const offered = await offeredTools(root, ctx, caller);
+  const session: ToolSession = { id: sessionId ?? crypto.randomUUID().replace(/-/g, '') };
+  return {
+    instructions: instructionsFor(offered.map((t) => t.name)),
+    list: () => ({
+      tools: offered.map((t) => ({
+        name: t.name, description: t.description, inputSchema: t.inputSchema,
+        annotations: { readOnlyHint: Boolean(t.readOnly) },
+      })),
+    }),
+    // tools/call is answered here rather than through a handler the SDK checks first, so a call
+    // without a tool's name gets a sentence saying so; every other unknown method is not found.
+    async answer(req) {
+      if (req.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, `method not found: ${req.method}`);
+      const { name, args } = callParams(req.params, offered);
+      return callTool(root, ctx, name, args, caller, offered, session);
+    },
+  };
 }
 
 /** The context a session's calls run in: `ctx` with the warm index, and an output that never touches the protocol's. */

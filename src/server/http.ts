@@ -8,6 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ZkError } from '../errors.js';
 import { tokenHolder } from '../api/tokens.js';
 import { mcpSession, type Caller } from '../mcp/server.js';
+import { answerModern, isModernRequest, modernHandler } from '../mcp/modern.js';
 import type { RunContext } from '../context.js';
 
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
@@ -87,9 +88,48 @@ function allowedHosts(host: string, port: number, extra: string[]): Set<string> 
 }
 
 /** A refusal as MCP clients read one: a JSON-RPC error in a JSON body. */
-function refuse(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function refuse(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32001): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message } }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** The JSON-RPC code of a body that is not JSON. */
+const PARSE_ERROR = -32700;
+/** The largest request body read (as the SDK's session transport bounds its own). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A request's body, or undefined when it passes `limit` bytes: the rest is read and dropped, so the
+ * answer reaches a client still sending (the server's request timeout bounds how long).
+ */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.once('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/** The web request the SDK's v2 entry reads: the same method, URL, headers and body; aborted when the client goes. */
+function webRequest(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headersDistinct)) for (const v of value ?? []) headers.append(name, v);
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`), { method: req.method, headers, body: new Uint8Array(body), signal: gone.signal });
+}
+
+/** Write a web response out on a Node one, streaming its body. */
+async function sendResponse(res: http.ServerResponse, response: Response): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+  res.end();
 }
 
 interface Session {
@@ -105,6 +145,9 @@ interface Session {
 const BEARER = { 'www-authenticate': 'Bearer realm="zk-memory"' };
 /** One answer for a corpus not served and one the token does not open: nothing says which. */
 const NO_CORPUS = 'not found: no corpus at this path';
+
+/** The session a token's 2026-07-28 requests are counted in: derived from the token, and not its kept hash. */
+const statelessSession = (token: string) => `token${crypto.createHash('sha256').update(`stateless session\0${token}`, 'utf8').digest('hex').slice(0, 24)}`;
 
 const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
 
@@ -165,6 +208,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     const route = o.corpora?.get(decoded);
     return route && { root: route.root, ctx: route.ctx ?? ctx };
   };
+  const modern = modernHandler();
   const servedRoots = () => [root, ...[...(o.corpora?.values() ?? [])].map((r) => r.root)];
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -193,8 +237,21 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       session.lastUsed = performance.now();
       return session.transport.handleRequest(req, res);
     }
-    // A new session (an initialize request), or a request the transport refuses for want of one.
     const caller: Caller = { source: holder.name, readOnly: holder.read_only, ingestFolders };
+    // Without a session: a request of the 2026-07-28 protocol, which stands alone, or an older client's initialize.
+    let parsedBody: unknown;
+    if (req.method === 'POST') {
+      const body = await readBody(req, MAX_BODY_BYTES);
+      if (body === undefined) return refuse(res, 413, `payload too large: a request body is at most ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
+      try {
+        parsedBody = JSON.parse(body.toString('utf8'));
+      } catch {
+        return refuse(res, 400, 'parse error: the body is not JSON', {}, PARSE_ERROR);
+      }
+      const request = webRequest(req, body, res);
+      if (await isModernRequest(request, parsedBody)) return sendResponse(res, await answerModern(modern, request, parsedBody, token, { root: target.root, ctx: target.ctx, caller, session: statelessSession(token) }));
+    }
+    // A new session (an initialize request), or a request the transport refuses for want of one.
     const tokenHash = hashOf(token);
     const server = await mcpSession(target.root, target.ctx, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -206,7 +263,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, parsedBody);
     if (!transport.sessionId || !sessions.has(transport.sessionId)) await server.close();
   }
 
@@ -247,6 +304,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       clearInterval(idle);
       if (!drained) web.closeAllConnections();
       for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
+      await modern.close().catch(() => undefined);
       sessions.clear();
     },
   };
