@@ -220,6 +220,11 @@ export class Settings {
     return this.number('ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS', 128, { integer: true });
   }
 
+  /** How long an OAuth authorization code may wait for its exchange, in ms (ZK_MEMORY_OAUTH_CODE_SECONDS; default 300). */
+  oauthCodeMs(): number {
+    return Math.round(this.number('ZK_MEMORY_OAUTH_CODE_SECONDS', 300) * 1000);
+  }
+
   /** The user's runtime folder (XDG_RUNTIME_DIR), where the servers' sockets live when it is set. */
   runtimeDir(): string | undefined {
     return this.text('XDG_RUNTIME_DIR');

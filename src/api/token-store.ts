@@ -48,9 +48,14 @@ function realRoot(root: string): string {
   }
 }
 
+/** The tool's folder in the user's state folder: `$XDG_STATE_HOME/zk-memory`, else `~/.local/state/zk-memory`. */
+export function stateFolder(): string {
+  return path.join(settings().stateHome() || path.join(os.homedir(), '.local', 'state'), 'zk-memory');
+}
+
 /** The folder of every corpus's token file: `$XDG_STATE_HOME/zk-memory/tokens`, else `~/.local/state/zk-memory/tokens`. */
 function storeDir(): string {
-  return path.join(settings().stateHome() || path.join(os.homedir(), '.local', 'state'), 'zk-memory', 'tokens');
+  return path.join(stateFolder(), 'tokens');
 }
 
 /** The file that keeps the tokens of the corpus at `root`. */
@@ -60,7 +65,7 @@ export function tokenStoreFile(root: string): string {
 }
 
 /** Whether a file is this user's own and open to no one else (where the system has owners at all). */
-function privateToUser(st: fs.Stats): boolean {
+export function privateToUser(st: fs.Stats): boolean {
   const uid = process.getuid?.();
   return uid === undefined || (st.uid === uid && (st.mode & 0o077) === 0);
 }

@@ -17,6 +17,8 @@ interface ServeFlags {
   tlsCert?: string;
   tlsKey?: string;
   ingestFrom: string[];
+  oauth?: boolean;
+  publicUrl?: string;
 }
 
 const collect = (value: string, all: string[]) => [...all, value];
@@ -58,6 +60,8 @@ export function register(program: Command, cli: Invocation): void {
     .option('--allow-host <name>', 'with --http: a Host name clients reach the server by, such as a reverse proxy\'s (repeatable)', collect, [])
     .option('--tls-cert <file>', 'with --http: serve HTTPS with this certificate (PEM)')
     .option('--tls-key <file>', "with --http: the certificate's private key (PEM)")
+    .option('--oauth', 'with --http: serve OAuth 2.1 too, for clients that speak nothing else (consent with zk-memory token approve)')
+    .option('--public-url <url>', 'with --http: the https address clients reach the server by (a reverse proxy or tunnel), for OAuth')
     .option('--ingest-from <dir>', 'with --http: a folder whose documents HTTP clients may study with ingest_start (repeatable; none by default)', collect, [])
     .action(cli.action(async (flags: ServeFlags) => {
       const root = cli.root();
@@ -78,8 +82,8 @@ export function register(program: Command, cli: Invocation): void {
       if (!cli.surface.main) throw new ZkError('usage', 'serve runs from the command line only');
       const idleMs = flags.background ? settings.serverIdleSeconds() * 1000 : undefined;
       const http = flags.http === undefined ? undefined
-        : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, ingestFrom: ingestFolders(flags.ingestFrom) };
-      if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey || flags.ingestFrom.length)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host, --ingest-from and --tls-* go with --http');
+        : { listen: flags.http, allowRemote: flags.allowRemote, allowOrigins: flags.allowOrigin, allowHosts: flags.allowHost, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey, ingestFrom: ingestFolders(flags.ingestFrom), oauth: flags.oauth, publicUrl: flags.publicUrl };
+      if (!http && (flags.allowRemote || flags.allowOrigin.length || flags.allowHost.length || flags.tlsCert || flags.tlsKey || flags.ingestFrom.length || flags.oauth || flags.publicUrl)) throw new ZkError('usage', '--allow-remote, --allow-origin, --allow-host, --ingest-from, --oauth, --public-url and --tls-* go with --http');
       if (!flags.background) await makeWayForBackground(root);
       prepareServerProcess();
       // With HTTP, every registered corpus is served too, at /mcp/NAME, each by a server of its own.

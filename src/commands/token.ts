@@ -13,7 +13,7 @@ async function tokenCorpora(cli: Invocation): Promise<string[]> {
 export function register(program: Command, cli: Invocation): void {
   program
     .command('token <action> [name]')
-    .description('bearer tokens for MCP over HTTP (serve --http): create NAME [--corpus A --corpus B …] (printed once) | list [--all] | revoke NAME')
+    .description('bearer tokens for MCP over HTTP (serve --http): create NAME [--corpus A --corpus B …] (printed once) | list [--all] | revoke NAME | approve (a one-time code for the OAuth consent page)')
     .option('--read-only', 'with create: the token may call only the tools that read')
     .option('--all', 'with list: every token, of every corpus')
     .action(cli.action(async (action: string, name: string | undefined, flags: { readOnly?: boolean; all?: boolean }) => {
@@ -24,7 +24,12 @@ export function register(program: Command, cli: Invocation): void {
         const tokens = await api.listTokens(roots, { all: flags.all });
         return { json: { tokens }, text: view.tokensText(tokens) };
       }
-      if (action !== 'create' && action !== 'revoke') throw new ZkError('usage', `unknown token action: ${JSON.stringify(action)} (use "token create NAME", "token list" or "token revoke NAME")`);
+      if (action === 'approve') {
+        const { approvalCode } = await import('../api/oauth-store.js');
+        const made = await approvalCode();
+        return { json: { ...made }, text: `${made.code}\n(enter it on the consent page of serve --http --oauth before ${made.expires}; it works once)` };
+      }
+      if (action !== 'create' && action !== 'revoke') throw new ZkError('usage', `unknown token action: ${JSON.stringify(action)} (use "token create NAME", "token list", "token revoke NAME" or "token approve")`);
       if (!name) throw new ZkError('usage', `token ${action} needs the token's NAME`);
       const roots = await tokenCorpora(cli);
       if (action === 'create') {

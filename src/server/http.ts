@@ -36,6 +36,10 @@ export interface HttpOptions {
   ingestFrom?: string[];
   /** The corpora served at /mcp/NAME besides the server's own at /mcp, looked up for each request. */
   corpora?: ReadonlyMap<string, CorpusRoute>;
+  /** Serve OAuth 2.1 for clients that need it (docs/http.md#oauth). */
+  oauth?: boolean;
+  /** The address clients reach the server by (`https://memory.example.net`), when not its own: a proxy's or a tunnel's. */
+  publicUrl?: string;
 }
 
 /** A corpus the HTTP server reaches by name: its root and the context its sessions run in (none: the server's own). */
@@ -142,7 +146,10 @@ interface Session {
   lastUsed: number;
 }
 
-const BEARER = { 'www-authenticate': 'Bearer realm="zk-memory"' };
+const PLAIN_BEARER = { 'www-authenticate': 'Bearer realm="zk-memory"' };
+
+/** The paths OAuth answers (the SDK's auth router, and the consent page's form). */
+const isOAuthPath = (p: string) => ['/authorize', '/token', '/register', '/revoke', '/consent'].includes(p) || p.startsWith('/.well-known/oauth-');
 /** One answer for a corpus not served and one the token does not open: nothing says which. */
 const NO_CORPUS = 'not found: no corpus at this path';
 
@@ -209,14 +216,25 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     return route && { root: route.root, ctx: route.ctx ?? ctx };
   };
   const modern = modernHandler();
+  /** OAuth, once the server listens (its issuer names the bound port unless a public address is given). */
+  let oauth: { issuer: URL; app: (req: http.IncomingMessage, res: http.ServerResponse) => void } | undefined;
   const servedRoots = () => [root, ...[...(o.corpora?.values() ?? [])].map((r) => r.root)];
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (!hosts.has(String(req.headers.host ?? '').toLowerCase())) return refuse(res, 403, `forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not a name this server is reached by`);
     const origin = req.headers.origin;
+    const pathname = new URL(req.url ?? '/', 'http://any').pathname;
+    if (oauth && isOAuthPath(pathname)) {
+      // The consent page posts from the server's own origin; the other endpoints are called by clients, which send none.
+      if (origin !== undefined && !origins.has(origin) && origin !== oauth.issuer.origin) return refuse(res, 403, `forbidden: Origin ${JSON.stringify(origin)} is not allowed (serve --allow-origin adds one)`);
+      oauth.app(req, res);
+      return;
+    }
     if (origin !== undefined && !origins.has(origin)) return refuse(res, 403, `forbidden: Origin ${JSON.stringify(origin)} is not allowed (serve --allow-origin adds one)`);
-    const path = /^\/mcp(?:\/([^/]+))?$/.exec(new URL(req.url ?? '/', 'http://any').pathname);
+    const path = /^\/mcp(?:\/([^/]+))?$/.exec(pathname);
     if (!path) return refuse(res, 404, 'not found: MCP is served at /mcp and /mcp/NAME');
+    // With OAuth, a client without a token is told where to get one (RFC 9728).
+    const BEARER = oauth ? { 'www-authenticate': `Bearer realm="zk-memory", resource_metadata="${new URL(`.well-known/oauth-protected-resource${pathname}`, oauth.issuer).href}"` } : PLAIN_BEARER;
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (token === undefined) return refuse(res, 401, 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)', BEARER);
     const target = path[1] === undefined ? { root, ctx } : routeOf(path[1]);
@@ -286,12 +304,26 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     web.listen(port, host, () => resolve());
   });
   const bound = (web.address() as net.AddressInfo).port;
-  hosts = allowedHosts(host, bound, o.allowHosts ?? []);
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const publicUrl = o.publicUrl === undefined ? undefined : publicAddress(o.publicUrl);
+  hosts = allowedHosts(host, bound, [...(o.allowHosts ?? []), ...(publicUrl ? [publicUrl.host] : [])]);
+  if (o.oauth) {
+    const issuer = publicUrl ?? new URL(`${tls ? 'https' : 'http'}://${shown}:${bound}/`);
+    const { oauthApp } = await import('./oauth.js');
+    // The consent page offers each corpus once: the server's own by its name when it has one.
+    const corpora = () => {
+      const named = [...(o.corpora ?? [])];
+      const own = named.find(([, route]) => route.root === root)?.[0];
+      const offered = [{ key: own ?? '.', label: `${own ?? root} (at /mcp${own ? ` and /mcp/${own}` : ''})`, root }];
+      for (const [name, route] of named) if (route.root !== root) offered.push({ key: name, label: `${name} (at /mcp/${name})`, root: route.root });
+      return offered;
+    };
+    oauth = { issuer, app: oauthApp({ issuer, corpora, codeTtlMs: ctx.settings.oauthCodeMs() }) };
+  }
   const sweep = setInterval(() => {
     for (const [sid, s] of sessions) if (performance.now() - s.lastUsed > SESSION_IDLE_MS) void s.transport.close().then(() => sessions.delete(sid));
   }, 60_000);
   sweep.unref();
-  const shown = host.includes(':') ? `[${host}]` : host;
   return {
     url: `${tls ? 'https' : 'http'}://${shown}:${bound}/mcp`,
     async close() {
@@ -308,6 +340,19 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       sessions.clear();
     },
   };
+}
+
+/** The public address `--public-url` gives: an origin with no path, https unless on loopback. */
+function publicAddress(spec: string): URL {
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    throw new ZkError('usage', `--public-url takes a URL (https://memory.example.net), not ${JSON.stringify(spec)}`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash) throw new ZkError('usage', `--public-url takes the server's address with no path: ${url.origin}`);
+  if (url.protocol !== 'https:' && !isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) throw new ZkError('usage', '--public-url must be https (OAuth clients refuse a plain-HTTP issuer)');
+  return url;
 }
 
 function readTlsFile(file: string): Buffer {
