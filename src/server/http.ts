@@ -190,6 +190,9 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     throw new ZkError('usage', `${host} is not a loopback address: add --allow-remote to serve other machines (every request still needs a token)`);
   }
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new ZkError('usage', '--tls-cert and --tls-key go together');
+  // OAuth clients take only an https issuer, or a plain-HTTP one on this host.
+  if (o.oauth && o.publicUrl === undefined && !o.tlsCert && host !== '127.0.0.1' && host !== 'localhost') throw new ZkError('usage', '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1');
+  if (o.publicUrl !== undefined) publicAddress(o.publicUrl);
   const tls = o.tlsCert && o.tlsKey ? { cert: readTlsFile(o.tlsCert), key: readTlsFile(o.tlsKey) } : undefined;
   const origins = new Set(o.allowOrigins ?? []);
   const sessions = new Map<string, Session>();
