@@ -162,4 +162,19 @@ describe('OAuth 2.1', () => {
     await expect(a.callTool({ name: 'write', arguments: { slug: 'x', title: 'X', body: 'y' } })).rejects.toThrow(/read-only/);
     expect(fs.readdirSync(s.alpha).filter((f) => f.endsWith('.md'))).toEqual([]);
   });
+
+  it('--oauth needs an issuer clients accept: https through --public-url, TLS, or loopback; --public-url takes an address with no path', async () => {
+    const root = tempCorpus();
+    const env = { XDG_RUNTIME_DIR: (() => { const d = tempDir('zk-rt-'); fs.chmodSync(d, 0o700); return d; })() };
+    const wide = await zkProcess(['--json', 'serve', '--root', root, '--http', '0.0.0.0:0', '--allow-remote', '--oauth'], { env });
+    expect([wide.code, wide.json.error.message]).toEqual([2, '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1']);
+    const plain = await zkProcess(['--json', 'serve', '--root', root, '--http', '127.0.0.1:0', '--oauth', '--public-url', 'http://memory.example.net'], { env });
+    expect([plain.code, plain.json.error.message]).toEqual([2, '--public-url must be https (OAuth clients refuse a plain-HTTP issuer)']);
+    const pathy = await zkProcess(['--json', 'serve', '--root', root, '--http', '127.0.0.1:0', '--oauth', '--public-url', 'https://memory.example.net/memory'], { env });
+    expect([pathy.code, pathy.json.error.message]).toEqual([2, "--public-url takes the server's address with no path: https://memory.example.net"]);
+    const alone = await zkProcess(['--json', 'serve', '--root', root, '--oauth'], { env });
+    expect(alone.code).toBe(2);
+    expect((await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running).toBe(false);
+  });
 });
+

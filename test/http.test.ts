@@ -477,7 +477,7 @@ describe('MCP over HTTP', () => {
     expect(bad.code).toBe(2);
     expect(bad.json.error.message).toMatch(/--http takes \[HOST:\]PORT/);
     expect((await zkProcess(['serve', '--root', root, '--allow-remote'], { env })).code).toBe(2);
-    expect((await zkProcess(['serve', '--root', root, '--ingest-from', root], { env })).stderr).toMatch(/^error: .*--ingest-from and --tls-\* go with --http/);
+    expect((await zkProcess(['serve', '--root', root, '--ingest-from', root], { env })).stderr).toMatch(/^error: .*--ingest-from, --oauth, --public-url and --tls-\* go with --http/);
     const notFolder = await zkProcess(['serve', '--root', root, '--http', '127.0.0.1:0', '--ingest-from', path.join(root, 'none')], { env });
     expect(notFolder.code).toBe(2);
     expect(notFolder.stderr).toMatch(/^error: --ingest-from takes a folder, and .*none is none/);

@@ -321,7 +321,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       for (const [name, route] of named) if (route.root !== root) offered.push({ key: name, label: `${name} (at /mcp/${name})`, root: route.root });
       return offered;
     };
-    oauth = { issuer, app: oauthApp({ issuer, corpora, codeTtlMs: ctx.settings.oauthCodeMs() }) };
+    oauth = { issuer, app: oauthApp({ issuer, corpora, codeTtlMs: ctx.settings.oauthCodeMs(), log: (line) => ctx.io.stderr(line) }) };
   }
   const sweep = setInterval(() => {
     for (const [sid, s] of sessions) if (performance.now() - s.lastUsed > SESSION_IDLE_MS) void s.transport.close().then(() => sessions.delete(sid));

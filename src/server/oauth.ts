@@ -33,6 +33,8 @@ export interface OAuthOptions {
   corpora(): OfferedCorpus[];
   /** How long an authorization code may wait for its exchange (ms). */
   codeTtlMs: number;
+  /** Where the server's own failures are said (its stderr). */
+  log(line: string): void;
 }
 
 /** How long a consent under way may take, and how many wrong one-time codes it may be sent. */
@@ -172,6 +174,14 @@ export function oauthApp(o: OAuthOptions): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  // An error's stack is never shown to a client (express shows it outside production).
+  app.set('env', 'production');
+  // The consent page is never framed by another site (clickjacking).
+  app.use((_req, res, next) => {
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    next();
+  });
   app.use(mcpAuthRouter({ provider, issuerUrl: o.issuer, resourceServerUrl: new URL('mcp', o.issuer), scopesSupported: ['read', 'write'], resourceName: 'zk-memory' }));
   // Every corpus at /mcp/NAME is a resource of the same server; the document says nothing of whether NAME is served.
   app.get('/.well-known/oauth-protected-resource/mcp/:name', (req, res) => {
@@ -215,6 +225,11 @@ export function oauthApp(o: OAuthOptions): Express {
     target.searchParams.set('code', code);
     if (consent.params.state !== undefined) target.searchParams.set('state', consent.params.state);
     res.redirect(302, target.href);
+  });
+  // A failure of the server's own (its state file unreadable, say) is said in its log, and to the client only as such.
+  app.use((err: unknown, _req: express.Request, res: Response, _next: express.NextFunction) => {
+    o.log(`error: an OAuth request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (!res.headersSent) res.status(500).json({ error: 'server_error', error_description: 'the server could not answer (its log says why)' });
   });
   return app;
 }
