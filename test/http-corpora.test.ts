@@ -85,6 +85,9 @@ describe('corpora by name over HTTP', () => {
     expect((await write(b, 'badger')).structuredContent.ok).toBe(true);
     expect(notesOf(s.alpha).map((f) => f.replace(/^\d+-/, ''))).toEqual(['otter.md']);
     expect(notesOf(s.beta).map((f) => f.replace(/^\d+-/, ''))).toEqual(['badger.md']);
+    // beta's server is beta's as if started alone: a command naming beta is answered by it, and sees its note
+    const served = await zkProcess(['--corpus', 'beta', '--json', 'list'], { env: { ...s.env, ZK_MEMORY_SERVER: 'on' } });
+    expect([served.json.server, served.json.notes.map((n: any) => n.title)]).toEqual([true, ['badger']]);
     const viaRoot = await connect(s.url, forAlpha);
     expect(((await viaRoot.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title)).toEqual(['otter']);
 
@@ -225,6 +228,20 @@ describe('the 2026-07-28 protocol over HTTP', () => {
     expect((await zkProcess(['--corpus', 'alpha', 'token', 'revoke', 'web-app'], { env: s.env })).code).toBe(0);
     expect((await modern(`${s.url}/alpha`, writer, 'tools/list')).status).toBe(401);
     await expect(session.callTool({ name: 'list', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
+  });
+
+  it('what a session holds from call to call is held for the token: a stateless client\'s inbox_next shows it the same input again, and a session is given another', async () => {
+    const s = await twoCorpora();
+    for (const turn of ['Otters hold hands', 'Herons wait in the shallows']) expect((await zkProcess(['--corpus', 'alpha', 'retain', turn, 'noted'], { env: s.env })).code).toBe(3);
+    const bearer = await token(s, 'web-app', ['alpha']);
+    const next = async () => (await modern(`${s.url}/alpha`, bearer, 'tools/call', { name: 'inbox_next', arguments: {} })).body.result.structuredContent;
+    const first = await next();
+    expect(first).toMatchObject({ done: false, file: expect.any(String) });
+    expect((await next()).file).toBe(first.file);
+    const session = await connect(`${s.url}/alpha`, bearer);
+    const other = ((await session.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
+    expect(other).toMatchObject({ done: false, file: expect.any(String) });
+    expect(other.file).not.toBe(first.file);
   });
 });
 
