@@ -113,7 +113,7 @@ describe('corpora by name over HTTP', () => {
     const crossed = await fetch(`${s.url}/beta`, { method: 'POST', headers: { authorization: `Bearer ${both}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
     expect(crossed.status).toBe(404);
     await crossed.text();
-  });
+  }, 180_000);
 
   it('a token made for two corpora opens both, with its rights in each; token list shows its scope; revoked, it is refused at both on the next request', async () => {
     const s = await twoCorpora();
@@ -137,7 +137,7 @@ describe('corpora by name over HTTP', () => {
     await expect(a.callTool({ name: 'overview', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
     await expect(b.callTool({ name: 'overview', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
     expect((await zkProcess(['--json', 'token', 'list', '--all'], { env: s.env })).json.tokens).toEqual([]);
-  });
+  }, 180_000);
 
   it('the stdio MCP server takes --corpus NAME as it takes --root', async () => {
     const s = await twoCorpora();
@@ -147,7 +147,7 @@ describe('corpora by name over HTTP', () => {
     expect((await write(stdio, 'heron')).structuredContent.ok).toBe(true);
     expect(notesOf(s.beta).map((f) => f.replace(/^\d+-/, ''))).toEqual(['heron.md']);
     expect(notesOf(s.alpha)).toEqual([]);
-  });
+  }, 180_000);
 
   it('20 clients on two corpora at once: every answer comes from the corpus its client opened', async () => {
     const s = await twoCorpora();
@@ -228,7 +228,7 @@ describe('the 2026-07-28 protocol over HTTP', () => {
     expect((await zkProcess(['--corpus', 'alpha', 'token', 'revoke', 'web-app'], { env: s.env })).code).toBe(0);
     expect((await modern(`${s.url}/alpha`, writer, 'tools/list')).status).toBe(401);
     await expect(session.callTool({ name: 'list', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
-  });
+  }, 180_000);
 
   it('what a session holds from call to call is held for the token: a stateless client\'s inbox_next shows it the same input again, and a session is given another', async () => {
     const s = await twoCorpora();
@@ -242,6 +242,6 @@ describe('the 2026-07-28 protocol over HTTP', () => {
     const other = ((await session.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
     expect(other).toMatchObject({ done: false, file: expect.any(String) });
     expect(other.file).not.toBe(first.file);
-  });
+  }, 180_000);
 });
 

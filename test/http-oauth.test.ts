@@ -117,7 +117,7 @@ describe('OAuth 2.1', () => {
     await expect(exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: otherCode, codeVerifier: other.codeVerifier, redirectUri: REDIRECT })).rejects.toThrow(/invalid_grant|not valid/i);
     await until('the replayed code\'s grant is revoked', async () => (await fetch(`${s.mcp}/beta`, { method: 'POST', headers: { authorization: `Bearer ${first.access_token}`, 'content-type': 'application/json' }, body: '{}' })).status === 401, 10_000);
     expect((await zkProcess(['--json', 'token', 'list', '--all'], { env: s.env })).json.tokens).toEqual([]);
-  });
+  }, 180_000);
 
   it('refuses a redirect URI not registered exactly, a wrong or used one-time code, and a code past its time; a read-only grant cannot write', async () => {
     const s = await oauthServer();
@@ -161,7 +161,7 @@ describe('OAuth 2.1', () => {
     expect(((await a.callTool({ name: 'overview', arguments: {} })) as any).structuredContent.ok).toBe(true);
     await expect(a.callTool({ name: 'write', arguments: { slug: 'x', title: 'X', body: 'y' } })).rejects.toThrow(/read-only/);
     expect(fs.readdirSync(s.alpha).filter((f) => f.endsWith('.md'))).toEqual([]);
-  });
+  }, 180_000);
 
   it('--oauth needs an issuer clients accept: https through --public-url, TLS, or loopback; --public-url takes an address with no path', async () => {
     const root = tempCorpus();
@@ -175,6 +175,6 @@ describe('OAuth 2.1', () => {
     const alone = await zkProcess(['--json', 'serve', '--root', root, '--oauth'], { env });
     expect(alone.code).toBe(2);
     expect((await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running).toBe(false);
-  });
+  }, 180_000);
 });
 
