@@ -4,8 +4,7 @@ import path from 'node:path';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
-import { writeTemp } from '../corpus/files/files.js';
-import { privateToUser, stateFolder, withTokenStore } from './token-store.js';
+import { privateToUser, stateFolder, withTokenStore, writePrivateJson } from './token-store.js';
 
 // What OAuth keeps between runs of the server (docs/http.md#oauth): the clients that registered,
 // the one-time approval codes `token approve` printed (their sha256), and the grants made on the
@@ -51,14 +50,7 @@ function readFile(): OAuthFile {
 }
 
 function writeFile(body: OAuthFile): void {
-  const file = oauthFile();
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
-  try {
-    fs.renameSync(tmp, file);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
+  writePrivateJson(oauthFile(), body);
 }
 
 /** Read, change and write the file under the store's lock; approvals past their time are dropped on the way. */

@@ -125,15 +125,16 @@ export function withTokenStore<T>(fn: () => Promise<T> | T): Promise<T> {
 
 /** Replace the tokens kept for `root` (the caller holds the store's lock): a 0600 file in a 0700 folder. */
 export function writeTokens(root: string, tokens: KeptToken[]): void {
-  writeStoreFile(tokenStoreFile(root), { corpus: realRoot(root), tokens });
+  writePrivateJson(tokenStoreFile(root), { corpus: realRoot(root), tokens });
 }
 
 /** Replace the tokens of a file `readEveryStore` found (the caller holds the store's lock). */
 export function rewriteStore(store: FoundStore, tokens: KeptToken[]): void {
-  writeStoreFile(store.file, { corpus: store.corpus, tokens });
+  writePrivateJson(store.file, { corpus: store.corpus, tokens });
 }
 
-function writeStoreFile(file: string, body: StoreFile): void {
+/** Replace `file` whole with `body` as JSON, readable by this user alone: a 0600 file in a 0700 folder. */
+export function writePrivateJson(file: string, body: unknown): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
   try {
