@@ -3,25 +3,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
-import { httpMcpClient } from './helpers/mcp.js';
+import { httpMcpClient, stoppedAfterEach } from './helpers/mcp.js';
 import { until } from './helpers/wait.js';
 
 // Several corpora behind one HTTP port (docs/http.md#corpora-by-name), and tokens scoped to some
 // of them with read or read-write rights (docs/http.md#tokens): `serve --http` in a process of its
 // own, the registry and the token store in folders of the test's own, the SDK's HTTP client.
 
-const running: ResultPromise[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-  for (const p of running.splice(0)) {
-    p.kill('SIGKILL');
-    await p.catch(() => undefined);
-  }
-});
+const { running, clients } = stoppedAfterEach();
 
 interface Setup {
   env: Record<string, string>;

@@ -2,9 +2,9 @@ import { execa, type ResultPromise } from 'execa';
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
-import { httpMcpClient } from './helpers/mcp.js';
+import { httpMcpClient, stoppedAfterEach } from './helpers/mcp.js';
 import { until } from './helpers/wait.js';
 
 // OAuth 2.1 for web clients (docs/http.md#oauth), as such a client goes through it against
@@ -13,16 +13,7 @@ import { until } from './helpers/wait.js';
 // refresh, and the grant revoked by its name. Authorization codes expire after 2 s here
 // (ZK_MEMORY_OAUTH_CODE_SECONDS), so a test waits seconds, not minutes, for one to expire.
 
-const running: ResultPromise[] = [];
-const clients: Client[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close().catch(() => undefined);
-  for (const p of running.splice(0)) {
-    p.kill('SIGKILL');
-    await p.catch(() => undefined);
-  }
-});
+const { running, clients } = stoppedAfterEach();
 
 const REDIRECT = 'http://127.0.0.1:9/callback';
 

@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BIN } from './corpus.js';
+import type { ResultPromise } from 'execa';
+import { afterEach } from 'vitest';
 
 /** A tool call's answer as the tests read it. */
 export type Call = (name: string, args?: Record<string, unknown>) => Promise<any>;
@@ -28,4 +30,21 @@ export async function httpMcpClient(url: string, bearer: string): Promise<Client
   const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } }));
   return client;
+}
+
+/**
+ * The servers and clients a test file starts, closed and killed after each of its tests: the file
+ * pushes what it starts onto `running` and `clients`.
+ */
+export function stoppedAfterEach(): { running: ResultPromise[]; clients: Client[] } {
+  const running: ResultPromise[] = [];
+  const clients: Client[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) await c.close().catch(() => undefined);
+    for (const p of running.splice(0)) {
+      p.kill('SIGKILL');
+      await p.catch(() => undefined);
+    }
+  });
+  return { running, clients };
 }
