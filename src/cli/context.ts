@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { current, withContext, type Io } from '../context.js';
-import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
+import { asZkError, bugStack, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../corpus/files/root.js';
 import type { Override } from '../settings.js';
 import type { WarmIndexPort } from '../ports.js';
@@ -144,9 +144,11 @@ export class Invocation {
   /** Print an error the one way every command does: JSON on stdout with --json, one line on stderr. */
   printError(err: unknown): number {
     const e = asZkError(err);
-    if (!(err instanceof ZkError) && current().settings.debug()) this.io.stderr(`${(err as Error)?.stack}\n`);
     if (this.globals.json) this.io.stdout(`${JSON.stringify(this.answered(errorJson(e)))}\n`);
     else this.io.stderr(`error: ${e.message}\n`);
+    // A bug's stack follows on stderr, whatever the output (ZK_MEMORY_DEBUG=1 asks for every one's).
+    const stack = bugStack(err, current().settings.debug());
+    if (stack) this.io.stderr(`${stack}\n`);
     return e.exitCode;
   }
 

@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { llmConfigured } from '../llm/config.js';
-import { asZkError, errorJson } from '../errors.js';
+import { asZkError, bugStack, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import crypto from 'node:crypto';
@@ -67,6 +67,9 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {
     const e = asZkError(err);
+    // A bug's stack is for whoever runs the server: stderr, never the protocol's stream.
+    const stack = bugStack(err, ctx.settings.debug());
+    if (stack) process.stderr.write(`${stack}\n`);
     return { isError: true, content: [{ type: 'text', text: `error: ${e.message}` }], structuredContent: errorJson(e) };
   }
 }
