@@ -91,10 +91,20 @@ describe('an MCP tool call', () => {
         throw new TypeError('sync is broken');
       },
     };
-    const ctx = { settings: new Settings({}), io, warm: resident } as unknown as Parameters<typeof callTool>[1];
+    const ctx = { settings: new Settings({}), io, resident } as unknown as Parameters<typeof callTool>[1];
     const r = await callTool(root, ctx, 'overview', {});
     expect(r).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: 'internal', message: 'sync is broken' } } });
     expect(JSON.stringify(r)).not.toContain('    at ');
     expect(written.join('')).toMatch(/^TypeError: sync is broken\n\s+at /);
+  });
+});
+
+describe('library code outside a call', () => {
+  it('fails loudly, as an internal error, rather than run without its ports', async () => {
+    const { execa } = await import('execa');
+    const { DIST } = await import('./helpers/corpus.js');
+    const probe = `import('${DIST}/context.js').then((m) => { try { m.current(); console.log('no error'); } catch (e) { console.log(e.code + ': ' + e.message); } })`;
+    const r = await execa('node', ['-e', probe], { reject: false });
+    expect(r.stdout).toBe('internal: library code ran outside a call: run it through the package entry (src/index.ts) or withContext');
   });
 });

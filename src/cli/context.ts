@@ -4,7 +4,7 @@ import { current, withContext, type Io } from '../context.js';
 import { asZkError, bugStack, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../corpus/files/root.js';
 import type { Override } from '../settings.js';
-import type { WarmIndexPort } from '../ports.js';
+import type { ResidentState } from '../ports.js';
 
 /** Options every command understands wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -99,7 +99,7 @@ export interface Surface {
 }
 
 /** Run a command line with its own input, output and environment (src/cli.ts `main`). */
-export type CommandLine = (argv: string[], io: Io, env: Record<string, string | undefined>, o: { warm?: WarmIndexPort; served?: boolean; streams?: McpStreams }) => Promise<number>;
+export type CommandLine = (argv: string[], io: Io, env: Record<string, string | undefined>, o: { resident?: ResidentState; served?: boolean; streams?: McpStreams }) => Promise<number>;
 
 /**
  * One command-line invocation: its global options, its output, and the exit code its command

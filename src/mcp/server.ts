@@ -13,7 +13,7 @@ import { redactDeep } from '../pipelines/redact.js';
 import { trace } from '../corpus/trace/trace.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
-import { callWarmIndex, warmIndex } from '../search/warm.js';
+import { residentState } from '../compose.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
 import { gitWorkTree } from '../api/corpus.js';
 
@@ -60,7 +60,7 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   if (tool.redacts && ctx.settings.redact()) args = redactArgs(root, name, args);
   try {
     // Every change made before the call reaches the watcher before the tool looks.
-    await ctx.warm?.sync();
+    await ctx.resident?.sync();
     // A call of its own: what it remembers (the warnings it gave) ends with it.
     const r = await withContext(newCall(ctx), () => tool.run(root, args, caller, session));
     // The text is for people and the JSON for programs: each is sent once.
@@ -142,9 +142,9 @@ export async function mcpSession(root: string, ctx: RunContext, caller?: Caller)
 }
 
 /** The context a session's calls run in: `ctx` with the warm index, and an output that never touches the protocol's. */
-export function sessionContext(ctx: RunContext, warm: NonNullable<RunContext['warm']>): RunContext {
+export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext['resident']>): RunContext {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both may carry the protocol.
-  return { ...ctx, warm, audience: 'mcp', io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+  return { ...ctx, resident, audience: 'mcp', io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
 }
 
 /**
@@ -156,8 +156,8 @@ export async function serveMcp(root: string, ctx: RunContext, streams?: { input:
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
   // server hands every session its own warm index, which outlives the session.
-  const shared = callWarmIndex();
-  const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
+  const shared = ctx.resident;
+  const own = shared ? undefined : residentState(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
   const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));
   // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
   const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });

@@ -10,7 +10,8 @@ import { readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 import { indexLocation } from './location.js';
 import { contentHash, manifestId, readManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
-import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
+import { residentIndex, type ResidentIndex } from './resident-index.js';
+import type { Watched } from '../ports.js';
 
 // What changed in the corpus since the full-text index last looked, found as cheaply as is sound
 // (docs/performance.md, "What a search checks to stay fresh"): the notes' stamps against the
@@ -275,7 +276,7 @@ export type Plan =
  * never after it lost events. Without a watcher (a network file system, whose other hosts' writes
  * no watcher here sees), every note is checked at most every `unwatchedRescanMs`.
  */
-export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?: Watched): Plan {
+export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex, watched?: Watched): Plan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = now();
@@ -312,7 +313,7 @@ export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, wa
   if (!written) return full();
   if (watching) for (const name of watched!.names) written.add(name);
   // A watcher names every note added, removed or renamed: the folder's own metadata (which its
-  // cookies move, src/search/warm.ts) says nothing more then.
+  // cookies move, src/adapters/note-watch.ts) says nothing more then.
   const sameRoot = watching || rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
   const manifest = loadManifest(root, warm);
@@ -331,7 +332,7 @@ export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, wa
  * The manifest; a warm process keeps the one it last read or wrote, and reads the file again only
  * when it is no longer that one (another process refreshed the index).
  */
-export function loadManifest(root: string, warm: WarmIndex | undefined): KnownManifest | undefined {
+export function loadManifest(root: string, warm: ResidentIndex | undefined): KnownManifest | undefined {
   return warm ? warm.manifest.load(manifestId(root), () => readManifest(root)) : readManifest(root);
 }
 
@@ -373,7 +374,7 @@ export interface StatedNotes {
 export async function scanIndex(root: string, listed?: StatedNotes): Promise<IndexScan> {
   // In a resident process `listed` may be the stamps it keeps until a note changes (the watcher
   // says when): against the same manifest, the answer found for them still holds.
-  const warm = callWarmIndex();
+  const warm = residentIndex();
   const id = listed && warm ? manifestId(root) : undefined;
   const kept = id === undefined ? undefined : warm!.scans.get(listed!.stats);
   if (kept && kept.manifestId === id) return kept.scan as IndexScan;
@@ -387,7 +388,7 @@ export interface IndexScan {
   hashes?: () => Map<string, string>;
 }
 
-async function scanNotes(root: string, warm: WarmIndex | undefined, listed?: StatedNotes): Promise<IndexScan> {
+async function scanNotes(root: string, warm: ResidentIndex | undefined, listed?: StatedNotes): Promise<IndexScan> {
   // Every note as the index last recorded it (see `planRefresh`): fresh, and the manifest is read
   // only if the hashes are asked for. `listed`: the notes' stats in name order, when the caller
   // has just taken them (a note it could not read is missing there: the digests then differ, and

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/note/notes.js';
-import type { Embedder } from '../llm/embed.js';
+import type { Embedder } from '../ports.js';
 import { contentHash } from './manifest.js';
 import type { FileState } from './manifest.js';
 import {
@@ -16,7 +16,7 @@ import {
 import type { Ranked } from './hits.js';
 import { fileIdentity, readIndexRecord, writeIndexRecord } from './index-record.js';
 import type { AnnState, Baseline, VectorState } from './vector-state.js';
-import { callWarmIndex } from './warm.js';
+import { residentIndex } from './resident-index.js';
 
 const TABLE = 'vectors';
 const STATE_VERSION = 1;
@@ -51,7 +51,7 @@ export function readVectorState(root: string): VectorState | undefined {
  * file again only when another process has replaced it. Writers read it afresh under the lock.
  */
 function loadVectorState(root: string): VectorState | undefined {
-  const warm = callWarmIndex();
+  const warm = residentIndex();
   return warm ? warm.vectors.load(fileIdentity(statePath(root)), () => readVectorState(root)) : readVectorState(root);
 }
 
@@ -61,7 +61,7 @@ function writeVectorState(root: string, s: VectorState): void {
     baseline: s.baseline, ann: s.ann,
   };
   const id = writeIndexRecord(statePath(root), out);
-  callWarmIndex()?.vectors.keep(id, s);
+  residentIndex()?.vectors.keep(id, s);
 }
 
 const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';

@@ -5,7 +5,8 @@ import type { HttpOptions, RunningHttp } from './http.js';
 import type { Viewer } from '../viewer/web.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
-import { warmIndex, type WarmIndex } from '../search/warm.js';
+import { residentState } from '../compose.js';
+import { ResidentIndex } from '../search/resident-index.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { buildId, HEARTBEAT_MS, MAX_REQUEST_BYTES, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
@@ -68,12 +69,12 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   // first. What whole-corpus calls need of every note (for `list` and `status`; every note's links,
   // for `read`'s backlinks and `tend check`) is built in the server's own context, in slices between
   // calls, once a call first asks for it (src/corpus/files/stat-cache.ts `keptOrWarming`).
-  const warm: WarmIndex & { close(): void } = warmIndex(root, local, {
+  const warm = residentState(root, local, {
     networkRescanMs: 0,
     warmUp: (job) => void withContext(ownCall(), job).catch(() => undefined),
   });
   /** A call of the server's own (a warm-up, a compaction, the viewer's pages), with the warm index. */
-  const ownCall = () => newCall({ ...own, warm });
+  const ownCall = () => newCall({ ...own, resident: warm });
   // New and changed notes embedded between calls by the built-in embedder (src/search/background-embed.ts).
   const embedding = backgroundEmbedding(root, { inCall: (job) => withContext(ownCall(), job) });
   const sessions = new Set<net.Socket>();
@@ -202,7 +203,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     try {
       // Every change made before the request reaches the watcher before the call looks (docs/server.md).
       await warm.sync();
-      const code = await opts.run(req.argv, io, callEnv(req), { warm, served: true });
+      const code = await opts.run(req.argv, io, callEnv(req), { resident: warm, served: true });
       if (!socket.destroyed) {
         send(socket, { done: true, code, stdout, stderr });
         socket.end();
@@ -219,7 +220,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     // What a tool call would print goes nowhere: the connection carries MCP only.
     const io: Io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => req.cwd };
     try {
-      await opts.run(req.argv, io, callEnv(req), { warm, served: true, streams: { input: socket, output: socket } });
+      await opts.run(req.argv, io, callEnv(req), { resident: warm, served: true, streams: { input: socket, output: socket } });
     } finally {
       socket.end();
     }
@@ -285,7 +286,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     if (!claim.stillOurs()) return close('the socket was taken over');
     if (viewerWatching()) lastActive = performance.now();
     if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && performance.now() - lastActive >= opts.idleMs) return close('idle');
-    if (!tidying && busy === 0 && warm.indexQuietMs() >= TIDY_QUIET_MS) {
+    if (!tidying && busy === 0 && (warm.part(ResidentIndex)?.indexQuietMs() ?? 0) >= TIDY_QUIET_MS) {
       tidying = true;
       void withContext(ownCall(), async () => (await import('../search/fts-table.js')).tidyIndex(root))
         .catch(() => false)

@@ -9,12 +9,17 @@ import { ZkError } from '../../errors.js';
  */
 export function resolveRoot(explicit: string | undefined, opts: { mustExist?: boolean } = {}): string {
   const { settings, io } = current();
-  const given = explicit ?? settings.root();
+  return rootOf(explicit, settings.root(), io.cwd(), opts);
+}
+
+/** `resolveRoot` from what it reads given: ZK_MEMORY_ROOT's value (`named`) and the working directory. */
+export function rootOf(explicit: string | undefined, named: string | undefined, cwd: string, opts: { mustExist?: boolean } = {}): string {
+  const given = explicit ?? named;
   let root: string | undefined;
   if (given !== undefined) {
-    root = path.resolve(io.cwd(), given);
+    root = path.resolve(cwd, given);
   } else {
-    root = discoverRoot(io.cwd());
+    root = discoverRoot(cwd);
   }
   if (!root) throw new ZkError('no_root', 'no corpus root: pass --root DIR or set ZK_MEMORY_ROOT');
   if (opts.mustExist !== false) {
