@@ -54,6 +54,7 @@ export { ZkError, EXIT } from './errors.js';
 export { prepareProcess } from './process.js';
 export { Settings, type Env } from './settings.js';
 export { withContext, type RunContext, type Io } from './context.js';
+export { callContext } from './compose.js';
 export type { StructuredLLM, ChatMessage, StructuredCallOptions } from './llm/types.js';
 export type { Embedder } from './llm/embed.js';
 export { chatCompletionsLlm } from './llm/openai.js';

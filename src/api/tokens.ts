@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { ZkError } from '../errors.js';
+import { now } from '../context.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
 import { adoptCorpusTokens, readTokens, writeTokens, type KeptToken, type TokenInfo } from './token-store.js';
 
@@ -31,7 +32,7 @@ export async function createToken(root: string, name: string, o: { readOnly?: bo
     const tokens = readTokens(root);
     if (tokens.some((t) => t.name === name)) throw new ZkError('exists', `a token named ${name} exists: revoke it first to make a new one`);
     const token = PREFIX + crypto.randomBytes(32).toString('base64url');
-    const made: KeptToken = { name, read_only: Boolean(o.readOnly), created: new Date().toISOString(), sha256: hashOf(token).toString('hex') };
+    const made: KeptToken = { name, read_only: Boolean(o.readOnly), created: new Date(now()).toISOString(), sha256: hashOf(token).toString('hex') };
     writeTokens(root, [...tokens, made]);
     return { ...info(made), token };
   });

@@ -13,7 +13,7 @@ import { rotateJournal } from './journal.js';
 import { FileStates } from './file-states.js';
 import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import { now } from '../context.js';
-import { residentIndex, type ResidentIndex } from './resident-index.js';
+import { residentIndex, versionStamp, type ResidentIndex } from './resident-index.js';
 import type { Watched } from '../ports.js';
 
 // The full-text table's upkeep: built from nothing, or brought up to date with what changed
@@ -71,7 +71,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
   await indexScalars(table);
-  const builtAt = new Date().toISOString();
+  const builtAt = versionStamp();
   const manifest: Manifest = {
     files: new FileStates([...delta.upsert].map(([name, u]) => [name, u.state] as const)),
     refreshes: 0, builtAt, refreshedAt: builtAt,
@@ -91,7 +91,7 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
-  manifest.refreshedAt = new Date().toISOString();
+  manifest.refreshedAt = versionStamp();
   // Rows stay out of the indexes only by adds, so LanceDB is asked how many after a large one:
   // smaller ones cannot reach OPTIMIZE_AFTER_ROWS before COMPACT_AFTER_WRITES refreshes compact.
   const large = rows.length >= OPTIMIZE_AFTER_ROWS / COMPACT_AFTER_WRITES;
@@ -138,7 +138,7 @@ export async function tidyIndex(root: string): Promise<boolean> {
       // Whatever it left, the new manifest below has every process open the table anew.
     }
     manifest.refreshes = 0;
-    manifest.refreshedAt = new Date().toISOString();
+    manifest.refreshedAt = versionStamp();
     const id = recordManifestChange(root, manifest, { set: [], del: [] });
     keepWritten(root, warm, manifest, id, table);
     if (id !== undefined) carryMarks(root, from!, id, manifest.refreshedAt);

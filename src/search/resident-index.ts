@@ -40,6 +40,15 @@ export class KeptFile<T> {
 }
 
 /**
+ * The stamp that names a new version of a search table (`refreshedAt`, `builtAt`): the system's
+ * clock, not the call's `now()`. Every process compares it (see `TableCache`), and it must move at
+ * every change, even under a test's fixed clock; LanceDB dates its versions by the same clock.
+ */
+export function versionStamp(): string {
+  return new Date().toISOString();
+}
+
+/**
  * LanceDB tables by index folder and table name, each kept with the manifest's `refreshedAt` it
  * was opened at. Every change to a table (a refresh, a compaction, a rebuild from nothing, by any
  * process) writes a new `refreshedAt`, so a table is reused only while it is the one the index
@@ -82,7 +91,7 @@ export class ResidentIndex {
   readonly embedders = new Map<string, Embedder>();
   /**
    * How fresh the index was found against the notes' stamps as kept until a note changes (by
-   * that list, see `scanIndex` in src/search/changes.ts), with the manifest it was found against.
+   * that list, see `scanIndex` in src/search/index-scan.ts), with the manifest it was found against.
    */
   readonly scans = new WeakMap<object, { manifestId: string; scan: unknown }>();
   /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
