@@ -56,13 +56,14 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   if (!validate(args)) return invalid(tool, validate);
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
   if (caller && 'source' in ((tool.inputSchema.properties as object | undefined) ?? {})) args = { ...args, source: caller.source };
+  // A call of its own: what it remembers (the warnings it gave) ends with it.
+  const call = newCall(ctx);
   // What a host's session writes is redacted before anything is written (docs/agents.md#privacy).
-  if (tool.redacts && ctx.settings.redact()) args = redactArgs(root, name, args);
+  if (tool.redacts && ctx.settings.redact()) args = withContext(call, () => redactArgs(root, name, args));
   try {
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.resident?.sync();
-    // A call of its own: what it remembers (the warnings it gave) ends with it.
-    const r = await withContext(newCall(ctx), () => tool.run(root, args, caller, session));
+    const r = await withContext(call, () => tool.run(root, args, caller, session));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {
@@ -93,7 +94,7 @@ function maxMessageBytes(ctx: RunContext): number {
  */
 async function offeredTools(root: string, ctx: RunContext, caller?: Caller): Promise<ToolSpec[]> {
   const llm = withContext(ctx, () => llmConfigured());
-  const git = (await gitWorkTree(root)).work_tree;
+  const git = (await withContext(ctx, () => gitWorkTree(root))).work_tree;
   return TOOLS.filter((t) => (llm || !t.needsLlm) && (git || !t.needsGit) && (!caller?.readOnly || t.readOnly));
 }
 

@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ZkError } from '../errors.js';
 import { tokenHolder } from '../api/tokens.js';
 import { mcpSession, type Caller } from '../mcp/server.js';
-import type { RunContext } from '../context.js';
+import { withContext, type RunContext } from '../context.js';
 
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
 // specification asks of a server reachable by others. Every request is checked in this order,
@@ -145,7 +145,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     if (origin !== undefined && !origins.has(origin)) return refuse(res, 403, `forbidden: Origin ${JSON.stringify(origin)} is not allowed (serve --allow-origin adds one)`);
     if (new URL(req.url ?? '/', 'http://any').pathname !== '/mcp') return refuse(res, 404, 'not found: MCP is served at /mcp');
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-    const holder = token === undefined ? undefined : tokenHolder(root, token);
+    const holder = token === undefined ? undefined : withContext(ctx, () => tokenHolder(root, token));
     if (token === undefined || !holder) return refuse(res, 401, token === undefined ? 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)' : 'unauthorized: the token is not known (revoked, or never made here)', { 'www-authenticate': 'Bearer realm="zk-memory"' });
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
