@@ -142,7 +142,7 @@ export async function mcpSession(root: string, ctx: RunContext, caller?: Caller)
   return server;
 }
 
-/** The context a session's calls run in: `ctx` with the warm index, and an output that never touches the protocol's. */
+/** The context a session's calls run in: `ctx` with the resident state, and an output that never touches the protocol's. */
 export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext['resident']>): RunContext {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both may carry the protocol.
   return { ...ctx, resident, audience: 'mcp', io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
@@ -156,7 +156,7 @@ export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext
 export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
-  // server hands every session its own warm index, which outlives the session.
+  // server hands every session its resident state, which outlives the session.
   const shared = ctx.resident;
   const own = shared ? undefined : residentState(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
   const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));

@@ -183,7 +183,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
   const run = (fn: () => Promise<IndexSync>) => (opts.rebuild || opts.checkAll ? warm.serial(fn) : warm.sharedSerial(`fts\0${root}`, fn));
   return run(async () => {
     if (!warm.watch) return sync(root, opts, warm);
-    // The process that keeps the warm index waited for its watcher when the call began (`sync`).
+    // The process that keeps the resident state waited for its watcher when the call began (`sync`).
     const watched = warm.watch.take();
     try {
       return await sync(root, opts, warm, watched);
