@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
+import { hint } from '../hints.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/note/notes.js';
 import type { Embedder } from '../ports.js';
 import { contentHash } from './manifest.js';
@@ -63,15 +64,14 @@ function writeVectorState(root: string, s: VectorState): void {
   residentIndex()?.vectors.keep(id, s);
 }
 
-const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';
 
 /** Refuse (exit 1) to mix vectors of another model or dimension into the pinned table. */
 function assertPinned(state: VectorState, model: string, dimension?: number): void {
   if (state.model !== model) {
-    throw new ZkError('refused', `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${REBUILD_HINT}`);
+    throw new ZkError('refused', `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${hint('rebuildVectors')}`);
   }
   if (dimension !== undefined && dimension !== state.dimension) {
-    throw new ZkError('refused', `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${REBUILD_HINT}`);
+    throw new ZkError('refused', `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${hint('rebuildVectors')}`);
   }
 }
 
