@@ -28,6 +28,9 @@ import { context } from '../src/index.js';
 import { relatedPairs } from './related-pairs.js';
 import { UNRELATED_FACTS } from './unrelated-facts.js';
 import { REPO } from './harness.js';
+import { callContext } from '../src/compose.js';
+import { processIo, withContext } from '../src/context.js';
+import { Settings } from '../src/settings.js';
 
 const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 const K = 10;
@@ -338,43 +341,46 @@ function printTable(results: BackendResult[]): void {
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 
-const dir = dataDir();
-const questions = fs
-  .readFileSync(path.join(dir, 'questions.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim())
-  .map((l) => JSON.parse(l) as Question);
-const embedder = await configuredEmbedder();
-const wanted = (option('--backends') ?? (embedder ? 'rg,fts,vector,hybrid' : 'rg,fts')).split(',').map((b) => b.trim());
-if (!embedder && wanted.some((b) => b === 'vector' || b === 'hybrid')) {
-  process.stderr.write('bench:recall: vector and hybrid need an embedder (the built-in one, or ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL)\n');
-  process.exit(2);
-}
-// --corpora conv_0,conv_1: only those conversations' questions (a quicker run).
-const only = option('--corpora')?.split(',').map((c) => c.trim());
-if (only) questions.splice(0, questions.length, ...questions.filter((q) => only.includes(q.corpus)));
-const { roots, tmp } = copyCorpora(dir, [...new Set(questions.map((q) => q.corpus))]);
-try {
-  if (embedder?.background && wanted.some((b) => b === 'vector' || b === 'hybrid')) await embedAll(roots, embedder);
-  const garden = process.argv.includes('--no-unrelated') ? undefined : gardenCorpora(roots, tmp);
-  const results: BackendResult[] = [];
-  for (const backend of wanted) {
-    process.stderr.write(`${backend}: ${questions.length} questions\n`);
-    const r = await runBackend(backend, questions, roots, embedder);
-    if (backend === 'fts') r.context = await contextRecall(backend, questions, roots, r.ranks);
-    if (!process.argv.includes('--no-unrelated')) {
-      r.unrelated = await unrelatedJudgeCalls(backend, roots);
-      r.related = await relatedCandidates(backend, questions, roots);
-    }
-    if (garden) {
-      r.pairs = await pairsJudged(backend, garden);
-      r.gardenUnrelated = await gardenUnrelatedCalls(backend, garden);
-    }
-    results.push(r);
+// The library runs in a call (src/context.ts): this script's, with every adapter wired in (src/compose.ts).
+await withContext(callContext({ settings: new Settings(process.env), io: processIo }), async () => {
+  const dir = dataDir();
+  const questions = fs
+    .readFileSync(path.join(dir, 'questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Question);
+  const embedder = await configuredEmbedder();
+  const wanted = (option('--backends') ?? (embedder ? 'rg,fts,vector,hybrid' : 'rg,fts')).split(',').map((b) => b.trim());
+  if (!embedder && wanted.some((b) => b === 'vector' || b === 'hybrid')) {
+    process.stderr.write('bench:recall: vector and hybrid need an embedder (the built-in one, or ZK_MEMORY_EMBED_BASE and ZK_MEMORY_EMBED_MODEL)\n');
+    process.exit(2);
   }
-  printTable(results);
-  const out = option('--json');
-  if (out) fs.writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), data: dir, k: K, results }, null, 2)}\n`);
-} finally {
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
+  // --corpora conv_0,conv_1: only those conversations' questions (a quicker run).
+  const only = option('--corpora')?.split(',').map((c) => c.trim());
+  if (only) questions.splice(0, questions.length, ...questions.filter((q) => only.includes(q.corpus)));
+  const { roots, tmp } = copyCorpora(dir, [...new Set(questions.map((q) => q.corpus))]);
+  try {
+    if (embedder?.background && wanted.some((b) => b === 'vector' || b === 'hybrid')) await embedAll(roots, embedder);
+    const garden = process.argv.includes('--no-unrelated') ? undefined : gardenCorpora(roots, tmp);
+    const results: BackendResult[] = [];
+    for (const backend of wanted) {
+      process.stderr.write(`${backend}: ${questions.length} questions\n`);
+      const r = await runBackend(backend, questions, roots, embedder);
+      if (backend === 'fts') r.context = await contextRecall(backend, questions, roots, r.ranks);
+      if (!process.argv.includes('--no-unrelated')) {
+        r.unrelated = await unrelatedJudgeCalls(backend, roots);
+        r.related = await relatedCandidates(backend, questions, roots);
+      }
+      if (garden) {
+        r.pairs = await pairsJudged(backend, garden);
+        r.gardenUnrelated = await gardenUnrelatedCalls(backend, garden);
+      }
+      results.push(r);
+    }
+    printTable(results);
+    const out = option('--json');
+    if (out) fs.writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), data: dir, k: K, results }, null, 2)}\n`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});

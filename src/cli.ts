@@ -1,8 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { ripgrepNoteGrep } from './adapters/ripgrep.js';
-import { journalWrite } from './search/journal.js';
-import { noteCacheFile } from './search/location.js';
 import { processIo, withContext, type Io } from './context.js';
+import { callContext } from './compose.js';
 import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
 import { version } from './version.js';
@@ -10,7 +8,7 @@ import { processStdin } from './cli/stdin.js';
 import { Invocation, type McpStreams } from './cli/context.js';
 import { extractGlobals } from './cli/globals.js';
 import { servedCommand } from './server/protocol.js';
-import type { WarmIndexPort } from './ports.js';
+import type { ResidentState } from './ports.js';
 
 /** A command module: registers its command on the program, for one invocation. */
 type Registrar = { register(program: Command, cli: Invocation): void };
@@ -105,15 +103,14 @@ export function commandLineIo(stdin: () => string | undefined = processStdin()):
  * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
 export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env, o: MainOptions = {}): Promise<number> {
-  const ctx = { settings: new Settings(env), io, grep: ripgrepNoteGrep, written: journalWrite, noteCache: noteCacheFile, clock: o.clock, warm: o.warm };
-  return withContext(ctx, () => run(argv, io, o));
+  return withContext(callContext({ settings: new Settings(env), io, clock: o.clock, resident: o.resident }), () => run(argv, io, o));
 }
 
 /** How a command line is run, beyond its arguments, input, output and environment. */
 export interface MainOptions {
   clock?: () => number;
-  /** The resident server's warm index (src/server/serve.ts), for a call it answers. */
-  warm?: WarmIndexPort;
+  /** The resident server's resident state (src/server/serve.ts), for a call it answers. */
+  resident?: ResidentState;
   /** The call is answered by the resident server: said in the `--json` answer of the commands it serves. */
   served?: boolean;
   /** The connection an MCP session runs on, when not the process's stdin and stdout. */

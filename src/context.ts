@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Clock, NoteCacheFile, NoteGrep, WarmIndexPort } from './ports.js';
-import { Settings } from './settings.js';
+import type { Clock, CommitPaths, Models, NoteCacheFile, NoteGrep, ResidentState } from './ports.js';
+import { ZkError } from './errors.js';
+import type { Settings } from './settings.js';
 
 /** Where a call's output goes and where its input comes from. */
 export interface Io {
@@ -64,10 +65,14 @@ export interface RunContext {
    */
   written?: (file: string) => void;
   /**
-   * The search index kept open and watched between calls by a long-running process (the MCP
-   * server); absent, every search opens the index and checks for changes as a fresh process does.
+   * What a long-running process (the resident server, an MCP session) keeps between calls; absent,
+   * every search opens the index and checks for changes as a fresh process does.
    */
-  warm?: WarmIndexPort;
+  resident?: ResidentState;
+  /** Makes the commits of `--commit` (ZK_MEMORY_GIT_COMMIT); absent, a write asked to commit is not committed, with a warning. */
+  commit?: CommitPaths;
+  /** The LLM and the embedder the call's settings configure; absent, the call has none. */
+  models?: Models;
   /** Who reads the answers (src/hints.ts): an MCP session says `mcp`; absent, the command line. */
   audience?: 'cli' | 'mcp';
 }
@@ -114,11 +119,16 @@ export function hasContext(): boolean {
   return store.getStore() !== undefined;
 }
 
-/** The context of the current call; outside any call, the process's environment and output. */
+/**
+ * The context of the current call. Outside any call it fails loudly: library code runs in a call
+ * whose context the composition root (src/compose.ts) built, with its ports; a context made up here
+ * would have none, and the code would quietly work without them.
+ */
 export function current(): RunContext {
-  return store.getStore() ?? { settings: new Settings(process.env), io: processIo };
+  const ctx = store.getStore();
+  if (!ctx) throw new ZkError('internal', 'library code ran outside a call: run it through the package entry (src/index.ts) or withContext');
+  return ctx;
 }
-
 
 /** The settings in force for the current call. */
 export function settings(): Settings {

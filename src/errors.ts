@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   llm: 3,
   busy: 4,
+  /** A bug, not the corpus or the machine: scripts that retry on 4 must not retry this. EX_SOFTWARE of sysexits.h. */
+  internal: 70,
 } as const;
 
 export type ErrorCode =
@@ -25,7 +27,8 @@ export type ErrorCode =
   | 'remote_unreachable'
   | 'merge_conflict'
   | 'unsafe_remote'
-  | 'io';
+  | 'io'
+  | 'internal';
 
 const EXIT_OF: Record<ErrorCode, number> = {
   not_found: EXIT.refused,
@@ -46,6 +49,7 @@ const EXIT_OF: Record<ErrorCode, number> = {
   merge_conflict: EXIT.refused,
   unsafe_remote: EXIT.refused,
   io: EXIT.busy,
+  internal: EXIT.internal,
 };
 
 /** An expected failure: a one-line message and the exit code it maps to. */
@@ -54,9 +58,9 @@ export class ZkError extends Error {
   readonly exitCode: number;
   readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     // One line, whatever input the message quotes: a line break in it is shown as `\n`.
-    super(message.replace(/\r\n|\r|\n/g, '\\n'));
+    super(message.replace(/\r\n|\r|\n/g, '\\n'), options);
     this.code = code;
     this.exitCode = EXIT_OF[code];
     this.details = details;
@@ -68,16 +72,41 @@ export function errorJson(e: ZkError): Record<string, unknown> {
   return { ok: false, error: { code: e.code, message: e.message, ...(e.details ?? {}) } };
 }
 
-/** Turn any thrown value into a ZkError; file-system failures become exit-4 I/O errors. */
+/**
+ * Turn any thrown value into a ZkError, keeping it as the `cause`: a failure of the file system
+ * (an errno code such as ENOENT, EACCES, ENOSPC, EIO, EMFILE, on the error or its cause) becomes an
+ * `io` error (exit 4, which scripts may retry); anything else is a bug, `internal` (exit 70).
+ */
 export function asZkError(err: unknown): ZkError {
   if (err instanceof ZkError) return err;
-  const e = err as NodeJS.ErrnoException;
-  if (e && typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) {
-    const where = e.path ? ` (${e.path})` : '';
-    return new ZkError('io', `${ioReason(e.code)}${where}`);
+  const sys = errnoOf(err);
+  if (sys) {
+    const where = sys.path ? ` (${sys.path})` : '';
+    return new ZkError('io', `${ioReason(sys.code)}${where}`, undefined, { cause: err });
   }
+  const e = err as Error | undefined;
   const message = e && typeof e.message === 'string' ? e.message.split('\n')[0] : String(err);
-  return new ZkError('io', message);
+  return new ZkError('internal', message, undefined, { cause: err });
+}
+
+/**
+ * The stack to print on stderr (never on stdout, nor into a protocol) for a failure that is a bug:
+ * an `internal` error's, or its cause's. Undefined for the failures the tool expects (a ZkError of
+ * any other code, a file-system error) unless `debug` asks for every stack.
+ */
+export function bugStack(err: unknown, debug = false): string | undefined {
+  const e = asZkError(err);
+  if (e.code !== 'internal' && !(debug && !(err instanceof ZkError))) return undefined;
+  const origin = err instanceof ZkError && err.cause !== undefined ? err.cause : err;
+  return origin instanceof Error && origin.stack ? origin.stack : String(origin);
+}
+
+/** The system error a thrown value is, or was caused by (`fetch failed` wraps ECONNREFUSED, say). */
+function errnoOf(err: unknown): { code: string; path?: string } | undefined {
+  for (let e = err as NodeJS.ErrnoException | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as NodeJS.ErrnoException | undefined, depth++) {
+    if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return { code: e.code, path: e.path };
+  }
+  return undefined;
 }
 
 function ioReason(code: string): string {

@@ -97,6 +97,11 @@ const CATALOGUE = {
   option: (name: string): Said => ({ cli: `--${name}`, mcp: `"${name.replace(/-/g, '_')}"` }),
   /** A command by name: `ingest accept` on the command line, the tool `ingest_accept` over MCP. */
   command: (name: string): Said => ({ cli: name, mcp: name.replace(/ /g, '_') }),
+  /** The vector index holds another model's embeddings: it is built again, on the host that keeps it. */
+  rebuildVectors: (): Said => ({
+    cli: `run ${cmd('index', '--rebuild')} to re-embed with the new model`,
+    mcp: "the memory's owner must rebuild the vector index on its host to re-embed with the new model",
+  }),
   /** A note's history in git. */
   noteLog: (ref: string): Said => ({ cli: cmd('log', shellWord(ref)), mcp: tool('log', { ref }) }),
   /** A search with no words in it. */

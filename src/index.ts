@@ -1,18 +1,17 @@
 // The importable library. Its operations (src/api/) take an explicit corpus root and typed
 // options, and answer the objects `--json` prints; the LLM and the embedder can be injected.
-import { ripgrepNoteGrep } from './adapters/ripgrep.js';
-import { journalWrite } from './search/journal.js';
-import { noteCacheFile } from './search/location.js';
 import * as api from './api/index.js';
+import { callContext } from './compose.js';
 import { hasContext, processIo, withContext } from './context.js';
 import { Settings } from './settings.js';
 
 /**
  * An operation run the way a program calling the library expects: in the caller's context when
- * there is one, else with the process's environment and the ripgrep adapter wired in.
+ * there is one, else in a call of its own with the process's environment and every adapter wired
+ * in (src/compose.ts).
  */
 function wired<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-  return (...args: A) => (hasContext() ? fn(...args) : withContext({ settings: new Settings(process.env), io: processIo, grep: ripgrepNoteGrep, written: journalWrite, noteCache: noteCacheFile }, () => fn(...args)));
+  return (...args: A) => (hasContext() ? fn(...args) : withContext(callContext({ settings: new Settings(process.env), io: processIo }), () => fn(...args)));
 }
 
 export const init = wired(api.init);
@@ -55,6 +54,7 @@ export { ZkError, EXIT } from './errors.js';
 export { prepareProcess } from './process.js';
 export { Settings, type Env } from './settings.js';
 export { withContext, type RunContext, type Io } from './context.js';
+export { callContext } from './compose.js';
 export type { StructuredLLM, ChatMessage, StructuredCallOptions } from './llm/types.js';
 export type { Embedder } from './llm/embed.js';
 export { chatCompletionsLlm } from './llm/openai.js';

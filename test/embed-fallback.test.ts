@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { current, withContext } from '../src/context.js';
+import { processIo, withContext } from '../src/context.js';
+import { Settings } from '../src/settings.js';
 import { localEmbedder } from '../src/llm/local-embed.js';
 
 // ONNX Runtime unable to load, as on a platform it ships no binary for: the built-in embedder says
@@ -13,7 +14,7 @@ const cos = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0)
 describe('the built-in embedder without ONNX Runtime', { timeout: 240_000 }, () => {
   it("says so in one line and gives the model's vectors from the WebAssembly engine", async () => {
     let stderr = '';
-    const ctx = { ...current(), io: { ...current().io, stderr: (t: string) => void (stderr += t) } };
+    const ctx = { settings: new Settings(process.env), io: { ...processIo, stderr: (t: string) => void (stderr += t) } };
     const [a, b, c] = await withContext(ctx, () => localEmbedder().embed(['The weather is lovely today.', "It's so sunny outside!", 'He drove to the stadium.']));
     // (vitest words the loading error its own way; the line is what matters.)
     expect(stderr).toMatch(/^zk-memory: ONNX Runtime cannot load here \(.+\); the built-in embedder runs in WebAssembly, slower\n$/);

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { current, withContext, type RunContext } from '../src/context.js';
+import { processIo, withContext, type RunContext } from '../src/context.js';
+import { configuredModels, residentState } from '../src/compose.js';
 import { index } from '../src/api/search.js';
 import { localEmbedder, windows } from '../src/llm/local-embed.js';
 import { wordpieceWords } from '../src/llm/wordpiece.js';
@@ -9,7 +10,7 @@ import { backgroundEmbedding } from '../src/search/background-embed.js';
 import { searchCorpus } from '../src/search/index.js';
 import { contentHash } from '../src/search/manifest.js';
 import { readVectorState, vectorStatus } from '../src/search/vector.js';
-import { warmIndex } from '../src/search/warm.js';
+import { ResidentIndex } from '../src/search/resident-index.js';
 import { Settings } from '../src/settings.js';
 import { REPO, tempCorpus, tempDir, write, zk } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
@@ -49,10 +50,10 @@ function warmCorpus(extra = 0) {
   const root = tempCorpus();
   TOPICS.forEach(([t, b], i) => write(root, `20260101-n${i}.md`, note(i, t, b)));
   for (let i = 0; i < extra; i++) write(root, `20260102-x${i}.md`, note(100 + i, `Log entry ${i}`, `Entry ${i}: ${TOPICS[i % TOPICS.length][1]} Noted on day ${i}.`));
-  const warm = warmIndex(root, true);
+  const warm = residentState(root, true);
   open.push(warm);
-  warm.embedders.set('local:', shared);
-  const ctx: RunContext = { ...current(), settings: new Settings({ ...process.env, ZK_MEMORY_EMBED: 'local' }), warm };
+  warm.part(ResidentIndex)?.embedders.set('local:', shared);
+  const ctx: RunContext = { io: processIo, settings: new Settings({ ...process.env, ZK_MEMORY_EMBED: 'local' }), models: configuredModels, resident: warm };
   const inCall = <T>(fn: () => Promise<T>) => withContext(ctx, fn);
   return { root, warm, inCall };
 }

@@ -22,17 +22,18 @@ const BODY_KB = 100;
  */
 const script = `
 import fs from 'node:fs';
-import { current, withContext } from '${at('context.js')}';
-import { warmIndex } from '${at('search/warm.js')}';
+import { processIo, withContext } from '${at('context.js')}';
+import { residentState } from '${at('compose.js')}';
+import { Settings } from '${at('settings.js')}';
 import { noteCacheFile } from '${at('search/location.js')}';
 import { loadNoteMetas } from '${at('corpus/note/note-meta.js')}';
 import { loadNoteFacts } from '${at('corpus/graph/facts.js')}';
 const [root, cached] = process.argv.slice(1);
 const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed / 1e6; };
-const warm = warmIndex(root, true, { networkRescanMs: 0 });
+const warm = residentState(root, true, { networkRescanMs: 0 });
 const base = heap();
 const kept = [];
-await withContext({ ...current(), warm, noteCache: cached === 'cached' ? noteCacheFile : undefined }, async () => {
+await withContext({ settings: new Settings(process.env), io: processIo, resident: warm, noteCache: cached === 'cached' ? noteCacheFile : undefined }, async () => {
   const keep = () => { const m = loadNoteMetas(root); const f = loadNoteFacts(root); if (m.length !== ${NOTES} || f.length !== ${NOTES}) throw new Error('notes missing'); };
   keep();
   kept.push(heap() - base);

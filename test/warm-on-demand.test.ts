@@ -4,11 +4,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
-import { current, withContext } from '../src/context.js';
+import { processIo, withContext, type RunContext } from '../src/context.js';
+import { residentState } from '../src/compose.js';
+import { KeptNotes } from '../src/corpus/files/kept-notes.js';
+import { Settings } from '../src/settings.js';
 import { keptFactsBuilt } from '../src/corpus/graph/facts.js';
 import { keptMetasBuilt, loadNoteMetas } from '../src/corpus/note/note-meta.js';
 import { mcpSession, sessionContext } from '../src/mcp/server.js';
-import { warmIndex } from '../src/search/warm.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
 // A resident process builds what whole-corpus calls need of every note only once a call asks
@@ -30,12 +32,15 @@ function corpus(): string {
   return root;
 }
 
-/** A warm index whose warm-ups are held until the test runs them, in the process's own context. */
+/** The process's own context, as a resident process has it before it serves a call. */
+const processContext = (): RunContext => ({ settings: new Settings(process.env), io: processIo });
+
+/** A resident state whose warm-ups are held until the test runs them, in the process's own context. */
 function heldWarmUps(root: string) {
   const jobs: (() => Promise<void>)[] = [];
-  const warm = warmIndex(root, true, { warmUp: (job) => void jobs.push(job) });
+  const warm = residentState(root, true, { warmUp: (job) => void jobs.push(job) });
   open.push(warm);
-  const own = { ...current(), warm };
+  const own = { ...processContext(), resident: warm };
   const call = <T>(fn: () => T): T => withContext(own, fn);
   const runAll = async () => {
     for (const job of jobs.splice(0)) await withContext(own, job);
@@ -50,12 +55,12 @@ describe('what a resident process keeps of every note, built once a call asks', 
   it('keeps nothing until a call asks; then builds it once, between calls, and answers from it after', async () => {
     const root = corpus();
     const { warm, jobs, call, runAll } = heldWarmUps(root);
-    expect(warm.notes?.kept.size).toBe(0);
+    expect(warm.part(KeptNotes)?.kept.size).toBe(0);
     // A call that could use every note's links finds none kept: it goes its own way, and asks for them once.
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
     expect(jobs).toHaveLength(1);
-    expect(warm.notes?.kept.size).toBe(0); // nothing was built within the calls
+    expect(warm.part(KeptNotes)?.kept.size).toBe(0); // nothing was built within the calls
     await runAll();
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(1);
     // The metadata is another kind, asked for of its own.
@@ -92,9 +97,9 @@ describe('what a resident process keeps of every note, built once a call asks', 
     const { warm, jobs } = heldWarmUps(root);
     const io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => root };
     const env = { ...process.env, ZK_MEMORY_SERVER: 'off', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_EMBED_BASE: '' };
-    const call = (...argv: string[]) => main(['--root', root, ...argv], io, env, { warm, served: true });
+    const call = (...argv: string[]) => main(['--root', root, ...argv], io, env, { resident: warm, served: true });
     for (const backend of ['fts', 'rg']) expect(await call('search', 'alpha first', '--backend', backend)).toBe(0);
-    const server = await mcpSession(root, sessionContext({ ...current(), warm }, warm));
+    const server = await mcpSession(root, sessionContext({ ...processContext(), resident: warm }, warm));
     const [client, side] = InMemoryTransport.createLinkedPair();
     await server.connect(side);
     const mcp = new Client({ name: 'test', version: '1' });
@@ -106,7 +111,7 @@ describe('what a resident process keeps of every note, built once a call asks', 
       await mcp.close();
     }
     expect(jobs).toHaveLength(0);
-    expect(warm.notes?.kept.size).toBe(0);
+    expect(warm.part(KeptNotes)?.kept.size).toBe(0);
     // What does ask: a read, for the note's backlinks.
     expect(await call('read', '20260101-alpha')).toBe(0);
     expect(jobs).toHaveLength(1);
@@ -118,17 +123,17 @@ describe('what a resident process keeps of every note, built once a call asks', 
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
     warm.close();
     await runAll();
-    expect(warm.notes?.kept.size).toBe(0);
+    expect(warm.part(KeptNotes)?.kept.size).toBe(0);
     expect(call(() => keptMetasBuilt(root, 'titles', titles))).toBeUndefined();
     expect(jobs).toHaveLength(0);
   });
 
   it('without a way to build between calls, nothing is kept but what calls build themselves', () => {
     const root = corpus();
-    const warm = warmIndex(root, true);
+    const warm = residentState(root, true);
     open.push(warm);
-    const call = <T>(fn: () => T): T => withContext({ ...current(), warm }, fn);
+    const call = <T>(fn: () => T): T => withContext({ ...processContext(), resident: warm }, fn);
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
-    expect(warm.notes?.kept.size).toBe(0);
+    expect(warm.part(KeptNotes)?.kept.size).toBe(0);
   });
 });

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { firstLine, git, names, notNow, workTree, type Run, type WorkTree } from './git.js';
+import type { CommitOutcome, CommitPaths } from '../ports.js';
+
+export type { CommitOutcome } from '../ports.js';
 
 // A commit of exactly the files one call wrote, made as `git commit --only` makes one (a fresh
 // index from HEAD plus those files, under the work tree's index lock) but by hand, so that of a
 // shared log (the trace) only the call's own lines go in.
-
-/** What became of a commit: made (with what the caller should hear of it), or skipped with a one-line reason. */
-export type CommitOutcome = { sha: string; message: string; warnings?: string[] } | { skipped: string };
 
 /** Whether git refused only because another git process holds a lock (the index, a ref). */
 function lockBusy(r: Run): boolean {
@@ -146,7 +146,7 @@ async function commitFiles(dir: string, rev: string): Promise<{ sha: string; fil
  * to the commit is warned of. The index lock is held for the whole commit, so two writers
  * committing at once come one after the other. Never throws: a refusal is a reason to skip.
  */
-export async function commitPaths(dir: string, paths: string[], message: string, o: { ownLines?: Record<string, string> } = {}): Promise<CommitOutcome> {
+export const commitPaths: CommitPaths = async (dir, paths, message, o = {}) => {
   const tree = await workTree(dir);
   if ('skipped' in tree) return tree;
   const why = await notNow(dir, tree);
@@ -169,4 +169,4 @@ export async function commitPaths(dir: string, paths: string[], message: string,
     if (stale) warnings.push(`committed ${sha.slice(0, 12)}, but the git index still shows its files as before: ${stale}`);
     return { sha, message, ...(warnings.length ? { warnings } : {}) };
   }));
-}
+};

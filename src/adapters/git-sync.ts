@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { ZkError } from '../errors.js';
 import { firstLine, git, names, type Run } from './git.js';
 
 // git as `sync` uses it: the branch's upstream, fetch, merge, the stages of a conflicted path,
@@ -89,7 +90,7 @@ export async function unmergedPaths(top: string): Promise<Unmerged[]> {
 /** The text of one stage of a conflicted path. */
 export async function stageText(top: string, stage: number, path: string): Promise<string> {
   const r = await git(top, ['cat-file', 'blob', `:${stage}:${path}`]);
-  if (r.code !== 0) throw new Error(`git cat-file :${stage}:${path} failed: ${remoteFailure(r)}`);
+  if (r.code !== 0) throw new ZkError('io', `git cat-file :${stage}:${path} failed: ${remoteFailure(r)}`);
   return r.stdout;
 }
 
@@ -108,7 +109,7 @@ export interface TreeEntry {
 /** Every file (blob, symlink, submodule) of a commit's tree under a folder, from the top. */
 export async function treeEntries(top: string, rev: string, under: string): Promise<TreeEntry[]> {
   const r = await git(top, ['ls-tree', '-r', '-z', '--full-tree', rev, ...(under ? ['--', under] : [])]);
-  if (r.code !== 0) throw new Error(`git ls-tree ${rev} failed: ${remoteFailure(r)}`);
+  if (r.code !== 0) throw new ZkError('io', `git ls-tree ${rev} failed: ${remoteFailure(r)}`);
   return names(r.stdout).flatMap((entry) => {
     const m = /^(\d+) \w+ [0-9a-f]+\t(.*)$/s.exec(entry);
     return m ? [{ mode: m[1], path: m[2] }] : [];
@@ -124,9 +125,9 @@ export async function treeEntries(top: string, rev: string, under: string): Prom
 export async function mergeAttributes(top: string, rev: string, paths: string[], indexFile: string, attributesFile: string): Promise<Map<string, string>> {
   try {
     const read = await git(top, ['read-tree', rev], undefined, { index: indexFile });
-    if (read.code !== 0) throw new Error(`git read-tree ${rev} failed: ${remoteFailure(read)}`);
+    if (read.code !== 0) throw new ZkError('io', `git read-tree ${rev} failed: ${remoteFailure(read)}`);
     const r = await git(top, ['-c', `core.attributesFile=${attributesFile}`, 'check-attr', '--cached', '-z', '--stdin', 'merge'], paths.map((p) => `${p}\0`).join(''), { index: indexFile });
-    if (r.code !== 0) throw new Error(`git check-attr failed: ${remoteFailure(r)}`);
+    if (r.code !== 0) throw new ZkError('io', `git check-attr failed: ${remoteFailure(r)}`);
     const parts = r.stdout.split('\0');
     const out = new Map<string, string>();
     for (let i = 0; i + 2 < parts.length; i += 3) out.set(parts[i], parts[i + 2]);
@@ -161,7 +162,7 @@ export function commitMerge(top: string, message?: string): Promise<Run> {
 /** The paths (from `dir`) of changed, added or removed files among `patterns`, as `git status` sees them. */
 async function changedFiles(dir: string, patterns: string[]): Promise<string[]> {
   const r = await git(dir, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', ...patterns], undefined, { patterns: true });
-  if (r.code !== 0) throw new Error(`git status failed: ${remoteFailure(r)}`);
+  if (r.code !== 0) throw new ZkError('io', `git status failed: ${remoteFailure(r)}`);
   // Paths in the porcelain format are from the top; the commit below runs from the top too.
   return names(r.stdout).map((rec) => rec.slice(3));
 }
@@ -175,9 +176,9 @@ export async function commitCorpusFiles(dir: string, top: string, patterns: stri
   const files = await changedFiles(dir, patterns);
   if (!files.length) return undefined;
   const add = await git(top, ['add', '--all', '--', ...files]);
-  if (add.code !== 0) throw new Error(`git add failed: ${remoteFailure(add)}`);
+  if (add.code !== 0) throw new ZkError('io', `git add failed: ${remoteFailure(add)}`);
   const r = await git(top, ['commit', '--quiet', '--only', '--file=-', '--', ...files], message);
-  if (r.code !== 0) throw new Error(`git commit failed: ${remoteFailure(r)}`);
+  if (r.code !== 0) throw new ZkError('io', `git commit failed: ${remoteFailure(r)}`);
   return { sha: (await revParse(top, 'HEAD')) ?? '', files };
 }
 

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { commitPaths, type CommitOutcome } from '../adapters/git-commit.js';
 import { current, settings, withContext, type WrittenFile } from '../context.js';
 import { isNoteName } from '../corpus/files/note-files.js';
 import { readNoteFile } from '../corpus/note/notes.js';
@@ -7,7 +6,9 @@ import { relToRoot } from '../corpus/files/paths.js';
 import { warn } from '../corpus/trace/warn.js';
 import type { CommitMessage, TitleOf } from './commit-message.js';
 
-export type { CommitOutcome } from '../adapters/git-commit.js';
+import type { CommitOutcome } from '../ports.js';
+
+export type { CommitOutcome } from '../ports.js';
 
 /** The trace: shared by every call, so a commit takes the call's own lines of it, not the whole file. */
 const TRACE = '.zk/trace.jsonl';
@@ -67,7 +68,9 @@ export async function committing<T extends object>(root: string, run: () => Prom
   const result = await withContext({ ...ctx, changes: { record: (c) => void changes.push(c) } }, run);
   const paths = touchedPaths(root, changes);
   if (!paths.length) return { ...result, commit: { skipped: 'nothing changed' } };
-  const commit = await commitPaths(root, paths, messageText(describe(result, titleFinder(root, changes))), { ownLines: ownTraceLines(root, changes) });
+  // A context built without the git port (a program's own) has no way to commit: said as git's refusals are.
+  const message = messageText(describe(result, titleFinder(root, changes)));
+  const commit: CommitOutcome = ctx.commit ? await ctx.commit(root, paths, message, { ownLines: ownTraceLines(root, changes) }) : { skipped: 'no git adapter in this call' };
   if ('skipped' in commit) warn(`not committed to git: ${commit.skipped}`);
   else for (const w of commit.warnings ?? []) warn(w);
   return { ...result, commit };

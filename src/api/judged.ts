@@ -2,7 +2,7 @@ import { ZkError } from '../errors.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { defaultSource } from '../corpus/note/source.js';
 import { llmUnconfigured } from '../llm/config.js';
-import { configuredLlm, requireLlm } from '../llm/require.js';
+import { current } from '../context.js';
 import type { StructuredLLM } from '../llm/types.js';
 import type { InputMessage } from '../judge/transcript.js';
 import type { GardenerReport } from '../pipelines/gardener.js';
@@ -16,8 +16,20 @@ import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWrite
 import { committing } from './commit.js';
 import { hint } from '../hints.js';
 
-// The judged writes: each takes the LLM injected (`llm`) or configured (settings of the call), and
+// The judged writes: each takes the LLM injected (`llm`) or the one the call's models port gives, and
 // answers the objects `--json` prints. Work that cannot be judged is kept in the inbox, never lost.
+
+/** The model the call's settings configure, from its models port (src/compose.ts), or undefined when none is. */
+function callLlm(): StructuredLLM | undefined {
+  return current().models?.llm();
+}
+
+/** The model, or the `llm_unconfigured` error (exit 3). */
+function neededLlm(): StructuredLLM {
+  const llm = callLlm();
+  if (!llm) throw new ZkError('llm_unconfigured', llmUnconfigured());
+  return llm;
+}
 
 export interface Judged {
   /** The model; default: the configured one. */
@@ -35,7 +47,7 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
   const backend = configuredBackend(o.backend);
   const source = defaultSource(o.source);
   // Only a real judge call needs the LLM: a decision, or a memory with no note like it, is written without one.
-  const llm = o.llm ?? configuredLlm();
+  const llm = o.llm ?? callLlm();
   try {
     return await committing(root, async (): Promise<IntegrateResult> => {
       const r = await integrateCandidate(root, candidate, { llm, backend, source });
@@ -71,7 +83,7 @@ export async function retain(root: string, o: RetainRequest): Promise<RetainResu
 async function retainUncommitted(root: string, o: RetainRequest): Promise<RetainResult> {
   const backend = configuredBackend(o.backend);
   const source = defaultSource(o.source);
-  const llm = o.llm ?? configuredLlm();
+  const llm = o.llm ?? callLlm();
   const unconfigured = llmUnconfigured();
   const r = await retainInput(root, asRetainInput(o.input), llm ? { llm, backend, source } : { unavailable: unconfigured, backend, source });
   if (!r.spooled) return { results: r.results, spooled: null };
@@ -82,7 +94,7 @@ async function retainUncommitted(root: string, o: RetainRequest): Promise<Retain
 
 /** Retry what earlier runs left in the inbox; an unreachable endpoint stops it at the first item. */
 export async function retainDrain(root: string, o: Judged & { lease?: boolean } = {}): Promise<DrainResult> {
-  const llm = o.llm ?? requireLlm();
+  const llm = o.llm ?? neededLlm();
   if (o.lease) {
     // A background drain (started by a hook) runs as a caretaker: one at a time, beside no gardener.
     const { withCaretakerLease } = await import('../corpus/lock/lease.js');
@@ -107,7 +119,7 @@ export async function split(root: string, ref: string, o: SplitRequest = {}): Pr
   const { resolveRef } = await import('../corpus/graph/refs.js');
   resolveRef(root, ref); // a bad ref is a refusal whether or not an LLM is configured
   const linkStyle = requireLinkStyle(o.linkStyle);
-  const llm = o.llm ?? requireLlm();
+  const llm = o.llm ?? neededLlm();
   const { splitNote } = await import('../pipelines/split.js');
   return committing(root, async (): Promise<SplitResult> => {
     const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source), linkStyle });
@@ -140,7 +152,7 @@ export interface TendWritesRequest extends Judged {
 export async function tendWrites(root: string, o: TendWritesRequest = {}): Promise<TendWritesResult> {
   const backend = configuredBackend(o.backend);
   const linkStyle = requireLinkStyle(o.linkStyle);
-  const llm = o.llm ?? requireLlm();
+  const llm = o.llm ?? neededLlm();
   const { runGardener } = await import('../pipelines/gardener.js');
   return committing(root, async () => {
     const r: GardenerReport = await runGardener(root, {

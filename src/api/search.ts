@@ -4,7 +4,8 @@ import { hint } from '../hints.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
-import type { Stat, StatedNotes } from '../search/changes.js';
+import type { Stat } from '../search/changes.js';
+import type { StatedNotes } from '../search/index-scan.js';
 import type { NoteMeta } from '../corpus/note/note-meta.js';
 import type { BackendName, SearchHit } from '../search/types.js';
 import type { SearchRequest } from './search-request.js';
@@ -47,7 +48,7 @@ export async function searchBackends(): Promise<BackendName[]> {
  * when just taken, and when they were taken).
  */
 export async function indexStatus(root: string, listed?: StatedNotes) {
-  const { scanIndex } = await import('../search/changes.js');
+  const { scanIndex } = await import('../search/index-scan.js');
   const { vectorStatus } = await import('../search/vector.js');
   const { indexLocation } = await import('../search/location.js');
   const location = indexLocation(root);

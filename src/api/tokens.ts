@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { ZkError } from '../errors.js';
 import { readRegistry } from '../corpus/registry.js';
 import { adoptCorpusTokens, readEveryStore, readTokens, rewriteStore, withTokenStore, writeTokens, type KeptToken, type TokenInfo } from './token-store.js';
+import { now } from '../context.js';
 
 // The bearer tokens MCP over HTTP accepts (docs/http.md). Only a token's sha256 is kept, outside
 // the corpus, in one file per corpus (src/api/token-store.ts): a corpus's file is all that decides
@@ -67,7 +68,7 @@ export async function createToken(root: string | string[], name: string, o: { re
   return withTokens(corpora, () => {
     for (const root of corpora) if (readTokens(root).some((t) => t.name === name)) throw new ZkError('exists', `a token named ${name} opens ${root} already: revoke it first to make a new one`);
     const token = PREFIX + crypto.randomBytes(32).toString('base64url');
-    const made: KeptToken = { name, read_only: Boolean(o.readOnly), created: new Date().toISOString(), sha256: hashOf(token).toString('hex') };
+    const made: KeptToken = { name, read_only: Boolean(o.readOnly), created: new Date(now()).toISOString(), sha256: hashOf(token).toString('hex') };
     for (const root of corpora) writeTokens(root, [...readTokens(root), made]);
     return { ...info(made), token, corpora };
   });

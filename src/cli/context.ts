@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { current, withContext, type Io } from '../context.js';
-import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
+import { asZkError, bugStack, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../corpus/files/root.js';
 import type { Override } from '../settings.js';
-import type { WarmIndexPort } from '../ports.js';
+import type { ResidentState } from '../ports.js';
 
 /** Options every command understands wherever they stand on the command line. */
 export interface GlobalOptions {
@@ -101,7 +101,7 @@ export interface Surface {
 }
 
 /** Run a command line with its own input, output and environment (src/cli.ts `main`). */
-export type CommandLine = (argv: string[], io: Io, env: Record<string, string | undefined>, o: { warm?: WarmIndexPort; served?: boolean; streams?: McpStreams }) => Promise<number>;
+export type CommandLine = (argv: string[], io: Io, env: Record<string, string | undefined>, o: { resident?: ResidentState; served?: boolean; streams?: McpStreams }) => Promise<number>;
 
 /**
  * One command-line invocation: its global options, its output, and the exit code its command
@@ -146,9 +146,11 @@ export class Invocation {
   /** Print an error the one way every command does: JSON on stdout with --json, one line on stderr. */
   printError(err: unknown): number {
     const e = asZkError(err);
-    if (!(err instanceof ZkError) && current().settings.debug()) this.io.stderr(`${(err as Error)?.stack}\n`);
     if (this.globals.json) this.io.stdout(`${JSON.stringify(this.answered(errorJson(e)))}\n`);
     else this.io.stderr(`error: ${e.message}\n`);
+    // A bug's stack follows on stderr, whatever the output (ZK_MEMORY_DEBUG=1 asks for every one's).
+    const stack = bugStack(err, current().settings.debug());
+    if (stack) this.io.stderr(`${stack}\n`);
     return e.exitCode;
   }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { settings } from '../context.js';
+import type { Settings } from '../settings.js';
 import { ZkError } from '../errors.js';
 import { writeTemp } from './files/files.js';
 import { withLock, type LockSite } from './lock/lock.js';
@@ -25,15 +26,15 @@ interface RegistryFile {
 export const CORPUS_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** `$XDG_CONFIG_HOME/zk-memory/corpora.json`, else `~/.config/zk-memory/corpora.json`. */
-export function registryFile(): string {
-  return path.join(settings().configHome() || path.join(os.homedir(), '.config'), 'zk-memory', 'corpora.json');
+export function registryFile(s: Settings = settings()): string {
+  return path.join(s.configHome() || path.join(os.homedir(), '.config'), 'zk-memory', 'corpora.json');
 }
 
 const damaged = (file: string, why: string) => new ZkError('io', `${file} ${why}: mend it or remove it and add the corpora again`);
 
 /** The registered corpora; none when there is no file. A file another user could change is refused: it decides what a name opens. */
-export function readRegistry(): NamedCorpus[] {
-  const file = registryFile();
+export function readRegistry(s?: Settings): NamedCorpus[] {
+  const file = registryFile(s);
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!st) return [];
   if (!st.isFile()) throw damaged(file, 'is not a plain file');
@@ -51,8 +52,8 @@ export function readRegistry(): NamedCorpus[] {
 }
 
 /** The root of the corpus registered as `name`; a name not registered is a usage error. */
-export function registeredRoot(name: string): string {
-  const found = readRegistry().find((c) => c.name === name);
+export function registeredRoot(name: string, s?: Settings): string {
+  const found = readRegistry(s).find((c) => c.name === name);
   if (!found) throw new ZkError('usage', `no corpus is registered as ${JSON.stringify(name)} (zk-memory corpus list shows them; corpus add NAME DIR adds one)`);
   return found.root;
 }

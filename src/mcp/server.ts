@@ -4,7 +4,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { llmConfigured } from '../llm/config.js';
-import { asZkError, errorJson } from '../errors.js';
+import { asZkError, bugStack, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import crypto from 'node:crypto';
@@ -13,7 +13,7 @@ import { redactDeep } from '../pipelines/redact.js';
 import { trace } from '../corpus/trace/trace.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
-import { callWarmIndex, warmIndex } from '../search/warm.js';
+import { residentState } from '../compose.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
 import { gitWorkTree } from '../api/corpus.js';
 
@@ -56,17 +56,21 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   if (!validate(args)) return invalid(tool, validate);
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
   if (caller && 'source' in ((tool.inputSchema.properties as object | undefined) ?? {})) args = { ...args, source: caller.source };
+  // A call of its own: what it remembers (the warnings it gave) ends with it.
+  const call = newCall(ctx);
   // What a host's session writes is redacted before anything is written (docs/agents.md#privacy).
-  if (tool.redacts && ctx.settings.redact()) args = redactArgs(root, name, args);
+  if (tool.redacts && ctx.settings.redact()) args = withContext(call, () => redactArgs(root, name, args));
   try {
     // Every change made before the call reaches the watcher before the tool looks.
-    await ctx.warm?.sync();
-    // A call of its own: what it remembers (the warnings it gave) ends with it.
-    const r = await withContext(newCall(ctx), () => tool.run(root, args, caller, session));
+    await ctx.resident?.sync();
+    const r = await withContext(call, () => tool.run(root, args, caller, session));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };
   } catch (err) {
     const e = asZkError(err);
+    // A bug's stack is for whoever runs the server: stderr, never the protocol's stream.
+    const stack = bugStack(err, ctx.settings.debug());
+    if (stack) process.stderr.write(`${stack}\n`);
     return { isError: true, content: [{ type: 'text', text: `error: ${e.message}` }], structuredContent: errorJson(e) };
   }
 }
@@ -90,7 +94,7 @@ function maxMessageBytes(ctx: RunContext): number {
  */
 async function offeredTools(root: string, ctx: RunContext, caller?: Caller): Promise<ToolSpec[]> {
   const llm = withContext(ctx, () => llmConfigured());
-  const git = (await gitWorkTree(root)).work_tree;
+  const git = (await withContext(ctx, () => gitWorkTree(root))).work_tree;
   return TOOLS.filter((t) => (llm || !t.needsLlm) && (git || !t.needsGit) && (!caller?.readOnly || t.readOnly));
 }
 
@@ -158,10 +162,10 @@ export async function sessionTools(root: string, ctx: RunContext, caller?: Calle
   };
 }
 
-/** The context a session's calls run in: `ctx` with the warm index, and an output that never touches the protocol's. */
-export function sessionContext(ctx: RunContext, warm: NonNullable<RunContext['warm']>): RunContext {
+/** The context a session's calls run in: `ctx` with the resident state, and an output that never touches the protocol's. */
+export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext['resident']>): RunContext {
   // Warnings of tool calls go to stderr, and nothing a tool does reads stdin or writes stdout: both may carry the protocol.
-  return { ...ctx, warm, audience: 'mcp', io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
+  return { ...ctx, resident, audience: 'mcp', io: { ...ctx.io, stdin: () => undefined, stdout: (t) => ctx.io.stderr(t) } };
 }
 
 /**
@@ -172,9 +176,9 @@ export function sessionContext(ctx: RunContext, warm: NonNullable<RunContext['wa
 export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
-  // server hands every session its own warm index, which outlives the session.
-  const shared = callWarmIndex();
-  const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
+  // server hands every session its resident state, which outlives the session.
+  const shared = ctx.resident;
+  const own = shared ? undefined : residentState(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
   const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));
   // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
   const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });

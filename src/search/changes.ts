@@ -10,7 +10,8 @@ import { readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 import { indexLocation } from './location.js';
 import { contentHash, manifestId, readManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
-import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
+import type { ResidentIndex } from './resident-index.js';
+import type { Watched } from '../ports.js';
 
 // What changed in the corpus since the full-text index last looked, found as cheaply as is sound
 // (docs/performance.md, "What a search checks to stay fresh"): the notes' stamps against the
@@ -206,7 +207,7 @@ export function marksPath(root: string): string {
 }
 
 /** The marks, when they describe the manifest on disk (marks written for another describe nothing now). */
-function readMarks(root: string): Marks | undefined {
+export function readMarks(root: string): Marks | undefined {
   const m = readIndexRecord<Marks>(marksPath(root), MARKS_VERSION)?.record;
   return m && m.manifestId === manifestId(root) ? m : undefined;
 }
@@ -275,7 +276,7 @@ export type Plan =
  * never after it lost events. Without a watcher (a network file system, whose other hosts' writes
  * no watcher here sees), every note is checked at most every `unwatchedRescanMs`.
  */
-export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, watched?: Watched): Plan {
+export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex, watched?: Watched): Plan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = now();
@@ -312,7 +313,7 @@ export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, wa
   if (!written) return full();
   if (watching) for (const name of watched!.names) written.add(name);
   // A watcher names every note added, removed or renamed: the folder's own metadata (which its
-  // cookies move, src/search/warm.ts) says nothing more then.
+  // cookies move, src/adapters/note-watch.ts) says nothing more then.
   const sameRoot = watching || rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
   const manifest = loadManifest(root, warm);
@@ -331,7 +332,7 @@ export function planRefresh(root: string, checkAll = false, warm?: WarmIndex, wa
  * The manifest; a warm process keeps the one it last read or wrote, and reads the file again only
  * when it is no longer that one (another process refreshed the index).
  */
-export function loadManifest(root: string, warm: WarmIndex | undefined): KnownManifest | undefined {
+export function loadManifest(root: string, warm: ResidentIndex | undefined): KnownManifest | undefined {
   return warm ? warm.manifest.load(manifestId(root), () => readManifest(root)) : readManifest(root);
 }
 
@@ -350,67 +351,4 @@ export function marksFor(seen: Seen, manifest: Manifest, id: string | undefined,
 
 export function deltaIsEmpty(d: IndexDelta): boolean {
   return d.upsert.size === 0 && d.restat.size === 0 && d.removed.length === 0;
-}
-
-export interface IndexFreshness {
-  exists: boolean;
-  fresh: boolean;
-  pending: number;
-  notes: number;
-  refreshedAt: string | null;
-}
-
-/** The notes' stats in name order, and when they were taken. */
-export interface StatedNotes {
-  stats: readonly Stat[];
-  seenAt: number;
-}
-
-/**
- * How fresh the index is, and the content hash of every note file on disk now (known only when
- * the index exists), found with the index's change scan and without changing anything.
- */
-export async function scanIndex(root: string, listed?: StatedNotes): Promise<IndexScan> {
-  // In a resident process `listed` may be the stamps it keeps until a note changes (the watcher
-  // says when): against the same manifest, the answer found for them still holds.
-  const warm = callWarmIndex();
-  const id = listed && warm ? manifestId(root) : undefined;
-  const kept = id === undefined ? undefined : warm!.scans.get(listed!.stats);
-  if (kept && kept.manifestId === id) return kept.scan as IndexScan;
-  const scan = await scanNotes(root, warm, listed);
-  if (id !== undefined && manifestId(root) === id) warm!.scans.set(listed!.stats, { manifestId: id, scan });
-  return scan;
-}
-
-export interface IndexScan {
-  freshness: IndexFreshness;
-  hashes?: () => Map<string, string>;
-}
-
-async function scanNotes(root: string, warm: WarmIndex | undefined, listed?: StatedNotes): Promise<IndexScan> {
-  // Every note as the index last recorded it (see `planRefresh`): fresh, and the manifest is read
-  // only if the hashes are asked for. `listed`: the notes' stats in name order, when the caller
-  // has just taken them (a note it could not read is missing there: the digests then differ, and
-  // the manifest is compared note by note).
-  const seenAt = listed?.seenAt ?? now();
-  const scan = listed?.stats ?? statNotes(root);
-  const marks = readMarks(root);
-  if (marks?.digest && statesDigest(scan, seenAt) === marks.digest) {
-    const hashes = () => new Map([...(loadManifest(root, warm)?.files ?? [])].map(([name, f]) => [name, f.hash]));
-    return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
-  }
-  // A warm process compares with the manifest it keeps (5 MB of JSON to read at 50k notes).
-  const manifest = loadManifest(root, warm);
-  if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: scan.length, refreshedAt: null } };
-  const d = computeDelta(root, scan, manifest.files, seenAt, await noteParser());
-  const pending = d.upsert.size + d.removed.length;
-  let hashes: Map<string, string> | undefined;
-  const hashesNow = () => {
-    if (hashes) return hashes;
-    hashes = new Map([...manifest.files].map(([name, f]) => [name, f.hash]));
-    for (const name of d.removed) hashes.delete(name);
-    for (const [name, u] of d.upsert) hashes.set(name, u.state.hash);
-    return hashes;
-  };
-  return { freshness: { exists: true, fresh: pending === 0, pending, notes: d.files, refreshedAt: manifest.refreshedAt }, hashes: hashesNow };
 }

@@ -1,20 +1,21 @@
-import type { Embedder } from '../llm/embed.js';
-import { callWarmIndex } from './warm.js';
+import type { Embedder } from '../ports.js';
+import { current } from '../context.js';
+import { residentIndex } from './resident-index.js';
 
 /**
- * The embedder a search uses: the configured one (src/llm/embed.ts `configuredEmbedder`). A
- * resident process keeps the built-in one between calls, so its model is loaded once.
+ * The embedder a search uses: the one the call's models port gives (src/compose.ts). A resident
+ * process keeps one worth keeping (the built-in one) between calls, so its model is loaded once.
  */
 export async function searchEmbedder(): Promise<Embedder | undefined> {
-  const { configuredEmbedder, embedderChoice } = await import('../llm/embed.js');
-  const choice = embedderChoice();
-  const warm = callWarmIndex();
-  if (choice.kind !== 'local' || !warm) return configuredEmbedder();
-  const key = `local:${choice.modelDir ?? ''}`;
-  let kept = warm.embedders.get(key);
-  if (!kept) {
-    kept = (await configuredEmbedder())!;
-    warm.embedders.set(key, kept);
+  const models = current().models;
+  if (!models) return undefined;
+  const key = models.embedderKey();
+  const kept = residentIndex();
+  if (key === undefined || !kept) return models.embedder();
+  let embedder = kept.embedders.get(key);
+  if (!embedder) {
+    embedder = await models.embedder();
+    if (embedder) kept.embedders.set(key, embedder);
   }
-  return kept;
+  return embedder;
 }

@@ -13,7 +13,8 @@ import { rotateJournal } from './journal.js';
 import { FileStates } from './file-states.js';
 import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import { now } from '../context.js';
-import { callWarmIndex, type Watched, type WarmIndex } from './warm.js';
+import { residentIndex, versionStamp, type ResidentIndex } from './resident-index.js';
+import type { Watched } from '../ports.js';
 
 // The full-text table's upkeep: built from nothing, or brought up to date with what changed
 // (src/search/changes.ts), under the index lock, never the corpus lock.
@@ -70,7 +71,7 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
   await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
   await indexScalars(table);
-  const builtAt = new Date().toISOString();
+  const builtAt = versionStamp();
   const manifest: Manifest = {
     files: new FileStates([...delta.upsert].map(([name, u]) => [name, u.state] as const)),
     refreshes: 0, builtAt, refreshedAt: builtAt,
@@ -90,7 +91,7 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
   manifest.refreshes += gone.length || rows.length ? 1 : 0;
-  manifest.refreshedAt = new Date().toISOString();
+  manifest.refreshedAt = versionStamp();
   // Rows stay out of the indexes only by adds, so LanceDB is asked how many after a large one:
   // smaller ones cannot reach OPTIMIZE_AFTER_ROWS before COMPACT_AFTER_WRITES refreshes compact.
   const large = rows.length >= OPTIMIZE_AFTER_ROWS / COMPACT_AFTER_WRITES;
@@ -105,7 +106,7 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
  * What a warm process queries next, after a change to the table: the manifest just written (`id`,
  * undefined when it could not be) and the table at the version it describes.
  */
-function keepWritten(root: string, warm: WarmIndex | undefined, manifest: KnownManifest, id: string | undefined, table: Table): void {
+function keepWritten(root: string, warm: ResidentIndex | undefined, manifest: KnownManifest, id: string | undefined, table: Table): void {
   warm?.wroteIndex();
   warm?.manifest.keep(id, id === undefined ? undefined : Object.assign(manifest, { id }));
   warm?.tables.set(indexDir(root), TABLE, manifest.refreshedAt, table);
@@ -123,7 +124,7 @@ export const TIDY_AFTER_WRITES = 5;
  * refresh waits for the index lock. True when it compacted.
  */
 export async function tidyIndex(root: string): Promise<boolean> {
-  const warm = callWarmIndex();
+  const warm = residentIndex();
   if ((loadManifest(root, warm)?.refreshes ?? 0) < TIDY_AFTER_WRITES) return false;
   return withIndexLock(root, async () => {
     const from = manifestId(root);
@@ -137,7 +138,7 @@ export async function tidyIndex(root: string): Promise<boolean> {
       // Whatever it left, the new manifest below has every process open the table anew.
     }
     manifest.refreshes = 0;
-    manifest.refreshedAt = new Date().toISOString();
+    manifest.refreshedAt = versionStamp();
     const id = recordManifestChange(root, manifest, { set: [], del: [] });
     keepWritten(root, warm, manifest, id, table);
     if (id !== undefined) carryMarks(root, from!, id, manifest.refreshedAt);
@@ -176,13 +177,13 @@ async function rebuilt(root: string): Promise<IndexSync> {
  * derived tables (the note vectors) are brought up to date from.
  */
 export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
-  const warm = callWarmIndex();
+  const warm = residentIndex();
   if (!warm) return sync(root, opts);
   // Searches arriving together share one refresh; a rebuild or a full check is a refresh of its own.
   const run = (fn: () => Promise<IndexSync>) => (opts.rebuild || opts.checkAll ? warm.serial(fn) : warm.sharedSerial(`fts\0${root}`, fn));
   return run(async () => {
     if (!warm.watch) return sync(root, opts, warm);
-    // The process that keeps the warm index waited for its watcher when the call began (`sync`).
+    // The process that keeps the resident state waited for its watcher when the call began (`sync`).
     const watched = warm.watch.take();
     try {
       return await sync(root, opts, warm, watched);
@@ -193,7 +194,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
   });
 }
 
-async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: WarmIndex, watched?: Watched): Promise<IndexSync> {
+async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: ResidentIndex, watched?: Watched): Promise<IndexSync> {
   const plan = () => planRefresh(root, Boolean(opts.checkAll), warm, watched);
   // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
   const seen = opts.rebuild ? undefined : plan();
@@ -243,7 +244,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
 }
 
 /** Nothing changed: the note states are read from the manifest only if someone asks for them. */
-function unchanged(root: string, notes: number, refreshedAt: string, warm: WarmIndex | undefined): IndexSync {
+function unchanged(root: string, notes: number, refreshedAt: string, warm: ResidentIndex | undefined): IndexSync {
   let files: ReadonlyMap<string, FileState> | undefined;
   return {
     report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,

@@ -6,7 +6,7 @@ import { coverage, passesFloor, titleTerms, type TermRarity } from './score.js';
 import { queryWords, searchTerms, snippetTerms, stem, stemFinder } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 import { EVERY_NOTE } from './types.js';
-import { callWarmIndex } from './warm.js';
+import { residentIndex } from './resident-index.js';
 
 // Full-text search: LanceDB's BM25 over title and body, on the table src/search/fts-table.ts keeps
 // up to date before each query.
@@ -16,7 +16,7 @@ import { callWarmIndex } from './warm.js';
  * refreshed, else opened now.
  */
 async function notesTable(root: string, refreshedAt: string | undefined): Promise<Table | undefined> {
-  const warm = callWarmIndex();
+  const warm = residentIndex();
   if (!warm || refreshedAt === undefined) return openTable(root, TABLE);
   const dir = indexDir(root);
   const open = warm.tables.get(dir, TABLE, refreshedAt);

@@ -1,5 +1,5 @@
 // What the vector index knows of the corpus (src/search/vector.ts reads and writes it), apart so
-// that what keeps it between calls (src/search/warm.ts) need not import the vector search.
+// that what keeps it between calls (src/search/resident-index.ts) need not import the vector search.
 
 /** The model and dimension the vector table is pinned to, and the content hash each note was embedded at. */
 export interface VectorState {

@@ -1,12 +1,11 @@
 import { EVERY_NOTE } from './types.js';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
+import { hint } from '../hints.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/note/notes.js';
-import type { Embedder } from '../llm/embed.js';
+import type { Embedder } from '../ports.js';
 import { contentHash } from './manifest.js';
 import type { FileState } from './manifest.js';
 import {
@@ -16,7 +15,8 @@ import {
 import type { Ranked } from './hits.js';
 import { fileIdentity, readIndexRecord, writeIndexRecord } from './index-record.js';
 import type { AnnState, Baseline, VectorState } from './vector-state.js';
-import { callWarmIndex } from './warm.js';
+import { residentIndex, versionStamp } from './resident-index.js';
+import { ANN_INDEX, ANN_MIN_ROWS, keepAnnIndex } from './ann-index.js';
 
 const TABLE = 'vectors';
 const STATE_VERSION = 1;
@@ -51,7 +51,7 @@ export function readVectorState(root: string): VectorState | undefined {
  * file again only when another process has replaced it. Writers read it afresh under the lock.
  */
 function loadVectorState(root: string): VectorState | undefined {
-  const warm = callWarmIndex();
+  const warm = residentIndex();
   return warm ? warm.vectors.load(fileIdentity(statePath(root)), () => readVectorState(root)) : readVectorState(root);
 }
 
@@ -61,18 +61,17 @@ function writeVectorState(root: string, s: VectorState): void {
     baseline: s.baseline, ann: s.ann,
   };
   const id = writeIndexRecord(statePath(root), out);
-  callWarmIndex()?.vectors.keep(id, s);
+  residentIndex()?.vectors.keep(id, s);
 }
 
-const REBUILD_HINT = 'run `zk-memory index --rebuild` to re-embed with the new model';
 
 /** Refuse (exit 1) to mix vectors of another model or dimension into the pinned table. */
 function assertPinned(state: VectorState, model: string, dimension?: number): void {
   if (state.model !== model) {
-    throw new ZkError('refused', `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${REBUILD_HINT}`);
+    throw new ZkError('refused', `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${hint('rebuildVectors')}`);
   }
   if (dimension !== undefined && dimension !== state.dimension) {
-    throw new ZkError('refused', `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${REBUILD_HINT}`);
+    throw new ZkError('refused', `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${hint('rebuildVectors')}`);
   }
 }
 
@@ -135,7 +134,7 @@ async function applyStep(
     }
     for (const name of remove) state.files.delete(name);
     for (const r of rows) state.files.set(r.path, r.hash);
-    state.refreshedAt = new Date().toISOString();
+    state.refreshedAt = versionStamp();
     if (state.refreshes >= COMPACT_AFTER_WRITES || (state.ann && (await unindexedRows(table, ANN_INDEX)) >= OPTIMIZE_AFTER_ROWS)) {
       await compact(table);
       state.refreshes = 0;
@@ -145,63 +144,6 @@ async function applyStep(
     writeVectorState(root, state);
     return { written: rows.length, state };
   });
-}
-
-const ANN_INDEX = 'vector_idx';
-
-/** Fewest rows an IVF_PQ index trains on: each sub-vector's codebook has 256 centroids. */
-const ANN_MIN_ROWS = 256;
-
-/** Rebuild the approximate index once the table has this many times the rows it was trained on. */
-const ANN_REGROW = 4;
-
-/**
- * Give the table LanceDB's approximate (IVF_PQ, cosine) index once it holds more than `above`
- * vectors, and train it anew when the table has grown `ANN_REGROW`-fold since: rows added in
- * between join the existing partitions when the table is optimized (and until then are scanned
- * exactly beside the index), but partitions trained on a quarter of the notes fit the rest less
- * well. A table that shrank back below the threshold keeps its index: dropping it would gain nothing.
- */
-async function keepAnnIndex(root: string, table: Table, ann: AnnState | undefined, above: number): Promise<AnnState | undefined> {
-  const rows = await table.countRows();
-  if (ann ? rows < ann.rows * ANN_REGROW : rows <= Math.max(above, ANN_MIN_ROWS)) return ann;
-  const dimension = ((await table.query().select(['vector']).limit(1).toArray()) as { vector: ArrayLike<number> }[])[0].vector.length;
-  // About √n partitions of about √n rows each (LanceDB's own advice); a query probes half of them.
-  const partitions = Math.max(1, Math.round(Math.sqrt(rows)));
-  // Sub-vectors of four dimensions keep the compressed distances close enough that re-ranking the
-  // best tenfold by exact distance finds the true top 10; long vectors (where that would make
-  // training slow) get LanceDB's default (16 dimensions each).
-  const numSubVectors = dimension % 4 === 0 && dimension <= 256 ? dimension / 4 : undefined;
-  await trainAnnIndex(root, table, { distanceType: 'cosine', numPartitions: partitions, numSubVectors });
-  return { rows, partitions };
-}
-
-/** The compiled worker; run from TypeScript sources (a test runner), the one the build made. */
-function ivfBuildWorker(): string {
-  const beside = fileURLToPath(new URL('./ivf-build.js', import.meta.url));
-  return fs.existsSync(beside) ? beside : path.resolve(path.dirname(beside), '../../dist/src/search/ivf-build.js');
-}
-
-/**
- * Train the table's IVF_PQ index in a process of its own (src/search/ivf-build.ts), whose temporary
- * folder is a scratch folder in the index folder, removed afterwards: lance shuffles the build
- * through the temporary folder, which only the environment names, and leaves a copy of the vectors
- * there. The table is then brought to the version the build wrote.
- */
-async function trainAnnIndex(root: string, table: Table, config: { distanceType: 'cosine'; numPartitions: number; numSubVectors?: number }): Promise<void> {
-  const scratch = fs.mkdtempSync(path.join(indexDir(root), '.build-'));
-  const worker = ivfBuildWorker();
-  try {
-    await new Promise<void>((resolve, reject) => {
-      execFile(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { env: { ...process.env, TMPDIR: scratch } }, (err, _out, stderr) => {
-        if (err) reject(new ZkError('io', `the vector index could not be built: ${String(stderr).trim().split('\n').pop() || err.message}`));
-        else resolve();
-      });
-    });
-    await table.checkoutLatest();
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
 }
 
 export interface VectorReport {

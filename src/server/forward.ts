@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { resolveRoot } from '../corpus/files/root.js';
+import { namedRoot, rootOf } from '../corpus/files/root.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';
@@ -36,7 +36,7 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   try {
     mode = settings.serverMode();
     if (mode === 'off') return inProcess;
-    root = resolveRoot(parsed.globals.root, { corpora: parsed.globals.corpora });
+    root = rootOf(parsed.globals.root, namedRoot(settings, parsed.globals.corpora), process.cwd());
     if (!fs.existsSync(`${root}/.zk`)) return inProcess; // not a corpus yet: the command says so
     const folder = socketFolder(settings);
     ensureSocketFolder(folder);

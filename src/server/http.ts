@@ -9,7 +9,7 @@ import { ZkError } from '../errors.js';
 import { tokenHolder } from '../api/tokens.js';
 import { mcpSession, type Caller } from '../mcp/server.js';
 import { answerModern, isModernRequest, modernHandler } from '../mcp/modern.js';
-import type { RunContext } from '../context.js';
+import { withContext, type RunContext } from '../context.js';
 
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
 // specification asks of a server reachable by others. Every request is checked in this order,
@@ -241,10 +241,10 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (token === undefined) return refuse(res, 401, 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)', BEARER);
     const target = path[1] === undefined ? { root, ctx } : routeOf(path[1]);
-    const holder = target && tokenHolder(target.root, token);
+    const holder = target && withContext(target.ctx, () => tokenHolder(target.root, token));
     if (!holder) {
       // A token that opens some corpus here, but not this one, learns only that there is none for it at this path.
-      if (servedRoots().some((r) => tokenHolder(r, token))) return refuse(res, 404, NO_CORPUS);
+      if (withContext(ctx, () => servedRoots().some((r) => tokenHolder(r, token)))) return refuse(res, 404, NO_CORPUS);
       return refuse(res, 401, 'unauthorized: the token is not known (revoked, or never made here)', BEARER);
     }
     const id = req.headers['mcp-session-id'];

@@ -9,7 +9,7 @@ import { serve, type RunningServer } from './serve.js';
 import type { CorpusRoute } from './http.js';
 
 // Every registered corpus (src/corpus/registry.ts) served beside the one `serve --http` was
-// started for, each by a resident server of its own (its socket, warm index, watcher and lock, as
+// started for, each by a resident server of its own (its socket, resident state, watcher and lock, as
 // if served alone), its MCP sessions reached over the one HTTP port at /mcp/NAME.
 
 export interface RegisteredServers {
@@ -24,7 +24,7 @@ export interface RegisteredServers {
  * caller starts, with HTTP), making way for one a command started in the background. A corpus
  * already served in the foreground is `busy`: it cannot be served twice.
  */
-export async function serveRegistered(primary: string, o: { run: CommandLine; makeWay(root: string): Promise<void>; sessionContext(warm: RunningServer['warm']): RunContext }): Promise<RegisteredServers> {
+export async function serveRegistered(primary: string, o: { run: CommandLine; makeWay(root: string): Promise<void>; sessionContext(resident: RunningServer['resident']): RunContext }): Promise<RegisteredServers> {
   const [{ listCorpora }, { listTokens }] = await Promise.all([import('../api/corpora.js'), import('../api/tokens.js')]);
   const { io } = current();
   const own = canonicalRoot(primary);
@@ -53,7 +53,7 @@ export async function serveRegistered(primary: string, o: { run: CommandLine; ma
         throw err instanceof ZkError ? new ZkError(err.code, `corpus ${name}: ${err.message}`) : err;
       });
       started.push(running);
-      routes.set(name, { root, ctx: o.sessionContext(running.warm) });
+      routes.set(name, { root, ctx: o.sessionContext(running.resident) });
       void running.done.then((reason) => {
         routes.delete(name);
         if (!closing) io.stderr(`corpus ${name} (${root}) is no longer served: ${reason}\n`);

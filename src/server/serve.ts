@@ -3,9 +3,11 @@ import net from 'node:net';
 import { current, newCall, withContext, type Io } from '../context.js';
 import type { HttpOptions, RunningHttp } from './http.js';
 import type { Viewer } from '../viewer/web.js';
+import type { ResidentState } from '../ports.js';
 import { ZkError } from '../errors.js';
 import { indexLocation } from '../search/location.js';
-import { warmIndex, type WarmIndex } from '../search/warm.js';
+import { residentState } from '../compose.js';
+import { ResidentIndex } from '../search/resident-index.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { buildId, HEARTBEAT_MS, MAX_REQUEST_BYTES, readLines, send, servedCommand, type CallRequest, type Request, type ServerState } from './protocol.js';
@@ -42,8 +44,8 @@ export interface RunningServer {
   /** Resolves when the server has stopped (asked to, idle, its corpus gone, or `close`). */
   done: Promise<string>;
   close(reason?: string): void;
-  /** Its warm index: what MCP sessions of its corpus share (served over HTTP by another server, docs/http.md#corpora-by-name). */
-  warm: WarmIndex;
+  /** Its resident state: what MCP sessions of its corpus share (served over HTTP by another server, docs/http.md#corpora-by-name). */
+  resident: ResidentState;
 }
 
 /**
@@ -70,12 +72,12 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   // first. What whole-corpus calls need of every note (for `list` and `status`; every note's links,
   // for `read`'s backlinks and `tend check`) is built in the server's own context, in slices between
   // calls, once a call first asks for it (src/corpus/files/stat-cache.ts `keptOrWarming`).
-  const warm: WarmIndex & { close(): void } = warmIndex(root, local, {
+  const warm = residentState(root, local, {
     networkRescanMs: 0,
     warmUp: (job) => void withContext(ownCall(), job).catch(() => undefined),
   });
   /** A call of the server's own (a warm-up, a compaction, the viewer's pages), with the warm index. */
-  const ownCall = () => newCall({ ...own, warm });
+  const ownCall = () => newCall({ ...own, resident: warm });
   // New and changed notes embedded between calls by the built-in embedder (src/search/background-embed.ts).
   const embedding = backgroundEmbedding(root, { inCall: (job) => withContext(ownCall(), job) });
   const sessions = new Set<net.Socket>();
@@ -204,7 +206,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     try {
       // Every change made before the request reaches the watcher before the call looks (docs/server.md).
       await warm.sync();
-      const code = await opts.run(req.argv, io, callEnv(req), { warm, served: true });
+      const code = await opts.run(req.argv, io, callEnv(req), { resident: warm, served: true });
       if (!socket.destroyed) {
         send(socket, { done: true, code, stdout, stderr });
         socket.end();
@@ -221,7 +223,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     // What a tool call would print goes nowhere: the connection carries MCP only.
     const io: Io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => req.cwd };
     try {
-      await opts.run(req.argv, io, callEnv(req), { warm, served: true, streams: { input: socket, output: socket } });
+      await opts.run(req.argv, io, callEnv(req), { resident: warm, served: true, streams: { input: socket, output: socket } });
     } finally {
       socket.end();
     }
@@ -287,7 +289,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
     if (!claim.stillOurs()) return close('the socket was taken over');
     if (viewerWatching()) lastActive = performance.now();
     if (opts.idleMs !== undefined && busy === 0 && sessions.size === 0 && performance.now() - lastActive >= opts.idleMs) return close('idle');
-    if (!tidying && busy === 0 && warm.indexQuietMs() >= TIDY_QUIET_MS) {
+    if (!tidying && busy === 0 && (warm.part(ResidentIndex)?.indexQuietMs() ?? 0) >= TIDY_QUIET_MS) {
       tidying = true;
       void withContext(ownCall(), async () => (await import('../search/fts-table.js')).tidyIndex(root))
         .catch(() => false)
@@ -296,7 +298,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   }, Math.min(ROOT_CHECK_MS, opts.idleMs ?? ROOT_CHECK_MS));
   timer.unref();
   opts.onReady?.(state());
-  return { done, close, warm };
+  return { done, close, resident: warm };
 }
 
 /** Which folder a path names now (device and inode), or undefined when there is none. */

@@ -75,6 +75,9 @@ function failuresFile(sock: string): string {
   return `${sock}.failed`;
 }
 
+// Failures are dated by the wall clock, not a monotonic one: the record is a file that every
+// client process reads, and performance.now() means nothing outside the process that read it.
+
 /** Whether the server of `sock` failed often enough lately that clients leave it alone for a while. */
 export function backingOff(sock: string, now = Date.now()): boolean {
   try {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ZkError } from '../errors.js';
 import { git } from '../adapters/git.js';
 import { stageText, type Unmerged } from '../adapters/git-sync.js';
 import { writeTemp } from '../corpus/files/files.js';
@@ -41,7 +42,7 @@ export interface Resolution {
 
 async function run(top: string, args: string[], input?: string): Promise<string> {
   const r = await git(top, args, input);
-  if (r.code !== 0) throw new Error(`git ${args[0]} failed: ${r.stderr.trim().split('\n')[0]}`);
+  if (r.code !== 0) throw new ZkError('io', `git ${args[0]} failed: ${r.stderr.trim().split('\n')[0]}`);
   return r.stdout;
 }
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import { newCall, withContext, type RunContext } from '../context.js';
-import { asZkError, ZkError } from '../errors.js';
+import { asZkError, bugStack, ZkError } from '../errors.js';
 import { isNoteFile } from '../corpus/files/note-files.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import type { ServerState } from '../api/results.js';
@@ -124,7 +124,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (!access.admits(req.headers.cookie)) return html(res, 401, messagePage('Open the viewer from its link', 'Run zk-memory view: it prints a link that lets this browser in.'), head);
     await withContext(newCall(ctx), async () => {
       // Every change made before the request is seen by the pages it reads (docs/server.md).
-      await ctx.warm?.sync();
+      await ctx.resident?.sync();
       await route(req, res, url, head);
     });
   }
@@ -142,6 +142,8 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     }
     if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return html(res, 404, messagePage('Not found', e.message), head);
     ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    const stack = bugStack(err, ctx.settings.debug());
+    if (stack) ctx.io.stderr(`${stack}\n`);
     html(res, 500, messagePage('Something failed', 'The server could not show this page; its log says why.'), head);
   }
 

@@ -2,14 +2,17 @@
 // usage: node loop.mjs ROOT MODE COUNT TAG   (MODE: merge REF | write SLUG | mixed)
 const [root, mode, arg, countText, tag] = process.argv.slice(2);
 const dist = new URL('../../dist/src/corpus/ops/ops.js', import.meta.url);
-const { mergeNote, writeNote } = await import(dist.href);
-const count = Number(countText);
-for (let i = 0; i < count; i++) {
-  const fragment = `frag-${tag}-${i} ${'x'.repeat(200)} END-${tag}-${i}`;
-  if (mode === 'merge') {
-    await mergeNote(root, arg, fragment, { source: `w${tag}` });
-  } else if (mode === 'mixed') {
-    writeNote(root, { slug: `${arg}-${tag}`, title: `Note ${tag} ${i}`, body: fragment.repeat(20), unique: true });
-    await mergeNote(root, arg, fragment, { source: `w${tag}` });
+const { inCall } = await import('./in-call.mjs');
+await inCall(async () => {
+  const { mergeNote, writeNote } = await import(dist.href);
+  const count = Number(countText);
+  for (let i = 0; i < count; i++) {
+    const fragment = `frag-${tag}-${i} ${'x'.repeat(200)} END-${tag}-${i}`;
+    if (mode === 'merge') {
+      await mergeNote(root, arg, fragment, { source: `w${tag}` });
+    } else if (mode === 'mixed') {
+      writeNote(root, { slug: `${arg}-${tag}`, title: `Note ${tag} ${i}`, body: fragment.repeat(20), unique: true });
+      await mergeNote(root, arg, fragment, { source: `w${tag}` });
+    }
   }
-}
+});

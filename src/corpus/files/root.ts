@@ -3,6 +3,7 @@ import path from 'node:path';
 import { current } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { registeredRoot } from '../registry.js';
+import type { Settings } from '../../settings.js';
 
 /**
  * The corpus root: an explicit --root, else the corpus registered under the name --corpus gives
@@ -11,14 +12,23 @@ import { registeredRoot } from '../registry.js';
  */
 export function resolveRoot(explicit: string | undefined, opts: { mustExist?: boolean; corpora?: string[] } = {}): string {
   const { settings, io } = current();
-  if (opts.corpora && opts.corpora.length > 1) throw new ZkError('usage', '--corpus names the one corpus of a command (only token create takes several)');
-  const named = opts.corpora?.length ? registeredRoot(opts.corpora[0]) : undefined;
-  const given = explicit ?? named ?? settings.root();
+  return rootOf(explicit, namedRoot(settings, opts.corpora), io.cwd(), opts);
+}
+
+/** The root --corpus names (`corpora`, its values), else ZK_MEMORY_ROOT's value. */
+export function namedRoot(settings: Settings, corpora: string[] | undefined): string | undefined {
+  if (corpora && corpora.length > 1) throw new ZkError('usage', '--corpus names the one corpus of a command (only token create takes several)');
+  return corpora?.length ? registeredRoot(corpora[0], settings) : settings.root();
+}
+
+/** `resolveRoot` from what it reads given: the named root (`namedRoot`) and the working directory. */
+export function rootOf(explicit: string | undefined, named: string | undefined, cwd: string, opts: { mustExist?: boolean } = {}): string {
+  const given = explicit ?? named;
   let root: string | undefined;
   if (given !== undefined) {
-    root = path.resolve(io.cwd(), given);
+    root = path.resolve(cwd, given);
   } else {
-    root = discoverRoot(io.cwd());
+    root = discoverRoot(cwd);
   }
   if (!root) throw new ZkError('no_root', 'no corpus root: pass --root DIR or set ZK_MEMORY_ROOT');
   if (opts.mustExist !== false) {

@@ -5,7 +5,7 @@ import { stampOf, stampTrusted, type FileStamp } from './file-stamp.js';
 import { replaceDerivedFile } from './files.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { isNoteFile, listNoteFiles } from './note-files.js';
-import type { NoteWatch } from '../../ports.js';
+import { keptNotes, type KeptNotes } from './kept-notes.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
 // is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed
@@ -120,7 +120,7 @@ interface Derived<T> {
 
 /**
  * Every readable note's answer, in file-name order. In a long-running process whose watcher sees
- * the root (the context's warm index), the answers are kept in memory and only the notes the
+ * the root (its resident state, src/corpus/files/kept-notes.ts), the answers are kept in memory and only the notes the
  * watcher named since the last call are read again (see `loadWatched`). Otherwise, with a cache
  * file (the context's `noteCache` port), every note file is stated and only those whose stat moved
  * since the cache saw them (or that it saw too close to a change to trust) are read; without one,
@@ -128,7 +128,7 @@ interface Derived<T> {
  * every time, as it does when the note is read.
  */
 export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
-  const watch = current().warm?.notes;
+  const watch = keptNotes();
   if (watch) return loadWatched(root, kind, watch);
   return loadStated(root, kind).map((d) => d.value);
 }
@@ -140,7 +140,7 @@ export function loadDerived<T>(root: string, kind: DerivedKind<T>): T[] {
  * `keptOrWarming`).
  */
 export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefined {
-  const watch = current().warm?.notes;
+  const watch = keptNotes();
   return watch && keptOrWarming(root, kind, watch) ? loadWatched(root, kind, watch) : undefined;
 }
 
@@ -150,7 +150,7 @@ export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefi
  * call then pays for a look-up in the index, not for building it over every note.
  */
 export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string, build: (values: readonly T[]) => R): R | undefined {
-  const watch = current().warm?.notes;
+  const watch = keptNotes();
   if (!watch || !keptOrWarming(root, kind, watch)) return undefined;
   const kept = watchedAnswers(root, kind, watch);
   if (!kept.built.has(name)) kept.built.set(name, build(keptValues(kept)));
@@ -181,13 +181,13 @@ function keptValues<T>(kept: KeptAnswers<T>): T[] {
  * there whose stamp did not move is not read. When the watcher cannot say everything that changed
  * (its first call, lost events), every note is checked as without it.
  */
-function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): T[] {
+function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes): T[] {
   // A copy: the caller may sort or change it.
   return keptValues(watchedAnswers(root, kind, watch)).slice();
 }
 
 /** The answers kept in memory for `kind`, brought up to date (see `loadWatched`). */
-function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): KeptAnswers<T> {
+function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes): KeptAnswers<T> {
   const key = keptKey(root, kind);
   const changes = watch.take(key);
   const kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
@@ -285,10 +285,10 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
  * them between calls: memory goes to what its calls use (a server that only searches keeps none),
  * and the first call that could use them pays what a call of its own would, not the ones after it.
  */
-function keptOrWarming<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch): boolean {
+function keptOrWarming<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes): boolean {
   const key = keptKey(root, kind);
   if (watch.kept.has(key)) return true;
-  watch.warmSoon?.(key, (signal) => warmDerived(root, kind, watch, signal));
+  watch.warmSoon(key, (signal) => warmDerived(root, kind, watch, signal));
   return false;
 }
 
@@ -298,7 +298,7 @@ function keptOrWarming<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch):
  * are kept already. What changes while it runs is named by the watcher to the next call, as for
  * any kept answers.
  */
-async function warmDerived<T>(root: string, kind: DerivedKind<T>, watch: NoteWatch, signal: AbortSignal): Promise<void> {
+async function warmDerived<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes, signal: AbortSignal): Promise<void> {
   const key = keptKey(root, kind);
   if (signal.aborted || watch.kept.has(key)) return;
   // From here on the watcher keeps what changes for the next call; every note is stated after this.
@@ -315,7 +315,7 @@ async function warmDerived<T>(root: string, kind: DerivedKind<T>, watch: NoteWat
 }
 
 /** Keep every note's answer (in file-name order, as stated) for the calls to come. */
-function keepAll<T>(watch: NoteWatch, key: string, all: Derived<T>[]): KeptAnswers<T> {
+function keepAll<T>(watch: KeptNotes, key: string, all: Derived<T>[]): KeptAnswers<T> {
   const kept: KeptAnswers<T> = { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name), built: new Map() };
   watch.kept.set(key, kept);
   return kept;

@@ -1,74 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { current, now } from '../context.js';
+import { now } from '../context.js';
 import { isNoteName } from '../corpus/files/note-files.js';
-import type { KnownManifest } from './manifest.js';
-import type { VectorState } from './vector-state.js';
-import type { Table } from './lance.js';
-import type { Embedder } from '../llm/embed.js';
-import type { NoteWatch, WarmIndexPort } from '../ports.js';
+import type { NoteWatch, Watched } from '../ports.js';
 
-/**
- * What a long-running process (the MCP server) keeps of the search index between calls, handed to
- * each call through its context (src/context.ts). A command line has none: every run starts cold
- * and checks as `planRefresh` (src/search/changes.ts) says.
- */
-export interface WarmIndex extends WarmIndexPort {
-  /** The watcher as the domain's per-note caches see it, when there is one (see NoteWatch). */
-  readonly notes?: NoteWatch;
-  /** Open tables, reused while the index has not been refreshed since they were opened. */
-  readonly tables: TableCache;
-  /** The manifest last read or written, reused while its file is unchanged (src/search/manifest.ts). */
-  readonly manifest: KeptFile<KnownManifest>;
-  /** The vector state, the same way (src/search/vector.ts). */
-  readonly vectors: KeptFile<VectorState>;
-  /** The built-in embedders made so far, by model folder: each loads its model once (src/search/embedder.ts). */
-  readonly embedders: Map<string, Embedder>;
-  /**
-   * How fresh the index was found against the notes' stamps as kept until a note changes (by
-   * that list, see `scanIndex` in src/search/changes.ts), with the manifest it was found against.
-   */
-  readonly scans: WeakMap<object, { manifestId: string; scan: unknown }>;
-  /** The watcher of the corpus root, when the root is on a local disk and watching could start. */
-  readonly watch?: RootWatch;
-  /** Say that this process just wrote the search index (a refresh or a compaction). */
-  wroteIndex(): void;
-  /** How long (ms) since this process last wrote the search index: compacting it waits for writes to pause. */
-  indexQuietMs(): number;
-  /** Without a healthy watcher, how old (ms) the last check of every note file may be. */
-  readonly unwatchedRescanMs: number;
-  /** With one, the same bound: a backstop for events the kernel dropped without saying so. */
-  readonly watchedRescanMs: number;
-  /**
-   * Run index refreshes one at a time. A refresh takes the watcher's names: a second one running
-   * meanwhile would find nothing to do and answer before the first has applied what it took.
-   */
-  serial<T>(fn: () => Promise<T>): Promise<T>;
-  /**
-   * `serial`, shared: callers that ask for the refresh `key` while one is queued and not yet begun
-   * get that one's answer. It begins after every one of them asked, so it sees every change
-   * made before any of them (and a burst of searches behind a slow refresh costs one more, not one each).
-   */
-  sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T>;
-}
+// The watcher of a corpus root, behind the `NoteWatch` port (src/ports.ts): `fs.watch` on the
+// root, cookies to know when every earlier event has come, and a stat of every symlinked note.
 
-/** The current call's warm index, when a long-running process handed it one (see `warmIndex`). */
-export function callWarmIndex(): WarmIndex | undefined {
-  // Only `warmIndex` below makes one: the context carries it without knowing what it is.
-  return current().warm as WarmIndex | undefined;
-}
-
-/**
- * On a network file system the corpus's other hosts write where no watcher on this host sees:
- * the server checks every note file at most this often (the journal and the folder's metadata
- * cover the tool's own writes and notes added or removed in between).
- */
-export const NETWORK_RESCAN_MS = 2000;
-/**
- * Linux drops inotify events when its queue overflows and libuv does not pass the overflow on; a
- * full check this often bounds how long such a loss can last.
- */
-export const WATCHED_RESCAN_MS = 60_000;
 /** How long a cookie's event may take to come back before the watcher is taken to have lost events. */
 export const COOKIE_WAIT_MS = 1000;
 
@@ -89,71 +27,6 @@ export function isCookieName(name: string): boolean {
 const COOKIE_PREFIX = '.zk-cookie-';
 
 /**
- * A file's parsed content, kept while the file is the version it was read from or written as (its
- * identity, see `fileIdentity` in src/search/index-record.ts): another process's write replaces the file,
- * so the next load reads it again.
- */
-export class KeptFile<T> {
-  private kept?: { id: string; value: T };
-
-  /** The value kept for the file's identity `id`, else what `read` gives, kept for `id`. */
-  load(id: string | undefined, read: () => T | undefined): T | undefined {
-    if (id !== undefined && this.kept?.id === id) return this.kept.value;
-    const value = read();
-    this.keep(id, value);
-    return value;
-  }
-
-  /** Keep `value` as the file's content at `id` (nothing when either is unknown). */
-  keep(id: string | undefined, value: T | undefined): void {
-    this.kept = id !== undefined && value !== undefined ? { id, value } : undefined;
-  }
-}
-
-/**
- * LanceDB tables by index folder and table name, each kept with the manifest's `refreshedAt` it
- * was opened at. Every change to a table (a refresh, a compaction, a rebuild from nothing, by any
- * process) writes a new `refreshedAt`, so a table is reused only while it is the one the index
- * describes; otherwise it is opened afresh, on a new connection (a rebuilt table reuses version
- * numbers, and a connection's caches must not mix the two).
- */
-export class TableCache {
-  private readonly open = new Map<string, { refreshedAt: string; table: Table }>();
-
-  get(dir: string, name: string, refreshedAt: string): Table | undefined {
-    const hit = this.open.get(`${dir}\0${name}`);
-    return hit?.refreshedAt === refreshedAt ? hit.table : undefined;
-  }
-
-  set(dir: string, name: string, refreshedAt: string, table: Table): void {
-    // A table replaced here is not closed: a call still running may be querying it.
-    this.open.set(`${dir}\0${name}`, { refreshedAt, table });
-  }
-
-  close(): void {
-    for (const { table } of this.open.values()) table.close();
-    this.open.clear();
-  }
-}
-
-/** What the watcher saw since it was last asked. */
-export interface Watched {
-  /**
-   * Note file names (top-level `*.md`) created, changed, renamed or removed, and the symlinked
-   * notes whose target is no longer the file, or the version, it was when last asked.
-   */
-  names: Set<string>;
-  /**
-   * Whether `names` is everything that changed since the watcher started: false once it erred or
-   * got an event without a name, until the caller has checked every note file; false too until
-   * it has listed the symlinked notes.
-   */
-  complete: boolean;
-  /** When the watcher started (ms since the epoch): a full check begun after it is covered. */
-  since: number;
-}
-
-/**
  * An `fs.watch` on the corpus root (note files are top-level, so one non-recursive watch sees
  * every one), collecting the names of changed notes until the next search takes them.
  *
@@ -164,7 +37,7 @@ export interface Watched {
  * is named when it moved. Which notes are symlinks is listed once, in the background (the root
  * may hold many thousand notes), then kept by the events on their own names.
  */
-export class RootWatch {
+export class RootWatch implements NoteWatch {
   private names = new Set<string>();
   /** False when a change may have gone unnamed: the next caller must check every note. */
   private complete = true;
@@ -311,7 +184,7 @@ export class RootWatch {
   /**
    * Note files a full check found with more than one name: from now on each is stated at every
    * `take`. A hard link made outside the root to a note gives no event here, so such a note is
-   * known from the next full check on (at most `WATCHED_RESCAN_MS` later); one made in the root has
+   * known from the next full check on (at most `WATCHED_RESCAN_MS` later, src/search/resident-index.ts); one made in the root has
    * an event of its own. Each is named once at the next take, as its state before is not known.
    */
   watchHardLinks(names: readonly string[]): void {
@@ -367,80 +240,11 @@ export class RootWatch {
   }
 }
 
-/** How a long-running process keeps its warm index. */
-export interface WarmIndexOptions {
-  /**
-   * Without a watcher, every note is checked at most this often (0: before every search, as the
-   * resident server does, so an answer never misses another host's write).
-   */
-  networkRescanMs?: number;
-  /**
-   * Runs `job` in the process's own context, not that of the call that asked for it (see
-   * `NoteWatch.warmSoon`); without it nothing is built for the calls to come.
-   */
-  warmUp?: (job: () => Promise<void>) => void;
-}
-
-/**
- * The warm state of the server of `root`; `local` says whether watching the root can see every
- * change (see `WarmIndexOptions` for the rest).
- */
-export function warmIndex(root: string, local: boolean, o: WarmIndexOptions = {}): WarmIndex & { close(): void } {
-  let watch: RootWatch | undefined;
-  if (local) {
-    try {
-      watch = new RootWatch(root);
-    } catch {
-      watch = undefined; // no watcher (inotify limits, say): every search checks every note
-    }
+/** A watcher of `root`, or undefined when watching cannot start (inotify limits, say): every search then checks every note. */
+export function watchRoot(root: string): NoteWatch | undefined {
+  try {
+    return new RootWatch(root);
+  } catch {
+    return undefined;
   }
-  const tables = new TableCache();
-  const kept = new Map<string, unknown>();
-  const closing = new AbortController();
-  const warming = new Set<string>();
-  const warmSoon = (key: string, build: (signal: AbortSignal) => Promise<void>) => {
-    if (!o.warmUp || warming.has(key) || kept.has(key) || closing.signal.aborted) return;
-    warming.add(key);
-    // Not within the call that asked: it goes on, and the building runs between its steps.
-    o.warmUp(async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await build(closing.signal).finally(() => warming.delete(key));
-    });
-  };
-  const notes: NoteWatch | undefined = watch && { take: (key) => watch!.takeFor(key), kept, warmSoon };
-  const manifest = new KeptFile<KnownManifest>();
-  const vectors = new KeptFile<VectorState>();
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-  const queued = new Map<string, Promise<unknown>>();
-  let lastWrite = performance.now();
-  return {
-    kind: 'warm-index',
-    tables, watch, notes, manifest, vectors, scans: new WeakMap(), embedders: new Map(),
-    sync: () => watch?.sync() ?? Promise.resolve(),
-    wroteIndex: () => void (lastWrite = performance.now()),
-    indexQuietMs: () => performance.now() - lastWrite,
-    serial,
-    sharedSerial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-      const waiting = queued.get(key);
-      if (waiting) return waiting as Promise<T>;
-      const run = serial(() => {
-        queued.delete(key); // who asks from now on needs a refresh that begins after it asked
-        return fn();
-      });
-      queued.set(key, run);
-      return run;
-    },
-    unwatchedRescanMs: local ? 0 : (o.networkRescanMs ?? NETWORK_RESCAN_MS),
-    watchedRescanMs: WATCHED_RESCAN_MS,
-    close() {
-      closing.abort();
-      watch?.close();
-      tables.close();
-    },
-  };
 }
