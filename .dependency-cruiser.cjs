@@ -1,6 +1,6 @@
 /**
  * The layers of src/ and the arrows allowed between them (docs/architecture.md), checked by
- * `npm run check:layers` as part of `npm test`. Type-only imports count like any other.
+ * test/architecture.test.ts as part of `npm test`. Type-only imports count like any other.
  */
 const surfaces = '^src/(cli|cli\\.ts|commands|mcp|server|viewer)';
 const library = '^src/api/';

@@ -23,7 +23,7 @@ export interface NoteGrep {
 export type NoteCacheFile = (root: string, name: string) => string;
 
 /**
- * What a long-running process (the MCP server) keeps of the search index between calls. Only the
+ * What a long-running process (a resident server, an MCP session on stdio) keeps of the search index between calls. Only the
  * search code knows what is inside (`WarmIndex` in src/search/warm.ts); to the context it is opaque.
  */
 export interface WarmIndexPort {
