@@ -1,6 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListToolsRequestSchema, McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { llmConfigured } from '../llm/config.js';
@@ -16,9 +15,8 @@ import { indexLocation } from '../search/location.js';
 import { callWarmIndex, warmIndex } from '../search/warm.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
 import { gitWorkTree } from '../api/corpus.js';
+import { schemaProblems, type SchemaProblem } from '../validate.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
 
 function toolError(message: string, code = 'usage') {
   return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: { ok: false, error: { code, message } } };
@@ -28,7 +26,7 @@ function toolError(message: string, code = 'usage') {
 const toolsHere = (offered: ToolSpec[]) => `the tools here: ${offered.map((t) => t.name).join(', ')}`;
 
 /** A validation problem as an agent can act on it: the property it is about, and what is wrong. */
-function problem(e: ErrorObject): string {
+function problem(e: SchemaProblem): string {
   const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
   if (e.keyword === 'additionalProperties') return `${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)} is not allowed here`;
   if (e.keyword === 'required') return `${JSON.stringify((e.params as { missingProperty: string }).missingProperty)} is required`;
@@ -36,8 +34,8 @@ function problem(e: ErrorObject): string {
   return `${at || 'arguments'} ${e.message}`;
 }
 
-function invalid(tool: ToolSpec, v: ValidateFunction) {
-  return toolError(`invalid arguments for ${tool.name}: ${(v.errors ?? []).map(problem).join('; ')}`);
+function invalid(tool: ToolSpec, problems: SchemaProblem[]) {
+  return toolError(`invalid arguments for ${tool.name}: ${problems.map(problem).join('; ')}`);
 }
 
 export type { Caller };
@@ -52,10 +50,10 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   if (!tool) return toolError(`unknown tool: ${JSON.stringify(name)} (${toolsHere(offered)})`);
   // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
   if (caller?.readOnly && !tool.readOnly) throw new McpError(ErrorCode.InvalidRequest, `forbidden: the token of ${caller.source} is read-only, and ${name} writes`);
-  const validate = validators.get(name)!;
-  if (!validate(args)) return invalid(tool, validate);
+  const problems = schemaProblems(tool.inputSchema, args);
+  if (problems.length) return invalid(tool, problems);
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
-  if (caller && 'source' in ((tool.inputSchema.properties as object | undefined) ?? {})) args = { ...args, source: caller.source };
+  if (caller && 'source' in tool.inputSchema.properties) args = { ...args, source: caller.source };
   // What a host's session writes is redacted before anything is written (docs/agents.md#privacy).
   if (tool.redacts && ctx.settings.redact()) args = redactArgs(root, name, args);
   try {
