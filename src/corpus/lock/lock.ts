@@ -5,7 +5,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { settings, now } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import { recoverAppends } from '../ops/append.js';
+import { recoverAppends } from './append.js';
 import { readFully, writeAll } from '../files/files.js';
 import { sidecar } from '../files/paths.js';
 import { ensureSidecar } from '../files/sidecar.js';

@@ -5,7 +5,7 @@ import { settings, now } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { archiveRelinking, type Relink } from './relink.js';
 import { notesHeldAt } from '../graph/held-at.js';
-import { appendFragment } from './append.js';
+import { appendFragment } from '../lock/append.js';
 import { rewriteKeys } from './keys.js';
 import { createFileExclusiveAsync, createNoteFile, refusedSymlink } from '../files/files.js';
 import { hasControlChar, isNoteName } from '../files/note-files.js';
