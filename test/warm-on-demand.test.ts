@@ -8,6 +8,7 @@ import { current, withContext } from '../src/context.js';
 import { keptFactsBuilt } from '../src/corpus/graph/facts.js';
 import { keptMetasBuilt, loadNoteMetas } from '../src/corpus/note/note-meta.js';
 import { mcpSession, sessionContext } from '../src/mcp/server.js';
+import { serverStatus } from '../src/server/status.js';
 import { warmIndex } from '../src/search/warm.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
@@ -94,7 +95,7 @@ describe('what a resident process keeps of every note, built once a call asks', 
     const env = { ...process.env, ZK_MEMORY_SERVER: 'off', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_EMBED_BASE: '' };
     const call = (...argv: string[]) => main(['--root', root, ...argv], io, env, { warm, served: true });
     for (const backend of ['fts', 'rg']) expect(await call('search', 'alpha first', '--backend', backend)).toBe(0);
-    const server = await mcpSession(root, sessionContext({ ...current(), warm }, warm));
+    const server = await mcpSession(root, sessionContext({ ...current(), warm }, warm), serverStatus);
     const [client, side] = InMemoryTransport.createLinkedPair();
     await server.connect(side);
     const mcp = new Client({ name: 'test', version: '1' });

@@ -12,7 +12,7 @@ export const inboxTools: ToolSpec[] = [
     description: 'Take the oldest input waiting in the inbox (a captured session, or memories no LLM judged yet) to keep it yourself: read it, write what matters with write or merge in your own words, then call inbox_done (or inbox_skip). done: true means nothing waits.',
     inputSchema: schema({}),
     async run(root, _args, _caller, session) {
-      const r = api.inboxNext(root, { holder: session?.id });
+      const r = api.inboxNext(root, { holder: session.id });
       return { json: { ...r }, text: inboxNextText(r) };
     },
   }),

@@ -7,9 +7,8 @@ import { asZkError, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import crypto from 'node:crypto';
-import type { Caller, ToolSession } from './tool.js';
-import { redactDeep } from '../pipelines/redact.js';
-import { trace } from '../corpus/trace/trace.js';
+import type { Caller, ServerStatusOf, ToolSession } from './tool.js';
+import { redactToolArgs } from '../api/redact.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
 import { callWarmIndex, warmIndex } from '../search/warm.js';
@@ -42,10 +41,9 @@ export type { Caller };
 
 /**
  * Call one tool: validate its arguments, call the library in the server's context, answer text and
- * JSON. `offered` are the tools the session lists, named to a caller that asks for an unknown one;
- * `session`, the session the call is made in.
+ * JSON, in `session`. `offered` are the tools the session lists, named to a caller that asks for an unknown one.
  */
-export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS, session?: ToolSession) {
+export async function callTool(root: string, ctx: RunContext, session: ToolSession, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return toolError(`unknown tool: ${JSON.stringify(name)} (${toolsHere(offered)})`);
   // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
@@ -55,7 +53,7 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
   if (caller && 'source' in tool.inputSchema.properties) args = { ...args, source: caller.source };
   // What a host's session writes is redacted before anything is written (docs/agents.md#privacy).
-  if (tool.redacts && ctx.settings.redact()) args = redactArgs(root, name, args);
+  if (tool.redacts && ctx.settings.redact()) args = redactToolArgs(root, name, args);
   try {
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.warm?.sync();
@@ -67,13 +65,6 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
     const e = asZkError(err);
     return { isError: true, content: [{ type: 'text', text: `error: ${e.message}` }], structuredContent: errorJson(e) };
   }
-}
-
-/** Tool arguments with private spans and secrets taken out; the trace says how many, never what. */
-function redactArgs(root: string, tool: string, args: Record<string, unknown>): Record<string, unknown> {
-  const r = redactDeep(args);
-  if (r.redactions.private || r.redactions.secrets) trace(root, 'redact', { tool, ...r.redactions });
-  return r.value;
 }
 
 /** The largest message accepted: room for the largest body, JSON-escaped, and then some. */
@@ -113,11 +104,12 @@ function callParams(params: unknown, offered: ToolSpec[]): { name: string; args:
 
 /**
  * An MCP server of the tools for one session, not yet connected: every call runs in `ctx` (the
- * settings and flags the session was started with), as `caller` when the transport knows who calls.
+ * settings and flags the session was started with), as `caller` when the transport knows who calls;
+ * `serverStatus` is how the process hosting it asks after the corpus's resident server.
  */
-export async function mcpSession(root: string, ctx: RunContext, caller?: Caller): Promise<Server> {
+export async function mcpSession(root: string, ctx: RunContext, serverStatus: ServerStatusOf, caller?: Caller): Promise<Server> {
   const offered = await offeredTools(root, ctx, caller);
-  const session: ToolSession = { id: crypto.randomUUID().replace(/-/g, '') };
+  const session: ToolSession = { id: crypto.randomUUID().replace(/-/g, ''), serverStatus };
   const instructions = instructionsFor(offered.map((t) => t.name));
   const server = new Server({ name: 'zk-memory', version: version() }, { capabilities: { tools: {} }, instructions });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -131,7 +123,7 @@ export async function mcpSession(root: string, ctx: RunContext, caller?: Caller)
   server.fallbackRequestHandler = async (req: JSONRPCRequest) => {
     if (req.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, `method not found: ${req.method}`);
     const { name, args } = callParams(req.params, offered);
-    return callTool(root, ctx, name, args, caller, offered, session);
+    return callTool(root, ctx, session, name, args, caller, offered);
   };
   return server;
 }
@@ -147,13 +139,13 @@ export function sessionContext(ctx: RunContext, warm: NonNullable<RunContext['wa
  * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
  * started with); the output carries JSON-RPC only.
  */
-export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
+export async function serveMcp(root: string, ctx: RunContext, serverStatus: ServerStatusOf, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
   // server hands every session its own warm index, which outlives the session.
   const shared = callWarmIndex();
   const own = shared ? undefined : warmIndex(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
-  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));
+  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!), serverStatus);
   // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
   const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));

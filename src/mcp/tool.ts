@@ -1,5 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { KINDS } from '../corpus/note/kinds.js';
+import { KINDS } from '../api/vocabulary.js';
+import type { ServerStatus } from '../api/results.js';
+import type { Settings } from '../settings.js';
 
 /** A tool's arguments as the server hands them over: checked against its input schema first. */
 type Args = Record<string, unknown>;
@@ -32,7 +34,12 @@ export interface Caller {
 export interface ToolSession {
   /** Letters and digits, unique to the session. */
   id: string;
+  /** How the corpus's resident server stands, as the process that hosts the session asks it (src/server/status.ts). */
+  serverStatus: ServerStatusOf;
 }
+
+/** How the resident server of a corpus stands: handed to a session by its host, since MCP sits below the server that serves it. */
+export type ServerStatusOf = (root: string, settings: Settings) => Promise<ServerStatus>;
 
 /** What a tool may be passed: an object of named arguments, each with its own schema, and no others. */
 export interface ToolSchema {
@@ -56,7 +63,7 @@ export interface ToolSpec<S extends ToolSchema = ToolSchema, A = Args> {
   /** Only offered when the corpus is in a git work tree. */
   needsGit?: boolean;
   /** `caller` is the session's client when the transport knows it (see `Caller`); `session`, the MCP session the call is made in. */
-  run(root: string, args: A, caller?: Caller, session?: ToolSession): Promise<ToolAnswer>;
+  run(root: string, args: A, caller: Caller | undefined, session: ToolSession): Promise<ToolAnswer>;
 }
 
 /**

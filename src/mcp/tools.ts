@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import * as api from '../api/index.js';
 import { ZkError } from '../errors.js';
-import { requireMoment } from '../corpus/note/moments.js';
+import { requireMoment } from '../api/vocabulary.js';
 import type { InputMessage } from '../judge/transcript.js';
 import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
@@ -13,7 +13,6 @@ import { ingestTools } from './ingest-tools.js';
 import { inboxTools } from './inbox-tools.js';
 import { tendTools } from './tend-tools.js';
 import { settings } from '../context.js';
-import { serverStatus } from '../server/status.js';
 import { serverText } from '../views/server.js';
 import { bool, int, kindProperty, schema, str, tool, type ToolAnswer, type ToolSpec } from './tool.js';
 
@@ -197,8 +196,8 @@ export const TOOLS: ToolSpec[] = [
     description: 'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend, whether the corpus is in git, the resident server. Call it first in a session.',
     inputSchema: schema({ recent: int('how many recently changed notes to show (default 5)') }),
     readOnly: true,
-    async run(root, a) {
-      const r = { ...(await api.overview(root, { recent: a.recent })), server: await serverStatus(root, settings()) };
+    async run(root, a, _caller, session) {
+      const r = { ...(await api.overview(root, { recent: a.recent })), server: await session.serverStatus(root, settings()) };
       return answer(r, `${notesView.overviewText(r)}\n${serverText(r.server)}`);
     },
   }),

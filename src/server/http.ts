@@ -9,6 +9,7 @@ import { ZkError } from '../errors.js';
 import { tokenHolder } from '../api/tokens.js';
 import { mcpSession, type Caller } from '../mcp/server.js';
 import type { RunContext } from '../context.js';
+import { serverStatus } from './status.js';
 
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
 // specification asks of a server reachable by others. Every request is checked in this order,
@@ -161,7 +162,7 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     // A new session (an initialize request), or a request the transport refuses for want of one.
     const caller: Caller = { source: holder.name, readOnly: holder.read_only, ingestFolders };
     const tokenHash = hashOf(token);
-    const server = await mcpSession(root, ctx, caller);
+    const server = await mcpSession(root, ctx, serverStatus, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every
