@@ -1,5 +1,4 @@
 import { EVERY_NOTE } from './types.js';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +6,7 @@ import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { decodeNote, noteFromText, type Note } from '../corpus/note/notes.js';
 import type { Embedder } from '../llm/embed.js';
+import { runToEnd } from '../adapters/processes.js';
 import { contentHash } from './manifest.js';
 import type { FileState } from './manifest.js';
 import {
@@ -192,11 +192,8 @@ async function trainAnnIndex(root: string, table: Table, config: { distanceType:
   const scratch = fs.mkdtempSync(path.join(indexDir(root), '.build-'));
   const worker = ivfBuildWorker();
   try {
-    await new Promise<void>((resolve, reject) => {
-      execFile(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { env: { ...process.env, TMPDIR: scratch } }, (err, _out, stderr) => {
-        if (err) reject(new ZkError('io', `the vector index could not be built: ${String(stderr).trim().split('\n').pop() || err.message}`));
-        else resolve();
-      });
+    await runToEnd(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { ...process.env, TMPDIR: scratch }).catch((err: Error) => {
+      throw new ZkError('io', `the vector index could not be built: ${err.message}`);
     });
     await table.checkoutLatest();
   } finally {
