@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { resolveRoot } from '../corpus/files/root.js';
+import { resolveRoot } from '../api/root.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';

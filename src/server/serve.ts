@@ -14,7 +14,7 @@ import type { CommandLine } from '../cli/context.js';
 import { extractGlobals } from '../cli/globals.js';
 import { envForCall } from '../call-settings.js';
 import { Settings, type Env } from '../settings.js';
-import { resolveRoot } from '../corpus/files/root.js';
+import { resolveRoot } from '../api/root.js';
 
 /** How often the server looks whether its corpus folder is still there (docs/server.md: it ends within 30 s). */
 const ROOT_CHECK_MS = 5000;
