@@ -42,7 +42,7 @@ describe('process state', () => {
 describe('what a call remembers', () => {
   it('is shared by the contexts derived from the call, and new for each call', async () => {
     const { current, newCall, withContext } = await import('../src/context.js');
-    const { warn } = await import('../src/corpus/trace/warn.js');
+    const { warn } = await import('../src/corpus/warn.js');
     const { Settings } = await import('../src/settings.js');
     let stderr = '';
     const io = { stdout: () => {}, stderr: (t: string) => void (stderr += t), stdin: () => undefined, cwd: () => '/' };

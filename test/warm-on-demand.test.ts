@@ -13,7 +13,7 @@ import { warmIndex } from '../src/search/warm.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
 // A resident process builds what whole-corpus calls need of every note only once a call asks
-// for it, between calls and in its own context (src/corpus/files/stat-cache.ts `keptOrWarming`):
+// for it, between calls and in its own context (src/corpus/note/stat-cache.ts `keptOrWarming`):
 // memory goes to what its calls use.
 
 const U = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;

@@ -67,7 +67,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   // On a network file system no watcher sees other hosts' writes: every search checks every note
   // first. What whole-corpus calls need of every note (for `list` and `status`; every note's links,
   // for `read`'s backlinks and `tend check`) is built in the server's own context, in slices between
-  // calls, once a call first asks for it (src/corpus/files/stat-cache.ts `keptOrWarming`).
+  // calls, once a call first asks for it (src/corpus/note/stat-cache.ts `keptOrWarming`).
   const warm: WarmIndex & { close(): void } = warmIndex(root, local, {
     networkRescanMs: 0,
     warmUp: (job) => void withContext(ownCall(), job).catch(() => undefined),

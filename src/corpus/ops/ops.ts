@@ -12,7 +12,7 @@ import { hasControlChar, isNoteName } from '../files/note-files.js';
 import { relToRoot, sidecar } from '../files/paths.js';
 import { decisionBody, mergeFragment, parseNoteText, renderNote, type DecisionParts } from '../note/format.js';
 import { withCorpusLock } from '../lock/lock.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { ensureSidecar } from '../files/sidecar.js';
@@ -22,7 +22,7 @@ import { momentText, timeAsked } from '../note/moments.js';
 import { checkedValidity, type ValidityOptions } from './validity.js';
 import { defaultSource } from '../note/source.js';
 import { trace } from '../trace/trace.js';
-import { warn } from '../trace/warn.js';
+import { warn } from '../warn.js';
 
 import { checkKind } from '../note/kinds.js';
 import { hint } from '../../hints.js';
