@@ -11,8 +11,8 @@ export default defineConfig({
     // Many tests wait on locks, timers and child processes rather than the CPU: run several files at once.
     maxWorkers: 4,
     // A worker keeps its loaded modules from one test file to the next: loading the library and LanceDB
-    // once per worker instead of once per file. The library keeps no module-level state
-    // (test/architecture.test.ts), and the tests restore any environment they change.
+    // once per worker instead of once per file. Library code changes nothing the whole process shares
+    // (test/architecture.test.ts checks it), and the tests restore any environment they change.
     isolate: false,
     unstubEnvs: true,
   },

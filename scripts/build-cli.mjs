@@ -20,6 +20,20 @@ const sharedErrors = {
   },
 };
 
+const processes = join(root, 'dist', 'src', 'adapters', 'processes.js');
+
+/**
+ * The adapter that starts other programs, left out too: only a call that starts a server loads it
+ * (and node:child_process with it), as the module it is, not every call that a server answers.
+ */
+const processesApart = {
+  name: 'processes-apart',
+  setup(b) {
+    b.onResolve({ filter: /processes\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === processes ? { path: '../adapters/processes.js', external: true } : undefined);
+  },
+};
+
 await build({
   entryPoints: [join(server, 'forward.js')],
   outfile: join(server, 'forward.bundle.js'),
@@ -29,5 +43,5 @@ await build({
   target: 'node20',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [sharedErrors],
+  plugins: [sharedErrors, processesApart],
 });

@@ -7,7 +7,7 @@ import { watchRoot } from './adapters/note-watch.js';
 import { journalWrite } from './search/journal.js';
 import { noteCacheFile } from './search/location.js';
 import { ResidentIndex } from './search/resident-index.js';
-import { KeptNotes } from './corpus/files/kept-notes.js';
+import { KeptNotes } from './corpus/note/kept-notes.js';
 import { configuredLlm } from './llm/require.js';
 import { configuredEmbedder, embedderChoice } from './llm/embed.js';
 import type { Io, RunContext } from './context.js';

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers/corpus.js';
@@ -42,7 +43,7 @@ describe('process state', () => {
 describe('what a call remembers', () => {
   it('is shared by the contexts derived from the call, and new for each call', async () => {
     const { current, newCall, withContext } = await import('../src/context.js');
-    const { warn } = await import('../src/corpus/trace/warn.js');
+    const { warn } = await import('../src/corpus/warn.js');
     const { Settings } = await import('../src/settings.js');
     let stderr = '';
     const io = { stdout: () => {}, stderr: (t: string) => void (stderr += t), stdin: () => undefined, cwd: () => '/' };
@@ -64,5 +65,30 @@ describe('the layers of src/', () => {
     const r = await execa('npx', ['depcruise', 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: REPO, reject: false });
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/no dependency violations found \(\d+ modules/);
+  }, 60_000);
+
+  it('keep each third-party package that reaches outside in the modules that wrap it: the rules see those modules', async () => {
+    // The same rules with their allowed modules taken away must name exactly those modules: a rule
+    // whose package the cruise never sees (a path that does not resolve, an includeOnly that drops it) would pass anything.
+    const { execa } = await import('execa');
+    const confined = ['lancedb-in-its-adapter-only', 'mcp-sdk-in-mcp-only', 'child-processes-in-adapters-only', 'git-through-execa-only'];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-depcruise-'));
+    const probe = path.join(dir, 'probe.cjs');
+    fs.writeFileSync(probe, [
+      `const base = require(${JSON.stringify(path.join(REPO, '.dependency-cruiser.cjs'))});`,
+      `const names = ${JSON.stringify(confined)};`,
+      'module.exports = { ...base, forbidden: base.forbidden.filter((r) => names.includes(r.name)).map((r) => ({ ...r, from: {} })) };',
+    ].join('\n'));
+    try {
+      const r = await execa('npx', ['depcruise', 'src', '--config', probe, '--output-type', 'json'], { cwd: REPO, reject: false });
+      const found = (JSON.parse(r.stdout) as { summary: { violations: { rule: { name: string }; from: string }[] } }).summary.violations;
+      const where = (rule: string) => [...new Set(found.filter((v) => v.rule.name === rule).map((v) => v.from))].sort();
+      expect(where('lancedb-in-its-adapter-only')).toEqual(['src/search/ivf-build.ts', 'src/search/lance.ts']);
+      expect(where('mcp-sdk-in-mcp-only')).toEqual(['src/api/oauth-store.ts', 'src/mcp/modern.ts', 'src/mcp/server.ts', 'src/mcp/transport.ts', 'src/server/http.ts', 'src/server/oauth.ts']);
+      expect(where('child-processes-in-adapters-only')).toEqual(['src/adapters/processes.ts', 'src/adapters/ripgrep.ts']);
+      expect(where('git-through-execa-only')).toEqual(['src/adapters/git.ts']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -92,7 +92,7 @@ describe('an MCP tool call', () => {
       },
     };
     const ctx = { settings: new Settings({}), io, resident } as unknown as Parameters<typeof callTool>[1];
-    const r = await callTool(root, ctx, 'overview', {});
+    const r = await callTool(root, ctx, { id: 'session', serverStatus: async () => undefined } as unknown as Parameters<typeof callTool>[2], 'overview', {});
     expect(r).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: 'internal', message: 'sync is broken' } } });
     expect(JSON.stringify(r)).not.toContain('    at ');
     expect(written.join('')).toMatch(/^TypeError: sync is broken\n\s+at /);

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempCorpus, write } from './helpers/corpus.js';
 
-// A resident process keeps every note's metadata and links between calls (src/corpus/files/stat-cache.ts).
+// A resident process keeps every note's metadata and links between calls (src/corpus/note/stat-cache.ts).
 // What it keeps must not hold the notes' text: V8 keeps a whole string alive for any slice of
 // it, so a title sliced from a note's text kept the text. Measured in a process of its own, with
 // collections forced, as the heap a kept corpus adds.

@@ -5,7 +5,7 @@ import type { Embedder } from '../src/llm/embed.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { fuseScores } from '../src/search/hybrid.js';
 import { searchCorpus } from '../src/search/index.js';
-import { queryTerms, queryWords, stem, stemFinder, stemsOf, wordsOf } from '../src/search/terms.js';
+import { parseQuery, queryWords, stem, stemFinder, stemsOf, wordsOf } from '../src/search/terms.js';
 import { relevanceFloor } from '../src/search/vector.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
@@ -82,16 +82,18 @@ describe.each(['rg', 'fts'])('lexical ranking with %s', (backend) => {
 
 describe('query terms', () => {
   it('are stems shared by both lexical backends, with the literal start rg looks for', () => {
-    expect(queryTerms('Running happy')).toEqual([
+    expect(parseQuery('Running happy').terms).toEqual([
       { stem: 'run', prefix: 'run', whole: false },
       { stem: 'happi', prefix: 'happ', whole: false },
     ]);
-    expect(queryTerms('C++')).toEqual([{ stem: 'c', prefix: 'c', whole: true }]);
-    expect(queryTerms('Go modules')).toEqual([
+    expect(parseQuery('C++').terms).toEqual([{ stem: 'c', prefix: 'c', whole: true }]);
+    expect(parseQuery('Go modules').terms).toEqual([
       { stem: 'go', prefix: 'go', whole: true },
       { stem: 'modul', prefix: 'modul', whole: false },
     ]);
     expect(queryWords('what kind of thing did she say?')).toEqual(['what', 'kind', 'of', 'thing', 'did', 'she', 'say']);
+    // Parsed once, the query carries what each backend and the snippet read of it.
+    expect(parseQuery('Running happy runs')).toMatchObject({ text: 'Running happy runs', words: ['running', 'happy', 'runs'], stems: ['run', 'happi'], prefixes: ['run', 'happ'] });
   });
 
   it("are found in a text's words as stemming every word finds them, though only words that begin as a term does are stemmed", () => {

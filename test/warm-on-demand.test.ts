@@ -6,15 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.js';
 import { processIo, withContext, type RunContext } from '../src/context.js';
 import { residentState } from '../src/compose.js';
-import { KeptNotes } from '../src/corpus/files/kept-notes.js';
+import { KeptNotes } from '../src/corpus/note/kept-notes.js';
 import { Settings } from '../src/settings.js';
 import { keptFactsBuilt } from '../src/corpus/graph/facts.js';
 import { keptMetasBuilt, loadNoteMetas } from '../src/corpus/note/note-meta.js';
 import { mcpSession, sessionContext } from '../src/mcp/server.js';
+import { serverStatus } from '../src/server/status.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
 // A resident process builds what whole-corpus calls need of every note only once a call asks
-// for it, between calls and in its own context (src/corpus/files/stat-cache.ts `keptOrWarming`):
+// for it, between calls and in its own context (src/corpus/note/stat-cache.ts `keptOrWarming`):
 // memory goes to what its calls use.
 
 const U = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
@@ -99,7 +100,7 @@ describe('what a resident process keeps of every note, built once a call asks', 
     const env = { ...process.env, ZK_MEMORY_SERVER: 'off', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_EMBED_BASE: '' };
     const call = (...argv: string[]) => main(['--root', root, ...argv], io, env, { resident: warm, served: true });
     for (const backend of ['fts', 'rg']) expect(await call('search', 'alpha first', '--backend', backend)).toBe(0);
-    const server = await mcpSession(root, sessionContext({ ...processContext(), resident: warm }, warm));
+    const server = await mcpSession(root, sessionContext({ ...processContext(), resident: warm }, warm), serverStatus);
     const [client, side] = InMemoryTransport.createLinkedPair();
     await server.connect(side);
     const mcp = new Client({ name: 'test', version: '1' });

@@ -3,7 +3,7 @@ import { current, settings, withContext, type WrittenFile } from '../context.js'
 import { isNoteName } from '../corpus/files/note-files.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import { relToRoot } from '../corpus/files/paths.js';
-import { warn } from '../corpus/trace/warn.js';
+import { warn } from '../corpus/warn.js';
 import type { CommitMessage, TitleOf } from './commit-message.js';
 
 import type { CommitOutcome } from '../ports.js';

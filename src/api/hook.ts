@@ -85,12 +85,8 @@ function findRoot(explicit: string | undefined, input: HookInput | undefined, cw
  */
 async function drainInBackground(root: string): Promise<void> {
   if (!endpointConfigured('llm')) return;
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [binPath(), 'retain', '--drain', '--lease', '--root', root], {
-    detached: true, stdio: 'ignore', env: { ...settings().environment(), ZK_MEMORY_SERVER: 'off' },
-  });
-  child.on('error', () => undefined);
-  child.unref();
+  const { startDetached } = await import('../adapters/processes.js');
+  startDetached(process.execPath, [binPath(), 'retain', '--drain', '--lease', '--root', root], { ...settings().environment(), ZK_MEMORY_SERVER: 'off' });
 }
 
 async function act(host: HookHost, input: HookInput, root: string): Promise<Omit<HookAnswer, 'host' | 'event' | 'root'>> {

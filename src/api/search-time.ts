@@ -7,7 +7,7 @@ import { timeAsked } from '../corpus/note/moments.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { lastUpdated, snippet } from '../search/snippet.js';
-import { snippetTerms } from '../search/terms.js';
+import type { Query } from '../search/terms.js';
 import type { SearchHit } from '../search/types.js';
 import type { SearchRequest } from './search-request.js';
 
@@ -53,7 +53,7 @@ function located(root: string, path: string): { dir: string; name: string } {
  * hit is answered. Each note's text as it stood at `at` (later fragments cut) is read once,
  * however often the ranking and the answer ask for it.
  */
-function inTime(root: string, states: Map<string, string | null>, at: number | undefined, terms: string[]) {
+function inTime(root: string, states: Map<string, string | null>, at: number | undefined, terms: readonly string[]) {
   const stood = new Map<string, { note: Note; body: string } | undefined>();
   const asItStood = (path: string) => {
     if (at === undefined) return undefined;
@@ -88,7 +88,7 @@ function inTime(root: string, states: Map<string, string | null>, at: number | u
  * The notes archived since that the day held, ranked by ripgrep among themselves (the archive has
  * no index), as hits under their `.archive/` path.
  */
-async function archivedHits(root: string, query: string, limit: number, view: ReturnType<typeof inTime>): Promise<SearchHit[]> {
+async function archivedHits(root: string, query: Query, limit: number, view: ReturnType<typeof inTime>): Promise<SearchHit[]> {
   const { rgProvider } = await import('../search/rg.js');
   const hits = await rgProvider.search(sidecar(root).archive, query, { limit, history: true, only: view.qualifies(true, ARCHIVE) });
   return hits.map((h) => view.answered({ ...h, path: ARCHIVE + h.path }));
@@ -101,21 +101,21 @@ function mergeRankings(a: SearchHit[], b: SearchHit[], limit: number): SearchHit
 }
 
 /** Whether a note's text as of `at` still holds one of the query's terms (a later fragment may have brought it in). */
-function heldTerm(text: string, terms: string[]): boolean {
+function heldTerm(text: string, terms: readonly string[]): boolean {
   const lower = text.toLowerCase();
   return terms.some((t) => lower.includes(t));
 }
 
-export async function searchInTime(root: string, query: string, o: TimeSearch) {
+export async function searchInTime(root: string, query: Query, o: TimeSearch) {
   if (o.asOf !== undefined && o.validAt !== undefined) throw new ZkError('usage', 'as-of and valid-at ask different questions: pass one of them');
   const asOf = o.asOf !== undefined;
   const at = timeAsked(asOf ? o.asOf! : o.validAt!, asOf ? 'as-of date' : 'valid-at date');
   const states = qualifying(root, o, at);
-  const view = inTime(root, states, asOf ? at : undefined, snippetTerms(query));
+  const view = inTime(root, states, asOf ? at : undefined, query.prefixes);
   const { kind: _kind, ...rest } = o;
   const { searchCorpus } = await import('../search/index.js');
   const r = await searchCorpus(root, query, { ...rest, history: true, only: view.qualifies(o.backend !== 'vector') });
   let hits = r.hits.map(view.answered);
   if ([...states.keys()].some((p) => p.startsWith(ARCHIVE))) hits = mergeRankings(hits, await archivedHits(root, query, o.limit, view), o.limit);
-  return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), ...(asOf ? { as_of: o.asOf } : { valid_at: o.validAt }), hits };
+  return { query: query.text, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), ...(asOf ? { as_of: o.asOf } : { valid_at: o.validAt }), hits };
 }

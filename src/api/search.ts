@@ -28,9 +28,11 @@ export async function search(root: string, query: string, o: SearchRequest = {})
   const { searchCorpus, DEFAULT_LIMIT } = await import('../search/index.js');
   const kind = checkKind(o.kind);
   const limit = o.limit ?? DEFAULT_LIMIT;
-  if (o.asOf !== undefined || o.validAt !== undefined) return (await import('./search-time.js')).searchInTime(root, query, { ...o, limit });
+  // The query is read here once: every backend, ranking and snippet of the search takes it parsed.
+  const asked = (await import('../search/terms.js')).parseQuery(query);
+  if (o.asOf !== undefined || o.validAt !== undefined) return (await import('./search-time.js')).searchInTime(root, asked, { ...o, limit });
   // A kind filter looks deeper into the ranking, so a page of that kind is still full.
-  const r = await searchCorpus(root, query, { ...o, limit: kind ? Math.min(limit * 5, 200) : limit });
+  const r = await searchCorpus(root, asked, { ...o, limit: kind ? Math.min(limit * 5, 200) : limit });
   const hits = kind ? r.hits.filter((h) => h.kind === kind).slice(0, limit) : r.hits;
   return { query, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), hits };
 }

@@ -7,7 +7,7 @@ import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sidecar } from '../corpus/files/paths.js';
 import { writeTemp } from '../corpus/files/files.js';
-import { warn } from '../corpus/trace/warn.js';
+import { warn } from '../corpus/warn.js';
 import { withLock } from '../corpus/lock/lock.js';
 
 // Where a corpus's HTTP tokens are kept (docs/http.md#tokens): outside the corpus, in the user's

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { current, withContext, type Io } from '../context.js';
 import { asZkError, bugStack, errorJson, EXIT, ZkError } from '../errors.js';
-import { resolveRoot } from '../corpus/files/root.js';
+import { resolveRoot } from '../api/root.js';
 import type { Override } from '../settings.js';
 import type { ResidentState } from '../ports.js';
 

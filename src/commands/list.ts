@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { intOption, type Invocation } from '../cli/context.js';
-import { requireMoment } from '../corpus/note/moments.js';
+import { requireMoment } from '../api/vocabulary.js';
 
 export function register(program: Command, cli: Invocation): void {
   program

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Invocation } from '../cli/context.js';
 import { ZkError } from '../errors.js';
-import { requireMoment } from '../corpus/note/moments.js';
+import { requireMoment } from '../api/vocabulary.js';
 
 export function register(program: Command, cli: Invocation): void {
   program

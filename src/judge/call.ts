@@ -3,7 +3,7 @@ import { ZkError } from '../errors.js';
 import type { ChatMessage, LlmFailureKind, StructuredLLM } from '../llm/types.js';
 import { correctionMessages, notJsonMessages, PROMPT_VERSION } from './prompts.js';
 import { fitToSchema, isPlainObject } from './repair.js';
-import { schemaErrors } from './validate.js';
+import { schemaProblems, type SchemaProblem } from '../validate.js';
 
 /** Where and how a judge call is recorded. */
 export interface JudgeContext {
@@ -64,7 +64,7 @@ function accept<T>(spec: JudgeSpec<T>, answer: Answer, repairs: string[]): Accep
   const fitted = fitToSchema(structuredClone(answer), spec.schema, '', repairs);
   if (!isPlainObject(fitted)) return { errors: ['answer is not an object'] };
   spec.repair(fitted, repairs);
-  const errors = schemaErrors(spec.schema, fitted);
+  const errors = schemaProblems(spec.schema, fitted).map(answerProblem);
   if (!errors.length) errors.push(...(spec.check?.(fitted) ?? []));
   return errors.length ? { errors } : { value: spec.build(fitted) };
 }
@@ -136,4 +136,11 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
     conversation = [...messages, ...correctionMessages(answer, invalid, spec.name)];
   }
   return record({ ok: false, reason: `invalid answer twice: ${invalid.join('; ')}`, attempts: 2 }, raw, invalid, unparsed);
+}
+
+/** A problem with a model's answer, in one line for the trace and the retry prompt. */
+function answerProblem(e: SchemaProblem): string {
+  const where = e.instancePath ? e.instancePath.slice(1) : 'answer';
+  const allowed = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : '';
+  return `${where} ${e.message}${allowed}`;
 }

@@ -5,8 +5,9 @@ import { slugify, titleSlug } from '../corpus/note/slug.js';
  * Harmless slips a model makes are repaired, never silently: every repair is described in `repairs`
  * (one line each, for the trace). What cannot be repaired is left for validation to reject.
  */
-type Schema = Record<string, any>;
 type Obj = Record<string, unknown>;
+/** A JSON schema (or a part of one), read as any JSON: each keyword is checked before it is used. */
+type Schema = Obj;
 
 export function isPlainObject(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -59,17 +60,21 @@ function fitBoolean(value: unknown, at: string, repairs: string[]): unknown {
   return value.trim().toLowerCase() === 'true';
 }
 
+/** The schema under `key` of a schema (`items`, a property's), or none. */
+const part = (schema: Schema, key: string): Schema => (isPlainObject(schema[key]) ? schema[key] : {});
+
 function fitArray(value: unknown, schema: Schema, at: string, repairs: string[]): unknown {
   let list = value;
-  if (typeof list === 'string' && schema.items?.type === 'string') {
+  const itemSchema = part(schema, 'items');
+  if (typeof list === 'string' && itemSchema.type === 'string') {
     list = listFromText(list);
     repairs.push(`${at}: text read as a list of ${(list as unknown[]).length}`);
-  } else if (isPlainObject(list) && schema.items?.type === 'object') {
+  } else if (isPlainObject(list) && itemSchema.type === 'object') {
     list = [list];
     repairs.push(`${at}: a single object read as a list of one`);
   }
   if (!Array.isArray(list)) return value;
-  let items = list.map((item, i) => fitToSchema(item, schema.items ?? {}, `${at}/${i}`, repairs));
+  let items = list.map((item, i) => fitToSchema(item, itemSchema, `${at}/${i}`, repairs));
   if (typeof schema.maxItems === 'number' && items.length > schema.maxItems) {
     repairs.push(`${at}: ${items.length} items, kept the first ${schema.maxItems}`);
     items = items.slice(0, schema.maxItems);
@@ -79,11 +84,11 @@ function fitArray(value: unknown, schema: Schema, at: string, repairs: string[])
 
 function fitObject(value: unknown, schema: Schema, at: string, repairs: string[]): unknown {
   if (!isPlainObject(value)) return value;
-  const props: Schema = schema.properties ?? {};
+  const props = part(schema, 'properties');
   const out: Obj = {};
   // Keys the schema does not know are not ours to keep; absent (null) values are simply absent.
   for (const [key, v] of Object.entries(value)) {
-    if (key in props && v !== null && v !== undefined) out[key] = fitToSchema(v, props[key], at ? `${at}/${key}` : key, repairs);
+    if (key in props && v !== null && v !== undefined) out[key] = fitToSchema(v, part(props, key), at ? `${at}/${key}` : key, repairs);
   }
   return out;
 }

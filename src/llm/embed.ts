@@ -23,9 +23,9 @@ function isVector(v: unknown): v is number[] {
 function readEmbeddings(text: string, count: number): number[][] | { failure: string } {
   const read = readAnswer(text);
   if ('failure' in read) return read;
-  const data: any[] = Array.isArray(read.body?.data) ? read.body.data : [];
+  const data: { index?: unknown; embedding?: unknown }[] = Array.isArray(read.body.data) ? read.body.data : [];
   if (data.length !== count) return { failure: `asked for ${count} embeddings, got ${data.length}` };
-  const ordered = data.every((d) => Number.isInteger(d?.index)) ? [...data].sort((a, b) => a.index - b.index) : data;
+  const ordered = data.every((d) => Number.isInteger(d?.index)) ? [...data].sort((a, b) => Number(a.index) - Number(b.index)) : data;
   const vectors = ordered.map((d) => d?.embedding);
   if (!vectors.every(isVector)) return { failure: 'an embedding is not a list of numbers' };
   if (vectors.some((v) => v.length !== vectors[0].length)) return { failure: 'embeddings of one answer differ in dimension' };

@@ -68,16 +68,23 @@ export function postResult(out: PostOutcome, endpoint: string): { text: string }
   return 'error' in out || !isSuccess(out.status) ? postFailure(out, endpoint) : { text: out.text };
 }
 
+/** What an OpenAI-compatible server answers, as far as it is read here: each field is checked before it is used. */
+export interface AnswerBody {
+  error?: unknown;
+  choices?: unknown;
+  data?: unknown;
+}
+
 /** A successful answer's JSON body, or why it is not one (not JSON, or an `error` object). */
-export function readAnswer(text: string): { body: any } | { failure: string } {
-  let body: any;
+export function readAnswer(text: string): { body: AnswerBody } | { failure: string } {
+  let body: AnswerBody | null;
   try {
     body = JSON.parse(text);
   } catch {
     return { failure: `server answered with something that is not JSON: ${snippet(text)}` };
   }
   if (body?.error) return { failure: `server error: ${snippet(typeof body.error === 'string' ? body.error : JSON.stringify(body.error))}` };
-  return { body };
+  return { body: body ?? {} };
 }
 
 interface Completion {
@@ -105,11 +112,16 @@ function contentText(message: Record<string, unknown>): string {
   return '';
 }
 
+/** A tool call as a chat completion's message names it; any part may be missing. */
+interface ToolCall {
+  function?: { name?: unknown; arguments?: unknown };
+}
+
 /** The arguments of the forced call (or of the legacy `function_call`), undefined when absent. */
-function toolArguments(message: Record<string, any>, name: string): unknown {
-  const calls: any[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+function toolArguments(message: Record<string, unknown>, name: string): unknown {
+  const calls: ToolCall[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const call = calls.find((c) => c?.function?.name === name) ?? calls[0];
-  return call?.function?.arguments ?? message.function_call?.arguments;
+  return call?.function?.arguments ?? (message.function_call as ToolCall['function'])?.arguments;
 }
 
 function truncatedHint(c: Completion, maxTokens: number): string {

@@ -1,6 +1,6 @@
 import { createMcpHandler, isLegacyRequest, Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { RunContext } from '../context.js';
-import type { Caller } from './tool.js';
+import type { Caller, ServerStatusOf } from './tool.js';
 import { SERVER_INFO, sessionTools } from './server.js';
 
 // The 2026-07-28 protocol (docs/http.md#the-2026-07-28-protocol): every request stands alone,
@@ -21,6 +21,8 @@ export interface ModernCall {
    * holds from call to call (the inbox input `inbox_next` took) stays the token's across requests.
    */
   session: string;
+  /** How the process serving it asks after the corpus's resident server (src/server/status.ts). */
+  serverStatus: ServerStatusOf;
 }
 
 /** Whether a POST (as a web request, with its body parsed when it is JSON) is of the 2026-07-28 protocol. */
@@ -32,7 +34,7 @@ export async function isModernRequest(request: Request, parsedBody: unknown): Pr
 export function modernHandler(): McpHttpHandler {
   return createMcpHandler(async ({ authInfo }) => {
     const call = authInfo?.extra?.call as ModernCall;
-    const tools = await sessionTools(call.root, call.ctx, call.caller, call.session);
+    const tools = await sessionTools(call.root, call.ctx, call.serverStatus, call.caller, call.session);
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.instructions });
     server.setRequestHandler('tools/list', async () => tools.list() as never);
     server.fallbackRequestHandler = async (req) => (await tools.answer(req)) as never;

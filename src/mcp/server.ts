@@ -1,6 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListToolsRequestSchema, McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { version } from '../version.js';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { llmConfigured } from '../llm/config.js';
@@ -8,17 +7,15 @@ import { asZkError, bugStack, errorJson } from '../errors.js';
 import { instructionsFor } from './instructions.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import crypto from 'node:crypto';
-import type { Caller, ToolSession } from './tool.js';
-import { redactDeep } from '../pipelines/redact.js';
-import { trace } from '../corpus/trace/trace.js';
+import type { Caller, ServerStatusOf, ToolSession } from './tool.js';
+import { redactToolArgs } from '../api/redact.js';
 import { LineTransport } from './transport.js';
 import { indexLocation } from '../search/location.js';
 import { residentState } from '../compose.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
 import { gitWorkTree } from '../api/corpus.js';
+import { schemaProblems, type SchemaProblem } from '../validate.js';
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
 
 function toolError(message: string, code = 'usage') {
   return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: { ok: false, error: { code, message } } };
@@ -28,7 +25,7 @@ function toolError(message: string, code = 'usage') {
 const toolsHere = (offered: ToolSpec[]) => `the tools here: ${offered.map((t) => t.name).join(', ')}`;
 
 /** A validation problem as an agent can act on it: the property it is about, and what is wrong. */
-function problem(e: ErrorObject): string {
+function problem(e: SchemaProblem): string {
   const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
   if (e.keyword === 'additionalProperties') return `${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)} is not allowed here`;
   if (e.keyword === 'required') return `${JSON.stringify((e.params as { missingProperty: string }).missingProperty)} is required`;
@@ -36,30 +33,29 @@ function problem(e: ErrorObject): string {
   return `${at || 'arguments'} ${e.message}`;
 }
 
-function invalid(tool: ToolSpec, v: ValidateFunction) {
-  return toolError(`invalid arguments for ${tool.name}: ${(v.errors ?? []).map(problem).join('; ')}`);
+function invalid(tool: ToolSpec, problems: SchemaProblem[]) {
+  return toolError(`invalid arguments for ${tool.name}: ${problems.map(problem).join('; ')}`);
 }
 
 export type { Caller };
 
 /**
  * Call one tool: validate its arguments, call the library in the server's context, answer text and
- * JSON. `offered` are the tools the session lists, named to a caller that asks for an unknown one;
- * `session`, the session the call is made in.
+ * JSON, in `session`. `offered` are the tools the session lists, named to a caller that asks for an unknown one.
  */
-export async function callTool(root: string, ctx: RunContext, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS, session?: ToolSession) {
+export async function callTool(root: string, ctx: RunContext, session: ToolSession, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return toolError(`unknown tool: ${JSON.stringify(name)} (${toolsHere(offered)})`);
   // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
   if (caller?.readOnly && !tool.readOnly) throw new McpError(ErrorCode.InvalidRequest, `forbidden: the token of ${caller.source} is read-only, and ${name} writes`);
-  const validate = validators.get(name)!;
-  if (!validate(args)) return invalid(tool, validate);
+  const problems = schemaProblems(tool.inputSchema, args);
+  if (problems.length) return invalid(tool, problems);
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
-  if (caller && 'source' in ((tool.inputSchema.properties as object | undefined) ?? {})) args = { ...args, source: caller.source };
+  if (caller && 'source' in tool.inputSchema.properties) args = { ...args, source: caller.source };
   // A call of its own: what it remembers (the warnings it gave) ends with it.
   const call = newCall(ctx);
   // What a host's session writes is redacted before anything is written (docs/agents.md#privacy).
-  if (tool.redacts && ctx.settings.redact()) args = withContext(call, () => redactArgs(root, name, args));
+  if (tool.redacts && ctx.settings.redact()) args = withContext(call, () => redactToolArgs(root, name, args));
   try {
     // Every change made before the call reaches the watcher before the tool looks.
     await ctx.resident?.sync();
@@ -73,13 +69,6 @@ export async function callTool(root: string, ctx: RunContext, name: string, args
     if (stack) process.stderr.write(`${stack}\n`);
     return { isError: true, content: [{ type: 'text', text: `error: ${e.message}` }], structuredContent: errorJson(e) };
   }
-}
-
-/** Tool arguments with private spans and secrets taken out; the trace says how many, never what. */
-function redactArgs(root: string, tool: string, args: Record<string, unknown>): Record<string, unknown> {
-  const r = redactDeep(args);
-  if (r.redactions.private || r.redactions.secrets) trace(root, 'redact', { tool, ...r.redactions });
-  return r.value;
 }
 
 /** The largest message accepted: room for the largest body, JSON-escaped, and then some. */
@@ -119,10 +108,11 @@ function callParams(params: unknown, offered: ToolSpec[]): { name: string; args:
 
 /**
  * An MCP server of the tools for one session, not yet connected: every call runs in `ctx` (the
- * settings and flags the session was started with), as `caller` when the transport knows who calls.
+ * settings and flags the session was started with), as `caller` when the transport knows who calls;
+ * `serverStatus` is how the process hosting it asks after the corpus's resident server.
  */
-export async function mcpSession(root: string, ctx: RunContext, caller?: Caller): Promise<Server> {
-  const tools = await sessionTools(root, ctx, caller);
+export async function mcpSession(root: string, ctx: RunContext, serverStatus: ServerStatusOf, caller?: Caller): Promise<Server> {
+  const tools = await sessionTools(root, ctx, serverStatus, caller);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.instructions });
   server.setRequestHandler(ListToolsRequestSchema, async () => tools.list());
   server.fallbackRequestHandler = async (req: JSONRPCRequest) => tools.answer(req);
@@ -141,9 +131,9 @@ export interface SessionTools {
 }
 
 /** The tools of one session (a new one unless `sessionId` names it), as `caller` may use them, every call in `ctx`. */
-export async function sessionTools(root: string, ctx: RunContext, caller?: Caller, sessionId?: string): Promise<SessionTools> {
+export async function sessionTools(root: string, ctx: RunContext, serverStatus: ServerStatusOf, caller?: Caller, sessionId?: string): Promise<SessionTools> {
   const offered = await offeredTools(root, ctx, caller);
-  const session: ToolSession = { id: sessionId ?? crypto.randomUUID().replace(/-/g, '') };
+  const session: ToolSession = { id: sessionId ?? crypto.randomUUID().replace(/-/g, ''), serverStatus };
   return {
     instructions: instructionsFor(offered.map((t) => t.name)),
     list: () => ({
@@ -157,7 +147,7 @@ export async function sessionTools(root: string, ctx: RunContext, caller?: Calle
     async answer(req) {
       if (req.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, `method not found: ${req.method}`);
       const { name, args } = callParams(req.params, offered);
-      return callTool(root, ctx, name, args, caller, offered, session);
+      return callTool(root, ctx, session, name, args, caller, offered);
     },
   };
 }
@@ -173,13 +163,13 @@ export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext
  * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
  * started with); the output carries JSON-RPC only.
  */
-export async function serveMcp(root: string, ctx: RunContext, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
+export async function serveMcp(root: string, ctx: RunContext, serverStatus: ServerStatusOf, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
   // server hands every session its resident state, which outlives the session.
   const shared = ctx.resident;
   const own = shared ? undefined : residentState(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
-  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!));
+  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!), serverStatus);
   // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
   const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));

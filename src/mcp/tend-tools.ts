@@ -1,6 +1,6 @@
 import * as api from '../api/index.js';
 import { tendText } from '../views/tend.js';
-import { bool, schema, type ToolSpec } from './tool.js';
+import { bool, schema, tool, type ToolSpec } from './tool.js';
 
 // The tend fixes an agent can run itself once tend_check reported something: each a dry run that
 // says what it would change, until called with write.
@@ -8,7 +8,7 @@ import { bool, schema, type ToolSpec } from './tool.js';
 const write = bool('change the files; without it (the default) a dry run that only reports what would change');
 
 function tendFix(name: string, action: 'repair' | 'robustify', description: string): ToolSpec {
-  return {
+  return tool({
     name,
     description,
     inputSchema: schema({ write }),
@@ -17,7 +17,7 @@ function tendFix(name: string, action: 'repair' | 'robustify', description: stri
       const { strict, ...json } = r;
       return { json, text: tendText(r) };
     },
-  };
+  });
 }
 
 export const tendTools: ToolSpec[] = [

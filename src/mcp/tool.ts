@@ -1,5 +1,10 @@
-import { KINDS } from '../corpus/note/kinds.js';
-type Args = Record<string, any>;
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { KINDS } from '../api/vocabulary.js';
+import type { ServerStatus } from '../api/results.js';
+import type { Settings } from '../settings.js';
+
+/** A tool's arguments as the server hands them over: checked against its input schema first. */
+type Args = Record<string, unknown>;
 
 /** What a tool answers: the result object (as `--json` prints it) and its text for people. */
 export interface ToolAnswer {
@@ -29,13 +34,26 @@ export interface Caller {
 export interface ToolSession {
   /** Letters and digits, unique to the session. */
   id: string;
+  /** How the corpus's resident server stands, as the process that hosts the session asks it (src/server/status.ts). */
+  serverStatus: ServerStatusOf;
+}
+
+/** How the resident server of a corpus stands: handed to a session by its host, since MCP sits below the server that serves it. */
+export type ServerStatusOf = (root: string, settings: Settings) => Promise<ServerStatus>;
+
+/** What a tool may be passed: an object of named arguments, each with its own schema, and no others. */
+export interface ToolSchema {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, JSONSchema>>;
+  readonly required: readonly string[];
+  readonly additionalProperties: false;
 }
 
 /** An MCP tool: what an agent is told, what it may pass, and the library call it makes. */
-export interface ToolSpec {
+export interface ToolSpec<S extends ToolSchema = ToolSchema, A = Args> {
   name: string;
   description: string;
-  inputSchema: Record<string, unknown>;
+  inputSchema: S;
   /** Reads only: the protocol's read-only hint. */
   readOnly?: boolean;
   /** Only offered when an LLM is configured. */
@@ -45,15 +63,27 @@ export interface ToolSpec {
   /** Only offered when the corpus is in a git work tree. */
   needsGit?: boolean;
   /** `caller` is the session's client when the transport knows it (see `Caller`); `session`, the MCP session the call is made in. */
-  run(root: string, args: Args, caller?: Caller, session?: ToolSession): Promise<ToolAnswer>;
+  run(root: string, args: A, caller: Caller | undefined, session: ToolSession): Promise<ToolAnswer>;
+}
+
+/**
+ * A tool whose `run` takes its arguments typed as its input schema says: the schema is written once
+ * and both the check of a call (src/mcp/server.ts) and the types of the arguments come from it.
+ */
+export function tool<const S extends ToolSchema>(spec: ToolSpec<S, NoInfer<FromSchema<S>>>): ToolSpec {
+  // The server checks a call's arguments against this very schema before it runs the tool, so they
+  // are what `FromSchema<S>` says by then.
+  return spec as unknown as ToolSpec;
 }
 
 // The pieces every tool's input schema is made of.
-export const str = (description: string) => ({ type: 'string', description });
-export const bool = (description: string) => ({ type: 'boolean', description });
+export const str = (description: string) => ({ type: 'string', description }) as const;
+export const bool = (description: string) => ({ type: 'boolean', description }) as const;
+export const int = (description: string) => ({ type: 'integer', minimum: 1, description }) as const;
 /** A note kind, as the corpus knows them (src/corpus/note/kinds.ts). */
-export const kindProperty = (description?: string) => ({ type: 'string', enum: [...KINDS], ...(description ? { description } : {}) });
+export const kindProperty = (description?: string) => ({ type: 'string', enum: KINDS, ...(description ? { description } : {}) }) as const;
 
-export function schema(properties: Record<string, unknown>, required: string[] = []) {
-  return { type: 'object', properties, required, additionalProperties: false };
+/** A tool's input schema: these arguments, the `required` ones among them, no others. */
+export function schema<const P extends Record<string, JSONSchema>, const R extends readonly (keyof P & string)[] = []>(properties: P, required?: R) {
+  return { type: 'object', properties, required: required ?? ([] as unknown as R), additionalProperties: false } as const;
 }

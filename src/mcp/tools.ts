@@ -1,6 +1,7 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import * as api from '../api/index.js';
 import { ZkError } from '../errors.js';
-import { requireMoment } from '../corpus/note/moments.js';
+import { requireMoment } from '../api/vocabulary.js';
 import type { InputMessage } from '../judge/transcript.js';
 import * as notesView from '../views/notes.js';
 import * as searchView from '../views/search.js';
@@ -12,29 +13,33 @@ import { ingestTools } from './ingest-tools.js';
 import { inboxTools } from './inbox-tools.js';
 import { tendTools } from './tend-tools.js';
 import { settings } from '../context.js';
-import { serverStatus } from '../server/status.js';
 import { serverText } from '../views/server.js';
-import { bool, kindProperty, schema, str, type ToolAnswer, type ToolSpec } from './tool.js';
+import { bool, int, kindProperty, schema, str, tool, type ToolAnswer, type ToolSpec } from './tool.js';
 
 export type { ToolAnswer, ToolSpec } from './tool.js';
 
-type Args = Record<string, any>;
-
-
-const int = (description: string) => ({ type: 'integer', minimum: 1, description });
 const kind = kindProperty('concept (an idea), entity_update (a fact about a person, thing or project), decision (a choice made)');
-const list = (description: string) => ({ type: 'array', items: { type: 'string' }, description });
+const list = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
 
 const decisionProps = {
   choice: str('for a decision: what was chosen'),
   alternatives: list('for a decision: the alternatives considered'),
   rationale: str('for a decision: why'),
-};
+} as const;
+
+/** retain's arguments: one conversation, given one of three ways (see `retainInput`). */
+const retainSchema = schema({
+  user: str('what the user said (with assistant)'),
+  assistant: str('what the assistant answered (with user)'),
+  messages: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: {} }, required: ['role'] }, description: 'chat messages [{role, content}]' },
+  transcript: str('a plain-text transcript'),
+  source: str('who it comes from'),
+});
 
 const answer = (r: object, text: string): ToolAnswer => ({ json: { ...r }, text });
 
 export const TOOLS: ToolSpec[] = [
-  {
+  tool({
     name: 'search',
     description: 'Search long-term memory. Pass a question or a few words in plain language; returns the best-matching notes with a snippet and a score each. Use before answering anything that may depend on what was learned earlier.',
     inputSchema: schema({
@@ -51,8 +56,8 @@ export const TOOLS: ToolSpec[] = [
       const r = await api.search(root, a.query, { limit: a.limit, kind: a.kind, history: a.history, backend: a.backend, asOf: a.as_of, validAt: a.valid_at });
       return answer(r, searchView.searchText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'context',
     description: 'The memory to keep in mind, cut to a token budget, as one text: with a query, the best-matching notes, the notes they link to and that link to them, and the current belief of any superseded one, most relevant first; without one, what a session starts with (the corpus in numbers, pinned notes, beliefs that changed lately, recent notes, what waits in the inbox). Each note is cited by file name and title, and marked cut when only its start fits: read it for the rest.',
     inputSchema: schema({
@@ -68,8 +73,8 @@ export const TOOLS: ToolSpec[] = [
       const r = await api.context(root, { query: a.query, budget: a.budget, hops: a.hops, asOf, backend: a.backend });
       return answer(r, contextText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'read',
     description: 'Read one note in full, with the titles of the notes it links to and the notes that link to it. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, an undated slug like judy, or the note\'s title as written. An unknown ref is answered with the notes it most likely meant (error.suggestions).',
     inputSchema: schema({
@@ -88,8 +93,8 @@ export const TOOLS: ToolSpec[] = [
       const r = api.read(root, a.ref, { asOf });
       return answer(r, notesView.readText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'list',
     description: 'List notes (file-name order, or the most recently changed first with recent), a page at a time (limit, offset; total says how many there are).',
     inputSchema: schema({
@@ -103,8 +108,8 @@ export const TOOLS: ToolSpec[] = [
       const r = api.list(root, { kind: a.kind, recent: a.recent, history: a.history, asOf, limit: a.limit ?? 50, offset: a.offset });
       return answer(r, notesView.listText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'write',
     redacts: true,
     description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note. To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it. A live note with a title like the new one\'s is named in similar.',
@@ -128,8 +133,8 @@ export const TOOLS: ToolSpec[] = [
       });
       return answer(r, [notesView.writeText(r), ...notesView.similarLines(r).map((l) => `note: ${l}`)].join('\n'));
     },
-  },
-  {
+  }),
+  tool({
     name: 'merge',
     redacts: true,
     description: 'Append a dated paragraph to an existing note (nothing in it is changed or removed).',
@@ -138,8 +143,8 @@ export const TOOLS: ToolSpec[] = [
       const r = await api.merge(root, a.ref, a.fragment, { source: a.source });
       return answer(r, notesView.mergeText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'integrate',
     redacts: true,
     needsLlm: true,
@@ -160,27 +165,21 @@ export const TOOLS: ToolSpec[] = [
       });
       return answer(r, judgedView.integrateText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'retain',
     redacts: true,
     needsLlm: true,
     description: 'Distill a conversation into notes with the configured LLM: pass one exchange (user and assistant), chat messages, or a transcript. Only what the user and assistant said counts; nothing worth keeping is a valid outcome. If the LLM fails the input is kept for a later retry.',
-    inputSchema: schema({
-      user: str('what the user said (with assistant)'),
-      assistant: str('what the assistant answered (with user)'),
-      messages: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: {} }, required: ['role'] }, description: 'chat messages [{role, content}]' },
-      transcript: str('a plain-text transcript'),
-      source: str('who it comes from'),
-    }),
+    inputSchema: retainSchema,
     async run(root, a) {
       const input = retainInput(a);
       const r = await api.retain(root, { input, source: a.source });
       const text = [judgedView.retainText(r), r.error && `error: ${r.error.message}`].filter(Boolean).join('\n');
       return { json: { ...r, ...(r.error ? { ok: false } : {}) }, text, failed: Boolean(r.error) };
     },
-  },
-  {
+  }),
+  tool({
     name: 'supersede',
     description: 'Mark a note as no longer true because another note replaced it. Both stay; searches then show only the current one.',
     inputSchema: schema({
@@ -191,18 +190,18 @@ export const TOOLS: ToolSpec[] = [
       const r = await api.supersede(root, a.old, a.by, { validFrom: a.valid_from });
       return answer(r, notesView.supersedeText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'overview',
     description: 'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend, whether the corpus is in git, the resident server. Call it first in a session.',
     inputSchema: schema({ recent: int('how many recently changed notes to show (default 5)') }),
     readOnly: true,
-    async run(root, a) {
-      const r = { ...(await api.overview(root, { recent: a.recent })), server: await serverStatus(root, settings()) };
+    async run(root, a, _caller, session) {
+      const r = { ...(await api.overview(root, { recent: a.recent })), server: await session.serverStatus(root, settings()) };
       return answer(r, `${notesView.overviewText(r)}\n${serverText(r.server)}`);
     },
-  },
-  {
+  }),
+  tool({
     name: 'archive',
     description: 'Retract a note written by mistake: it moves to .archive/ with the reason traced (never deleted; a person can move it back). For a fact that changed, supersede instead.',
     // Its reason goes into the trace: redacted under ZK_MEMORY_REDACT, as what is written is.
@@ -212,8 +211,8 @@ export const TOOLS: ToolSpec[] = [
       const r = await api.archive(root, a.ref, { reason: a.reason });
       return answer(r, notesView.archiveText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'inbox',
     description: 'Memories that could not be judged yet (no LLM, or it failed). action list (default) shows them; drain retries them with the LLM (only when this session has one); dismiss sets one file aside after you wrote its memories yourself with write or merge.',
     inputSchema: schema({ action: { type: 'string', enum: ['list', 'drain', 'dismiss'], description: 'list (default), drain or dismiss' }, file: str('for dismiss: the file as list shows it') }),
@@ -230,8 +229,8 @@ export const TOOLS: ToolSpec[] = [
       const r = api.inbox(root);
       return answer(r, notesView.inboxText(r));
     },
-  },
-  {
+  }),
+  tool({
     name: 'log',
     needsGit: true,
     description: 'What happened to the memory, from git: the commits of the whole corpus, or of one note (following its uuid through renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
@@ -241,10 +240,10 @@ export const TOOLS: ToolSpec[] = [
       const r = await api.log(root, a.ref, { limit: a.limit });
       return answer(r, logText(r));
     },
-  },
+  }),
   ...inboxTools,
   ...ingestTools,
-  {
+  tool({
     name: 'tend_check',
     description: 'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Also reports a fork (a note superseded by two notes that are both current: a person decides which belief holds) and same_slug (an undated slug several current notes bear; refs name the newest). Reports file and line for each problem.',
     inputSchema: schema({ strict: bool('also count links without a uuid anchor as problems') }),
@@ -254,13 +253,13 @@ export const TOOLS: ToolSpec[] = [
       const { strict, ...json } = r;
       return { json, text: tendText(r) };
     },
-  },
+  }),
   ...tendTools,
 ];
 
 /** Exactly one way to give retain its conversation. */
-function retainInput(a: Args): api.RetainRequestInput {
-  const given = ['messages', 'transcript', 'user'].filter((k) => a[k] !== undefined);
+function retainInput(a: FromSchema<typeof retainSchema>): api.RetainRequestInput {
+  const given = (['messages', 'transcript', 'user'] as const).filter((k) => a[k] !== undefined);
   if (a.messages !== undefined && given.length === 1) return { messages: a.messages as InputMessage[] };
   if (a.transcript !== undefined && given.length === 1) return { transcript: a.transcript };
   if (a.user !== undefined && a.assistant !== undefined && given.length === 1) return { user: a.user, assistant: a.assistant };

@@ -66,6 +66,16 @@ function readTail(file: string, max: number): string {
   }
 }
 
+/** A line of a Claude Code transcript, as far as it is read: any field may be missing. */
+interface TranscriptEvent {
+  type?: unknown;
+  uuid?: unknown;
+  isMeta?: unknown;
+  isCompactSummary?: unknown;
+  isSidechain?: unknown;
+  message?: { content?: unknown };
+}
+
 /**
  * The turns of a Claude Code transcript (JSONL, one event a line): lines whose `type` is `user` or
  * `assistant` with `message.content` a string or a list of blocks. Lines the host injected
@@ -77,7 +87,7 @@ export function claudeTranscriptTurns(file: string): Turn[] {
   const turns: Turn[] = [];
   for (const line of readTail(file, MAX_TRANSCRIPT_BYTES).split('\n')) {
     if (!line.trim()) continue;
-    let event: any;
+    let event: TranscriptEvent | null;
     try {
       event = JSON.parse(line);
     } catch {

@@ -6,7 +6,7 @@ import { mergeNote, writeNote } from '../corpus/ops/ops.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { supersede } from '../corpus/ops/supersede.js';
 import { trace } from '../corpus/trace/trace.js';
-import { warn } from '../corpus/trace/warn.js';
+import { warn } from '../corpus/warn.js';
 import { momentMs } from '../corpus/note/moments.js';
 import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, type ShownNote } from '../judge/index.js';
 import type { Candidate } from '../judge/schemas.js';

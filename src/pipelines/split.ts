@@ -6,7 +6,7 @@ import { archiveFolder, archiveReplaced } from '../corpus/ops/archive.js';
 import { createFileExclusive, createNoteFile } from '../corpus/files/files.js';
 import { decisionBody, renderNote } from '../corpus/note/format.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
-import type { HeldLock } from '../corpus/lock/held-lock.js';
+import type { HeldLock } from '../corpus/files/held-lock.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { writeNote } from '../corpus/ops/ops.js';
 import { sourceFromAuthor } from '../corpus/note/source.js';
@@ -15,7 +15,7 @@ import { findRelated, formatLink, ownText, type LinkStyle, type LinkTarget } fro
 import type { FileChange } from '../corpus/ops/rewrite.js';
 import { isoDate } from '../corpus/note/slug.js';
 import { trace } from '../corpus/trace/trace.js';
-import { warn } from '../corpus/trace/warn.js';
+import { warn } from '../corpus/warn.js';
 import { candidateNoteName, judgeError, judgeSplit, MAX_SPLIT_FRAGMENTS, type SplitDecision, type SplitFragment } from '../judge/index.js';
 import type { StructuredLLM } from '../llm/types.js';
 import { repointInbound } from '../tend/repoint.js';

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ZkError } from '../errors.js';
 import { indexDir, type Table } from './lance.js';
+import { runToEnd } from '../adapters/processes.js';
 import type { AnnState } from './vector-state.js';
 
 // The vector table's approximate index (IVF_PQ), kept by src/search/vector.ts: when to train it,
@@ -54,11 +54,8 @@ async function trainAnnIndex(root: string, table: Table, config: { distanceType:
   const scratch = fs.mkdtempSync(path.join(indexDir(root), '.build-'));
   const worker = ivfBuildWorker();
   try {
-    await new Promise<void>((resolve, reject) => {
-      execFile(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { env: { ...process.env, TMPDIR: scratch } }, (err, _out, stderr) => {
-        if (err) reject(new ZkError('io', `the vector index could not be built: ${String(stderr).trim().split('\n').pop() || err.message}`));
-        else resolve();
-      });
+    await runToEnd(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { ...process.env, TMPDIR: scratch }).catch((err: Error) => {
+      throw new ZkError('io', `the vector index could not be built: ${err.message}`);
     });
     await table.checkoutLatest();
   } finally {

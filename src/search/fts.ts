@@ -3,7 +3,7 @@ import { TABLE, syncIndex, type Row } from './fts-table.js';
 import { indexDir, lance, openTable, plainRows, type Table } from './lance.js';
 import { hitsFromRanking } from './hits.js';
 import { coverage, passesFloor, titleTerms, type TermRarity } from './score.js';
-import { queryWords, searchTerms, snippetTerms, stem, stemFinder } from './terms.js';
+import { stem, stemFinder, type Query } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 import { EVERY_NOTE } from './types.js';
 import { residentIndex } from './resident-index.js';
@@ -48,7 +48,7 @@ const RERANK_DEPTH = 40;
  * stem): for each word of the query's title, how many indexed notes hold it in title or body,
  * counted through the full-text index up to one past the floor's bound (a few rows per word).
  */
-async function termRarity(root: string, stems: string[], words: Map<string, string>, o: SearchOptions, refreshedAt?: string): Promise<TermRarity> {
+async function termRarity(root: string, stems: readonly string[], words: Map<string, string>, o: SearchOptions, refreshedAt?: string): Promise<TermRarity> {
   const titled = titleTerms(stems, o);
   if (!o.rareTitleWord || !titled.some(Boolean)) return { notes: 0, stems, titled, df: stems.map(() => 0) };
   const ldb = await lance();
@@ -65,7 +65,7 @@ async function termRarity(root: string, stems: string[], words: Map<string, stri
  * backend scores (see `coverage`): one word repeated does not outrank a note that has them all.
  * With `rarity`, a note below the relevance floor `o` is dropped (see `passesFloor`).
  */
-function byCoverage(rows: Match[], terms: string[], o: SearchOptions, rarity?: TermRarity): Match[] {
+function byCoverage(rows: Match[], terms: readonly string[], o: SearchOptions, rarity?: TermRarity): Match[] {
   if (terms.length < 2) return rows;
   const stemsIn = stemFinder(terms);
   const scored = rows.flatMap((r) => {
@@ -82,14 +82,12 @@ function byCoverage(rows: Match[], terms: string[], o: SearchOptions, rarity?: T
  * refresh, lets a warm process query the table it keeps open). A table that cannot be queried is
  * rebuilt once.
  */
-export async function ftsHits(root: string, q: string, opts: SearchOptions & { limit: number }, refreshedAt?: string): Promise<SearchHit[]> {
-  const words = queryWords(q);
+export async function ftsHits(root: string, q: Query, opts: SearchOptions & { limit: number }, refreshedAt?: string): Promise<SearchHit[]> {
+  const { words, stems, prefixes: terms } = q;
   if (!words.length) return [];
   const text = words.join(' ');
   const history = Boolean(opts.history);
-  const stems = searchTerms(q);
   const rarity = opts.minShare ? await termRarity(root, stems, new Map(words.map((w) => [stem(w), w])), opts, refreshedAt) : undefined;
-  const terms = snippetTerms(q);
   // With only some notes counting, the ranking is looked at ever deeper until it holds enough of them.
   for (let depth = Math.max(opts.limit + 5, RERANK_DEPTH); ; depth *= 8) {
     let rows: Match[];
@@ -110,7 +108,7 @@ export async function ftsHits(root: string, q: string, opts: SearchOptions & { l
 export const ftsProvider: SearchProvider = {
   name: 'fts',
   async search(root, q, opts): Promise<SearchHit[]> {
-    if (!queryWords(q).length) return [];
+    if (!q.words.length) return [];
     const { refreshedAt } = await syncIndex(root);
     return ftsHits(root, q, opts, refreshedAt);
   },

@@ -14,7 +14,7 @@ export interface Ranked {
  * history is asked for) and files that vanished or cannot be read, stop at the limit. `weight`
  * says how much each query term weighs when the snippet is chosen.
  */
-export function hitsFromRanking(root: string, ranked: Ranked[], terms: string[], opts: SearchOptions & { limit: number }, weight?: (term: string) => number): SearchHit[] {
+export function hitsFromRanking(root: string, ranked: Ranked[], terms: readonly string[], opts: SearchOptions & { limit: number }, weight?: (term: string) => number): SearchHit[] {
   const hits: SearchHit[] = [];
   for (const r of ranked) {
     if (hits.length >= opts.limit) break;

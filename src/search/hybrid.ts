@@ -3,7 +3,7 @@ import { ftsHits } from './fts.js';
 import { syncIndex } from './fts-table.js';
 import type { FileState } from './manifest.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
-import { queryWords, snippetTerms } from './terms.js';
+import type { Query } from './terms.js';
 import type { SearchHit, SearchOptions } from './types.js';
 import { EVERY_NOTE } from './types.js';
 import { vectorRanking, type Progress } from './vector.js';
@@ -54,8 +54,8 @@ export interface LexicalPool {
   hits: SearchHit[];
 }
 
-export async function lexicalPool(root: string, query: string, o: Options, pool: number): Promise<LexicalPool> {
-  if (!queryWords(query).length) return { files: new Map(), hits: [] };
+export async function lexicalPool(root: string, query: Query, o: Options, pool: number): Promise<LexicalPool> {
+  if (!query.words.length) return { files: new Map(), hits: [] };
   const sync = await syncIndex(root);
   const hits = await ftsHits(root, query, { ...o, limit: pool }, sync.refreshedAt);
   // The note states are read (from the manifest) only when the vectors need them.
@@ -66,17 +66,17 @@ export async function lexicalPool(root: string, query: string, o: Options, pool:
  * Hybrid hits: the full-text pool fused with the vector ranking. `retries` applies to the query's
  * embedding (0 when a lexical answer stands ready as the fallback).
  */
-export async function fuseWithVectors(root: string, query: string, o: Options, lexical: LexicalPool, embedder: Embedder, retries?: number): Promise<SearchHit[]> {
-  if (!queryWords(query).length) return [];
-  const semantic = await vectorRanking(root, embedder, query, lexical.files, { limit: poolFor(o), history: o.history, retries, progress: o.progress });
+export async function fuseWithVectors(root: string, query: Query, o: Options, lexical: LexicalPool, embedder: Embedder, retries?: number): Promise<SearchHit[]> {
+  if (!query.words.length) return [];
+  const semantic = await vectorRanking(root, embedder, query.text, lexical.files, { limit: poolFor(o), history: o.history, retries, progress: o.progress });
   const fused = fuseScores(lexical.hits.map((h) => ({ name: h.path, score: h.score })), semantic);
-  return hitsFromRanking(root, fused, snippetTerms(query), o);
+  return hitsFromRanking(root, fused, query.prefixes, o);
 }
 
 /** Vector hits alone: the notes nearest in meaning, scored by cosine similarity. */
-export async function vectorHits(root: string, query: string, o: Options, embedder: Embedder): Promise<SearchHit[]> {
-  if (!queryWords(query).length) return [];
+export async function vectorHits(root: string, query: Query, o: Options, embedder: Embedder): Promise<SearchHit[]> {
+  if (!query.words.length) return [];
   const { files } = await syncIndex(root);
-  const ranked = await vectorRanking(root, embedder, query, files, { limit: poolFor(o), history: o.history, progress: o.progress });
-  return hitsFromRanking(root, ranked, snippetTerms(query), o);
+  const ranked = await vectorRanking(root, embedder, query.text, files, { limit: poolFor(o), history: o.history, progress: o.progress });
+  return hitsFromRanking(root, ranked, query.prefixes, o);
 }

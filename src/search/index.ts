@@ -2,6 +2,7 @@ import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { Embedder } from '../llm/embed.js';
 import { BACKENDS, type BackendName, type SearchOptions, type SearchProvider, type SearchOutcome } from './types.js';
+import { parseQuery, type Query } from './terms.js';
 
 export type { BackendName, SearchHit, SearchOptions, SearchOutcome } from './types.js';
 
@@ -47,7 +48,7 @@ async function requireEmbedder(backend: string, embedder: Embedder | undefined):
  * `ZK_MEMORY_EMBED=off`) and answers, else full-text, else rg. Each step
  * down says why in `fallback`; the lexical answer never waits on a retry of a dead embedder.
  */
-async function autoSearch(root: string, query: string, o: SearchCorpusOptions & { limit: number }, embedder?: Embedder): Promise<SearchOutcome> {
+async function autoSearch(root: string, query: Query, o: SearchCorpusOptions & { limit: number }, embedder?: Embedder): Promise<SearchOutcome> {
   const hybrid = await import('./hybrid.js');
   let lexical: import('./hybrid.js').LexicalPool;
   try {
@@ -66,9 +67,10 @@ async function autoSearch(root: string, query: string, o: SearchCorpusOptions & 
 /**
  * Search the corpus with the configured backend. `auto` answers with hybrid when an embedding
  * endpoint is configured, else fts, and steps down (hybrid → fts → rg) on failure, saying why in
- * `fallback`.
+ * `fallback`. A query given as text is parsed here, once for every backend and snippet.
  */
-export async function searchCorpus(root: string, query: string, opts: SearchCorpusOptions = {}): Promise<SearchOutcome> {
+export async function searchCorpus(root: string, asked: Query | string, opts: SearchCorpusOptions = {}): Promise<SearchOutcome> {
+  const query = typeof asked === 'string' ? parseQuery(asked) : asked;
   const backend = configuredBackend(opts.backend);
   const o = { ...opts, limit: opts.limit ?? DEFAULT_LIMIT };
   // The embedding client is loaded only by the backends that embed.

@@ -113,7 +113,7 @@ export function decideIndexLocation(root: string, settings: IndexSettings, fsTyp
   return at(sidecar(root).index, 'local', null, 'the corpus is on a local disk');
 }
 
-/** A per-note cache file of `root` (src/corpus/files/stat-cache.ts): derived, per host, beside the index. */
+/** A per-note cache file of `root` (src/corpus/note/stat-cache.ts): derived, per host, beside the index. */
 export function noteCacheFile(root: string, name: string): string {
   return path.join(indexLocation(root).dir, name);
 }

@@ -6,7 +6,7 @@ import { hasControlChar, listNoteFiles } from '../corpus/files/note-files.js';
 import { readNoteFile } from '../corpus/note/notes.js';
 import { coverage, passesFloor, titleTerms } from './score.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
-import { queryTerms, stem, type QueryTerm } from './terms.js';
+import { stem, type QueryTerm } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 import { escapeRegExp } from '../corpus/regex.js';
 
@@ -34,7 +34,7 @@ function termPattern(term: QueryTerm): string {
 }
 
 /** Drop the patterns another one already covers (a word starting with "paint" starts with "pain"). */
-function coveringTerms(terms: QueryTerm[]): QueryTerm[] {
+function coveringTerms(terms: readonly QueryTerm[]): QueryTerm[] {
   return terms.filter((t, i) => !terms.some((o, j) => j !== i && !o.whole && t.prefix.startsWith(o.prefix) && (o.prefix !== t.prefix || j < i)));
 }
 
@@ -47,7 +47,7 @@ export type TermCounts = Map<string, number[]>;
  * stemmed, and counted for the term whose stem it has. `meanwhile` runs while ripgrep searches
  * (on another core). Returns file name → counts by stem index.
  */
-export async function countTerms<T>(root: string, terms: QueryTerm[], stems: string[], meanwhile: () => T): Promise<{ counts: TermCounts; also: T }> {
+export async function countTerms<T>(root: string, terms: readonly QueryTerm[], stems: string[], meanwhile: () => T): Promise<{ counts: TermCounts; also: T }> {
   const index = new Map(stems.map((t, i) => [t, i]));
   const literal = new Map(terms.filter((t) => t.whole || !/^[a-z0-9]/.test(t.prefix)).map((t) => [t.prefix, t.stem]));
   // A literal term counts as itself; a word is counted for its stem.
@@ -173,7 +173,7 @@ export function bm25(root: string, counts: TermCounts, stems: string[], listing:
 export const rgProvider: SearchProvider = {
   name: 'rg',
   async search(root, query, opts): Promise<SearchHit[]> {
-    const terms = queryTerms(query);
+    const terms = query.terms;
     if (!terms.length) return [];
     const stems = [...new Set(terms.map((t) => t.stem))];
     // The corpus is listed while ripgrep searches it.

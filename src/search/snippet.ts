@@ -68,7 +68,7 @@ function startsWord(text: string, at: number): boolean {
  * Every place a word starts with one of the terms, in text order: one pass over the text whatever
  * the number of terms (the search counts words by how they start too: "art" is not in "party").
  */
-function* spotsOf(text: string, terms: string[], weight: (term: string) => number): Generator<Spot> {
+function* spotsOf(text: string, terms: readonly string[], weight: (term: string) => number): Generator<Spot> {
   // Longest first: where two terms start at one place, the longer one is the word found there.
   const wanted = [...new Set(terms.filter(Boolean))].sort((a, b) => b.length - a.length);
   if (!wanted.length) return;
@@ -127,7 +127,7 @@ function passageStart(starts: number[], at: number): number {
  * alike; of equally good places, the latest fragment's. Shown without fragment headers (the hit
  * carries its date) and without lines that only draw; an ellipsis marks a cut.
  */
-export function snippet(body: string, terms: string[], weight: (term: string) => number = () => 1): string {
+export function snippet(body: string, terms: readonly string[], weight: (term: string) => number = () => 1): string {
   const { text, starts } = passages(body);
   const best = heaviestWindow(spotsOf(text, terms, weight), starts);
   const center = best ? Math.round((best.from + best.to) / 2) : 0;

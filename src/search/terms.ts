@@ -102,9 +102,9 @@ function commonPrefix(a: string, b: string): string {
 }
 
 /** The terms a lexical search looks for: the query's content words by stem, without duplicates. */
-export function queryTerms(query: string): QueryTerm[] {
+function termsOf(words: readonly string[]): QueryTerm[] {
   const byStem = new Map<string, QueryTerm>();
-  for (const word of queryWords(query)) {
+  for (const word of words) {
     const s = stem(word);
     const whole = [...word].length < 3;
     const common = commonPrefix(word, s);
@@ -116,12 +116,25 @@ export function queryTerms(query: string): QueryTerm[] {
   return [...byStem.values()];
 }
 
-/** The stems of the query's content words: what a note must contain to match. */
-export function searchTerms(query: string): string[] {
-  return queryTerms(query).map((t) => t.stem);
+/**
+ * A query as every backend and the snippet read it: parsed once where a search begins, so that
+ * its words are split and stemmed once however many rankings and snippets look at it.
+ */
+export interface Query {
+  /** As it was asked: what an embedder embeds. */
+  readonly text: string;
+  /** Its content words (see `queryWords`); none means there is nothing to look for. */
+  readonly words: readonly string[];
+  /** Its terms by stem. */
+  readonly terms: readonly QueryTerm[];
+  /** The stems of its terms: what a note must contain to match. */
+  readonly stems: readonly string[];
+  /** Where a snippet looks for it: the literal start of each term's words. */
+  readonly prefixes: readonly string[];
 }
 
-/** Where a snippet looks for the query: the literal start of each term's words. */
-export function snippetTerms(query: string): string[] {
-  return queryTerms(query).map((t) => t.prefix);
+export function parseQuery(text: string): Query {
+  const words = queryWords(text);
+  const terms = termsOf(words);
+  return { text, words, terms, stems: terms.map((t) => t.stem), prefixes: terms.map((t) => t.prefix) };
 }

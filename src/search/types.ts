@@ -1,4 +1,5 @@
 import type { NoteInfo } from '../corpus/note/notes.js';
+import type { Query } from './terms.js';
 
 export const BACKENDS = ['auto', 'rg', 'fts', 'vector', 'hybrid'] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -51,5 +52,5 @@ export interface SearchOutcome {
 /** One search engine over a corpus root. */
 export interface SearchProvider {
   readonly name: string;
-  search(root: string, query: string, opts: Required<Pick<SearchOptions, 'limit'>> & SearchOptions): Promise<SearchHit[]>;
+  search(root: string, query: Query, opts: Required<Pick<SearchOptions, 'limit'>> & SearchOptions): Promise<SearchHit[]>;
 }

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { namedRoot, rootOf } from '../corpus/files/root.js';
+import { namedRoot, rootOf } from '../api/root.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
 import { processStdin } from '../cli/stdin.js';

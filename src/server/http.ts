@@ -10,6 +10,7 @@ import { tokenHolder } from '../api/tokens.js';
 import { mcpSession, type Caller } from '../mcp/server.js';
 import { answerModern, isModernRequest, modernHandler } from '../mcp/modern.js';
 import { withContext, type RunContext } from '../context.js';
+import { serverStatus } from './status.js';
 
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
 // specification asks of a server reachable by others. Every request is checked in this order,
@@ -270,11 +271,11 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
         return refuse(res, 400, 'parse error: the body is not JSON', {}, PARSE_ERROR);
       }
       const request = webRequest(req, body, res);
-      if (await isModernRequest(request, parsedBody)) return sendResponse(res, await answerModern(modern, request, parsedBody, token, { root: target.root, ctx: target.ctx, caller, session: statelessSession(token) }));
+      if (await isModernRequest(request, parsedBody)) return sendResponse(res, await answerModern(modern, request, parsedBody, token, { root: target.root, ctx: target.ctx, caller, session: statelessSession(token), serverStatus }));
     }
     // A new session (an initialize request), or a request the transport refuses for want of one.
     const tokenHash = hashOf(token);
-    const server = await mcpSession(target.root, target.ctx, caller);
+    const server = await mcpSession(target.root, target.ctx, serverStatus, caller);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every

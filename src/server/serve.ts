@@ -16,7 +16,7 @@ import type { CommandLine } from '../cli/context.js';
 import { extractGlobals } from '../cli/globals.js';
 import { envForCall } from '../call-settings.js';
 import { Settings, type Env } from '../settings.js';
-import { resolveRoot } from '../corpus/files/root.js';
+import { resolveRoot } from '../api/root.js';
 
 /** How often the server looks whether its corpus folder is still there (docs/server.md: it ends within 30 s). */
 const ROOT_CHECK_MS = 5000;
@@ -71,7 +71,7 @@ export async function serve(root: string, opts: ServeOptions): Promise<RunningSe
   // On a network file system no watcher sees other hosts' writes: every search checks every note
   // first. What whole-corpus calls need of every note (for `list` and `status`; every note's links,
   // for `read`'s backlinks and `tend check`) is built in the server's own context, in slices between
-  // calls, once a call first asks for it (src/corpus/files/stat-cache.ts `keptOrWarming`).
+  // calls, once a call first asks for it (src/corpus/note/stat-cache.ts `keptOrWarming`).
   const warm = residentState(root, local, {
     networkRescanMs: 0,
     warmUp: (job) => void withContext(ownCall(), job).catch(() => undefined),

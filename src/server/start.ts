@@ -20,16 +20,11 @@ const BACKOFF_MS = 60_000;
 export async function startServer(root: string, env: Env): Promise<{ running(): boolean }> {
   try {
     // Loaded here: a call that a running server answers never starts one, and loading it costs a millisecond.
-    const { spawn } = await import('node:child_process');
+    const { startDetached } = await import('../adapters/processes.js');
     const args = [...SERVER_PROCESS.nodeArgs, binPath(), 'serve', '--background', '--root', root];
     // A fault seam is the command's own (a test of that command): the server, shared, never takes it.
     const { ZK_MEMORY_FAULT: _fault, ...own } = env;
-    const child = spawn(process.execPath, args, { detached: true, stdio: 'ignore', env: { ...SERVER_PROCESS.env, ...own } });
-    let ended = false;
-    child.on('error', () => (ended = true));
-    child.on('exit', () => (ended = true));
-    child.unref();
-    return { running: () => !ended };
+    return startDetached(process.execPath, args, { ...SERVER_PROCESS.env, ...own });
   } catch {
     // no server this time: the call is answered in-process all the same
     return { running: () => false };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Settings } from '../settings.js';
-import { pidAlive } from '../corpus/lock/lease.js';
+import { pidAlive } from '../api/vocabulary.js';
 import { answers, pidFile } from './claim.js';
 import { ask, serverState } from './client.js';
 import { buildId } from './protocol.js';

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { ZkError } from '../errors.js';
+import { startDetached } from '../adapters/processes.js';
 import type { Settings } from '../settings.js';
 import { ask } from './client.js';
 import { buildId } from './protocol.js';
@@ -25,9 +25,7 @@ export function openInBrowser(url: string, env: Record<string, string | undefine
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : undefined;
   if (!command) return false;
   try {
-    const child = spawn(command, [url], { detached: true, stdio: 'ignore', env: env as NodeJS.ProcessEnv });
-    child.on('error', () => undefined);
-    child.unref();
+    startDetached(command, [url], env as NodeJS.ProcessEnv);
     return true;
   } catch {
     return false;

@@ -3,7 +3,7 @@ import { withCaretakerLease } from '../corpus/lock/lease.js';
 import { loadNotes, type Note } from '../corpus/note/notes.js';
 import { rewriteNoteLocked } from '../corpus/ops/rewrite.js';
 import { trace } from '../corpus/trace/trace.js';
-import { warn } from '../corpus/trace/warn.js';
+import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap, LiveNotes } from './corpus-map.js';
 import { keptFactsBuilt, loadNoteFacts, noteFacts, type NoteFacts } from '../corpus/graph/facts.js';

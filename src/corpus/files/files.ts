@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordChange } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from './held-lock.js';
 
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 

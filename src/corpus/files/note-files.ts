@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { warn } from '../trace/warn.js';
+import { warn } from '../warn.js';
 
 // Which files of a root are notes, without reading them: what an index needs to tell what changed,
 // kept apart from the note parser so that knowing the names costs no parser to load.

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { now, recordChange } from '../../context.js';
 import { readFully, sha256, writeAll, writeTemp } from './files.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from './held-lock.js';
 
 // A rewrite replaces a note by renaming a new file over it. A program that does not take the corpus
 // lock (an editor, a script, `echo >>`, a sync tool) may append to the note after it was checked

@@ -2,7 +2,7 @@ import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import { DATE_KEYS, unreadDates, type DateKey, type Note } from '../note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type DerivedKind } from '../note/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };

@@ -5,11 +5,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { settings, now } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import { recoverAppends } from '../ops/append.js';
+import { recoverAppends } from './append.js';
 import { readFully, writeAll } from '../files/files.js';
 import { sidecar } from '../files/paths.js';
 import { ensureSidecar } from '../files/sidecar.js';
-import type { HeldLock } from './held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 
 // The corpus lock is the folder `.zk/lock`: mkdir is atomic on local disks and on NFS, SMB and
 // sshfs alike. Inside it the holder keeps a record (`holder`) that it rewrites on a timer with a

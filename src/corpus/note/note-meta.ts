@@ -1,10 +1,10 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo, NoteTimes } from './notes.js';
-import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type DerivedKind } from '../files/stat-cache.js';
+import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type DerivedKind } from './stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
-// (src/corpus/files/stat-cache.ts): only notes that changed are read.
+// (src/corpus/note/stat-cache.ts): only notes that changed are read.
 
 /**
  * A note's public fields and the few the library sorts and links by, without its text; its file's

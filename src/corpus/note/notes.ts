@@ -3,7 +3,7 @@ import path from 'node:path';
 import { firstHeading, parseNoteText, type ParsedText } from './format.js';
 import { isKind, type Kind } from './kinds.js';
 import { DATED_STEM } from './slug.js';
-import { warn } from '../trace/warn.js';
+import { warn } from '../warn.js';
 
 import { listNoteFiles } from '../files/note-files.js';
 import { momentMs, momentText } from './moments.js';

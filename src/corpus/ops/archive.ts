@@ -4,7 +4,7 @@ import { now, recordChange } from '../../context.js';
 import { createFileExclusive, sidecarDir } from '../files/files.js';
 import { parseNoteText } from '../note/format.js';
 import { momentText } from '../note/moments.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 import { noteFromText, type Note } from '../note/notes.js';
 import { relToRoot, sidecar } from '../files/paths.js';
 import { supersededKeys, withKeys, type KeyValues } from './keys.js';

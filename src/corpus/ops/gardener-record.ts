@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createFileExclusive, replaceFile, sha256 } from '../files/files.js';
 import { sidecar } from '../files/paths.js';
 import type { FileChange } from './rewrite.js';
-import { loadDerived, type DerivedKind } from '../files/stat-cache.js';
+import { loadDerived, type DerivedKind } from '../note/stat-cache.js';
 
 /** What the last gardener pass did, for `status`. */
 export interface GardenerPass {

@@ -1,7 +1,7 @@
 import { ZkError } from '../../errors.js';
 import { removeKeyEdit, setKeyEdit } from '../note/frontmatter.js';
 import { applyEdits } from '../note/text-edits.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 import { noteFromText, readNoteFile, type Note } from '../note/notes.js';
 import { readStateOf, replaceIfUnchanged } from '../files/swap.js';
 import { now } from '../../context.js';

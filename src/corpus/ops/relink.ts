@@ -3,7 +3,7 @@ import { hint } from '../../hints.js';
 import { archiveNote } from './archive.js';
 import { candidateFiles } from '../graph/grep.js';
 import { liveSuccessor } from '../graph/supersession.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';

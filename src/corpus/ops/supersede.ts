@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { ZkError } from '../../errors.js';
 import { withCorpusLock } from '../lock/lock.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 import type { Note } from '../note/notes.js';
 import { resolveRef, successors } from '../graph/refs.js';
 import { succession } from '../graph/supersession.js';

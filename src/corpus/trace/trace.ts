@@ -3,7 +3,7 @@ import { recordChange, now } from '../../context.js';
 import { openSidecarForAppend, writeAll } from '../files/files.js';
 import { sidecar } from '../files/paths.js';
 import { ensureSidecar } from '../files/sidecar.js';
-import { warn } from './warn.js';
+import { warn } from '../warn.js';
 import { ZkError } from '../../errors.js';
 
 /**

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { current, now } from '../../context.js';
-import { stampOf, stampTrusted, type FileStamp } from './file-stamp.js';
-import { replaceDerivedFile } from './files.js';
-import { readNoteFile, type Note } from '../note/notes.js';
-import { isNoteFile, listNoteFiles } from './note-files.js';
+import { stampOf, stampTrusted, type FileStamp } from '../files/file-stamp.js';
+import { replaceDerivedFile } from '../files/files.js';
+import { readNoteFile, type Note } from './notes.js';
+import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { keptNotes, type KeptNotes } from './kept-notes.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { recordChange, settings } from '../../context.js';
 import { ZkError } from '../../errors.js';
 import { readFully, sidecarDir, writeAll, writeNewFile } from '../files/files.js';
-import type { HeldLock } from '../lock/held-lock.js';
+import type { HeldLock } from '../files/held-lock.js';
 import { sidecar } from '../files/paths.js';
-import { warn } from '../trace/warn.js';
+import { warn } from '../warn.js';
 
 // An append is all or nothing. Before it starts, its intent (the note, the length before, the
 // fragment) is written to `.zk/intents/`; the intent is removed once the fragment is fully

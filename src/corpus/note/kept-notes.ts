@@ -3,7 +3,7 @@ import type { NoteWatch } from '../../ports.js';
 
 /**
  * The domain's part of a long-running process's resident state (src/ports.ts `ResidentState`):
- * what the per-note caches (src/corpus/files/stat-cache.ts) keep in memory between calls, and the
+ * what the per-note caches (src/corpus/note/stat-cache.ts) keep in memory between calls, and the
  * watcher that says which notes to read again.
  */
 export class KeptNotes {

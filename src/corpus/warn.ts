@@ -1,4 +1,4 @@
-import { callMemo, current } from '../../context.js';
+import { callMemo, current } from '../context.js';
 
 /**
  * Warnings go to stderr, one line each, never to stdout (which may carry JSON or the MCP protocol),
