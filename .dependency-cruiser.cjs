@@ -19,6 +19,9 @@ module.exports = {
     { name: 'pipelines-import-no-library', severity: 'error', comment: 'Pipelines are called by the library and the surfaces.', from: { path: pipelines }, to: { path: '^src/(api|views|cli|commands|mcp|server|viewer)/' } },
     { name: 'library-imports-no-surface', severity: 'error', comment: 'The library (src/api/) answers objects; presentation and the surfaces sit above it.', from: { path: library }, to: { path: '^src/(views|cli|commands|mcp|server|viewer)/|^src/cli\\.ts' } },
     { name: 'views-serve-surfaces-only', severity: 'error', comment: 'Presentation is for the surfaces.', from: { pathNot: `${surfaces}|${views}` }, to: { path: views } },
+    { name: 'server-runs-no-cli', severity: 'error', comment: 'The resident server calls the library; what it shares with the command line lies below both (src/invocation/).', from: { path: '^src/server/' }, to: { path: '^src/(cli/|cli\\.ts|commands/)' } },
+    { name: 'invocation-below-surfaces', severity: 'error', comment: 'What the command line and the server share sits below both.', from: { path: '^src/invocation/' }, to: { path: surfaces } },
+    { name: 'viewer-reads-through-library', severity: 'error', comment: 'The viewer reads the corpus through the library (src/api/), never the layers below it.', from: { path: '^src/viewer/' }, to: { path: '^src/(corpus|search|pipelines|judge|ingest|tend|sync|adapters|llm)/' } },
     { name: 'commander-in-the-cli-only', severity: 'error', comment: 'The command-line parser belongs to the command line.', from: { pathNot: '^src/(cli|cli\\.ts|commands)' }, to: { path: 'node_modules/commander/' } },
   ],
   options: {

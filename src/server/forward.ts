@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import { resolveRoot } from '../corpus/files/root.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
-import { processStdin } from '../cli/stdin.js';
+import { processStdin } from '../invocation/stdin.js';
 import { ask } from './client.js';
 import { bridgeSession, connectSession } from './bridge.js';
-import { buildId, MAX_REQUEST_BYTES, servedCommand, type CallRequest } from './protocol.js';
+import { buildId, MAX_REQUEST_BYTES, type CallRequest } from './protocol.js';
+import { servedCommand } from '../invocation/served.js';
 import { callSettings } from '../call-settings.js';
-import { extractGlobals } from '../cli/globals.js';
+import { extractGlobals } from '../invocation/globals.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { backingOff, clearFailures, makeWay, recordFailure, startServer } from './start.js';
 

@@ -60,17 +60,6 @@ export function buildId(): string {
   return `${version()}+`; // a build without files of its own: its version alone names it
 }
 
-/**
- * The command a server answers, for a command line without its global options (`extractGlobals`
- * in src/cli/globals.ts): those that only read (`tend check` of tend's subcommands), and `mcp`.
- */
-export function servedCommand(rest: string[]): string | undefined {
-  const [first, ...more] = rest;
-  if (first === 'search' || first === 'context' || first === 'hook' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp') return first;
-  if (first === 'tend' && more.find((w) => !w.startsWith('-')) === 'check') return 'tend check';
-  return undefined;
-}
-
 export function send(socket: net.Socket, message: Request | Reply): void {
   socket.write(`${JSON.stringify(message)}\n`);
 }

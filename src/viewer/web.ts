@@ -5,8 +5,7 @@ import type net from 'node:net';
 import path from 'node:path';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { asZkError, ZkError } from '../errors.js';
-import { isNoteFile } from '../corpus/files/note-files.js';
-import { readNoteFile } from '../corpus/note/notes.js';
+import { liveNote } from '../api/browse.js';
 import type { ServerState } from '../api/results.js';
 import { ViewerAccess } from './access.js';
 import { esc, layout } from './html.js';
@@ -172,9 +171,9 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
 /** The note a graph is drawn around, when one is named and is a note of the root. */
 function graphCenter(root: string, name: string): { path: string; title: string } | undefined {
   if (!name) return undefined;
-  const n = isNoteFile(root, name) ? readNoteFile(root, name) : undefined;
+  const n = liveNote(root, name);
   if (!n) throw new ZkError('not_found', `no note ${name}`);
-  return { path: n.path, title: n.title };
+  return n;
 }
 
 /** A note's name from its address, `%`-escapes decoded; one that does not decode is the asker's mistake. */

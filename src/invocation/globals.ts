@@ -1,5 +1,10 @@
 import { ZkError } from '../errors.js';
-import type { GlobalOptions } from './context.js';
+
+/** Options every command understands wherever they stand on the command line. */
+export interface GlobalOptions {
+  root?: string;
+  json: boolean;
+}
 
 /**
  * Take `--root DIR` and `--json` out of the arguments wherever they stand (before or after the
