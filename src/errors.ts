@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   llm: 3,
   busy: 4,
+  /** A write whose outcome is not known (the server that took it stopped before answering): look before writing again, never retry blindly. */
+  unknown: 5,
 } as const;
 
 export type ErrorCode =
@@ -25,7 +27,8 @@ export type ErrorCode =
   | 'remote_unreachable'
   | 'merge_conflict'
   | 'unsafe_remote'
-  | 'io';
+  | 'io'
+  | 'outcome_unknown';
 
 const EXIT_OF: Record<ErrorCode, number> = {
   not_found: EXIT.refused,
@@ -46,6 +49,7 @@ const EXIT_OF: Record<ErrorCode, number> = {
   merge_conflict: EXIT.refused,
   unsafe_remote: EXIT.refused,
   io: EXIT.busy,
+  outcome_unknown: EXIT.unknown,
 };
 
 /** An expected failure: a one-line message and the exit code it maps to. */

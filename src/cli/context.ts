@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { current, withContext, type Io } from '../context.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
@@ -154,7 +155,8 @@ export function fileArg(file: string): string {
     return piped;
   }
   try {
-    return fs.readFileSync(file, 'utf8');
+    // Named from the caller's working folder: a resident server answering the call runs in its own.
+    return fs.readFileSync(path.resolve(current().io.cwd(), file), 'utf8');
   } catch (err) {
     throw new ZkError('usage', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

@@ -4,12 +4,13 @@ import { envForCall } from '../call-settings.js';
 import { Settings, type Env } from '../settings.js';
 import { resolveRoot } from '../corpus/files/root.js';
 import { extractGlobals } from '../invocation/globals.js';
-import { servedCommand } from '../invocation/served.js';
+import { servedCommand, servedWrite } from '../invocation/served.js';
 import { mcpFlagOverrides } from '../invocation/setting-flags.js';
 import type { CommandLine } from '../invocation/command-line.js';
 import type { WarmIndexPort } from '../ports.js';
 import { canonicalRoot } from './socket-path.js';
-import { HEARTBEAT_MS, send, type CallRequest } from './protocol.js';
+import { HEARTBEAT_MS, readLines, send, type CallRequest } from './protocol.js';
+import { crashAt } from '../corpus/ops/fault.js';
 
 /** What the calls of one server share: its corpus, its own context, its warm index, and the command line it answers with. */
 export interface CallsOptions {
@@ -49,8 +50,18 @@ export class Calls {
     return undefined;
   }
 
-  /** Run one command line and send its output, saying it is alive meanwhile. */
+  /**
+   * Run one command line and send its output, saying it is alive meanwhile. A write runs only once
+   * the client said `go`: a client that gave up before then writes in-process instead.
+   */
   async answer(socket: net.Socket, req: CallRequest): Promise<void> {
+    const write = servedWrite(req.command);
+    if (write && !(await goAhead(socket))) {
+      socket.destroy();
+      return;
+    }
+    // Fault seams of the server's own settings, for tests: killed between taking a write and answering it.
+    if (write) withContext(this.o.own, () => crashAt('server-write-taken'));
     let stdout = '';
     let stderr = '';
     const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), stdin: () => req.stdin, cwd: () => req.cwd };
@@ -59,6 +70,7 @@ export class Calls {
       // Every change made before the request reaches the watcher before the call looks (docs/server.md).
       await this.o.warm.sync();
       const code = await this.o.run(req.argv, io, this.env(req), { warm: this.o.warm, served: true });
+      if (write) withContext(this.o.own, () => crashAt('server-write-made'));
       if (!socket.destroyed) {
         send(socket, { done: true, code, stdout, stderr });
         socket.end();
@@ -98,6 +110,29 @@ export class Calls {
       return undefined;
     }
   }
+}
+
+/** Whether the client of an accepted write says `go` (true) or leaves without (false). */
+function goAhead(socket: net.Socket): Promise<boolean> {
+  return new Promise((resolve) => {
+    const no = () => resolve(false);
+    socket.once('close', no);
+    socket.once('end', no);
+    // Once the reader of the first line has let go of the connection (it pauses it as it leaves).
+    setImmediate(() => {
+      readLines(socket, 1024, (line) => {
+        socket.off('close', no);
+        socket.off('end', no);
+        try {
+          resolve((JSON.parse(line) as { go?: unknown }).go === true);
+        } catch {
+          resolve(false);
+        }
+        return false;
+      });
+      socket.resume();
+    });
+  });
 }
 
 /** A command line's global options and the rest, or undefined when it is in error (the client answers it in-process, with its message). */
