@@ -115,6 +115,7 @@ export class Calls {
 /** Whether the client of an accepted write says `go` (true) or leaves without (false). */
 function goAhead(socket: net.Socket): Promise<boolean> {
   return new Promise((resolve) => {
+    if (socket.destroyed || socket.readableEnded) return resolve(false);
     const no = () => resolve(false);
     socket.once('close', no);
     socket.once('end', no);

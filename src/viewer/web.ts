@@ -65,6 +65,24 @@ function messagePage(title: string, text: string): string {
   return layout({ title, page: 'message', main: `<h1>${esc(title)}</h1><p>${esc(text)}</p>` });
 }
 
+const HTML = 'text/html; charset=utf-8';
+
+/** A request that failed: a usage error (a bad parameter) is the asker's, 400 with what was wrong; a missing note 404; anything else the server's, 500. */
+function failed(ctx: RunContext, req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
+  const e = asZkError(err);
+  const head = req.method === 'HEAD';
+  if (res.headersSent) return void res.destroy();
+  if (e.code === 'usage') {
+    if (new URL(req.url ?? '/', 'http://viewer').pathname.startsWith('/api/')) {
+      return send(res, 400, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }), head);
+    }
+    return send(res, 400, HTML, messagePage('Not understood', e.message), head);
+  }
+  if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return send(res, 404, HTML, messagePage('Not found', e.message), head);
+  ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  send(res, 500, HTML, messagePage('Something failed', 'The server could not show this page; its log says why.'), head);
+}
+
 /** Serve the viewer of `root` on 127.0.0.1 (a free port); pages are read in calls of `ctx`. */
 export async function listenViewer(root: string, ctx: RunContext, state: () => ServerState): Promise<Viewer> {
   // Made once the port is known, before the first request is taken.
@@ -128,24 +146,8 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     });
   }
 
-  /** A request that failed: a usage error (a bad parameter) is the asker's, 400 with what was wrong; a missing note 404; anything else the server's, 500. */
-  function failed(req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
-    const e = asZkError(err);
-    const head = req.method === 'HEAD';
-    if (res.headersSent) return void res.destroy();
-    if (e.code === 'usage') {
-      if (new URL(req.url ?? '/', 'http://viewer').pathname.startsWith('/api/')) {
-        return send(res, 400, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }), head);
-      }
-      return html(res, 400, messagePage('Not understood', e.message), head);
-    }
-    if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return html(res, 404, messagePage('Not found', e.message), head);
-    ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    html(res, 500, messagePage('Something failed', 'The server could not show this page; its log says why.'), head);
-  }
-
   const server = http.createServer({ headersTimeout: 30_000, requestTimeout: 60_000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => failed(req, res, err));
+    handle(req, res).catch((err: unknown) => failed(ctx, req, res, err));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
