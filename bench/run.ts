@@ -384,6 +384,15 @@ async function residentServer(size: number, root: string, query: string, largest
     addServer(size, 'hook claude Stop (one new exchange captured into the inbox) through the server, warm (goal ≤ 1.5×)', stopMs, 'zk-memory --version', vStop);
     fs.rmSync(path.dirname(transcript), { recursive: true, force: true });
 
+    // Writes with a server running (docs/server.md "Writes"): a new note of its own name each run,
+    // and a fragment merged into one note. A build whose server makes no writes makes them in-process.
+    const written: Cmd = zs('write', 'bench-added-written', 'Bench written', 'A kayak trip to the glacier at sunrise.');
+    const [writeMs, vWrite] = paired(written, VERSION, RUNS, (i) => void (written.args = zk('--root', root, 'write', `bench-added-written-${Date.now()}-${i}`, `Bench written ${i}`, 'A kayak trip to the glacier at sunrise.').args));
+    addServer(size, 'write with a server running (goal ≤ 1.5×)', writeMs, 'zk-memory --version', vWrite);
+    const merged: Cmd = zs('merge', notes[0].replace(/\.md$/, ''), 'A kayak trip to the glacier at sunrise.');
+    const [mergeMs, vMerge] = paired(merged, VERSION);
+    addServer(size, 'merge with a server running (goal ≤ 1.5×)', mergeMs, 'zk-memory --version', vMerge);
+
     // MCP: the stdio bridge to a session on the server against the in-process MCP server, their
     // searches alternating, once the server has compacted the index the cases above refreshed (it
     // does once writes pause for 5 s: docs/server.md), which would otherwise run beside them.

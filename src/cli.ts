@@ -4,11 +4,11 @@ import { callContext } from './compose.js';
 import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
 import { version } from './version.js';
-import { processStdin } from './cli/stdin.js';
-import { Invocation, type McpStreams } from './cli/context.js';
-import { extractGlobals } from './cli/globals.js';
-import { servedCommand } from './server/protocol.js';
-import type { ResidentState } from './ports.js';
+import { processStdin } from './invocation/stdin.js';
+import { Invocation } from './cli/context.js';
+import type { CommandLineOptions } from './invocation/command-line.js';
+import { extractGlobals } from './invocation/globals.js';
+import { servedCommand } from './invocation/served.js';
 
 /** A command module: registers its command on the program, for one invocation. */
 type Registrar = { register(program: Command, cli: Invocation): void };
@@ -107,14 +107,8 @@ export async function main(argv: string[], io: Io = commandLineIo(), env: Env = 
 }
 
 /** How a command line is run, beyond its arguments, input, output and environment. */
-export interface MainOptions {
+export interface MainOptions extends CommandLineOptions {
   clock?: () => number;
-  /** The resident server's resident state (src/server/serve.ts), for a call it answers. */
-  resident?: ResidentState;
-  /** The call is answered by the resident server: said in the `--json` answer of the commands it serves. */
-  served?: boolean;
-  /** The connection an MCP session runs on, when not the process's stdin and stdout. */
-  streams?: McpStreams;
 }
 
 async function run(argv: string[], io: Io, o: MainOptions): Promise<number> {

@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   llm: 3,
   busy: 4,
+  /** A write whose outcome is not known (the server that took it stopped before answering): look before writing again, never retry blindly. */
+  unknown: 5,
   /** A bug, not the corpus or the machine: scripts that retry on 4 must not retry this. EX_SOFTWARE of sysexits.h. */
   internal: 70,
 } as const;
@@ -28,6 +30,7 @@ export type ErrorCode =
   | 'merge_conflict'
   | 'unsafe_remote'
   | 'io'
+  | 'outcome_unknown'
   | 'internal';
 
 const EXIT_OF: Record<ErrorCode, number> = {
@@ -49,6 +52,7 @@ const EXIT_OF: Record<ErrorCode, number> = {
   merge_conflict: EXIT.refused,
   unsafe_remote: EXIT.refused,
   io: EXIT.busy,
+  outcome_unknown: EXIT.unknown,
   internal: EXIT.internal,
 };
 

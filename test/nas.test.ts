@@ -61,6 +61,33 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     }
   });
 
+  it("merges from both hosts at once, host A's made by its resident server, lose nothing", async () => {
+    const c = shared('served-merges');
+    fs.writeFileSync(path.join(c.server, '20261201-judy.md'), NOTE);
+    const runtime = tempDir('zk-rt-');
+    fs.chmodSync(runtime, 0o700);
+    const envA = { ...nas!.a.env, ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_EMBED: 'off' };
+    const server = execa('node', [BIN, 'serve', '--root', c.a], { env: { ...process.env, ...envA }, reject: false });
+    try {
+      await until('the server runs', async () => (await zk(['serve', '--status', '--json', '--root', c.a], { env: envA })).json.running === true, 30_000);
+      // Host B merges in-process, under the corpus lock, while host A's merges go through its server.
+      const onB = execa('node', [LOOP, c.b, 'merge', '20261201-judy', '5', 'b1'], { reject: false, env: nas!.b.env });
+      for (let i = 0; i < 5; i++) {
+        const r = await zkProcess(['--root', c.a, '--json', 'merge', '20261201-judy', `frag-s-${i} END-s-${i}`], { env: envA });
+        expect(r.json, r.stderr).toMatchObject({ ok: true, server: true });
+      }
+      expect((await onB).exitCode).toBe(0);
+      const text = fs.readFileSync(path.join(c.server, '20261201-judy.md'), 'utf8');
+      expect(text.startsWith(NOTE)).toBe(true);
+      for (const tag of ['s', 'b1']) {
+        for (let i = 0; i < 5; i++) expect(text.split(`END-${tag}-${i}\n`).length - 1, `END-${tag}-${i}`).toBe(1);
+      }
+    } finally {
+      server.kill('SIGTERM');
+      await server;
+    }
+  }, 120_000);
+
   it('a read-modify-write loop under the corpus lock from both hosts loses no update', async () => {
     const c = shared('counter');
     fs.writeFileSync(path.join(c.server, 'counter.txt'), '0\n');

@@ -44,12 +44,15 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
  * metadata. A title of short words only is compared with every note's.
  */
 function candidates(root: string, title: string, words: string[]): Titled[] {
+  // A resident process keeps every note's title: compared there, the folder is not searched.
+  const kept = keptNoteMetas(root);
+  if (kept) return kept;
   const longest = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
   const letters = Math.max(3, stem(longest).length - 1);
   // The word as the title writes it (accents kept, as the file holds them), its first letters.
   const written = title.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}]+/u).find((w) => w.normalize('NFKD').replace(/\p{M}/gu, '') === longest);
   const probe = [...(written ?? longest)].slice(0, letters).join('');
-  if ([...probe].length < 3) return keptNoteMetas(root) ?? loadNoteMetas(root);
+  if ([...probe].length < 3) return loadNoteMetas(root);
   return titleCandidates(root, [probe]);
 }
 

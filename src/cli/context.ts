@@ -1,18 +1,15 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { current, withContext, type Io } from '../context.js';
 import { asZkError, bugStack, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../api/root.js';
-import type { Override } from '../settings.js';
-import type { ResidentState } from '../ports.js';
+import { flagOverrides } from '../invocation/setting-flags.js';
+import type { GlobalOptions } from '../invocation/globals.js';
+import type { CommandLine, McpStreams } from '../invocation/command-line.js';
 
-/** Options every command understands wherever they stand on the command line. */
-export interface GlobalOptions {
-  root?: string;
-  /** The corpora named with `--corpus` (docs/configuration.md#corpora-by-name): one, but for `token create`. */
-  corpora?: string[];
-  json: boolean;
-}
+export type { GlobalOptions, CommandLine, McpStreams };
+
 
 /** What a command hands back: the JSON object (without `ok`), its human text, and its exit code. */
 export interface CommandResult {
@@ -23,36 +20,6 @@ export interface CommandResult {
   ok?: boolean;
   /** A line for stderr (a failure beside a partial result). */
   error?: string;
-}
-
-/**
- * Flags that stand for settings: given on the command line, they override the variable of the same
- * meaning for this one call (src/settings.ts), so a flag and its variable are one setting.
- */
-const FLAG_SETTINGS: Record<string, [string, string]> = {
-  llmBase: ['ZK_MEMORY_LLM_BASE', '--llm-base'],
-  llmModel: ['ZK_MEMORY_LLM_MODEL', '--llm-model'],
-  llmKey: ['ZK_MEMORY_LLM_KEY', '--llm-key'],
-  llmTimeout: ['ZK_MEMORY_LLM_TIMEOUT', '--llm-timeout'],
-  llmMaxTokens: ['ZK_MEMORY_LLM_MAX_TOKENS', '--llm-max-tokens'],
-  llmRetries: ['ZK_MEMORY_LLM_RETRIES', '--llm-retries'],
-  embedBase: ['ZK_MEMORY_EMBED_BASE', '--embed-base'],
-  embedModel: ['ZK_MEMORY_EMBED_MODEL', '--embed-model'],
-  embedKey: ['ZK_MEMORY_EMBED_KEY', '--embed-key'],
-  embedTimeout: ['ZK_MEMORY_EMBED_TIMEOUT', '--embed-timeout'],
-  embedBatch: ['ZK_MEMORY_EMBED_BATCH', '--embed-batch'],
-  embedRetries: ['ZK_MEMORY_EMBED_RETRIES', '--embed-retries'],
-  commit: ['ZK_MEMORY_GIT_COMMIT', '--commit'],
-};
-
-/** The setting overrides a command's parsed flags carry. */
-export function flagOverrides(flags: Record<string, unknown>): Record<string, Override> {
-  const out: Record<string, Override> = {};
-  for (const [key, [name, flag]] of Object.entries(FLAG_SETTINGS)) {
-    if (typeof flags[key] === 'string') out[name] = { value: flags[key] as string, flag };
-    else if (flags[key] === true) out[name] = { value: '1', flag };
-  }
-  return out;
 }
 
 /** Add the LLM flags every LLM command takes. */
@@ -84,12 +51,6 @@ export function addEmbedOptions(cmd: Command): Command {
     .option('--embed-retries <n>', 'retries on 429, 5xx and network errors (else ZK_MEMORY_EMBED_RETRIES; default 3)');
 }
 
-/** The two ends of an MCP session's connection. */
-export interface McpStreams {
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
-}
-
 /** What an invocation knows of the surface that runs it. */
 export interface Surface {
   /** For the commands the resident server answers: whether it answered this one (`server` in `--json`). */
@@ -99,9 +60,6 @@ export interface Surface {
   /** The command line's own entry (src/cli.ts `main`), for the resident server to answer calls with. */
   main?: CommandLine;
 }
-
-/** Run a command line with its own input, output and environment (src/cli.ts `main`). */
-export type CommandLine = (argv: string[], io: Io, env: Record<string, string | undefined>, o: { resident?: ResidentState; served?: boolean; streams?: McpStreams }) => Promise<number>;
 
 /**
  * One command-line invocation: its global options, its output, and the exit code its command
@@ -199,7 +157,8 @@ export function fileArg(file: string): string {
     return piped;
   }
   try {
-    return fs.readFileSync(file, 'utf8');
+    // Named from the caller's working folder: a resident server answering the call runs in its own.
+    return fs.readFileSync(path.resolve(current().io.cwd(), file), 'utf8');
   } catch (err) {
     throw new ZkError('usage', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

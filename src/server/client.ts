@@ -15,21 +15,27 @@ const MAX_ANSWER_BYTES = 1 << 30;
 export type Outcome =
   | { answer: { code: number; stdout: string; stderr: string } }
   | { accepted: net.Socket; state?: ServerState; launch?: string }
-  | { unavailable: 'absent' | 'failed' | 'another build'; reason: string };
+  | { unavailable: 'absent' | 'failed' | 'another build'; reason: string }
+  /** A write the server was told to make broke off before its answer: it may or may not have been made. */
+  | { unknown: string };
 
 /**
  * Send `req` to the server on `sock`. A call's outcome is its answer; an MCP session's (`keep`) is
  * the connection, once accepted, for the session's own lines. Anything else is `unavailable`:
  * `absent` when no server listens, `another build` when one of another build does, `failed` when
- * one broke off, refused, or fell silent.
+ * one broke off, refused, or fell silent. A `write` is told to go once accepted; from then on a
+ * failure is `unknown`, never `unavailable`: the caller must not make the write itself.
  */
-export function ask(sock: string, req: Request, o: { keep?: boolean } = {}): Promise<Outcome> {
+export function ask(sock: string, req: Request, o: { keep?: boolean; write?: boolean } = {}): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
     let accepted = false;
+    /** Whether the server was told to make the write: it may have, whatever happens next. */
+    let told = false;
     const socket = net.connect(sock);
     const finish = (out: Outcome) => {
       if (settled) return;
+      if (told && 'unavailable' in out) out = { unknown: out.reason };
       settled = true;
       clearTimeout(silence);
       if (!('accepted' in out)) socket.destroy();
@@ -79,6 +85,10 @@ export function ask(sock: string, req: Request, o: { keep?: boolean } = {}): Pro
           finish({ accepted: socket, state: reply.state, ...(reply.launch ? { launch: reply.launch } : {}) });
           if (!o.keep) socket.destroy();
           return false;
+        }
+        if (o.write) {
+          send(socket, { go: true });
+          told = true;
         }
         heard();
         return true;

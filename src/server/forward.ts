@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import { namedRoot, rootOf } from '../api/root.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
-import { processStdin } from '../cli/stdin.js';
+import { processStdin } from '../invocation/stdin.js';
 import { ask } from './client.js';
 import { bridgeSession, connectSession } from './bridge.js';
-import { buildId, MAX_REQUEST_BYTES, servedCommand, type CallRequest } from './protocol.js';
+import { buildId, MAX_REQUEST_BYTES, type CallRequest } from './protocol.js';
+import { servedCommand, servedWrite } from '../invocation/served.js';
 import { callSettings } from '../call-settings.js';
-import { extractGlobals } from '../cli/globals.js';
+import { extractGlobals } from '../invocation/globals.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { backingOff, clearFailures, makeWay, recordFailure, startServer } from './start.js';
 
@@ -50,8 +51,9 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   // The command, its arguments and the settings that belong to it: the server's process settings stay its own.
   const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, command, argv, settings: callSettings(env), cwd: process.cwd() };
   if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
-  // The query of `search -` and a hook's input come from stdin: read here, and handed on if the call stays in-process.
-  if (command === 'search' || command === 'hook') {
+  const write = servedWrite(command);
+  // The query of `search -`, a hook's input and a write's text come from stdin: read here, and handed on if the call stays in-process.
+  if (command === 'search' || command === 'hook' || write) {
     try {
       request.stdin = stdin();
     } catch {
@@ -60,8 +62,14 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   }
   // More than a server reads in a request (a very long query piped in): answered here.
   if (Buffer.byteLength(JSON.stringify(request)) > MAX_REQUEST_BYTES) return inProcess;
-  let out = await ask(sock, request);
-  if ('answer' in out && outOfResources(out.answer)) out = { unavailable: 'failed', reason: 'the server ran out of files or memory' };
+  let out = await ask(sock, request, { write });
+  // A write the server answered stays answered, whatever it says: it is never made a second time.
+  if (!write && 'answer' in out && outOfResources(out.answer)) out = { unavailable: 'failed', reason: 'the server ran out of files or memory' };
+  if ('unknown' in out) {
+    recordFailure(sock);
+    const e = new ZkError('outcome_unknown', `the server of ${root} stopped before answering (${out.unknown}): the ${command} may or may not have been made; look (zk-memory read, list --recent) before running it again`);
+    return fail(parsed.globals.json, e, true);
+  }
   if ('answer' in out) {
     clearFailures(sock);
     process.stdout.write(out.answer.stdout);
@@ -87,10 +95,10 @@ function outOfResources(answer: { code: number; stdout: string; stderr: string }
   return answer.code === EXIT.busy && /\b(EMFILE|ENFILE|ENOMEM)\b|too many open files/i.test(`${answer.stderr}\n${answer.stdout}`);
 }
 
-/** Say why a command could not be answered, the way every command fails (docs/errors.md). */
-function fail(json: boolean, err: unknown): Forwarded {
+/** Say why a command could not be answered, the way every command fails (docs/errors.md); `server`: whether a server took it. */
+function fail(json: boolean, err: unknown, server = false): Forwarded {
   const e = asZkError(err);
-  if (json) process.stdout.write(`${JSON.stringify({ ...errorJson(e), server: false })}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ ...errorJson(e), server })}\n`);
   else process.stderr.write(`error: ${e.message}\n`);
   return { code: e.exitCode };
 }

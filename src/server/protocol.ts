@@ -10,6 +10,7 @@ export type { ServerState };
 // The client's first line says what it wants; the server answers `accepted` at once (or `refused`
 // with the reason; for `view`, with a launch link of the viewer it starts), then, for a call, `alive` every HEARTBEAT_MS while it works and `done` with
 // the call's output; for an MCP session, the connection carries MCP's own lines from then on.
+// A write, once accepted, waits for the client's `go` line (`GoAhead`) before it runs.
 
 /**
  * A command line to answer (`call`) or an MCP session to serve (`mcp`), as the client would run it:
@@ -28,6 +29,15 @@ export interface CallRequest {
 }
 
 export type Request = CallRequest | { kind: 'status' | 'stop' | 'view'; build: string };
+
+/**
+ * A write's second line, sent by the client once the server accepted it: the server runs a write
+ * only after it, so a client that gave up before (the server slow to accept) may write in-process
+ * instead, and one that sent it never does (src/invocation/served.ts `servedWrite`).
+ */
+export interface GoAhead {
+  go: true;
+}
 
 
 export type Reply =
@@ -60,18 +70,7 @@ export function buildId(): string {
   return `${version()}+`; // a build without files of its own: its version alone names it
 }
 
-/**
- * The command a server answers, for a command line without its global options (`extractGlobals`
- * in src/cli/globals.ts): those that only read (`tend check` of tend's subcommands), and `mcp`.
- */
-export function servedCommand(rest: string[]): string | undefined {
-  const [first, ...more] = rest;
-  if (first === 'search' || first === 'context' || first === 'hook' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp') return first;
-  if (first === 'tend' && more.find((w) => !w.startsWith('-')) === 'check') return 'tend check';
-  return undefined;
-}
-
-export function send(socket: net.Socket, message: Request | Reply): void {
+export function send(socket: net.Socket, message: Request | GoAhead | Reply): void {
   socket.write(`${JSON.stringify(message)}\n`);
 }
 

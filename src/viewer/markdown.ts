@@ -3,7 +3,7 @@ import { sanitize, defaultSchema } from 'hast-util-sanitize';
 import { toHtml } from 'hast-util-to-html';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { toHast } from 'mdast-util-to-hast';
-import { gfmParts, gfmPartsFromMarkdown } from '../corpus/markdown/gfm-parts.js';
+import { gfmParts, gfmPartsFromMarkdown } from '../api/browse.js';
 import { esc, noteHref } from './html.js';
 
 // A note's Markdown as HTML a browser may show: CommonMark with GitHub's extensions as the tool reads

@@ -1,15 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { read, type ReadResult } from '../api/read.js';
 import { gitWorkTree } from '../api/corpus.js';
 import { log, splitFamily } from '../api/history.js';
-import { sidecar } from '../corpus/files/paths.js';
-import { bodyParts } from '../corpus/note/merge3.js';
-import { FRAGMENT_HEADER } from '../corpus/note/format.js';
-import { readNoteFile } from '../corpus/note/notes.js';
-import { loadNoteMetas } from '../corpus/note/note-meta.js';
-import { archivedByUuid } from '../corpus/graph/supersession.js';
-import { ZkError } from '../errors.js';
+import { archivedNote, noteByUuid, noteParts, splitFromOf, splitParts, traceAbout } from '../api/browse.js';
 import { esc, layout, meta, noteLink } from './html.js';
 import { markdownHtml } from './markdown.js';
 
@@ -17,56 +9,10 @@ import { markdownHtml } from './markdown.js';
 // a timeline, its links and backlinks, the supersession chain both ways, the split family, its git
 // history, and the trace lines about it.
 
-const ONE_HEADER = new RegExp(FRAGMENT_HEADER.source);
-
-/** The note's own text and its fragments, each with its date and source. */
-function parts(body: string): { own: string; fragments: { when: string; source: string | null; text: string }[] } {
-  const [own, ...rest] = bodyParts(body);
-  const fragments = rest.map((unit) => {
-    const m = ONE_HEADER.exec(unit);
-    const header = m ? unit.slice(0, m.index + m[0].length) : '';
-    const source = /\(([^\n]*?)\):\*/.exec(header)?.[1] ?? null;
-    return { when: m?.[1] ?? '', source, text: m ? unit.slice(m.index + m[0].length) : unit };
-  });
-  return { own, fragments };
-}
-
 /** The body without the `# Title` heading it starts with (the page's own heading names the note). */
 function withoutTitle(text: string, title: string): string {
   const m = /^\s*#[ \t]+([^\n]*?)[ \t#]*\r?\n/.exec(text);
   return m && m[1].trim() === title.trim() ? text.slice(m[0].length) : text;
-}
-
-/** The trace lines that name the note (its file or uuid), newest last, at most `max`. */
-function traceLines(root: string, names: string[], max = 50): Record<string, unknown>[] {
-  const file = sidecar(root).trace;
-  let text = '';
-  try {
-    const size = fs.statSync(file).size;
-    // A long trace is read from its last 8 MB: the lines about a note that matter most are recent.
-    const fd = fs.openSync(file, 'r');
-    try {
-      const start = Math.max(0, size - 8 * 1024 * 1024);
-      const buf = Buffer.alloc(size - start);
-      fs.readSync(fd, buf, 0, buf.length, start);
-      text = buf.toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return [];
-  }
-  const wanted = names.filter(Boolean);
-  const out: Record<string, unknown>[] = [];
-  for (const line of text.split('\n')) {
-    if (!wanted.some((n) => line.includes(n))) continue;
-    try {
-      out.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // a line cut by the 8 MB window, or not JSON
-    }
-  }
-  return out.slice(-max);
 }
 
 function list(items: string[], empty: string): string {
@@ -91,28 +37,17 @@ function chainSection(r: ReadResult): string {
 <h3>Replaced by</h3>${list(r.chain.map(entry), 'Nothing: the current belief.')}</section>`;
 }
 
-const splitFrom = (fm: Record<string, unknown>) => String(fm.split_from ?? '').trim().toLowerCase();
-
-/** A note's page link by uuid: live (from the kept metadata), else archived. */
+/** A note's page link by uuid: live, else archived. */
 function noteByUuidLink(root: string, uuid: string): string | undefined {
-  const live = loadNoteMetas(root).find((m) => m.uuid.toLowerCase() === uuid);
-  if (live) return noteLink(live.path, live.title);
-  const archived = archivedByUuid(root, uuid);
-  return archived ? noteLink(`.archive/${archived.path}`, archived.title, 'archived') : undefined;
+  const n = noteByUuid(root, uuid);
+  return n && noteLink(n.path, n.title, n.archived ? 'archived' : '');
 }
 
-/**
- * The note a live note was split from, and the notes split from it. A part links to the note it
- * was split from (its `Part of` line), so the parts are among the backlinks: no search of every note.
- */
+/** The note a live note was split from, and the notes split from it. */
 function splitSection(root: string, r: ReadResult): string {
-  const parentId = splitFrom(r.note.frontmatter);
+  const parentId = splitFromOf(r.note.frontmatter);
   const parent = parentId ? noteByUuidLink(root, parentId) : undefined;
-  const own = r.note.uuid.toLowerCase();
-  const parts = own
-    ? r.backlinks.flatMap((b) => readNoteFile(root, b.path) ?? []).filter((n) => splitFrom(n.parsed.frontmatter) === own)
-    : [];
-  return familySection(parent, parts.map((n) => noteLink(n.path, n.title)));
+  return familySection(parent, splitParts(root, r.note.uuid, r.backlinks).map((n) => noteLink(n.path, n.title)));
 }
 
 function familySection(parent: string | undefined, parts: string[]): string {
@@ -143,7 +78,7 @@ async function historySection(root: string, ref: string): Promise<string> {
 }
 
 function traceSection(root: string, names: string[]): string {
-  const items = traceLines(root, names).map((t) => {
+  const items = traceAbout(root, names).map((t) => {
     const { ts, event, ...rest } = t;
     const detail = Object.entries(rest).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
     return `<time>${esc(ts)}</time> <strong>${esc(event)}</strong> <span class="detail">${esc(detail.length > 600 ? `${detail.slice(0, 600)}…` : detail)}</span>`;
@@ -157,7 +92,7 @@ function frontmatterSection(fm: Record<string, unknown>): string {
 }
 
 function body(text: string, title: string): string {
-  const { own, fragments } = parts(text);
+  const { own, fragments } = noteParts(text);
   const timeline = fragments.map((f) => `<li><div class="when"><time>${esc(f.when)}</time>${f.source ? ` <span class="source">${esc(f.source)}</span>` : ''}</div>${markdownHtml(f.text)}</li>`);
   return `<article class="body">${markdownHtml(withoutTitle(own, title))}</article>${timeline.length ? `<section id="fragments"><h2>Merged since</h2><ol class="timeline">${timeline.join('')}</ol></section>` : ''}`;
 }
@@ -184,16 +119,13 @@ ${traceSection(root, [n.path, n.uuid])}`;
 
 /** The page of an archived note (read-only like every page, from `.archive/`). */
 export function archivedPage(root: string, name: string): string {
-  const dir = sidecar(root).archive;
-  if (name.includes('/') || name.startsWith('.') || !/\.md$/i.test(name)) throw new ZkError('not_found', `no archived note ${name}`);
-  const n = readNoteFile(dir, name);
-  if (!n) throw new ZkError('not_found', `no archived note ${name}`);
+  const n = archivedNote(root, name);
   const main = `<h1>${esc(n.title)}</h1>
 <p class="archived-note">archived: moved to <code>.archive/${esc(name)}</code>${n.superseded_by ? ' · superseded' : ''}</p>
 <p class="meta">${meta(n)}</p>
-${frontmatterSection(n.parsed.frontmatter)}
-${body(n.parsed.body, n.title)}
+${frontmatterSection(n.frontmatter)}
+${body(n.body, n.title)}
 ${archivedSplitSection(root, `.archive/${name}`)}
-${traceSection(root, [path.posix.join('.archive', name), n.uuid])}`;
+${traceSection(root, [n.path, n.uuid])}`;
   return layout({ title: n.title, page: 'note', data: { note: `.archive/${name}` }, main });
 }

@@ -2,11 +2,7 @@ import { search, searchBackends } from '../api/search.js';
 import { inbox } from '../api/corpus.js';
 import { tend } from '../api/tend.js';
 import type { ServerState } from '../api/results.js';
-import { lastGardenerPass } from '../corpus/ops/gardener-record.js';
-import { listNotes } from '../corpus/ops/ops.js';
-import { isoDate } from '../corpus/note/slug.js';
-import { configuredBackend } from '../search/index.js';
-import { checkKind, KINDS } from '../corpus/note/kinds.js';
+import { backendInForce, gardenerPass, KINDS, recentNotes } from '../api/browse.js';
 import { esc, layout, meta, noteHref, noteLink } from './html.js';
 import type { GraphAnswer } from './graph-data.js';
 
@@ -24,7 +20,7 @@ export interface SearchAnswer {
 
 /** A search as the page and its script show it; nothing for an empty query. */
 export async function searchAnswer(root: string, q: string, backend?: string): Promise<SearchAnswer> {
-  if (!q.trim()) return { ok: true, backend: configuredBackend(backend), hits: [] };
+  if (!q.trim()) return { ok: true, backend: backendInForce(backend), hits: [] };
   const r = await search(root, q, { backend: backend || undefined, limit: HITS });
   const hits = r.hits.map((h) => ({ path: h.path, title: h.title, date: h.updated || h.date, kind: h.kind, author: h.author, snippet: h.snippet, superseded_by: h.superseded_by, href: noteHref(h.path) }));
   return { ok: true, backend: r.backend, hits };
@@ -48,7 +44,7 @@ export async function searchPage(root: string, q: string, backend: string | unde
 <label>backend <select id="backend" name="backend">${options}</select></label>
 <button type="submit">Search</button>
 </form>
-<p class="meta" id="backend-used">${q.trim() ? `answered by ${esc(answer.backend)}` : `backend in force: ${esc(configuredBackend(backend))}`}</p>
+<p class="meta" id="backend-used">${q.trim() ? `answered by ${esc(answer.backend)}` : `backend in force: ${esc(backendInForce(backend))}`}</p>
 <ol id="results">
 ${results}
 </ol>`;
@@ -59,23 +55,20 @@ ${results}
 const RECENT = 100;
 
 export function recentPage(root: string, o: { source?: string; kind?: string }): string {
-  const kind = checkKind(o.kind);
-  const all = listNotes(root, { history: true, recent: Number.MAX_SAFE_INTEGER });
-  const sources = [...new Set(all.map((n) => n.author).filter((a): a is string => Boolean(a)))].sort();
-  const shown = all.filter((n) => (!o.source || n.author === o.source) && (!kind || n.kind === kind)).slice(0, RECENT);
+  const { notes: shown, sources, total } = recentNotes(root, { ...o, max: RECENT });
   const select = (name: string, values: readonly string[], chosen?: string) =>
     `<select name="${name}"><option value="">any</option>${values.map((v) => `<option value="${esc(v)}"${v === chosen ? ' selected' : ''}>${esc(v)}</option>`).join('')}</select>`;
-  const rows = shown.map((n) => `<li>${noteLink(n.path, n.title, n.superseded_by ? 'superseded' : '')} <span class="meta">changed ${esc(isoDate(new Date(n.mtimeMs)))} · ${meta(n)}${n.superseded_by ? ' · superseded' : ''}</span></li>`);
+  const rows = shown.map((n) => `<li>${noteLink(n.path, n.title, n.superseded_by ? 'superseded' : '')} <span class="meta">changed ${esc(n.changed)} · ${meta(n)}${n.superseded_by ? ' · superseded' : ''}</span></li>`);
   const main = `<h1>Recent</h1>
 <form id="recent-form" action="/recent" method="get"><label>source ${select('source', sources, o.source)}</label> <label>kind ${select('kind', KINDS, o.kind)}</label> <button type="submit">Show</button></form>
-<p class="meta">${shown.length} of ${all.length} notes, the most recently changed first</p>
+<p class="meta">${shown.length} of ${total} notes, the most recently changed first</p>
 <ol id="recent">${rows.join('\n')}</ol>`;
   return layout({ title: 'Recent', page: 'recent', main });
 }
 
 export async function healthPage(root: string, server: ServerState): Promise<string> {
   const box = inbox(root);
-  const pass = lastGardenerPass(root);
+  const pass = gardenerPass(root);
   const check = await tend(root, 'check');
   const problems = check.findings.filter((f) => f.verdict !== 'ok' && f.verdict !== 'unanchored');
   const inboxItems = box.files.map((f) => `<li><code>${esc(f.file)}</code> <span class="meta">${esc(f.created)}${f.source ? ` · ${esc(f.source)}` : ''}</span>: ${esc(f.reason)} (${f.items.length} item${f.items.length === 1 ? '' : 's'})</li>`);

@@ -5,8 +5,7 @@ import type net from 'node:net';
 import path from 'node:path';
 import { newCall, withContext, type RunContext } from '../context.js';
 import { asZkError, bugStack, ZkError } from '../errors.js';
-import { isNoteFile } from '../corpus/files/note-files.js';
-import { readNoteFile } from '../corpus/note/notes.js';
+import { liveNote } from '../api/browse.js';
 import type { ServerState } from '../api/results.js';
 import { ViewerAccess } from './access.js';
 import { esc, layout } from './html.js';
@@ -64,6 +63,26 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
 
 function messagePage(title: string, text: string): string {
   return layout({ title, page: 'message', main: `<h1>${esc(title)}</h1><p>${esc(text)}</p>` });
+}
+
+const HTML = 'text/html; charset=utf-8';
+
+/** A request that failed: a usage error (a bad parameter) is the asker's, 400 with what was wrong; a missing note 404; anything else the server's, 500. */
+function failed(ctx: RunContext, req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
+  const e = asZkError(err);
+  const head = req.method === 'HEAD';
+  if (res.headersSent) return void res.destroy();
+  if (e.code === 'usage') {
+    if (new URL(req.url ?? '/', 'http://viewer').pathname.startsWith('/api/')) {
+      return send(res, 400, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }), head);
+    }
+    return send(res, 400, HTML, messagePage('Not understood', e.message), head);
+  }
+  if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return send(res, 404, HTML, messagePage('Not found', e.message), head);
+  ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  const stack = bugStack(err, ctx.settings.debug());
+  if (stack) ctx.io.stderr(`${stack}\n`);
+  send(res, 500, HTML, messagePage('Something failed', 'The server could not show this page; its log says why.'), head);
 }
 
 /** Serve the viewer of `root` on 127.0.0.1 (a free port); pages are read in calls of `ctx`. */
@@ -129,26 +148,8 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     });
   }
 
-  /** A request that failed: a usage error (a bad parameter) is the asker's, 400 with what was wrong; a missing note 404; anything else the server's, 500. */
-  function failed(req: http.IncomingMessage, res: http.ServerResponse, err: unknown): void {
-    const e = asZkError(err);
-    const head = req.method === 'HEAD';
-    if (res.headersSent) return void res.destroy();
-    if (e.code === 'usage') {
-      if (new URL(req.url ?? '/', 'http://viewer').pathname.startsWith('/api/')) {
-        return send(res, 400, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: { code: e.code, message: e.message } }), head);
-      }
-      return html(res, 400, messagePage('Not understood', e.message), head);
-    }
-    if (e.code === 'not_found' || e.code === 'invalid_ref' || e.code === 'ambiguous_ref') return html(res, 404, messagePage('Not found', e.message), head);
-    ctx.io.stderr(`error: a viewer request failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    const stack = bugStack(err, ctx.settings.debug());
-    if (stack) ctx.io.stderr(`${stack}\n`);
-    html(res, 500, messagePage('Something failed', 'The server could not show this page; its log says why.'), head);
-  }
-
   const server = http.createServer({ headersTimeout: 30_000, requestTimeout: 60_000 }, (req, res) => {
-    handle(req, res).catch((err: unknown) => failed(req, res, err));
+    handle(req, res).catch((err: unknown) => failed(ctx, req, res, err));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -174,9 +175,9 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
 /** The note a graph is drawn around, when one is named and is a note of the root. */
 function graphCenter(root: string, name: string): { path: string; title: string } | undefined {
   if (!name) return undefined;
-  const n = isNoteFile(root, name) ? readNoteFile(root, name) : undefined;
+  const n = liveNote(root, name);
   if (!n) throw new ZkError('not_found', `no note ${name}`);
-  return { path: n.path, title: n.title };
+  return n;
 }
 
 /** A note's name from its address, `%`-escapes decoded; one that does not decode is the asker's mistake. */

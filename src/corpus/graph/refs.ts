@@ -88,9 +88,10 @@ function unknown(root: string, candidates: () => Titled[], r: string, message: s
  * folder listing may be stale on a network mount that caches it (a note just written on another
  * host is missing), so the names a recent note would have (yesterday, today and tomorrow, for
  * hosts in other time zones) are also checked one by one. A resident process finds them among the
- * notes it keeps (listing the folder was most of a `read` at 50,000 notes), unless `listed`: a
- * writer deciding under the corpus lock whether a slug is free must see the note another call
- * wrote a moment ago, which the watcher may not have named yet.
+ * notes it keeps (listing the folder was most of a `read` and of a `write` at 50,000 notes), unless
+ * `listed`. A writer deciding whether a slug is free takes the kept names too: its call synced the
+ * watcher when it began, and a note another call wrote since, which the watcher may not have named
+ * yet, bears a recent date, whose names are checked one by one.
  */
 export function notesWithSlug(root: string, slug: string, o: { listed?: boolean } = {}): string[] {
   if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];

@@ -1,5 +1,12 @@
 import { ZkError } from '../errors.js';
-import type { GlobalOptions } from './context.js';
+
+/** Options every command understands wherever they stand on the command line. */
+export interface GlobalOptions {
+  root?: string;
+  /** The corpora named with `--corpus` (docs/configuration.md#corpora-by-name): one, but for `token create`. */
+  corpora?: string[];
+  json: boolean;
+}
 
 /**
  * Take `--root DIR`, `--corpus NAME` (repeatable, for `token create`) and `--json` out of the
