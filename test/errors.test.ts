@@ -62,7 +62,7 @@ describe('the command line', () => {
       throw new TypeError('stdin is not a function');
     });
     expect(r.code).toBe(70);
-    expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: { code: 'internal', message: 'stdin is not a function' } });
+    expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: { code: 'internal', message: 'stdin is not a function' }, server: false });
     expect(r.stderr).toMatch(/^TypeError: stdin is not a function\n\s+at /);
   });
 
