@@ -10,6 +10,8 @@ import {
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
+import { addNames, namesComplete, startNames } from '../corpus/files/name-index.js';
+import { nameEntries } from './title-key.js';
 import { FileStates } from './file-states.js';
 import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import { now } from '../context.js';
@@ -56,12 +58,15 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   removeTableFiles(root, TABLE);
   fs.mkdirSync(indexDir(root), { recursive: true });
   rotateJournal(indexDir(root));
+  startNames(root);
   const startedAt = now();
   const journal = markJournal(indexDir(root));
   const rootNow = rootState(root);
   const scan = statNotes(root);
   const delta = computeDelta(root, scan, new Map(), startedAt, parser);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+  addNames(root, [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)), { fresh: true });
+  namesComplete(root);
   const db = await connectIndex(root);
   // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
   const seed = rows.length ? rows : [toRow(parser.noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
@@ -86,6 +91,8 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   await deletePaths(table, gone);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   if (rows.length) await table.add(rows);
+  // What a refresh read may be a note made, renamed or retitled by another program.
+  addNames(root, [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)));
   for (const name of delta.removed) manifest.files.delete(name);
   for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
