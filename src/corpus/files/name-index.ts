@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { current } from '../../context.js';
+import { isNoteName } from './note-files.js';
 import { sidecar } from './paths.js';
 
 // The names a write checks, without listing or reading every note: which notes hold an undated
@@ -50,7 +51,8 @@ function namesIn(text: string, key: string): string[] {
     if (!line) continue;
     try {
       const [k, name] = JSON.parse(line) as unknown[];
-      if (k === key && typeof name === 'string') out.add(name);
+      // Only a file name directly in the root: a line planted in the index leads nowhere else.
+      if (k === key && typeof name === 'string' && isNoteName(name) && !/[\\/]/.test(name)) out.add(name);
     } catch {
       // a torn line (a writer that died mid-append) names nothing
     }
