@@ -518,7 +518,7 @@ async function residentServer(size: number, root: string, query: string, largest
  * the server's memory over 2,000 mixed calls.
  */
 async function goalCases(size: number, root: string, query: string): Promise<void> {
-  const hub = addBacklinks(root, 1000);
+  const hub = addBacklinks(root, Math.min(1000, size - 1));
   const indexFolder = path.join(root, '.zk', 'index');
   if (INDEX_FROM_NOTHING || !fs.existsSync(indexFolder)) {
     fs.rmSync(indexFolder, { recursive: true, force: true });

@@ -65,6 +65,14 @@ describe('the name index', () => {
     expect(like.json.similar.map((s: { path: string }) => s.path)).toEqual(['20250101-sam.md']);
   });
 
+  it('lets a ref find a note made by hand that the index has not seen yet', async () => {
+    const { root, run } = await indexed();
+    write(root, '20250101-ravi.md', note('3b1c2a4e-1111-4222-8333-444455556668', 'Ravi plays piano'));
+    const merged = await run('merge', 'ravi', 'And the guitar.');
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(root, '20250101-ravi.md'), 'utf8')).toContain('And the guitar.');
+  });
+
   it('passes over a torn line and a name that is no note', async () => {
     const { root, run } = await indexed();
     for (const f of fs.readdirSync(names(root))) if (f !== 'complete') fs.appendFileSync(path.join(names(root), f), '["s judy", "../outside.md"]\n["t cat judi"');

@@ -91,13 +91,19 @@ function unknown(root: string, candidates: () => Titled[], r: string, message: s
  * hosts in other time zones) are also checked one by one. A resident process finds them among the
  * notes it keeps (listing the folder was most of a `read` at 50,000 notes), unless `listed`: a
  * writer deciding under the corpus lock whether a slug is free must see the note another call
- * wrote a moment ago, which the watcher may not have named yet: it asks the name index, which
- * every write adds to before it returns, and lists the folder only where there is none.
+ * wrote a moment ago, which the watcher may not have named yet. Otherwise the name index is asked
+ * (src/corpus/files/name-index.ts: every note the tool wrote, and those the search index has
+ * seen), and the folder listed only where there is none, or where it knows no note of the slug
+ * and the caller is not a writer (a note made by hand a moment ago is found all the same).
  */
 export function notesWithSlug(root: string, slug: string, o: { listed?: boolean } = {}): string[] {
   if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];
   const kept = o.listed ? undefined : keptFactsBuilt(root, 'dated-by-slug', datedBySlug);
-  const names = new Set(kept ? (kept.get(slug) ?? []) : (indexedSlug(root, slug) ?? listNoteFiles(root).filter((n) => undatedSlug(n) === slug)));
+  const indexed = kept ? undefined : indexedSlug(root, slug);
+  // A writer trusts the index when it knows none; a ref to a note made by hand a moment ago, which
+  // the index has not seen yet, must still find it.
+  const trusted = indexed && (indexed.length || o.listed) ? indexed : undefined;
+  const names = new Set(kept ? (kept.get(slug) ?? []) : (trusted ?? listNoteFiles(root).filter((n) => undatedSlug(n) === slug)));
   for (const days of [-1, 0, 1]) {
     const name = `${stemFor(isoDate(new Date(now() + days * 86_400_000)), slug)}.md`;
     if (!names.has(name) && isNoteFile(root, name)) names.add(name);
