@@ -45,6 +45,24 @@ function sentence(r: () => number): string {
   return `${s[0].toUpperCase()}${s.slice(1)}.`;
 }
 
+/** The stem of the `i`th generated note. */
+export function noteStem(i: number): string {
+  return `2026${String(1 + (i % 12)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}-note-${i}`;
+}
+
+/**
+ * Make the first generated note a hub: `count` other notes (the next ones) each get one link to it,
+ * appended as a hand edit would, once (a marker in `.zk/` says it is done). Returns the hub's stem.
+ */
+export function addBacklinks(root: string, count: number): string {
+  const hub = noteStem(0);
+  const marker = path.join(root, '.zk', `backlinks-${count}`);
+  if (fs.existsSync(marker)) return hub;
+  for (let i = 1; i <= count; i++) fs.appendFileSync(path.join(root, `${noteStem(i)}.md`), `\nSee also [the hub](${hub}.md).\n`);
+  fs.writeFileSync(marker, '');
+  return hub;
+}
+
 /**
  * Write `count` notes of realistic length and shape into `root` (created, with `.zk/`). With
  * `links`, the same notes each end with 0 to 4 links (as the tool writes them) to earlier notes,
@@ -59,7 +77,7 @@ export function generateCorpus(root: string, count: number, seed = 42, links = f
   const made: { stem: string; title: string }[] = [];
   for (let i = 0; i < count; i++) {
     const title = `${pick(r, NAMES)} ${pick(r, TOPICS)} ${pick(r, TOPICS)} ${i}`;
-    const stem = `2026${String(1 + (i % 12)).padStart(2, '0')}${String(1 + (i % 28)).padStart(2, '0')}-note-${i}`;
+    const stem = noteStem(i);
     const paragraphs: string[] = [];
     const pcount = 1 + Math.floor(r() * 4);
     for (let p = 0; p < pcount; p++) {

@@ -1,23 +1,13 @@
 import { keptNoteMetas, loadNoteMetas } from '../corpus/note/note-meta.js';
 import { titleCandidates, type Titled } from '../corpus/graph/ref-titles.js';
-import { stem, wordsOf } from '../search/terms.js';
+import { indexedNames } from '../corpus/files/name-index.js';
+import { isNoteFile } from '../corpus/files/note-files.js';
+import { readNoteFile } from '../corpus/note/notes.js';
+import { stem } from '../search/terms.js';
+import { titleKey, titleWords } from '../search/title-key.js';
 import type { SimilarNote } from './results.js';
 
-// Titles that name the same subject (docs/format.md#similar-titles): two titles are similar when
-// they have the same set of words once case, accents, punctuation, word order and word endings
-// are set aside ("Judy's cats" and "judy cat" are one; "Judy lives in Paris" and "Judy lives in
-// London" are not). Each word is reduced to its Porter2 stem, as search does.
-
-const ASCII = /^[\x00-\x7f]*$/;
-
-/** An English possessive ending: "Judy's" is a word about Judy, not two words. */
-const POSSESSIVE = /['\u2019]s\b/gi;
-
-/** A title's words, lowercase, accents set aside (most titles are ASCII: they skip the normalizing). */
-function titleWords(title: string): string[] {
-  const text = title.replace(POSSESSIVE, '');
-  return ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean) : wordsOf(text.normalize('NFKD').replace(/\p{M}/gu, ''));
-}
+// Titles that name the same subject (docs/format.md#similar-titles, src/search/title-key.ts).
 
 /**
  * The first letters of a set of words, as bits. A stem keeps its word's first letter, so two
@@ -38,7 +28,8 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
 
 /**
  * The notes whose title may be similar to one with these words: every note a resident process
- * keeps, else those the grep port finds with the start of the title's longest word on their title
+ * keeps, else those the name index holds under the title's key (src/corpus/files/name-index.ts),
+ * else those the grep port finds with the start of the title's longest word on their title
  * line (a word keeps its stem's letters but perhaps the last, so a similar title holds them),
  * read once: a write in a fresh process searches the titles once rather than reading every note's
  * metadata. A title of short words only is compared with every note's.
@@ -47,6 +38,9 @@ function candidates(root: string, title: string, words: string[]): Titled[] {
   // A resident process keeps every note's title: compared there, the folder is not searched.
   const kept = keptNoteMetas(root);
   if (kept) return kept;
+  // Else the name index names the notes whose titles share the title's key.
+  const indexed = indexedNames(root, titleKey(title) ?? '');
+  if (indexed) return indexed.flatMap((name) => (isNoteFile(root, name) ? (readNoteFile(root, name) ?? []) : []));
   const longest = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
   const letters = Math.max(3, stem(longest).length - 1);
   // The word as the title writes it (accents kept, as the file holds them), its first letters.

@@ -10,6 +10,8 @@ import {
   withIndexLock, type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
+import { addNames, namesComplete, startNames } from '../corpus/files/name-index.js';
+import { nameEntries } from './title-key.js';
 import { FileStates } from './file-states.js';
 import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import { now } from '../context.js';
@@ -44,11 +46,15 @@ function toRow(note: Note): Row {
 
 const FTS_OPTIONS = { stem: true, language: 'English', removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false };
 
+/** How many notes a build from nothing reads and adds at a time: it never holds every note's text. */
+const REBUILD_BATCH = 20_000;
+
 /**
- * Build the full-text table from nothing: every note read once, one table, FTS indexes on title and
- * body. Other tables of the database (the note vectors) are left alone.
+ * Build the full-text table from nothing: every note read once, a batch at a time, into one table,
+ * then FTS indexes on title and body. Other tables of the database (the note vectors) are left
+ * alone. The name index (src/corpus/files/name-index.ts) is built anew from the same reads.
  */
-async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Manifest }> {
+async function rebuild(root: string): Promise<{ added: number; files: number; manifest: Manifest }> {
   const ldb = await lance();
   const parser = await noteParser();
   fs.rmSync(manifestPath(root), { force: true });
@@ -57,28 +63,41 @@ async function rebuild(root: string): Promise<{ delta: IndexDelta; manifest: Man
   removeTableFiles(root, TABLE);
   fs.mkdirSync(indexDir(root), { recursive: true });
   rotateJournal(indexDir(root));
+  startNames(root);
   const startedAt = now();
   const journal = markJournal(indexDir(root));
   const rootNow = rootState(root);
   const scan = statNotes(root);
-  const delta = computeDelta(root, scan, new Map(), startedAt, parser);
-  const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+  const states = new FileStates();
+  let files = 0;
+  let table: Table | undefined;
   const db = await connectIndex(root);
-  // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
-  const seed = rows.length ? rows : [toRow(parser.noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
-  const table = await db.createTable(TABLE, seed);
-  if (!rows.length) await table.delete('true');
-  await table.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
-  await table.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
-  await indexScalars(table);
+  for (let i = 0; i === 0 || i < scan.length; i += REBUILD_BATCH) {
+    const delta = computeDelta(root, scan.slice(i, i + REBUILD_BATCH), new Map(), startedAt, parser);
+    files += delta.files;
+    for (const [name, u] of delta.upsert) states.set(name, u.state);
+    addNames(root, [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)), { fresh: true });
+    const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
+    if (table) {
+      if (rows.length) await table.add(rows);
+      continue;
+    }
+    // An empty corpus still gets a table (with a schema taken from a placeholder row we delete).
+    const seed = rows.length ? rows : [toRow(parser.noteFromText(root, path.join(root, '.placeholder.md'), '# x\n', 0, 0))];
+    table = await db.createTable(TABLE, seed);
+    if (!rows.length) await table.delete('true');
+  }
+  namesComplete(root);
+  // Batches leave a fragment each, and each slows every query: folded into few before indexing.
+  if (scan.length > REBUILD_BATCH) await table!.optimize({ cleanupOlderThan: new Date(now() - 60_000) });
+  await table!.createIndex('title', { config: ldb.Index.fts(FTS_OPTIONS) });
+  await table!.createIndex('body', { config: ldb.Index.fts(FTS_OPTIONS) });
+  await indexScalars(table!);
   const builtAt = versionStamp();
-  const manifest: Manifest = {
-    files: new FileStates([...delta.upsert].map(([name, u]) => [name, u.state] as const)),
-    refreshes: 0, builtAt, refreshedAt: builtAt,
-  };
+  const manifest: Manifest = { files: states, refreshes: 0, builtAt, refreshedAt: builtAt };
   const id = writeManifest(root, manifest);
-  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: delta.files }, manifest, id, statesDigest(scan, startedAt)));
-  return { delta, manifest };
+  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: files }, manifest, id, statesDigest(scan, startedAt)));
+  return { added: states.size, files, manifest };
 }
 
 /** Apply a delta to the table and the manifest (under the index lock); returns the manifest's identity. */
@@ -87,6 +106,8 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   await deletePaths(table, gone);
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   if (rows.length) await table.add(rows);
+  // What a refresh read may be a note made, renamed or retitled by another program.
+  addNames(root, [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)));
   for (const name of delta.removed) manifest.files.delete(name);
   for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
@@ -163,8 +184,8 @@ export interface IndexSync {
 }
 
 async function rebuilt(root: string): Promise<IndexSync> {
-  const { delta, manifest } = await rebuild(root);
-  return { report: { rebuilt: true, added: delta.upsert.size, changed: 0, removed: 0, notes: delta.files }, files: manifest.files, refreshedAt: manifest.refreshedAt };
+  const { added, files, manifest } = await rebuild(root);
+  return { report: { rebuilt: true, added, changed: 0, removed: 0, notes: files }, files: manifest.files, refreshedAt: manifest.refreshedAt };
 }
 
 /**

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readFully } from '../corpus/files/files.js';
 import { isNoteName } from '../corpus/files/note-files.js';
 import { indexLocation } from './location.js';
+import { namesWritten } from './title-key.js';
 
 /**
  * The change journal: one line (a JSON string, the note's file name) per note file the tool itself
@@ -29,6 +30,7 @@ export function journalWrite(file: string): void {
   } catch {
     // A lost line costs freshness only until the next full scan (see fts.ts), never a note.
   }
+  namesWritten(file);
 }
 
 /** Where the journal stands: its identity and length. */

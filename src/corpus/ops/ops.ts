@@ -71,8 +71,8 @@ function freeSlug(root: string, slug: string, o: WriteOptions): string {
   // note supersedes `judy-2`) hands its slug on down the chain too.
   const handsOn = (n: Note | undefined) =>
     Boolean(n) && (replaced.has(n!.uuid.toLowerCase()) || (Boolean(n!.superseded_by) && successors(root, n!).some((s) => replaced.has(s.uuid.toLowerCase()))));
-  // Every note's name as a resident process keeps it (its watcher synced before the call), else as listed now.
-  const taken = (s: string) => notesWithSlug(root, s).filter((f) => !handsOn(readNoteFile(root, f)));
+  // Every note's name as a resident process keeps it (its watcher synced before the call), else as the name index knows it, else as listed now.
+  const taken = (s: string) => notesWithSlug(root, s, { writer: true }).filter((f) => !handsOn(readNoteFile(root, f)));
   const holders = taken(slug);
   if (!holders.length) return slug;
   if (!o.unique) throw slugTaken(slug, holders);
@@ -103,7 +103,7 @@ export function writeNote(root: string, o: WriteOptions, lock?: HeldLock): Note 
   const text = renderNote({ uuid, title, date, author, kind, supersedes: o.supersedes, ...validity, extra: o.extra }, body);
   const free = freeSlug(root, slug, o);
   // A note replacing the one that holds its slug takes the next free name on the same date (`-2`).
-  const replacing = Boolean(o.supersedes?.length) && notesWithSlug(root, free).length > 0;
+  const replacing = Boolean(o.supersedes?.length) && notesWithSlug(root, free, { writer: true }).length > 0;
   let name: string;
   try {
     name = createNoteFile(root, stemFor(date, free), text, Boolean(o.unique) || replacing, lock);
