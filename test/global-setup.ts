@@ -52,7 +52,10 @@ export default async function setup(): Promise<() => Promise<void>> {
 const BUILD_INPUTS = ['src', 'bench', 'web', 'scripts', 'tsconfig.json', 'package.json', 'package-lock.json'];
 /** Where the build leaves the hash of its inputs, so the next run knows dist/ is theirs. */
 const STAMP = path.join(REPO, 'dist', '.inputs-sha256');
-/** What a run needs of dist/: a build that lost one of these is made again, whatever the stamp says. */
+/**
+ * What a run needs of dist/: a build that lost one of these is made again, whatever the stamp says,
+ * and so is one where any is newer than the stamp (made since by `npm run build`, maybe of other sources).
+ */
 const OUTPUTS = ['dist/src/cli.js', 'dist/src/server/forward.bundle.js', 'dist/web/viewer.js'];
 
 /** sha256 of every input file's path and content (bench/out, the bench's results, left out). */
@@ -76,8 +79,10 @@ function inputsHash(): string {
  */
 async function buildUnlessFresh(): Promise<void> {
   const inputs = inputsHash();
-  const stamped = fs.existsSync(STAMP) ? fs.readFileSync(STAMP, 'utf8') : '';
-  if (stamped === inputs && OUTPUTS.every((f) => fs.existsSync(path.join(REPO, f)))) return;
+  const stamp = fs.statSync(STAMP, { throwIfNoEntry: false });
+  const fresh = stamp !== undefined && fs.readFileSync(STAMP, 'utf8') === inputs
+    && OUTPUTS.every((f) => (fs.statSync(path.join(REPO, f), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= stamp.mtimeMs);
+  if (fresh) return;
   fs.rmSync(STAMP, { force: true });
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'inherit' });
   // The viewer's browser assets (dist/web/), which the resident server serves.
