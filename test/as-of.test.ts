@@ -212,17 +212,17 @@ describe('as of a date from the resident server', () => {
     const env = { XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
     const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env, ZK_MEMORY_SERVER: 'on' }, reject: false });
     try {
-      await until('a server runs', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
+      await until('a server runs', async () => (await zk(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
       for (const args of [['read', 'judy-porto', '--as-of', '2026-03-02'], ['read', 'old-job', '--as-of', '2026-03-01'], ['list', '--as-of', '2026-03-02', '--history'], ['read', 'judy-porto', '--timeline']]) {
         const served = await zkProcess(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'on' } });
-        const local = await zkProcess(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
+        const local = await zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
         expect(served.json.server).toBe(true);
         expect({ ...served.json, server: false }).toEqual(local.json);
       }
       const refused = await zkProcess(['--root', root, 'read', 'judy-paris', '--as-of', '2026-05-31'], { env: { ...env, ZK_MEMORY_SERVER: 'on' } });
       expect(refused).toMatchObject({ code: 1, stderr: 'error: 20260601-judy-paris.md did not exist yet on 2026-05-31: it dates from 2026-06-01' });
     } finally {
-      await zkProcess(['serve', '--stop', '--root', root], { env });
+      await zk(['serve', '--stop', '--root', root], { env });
       await server;
     }
   });

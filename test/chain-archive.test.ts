@@ -14,7 +14,10 @@ import { expectMomentSince } from './helpers/moments.js';
 /** A lock left by a killed process is taken over within 2 s. */
 const ENV = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_BACKEND: 'rg' };
 
-const cli = (root: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> => zkProcess(['--root', root, ...args], { env: { ...ENV, ...env } });
+/** The command line, in this process (same parsing, output and exit code as the built CLI's). */
+const cli = (root: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> => zk(['--root', root, ...args], { env: { ...ENV, ...env } });
+/** The built CLI in a process of its own: for a run that the fault seam kills part-way. */
+const cliProcess = (root: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> => zkProcess(['--root', root, ...args], { env: { ...ENV, ...env } });
 const json = async (root: string, args: string[]) => (await cli(root, ['--json', ...args])).json;
 
 interface Made {
@@ -243,7 +246,7 @@ describe('an archive killed part-way (CLI, separate process)', () => {
     const root = tempCorpus();
     const notes = await chain(root);
     const { a, b, c } = notes;
-    const killed = await cli(root, ['archive', notes[which].path], { ZK_MEMORY_FAULT: fault });
+    const killed = await cliProcess(root, ['archive', notes[which].path], { ZK_MEMORY_FAULT: fault });
     expect(killed.code).not.toBe(0);
     expect(fs.existsSync(path.join(root, archivedOf(notes[which])))).toBe(true);
     const check = await cli(root, ['--json', 'tend', 'check']);

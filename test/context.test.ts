@@ -252,11 +252,11 @@ describe('context over MCP and through the resident server', () => {
     const env = { ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
     servers.push(execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false }));
     note(root, '20250101-rules.md', 10, 'House rules', 'Always answer in English.', 'pinned: true\n');
-    await until('the server answers', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
+    await until('the server answers', async () => (await zk(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
     for (const args of [['quasar', '--hops', '2'], []]) {
       const served = await zkProcess(['--root', root, '--json', 'context', ...args], { env });
       expect(served.json, served.stderr).toMatchObject({ ok: true, server: true });
-      const here = await zkProcess(['--root', root, '--json', 'context', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
+      const here = await zk(['--root', root, '--json', 'context', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
       expect({ ...served.json, server: false }).toEqual(here.json);
     }
     const session = await zkProcess(['--root', root, '--json', 'context'], { env });

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
+import { BIN, tempCorpus, tempDir, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
 import { tokenStoreFile } from '../src/api/token-store.js';
 
@@ -51,8 +51,9 @@ async function serveHttp(root: string, env: Record<string, string>, args: string
   return { root, env, url: /MCP over HTTP at (\S+)/.exec(stderr)![1], proc };
 }
 
+/** A token made with `token create` (in this process: the making is not what most tests check). */
 async function token(root: string, name: string, readOnly = false): Promise<string> {
-  const r = await zkProcess(['--root', root, '--json', 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])]);
+  const r = await zk(['--root', root, '--json', 'token', 'create', name, ...(readOnly ? ['--read-only'] : [])]);
   expect(r.code).toBe(0);
   return r.json.token;
 }
@@ -524,8 +525,9 @@ describe('MCP over HTTP', () => {
     const root = tempCorpus();
     const bearer = await token(root, 'fleet');
     const served = await serveHttp(root, serverEnv());
+    // The command line writes from this process: another process than the server's, racing it for the lock.
     const cliWriter = (async () => {
-      for (let i = 0; i < 10; i++) expect((await zkProcess(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
+      for (let i = 0; i < 10; i++) expect((await zk(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
     })();
     const CLIENTS = 20;
     const ROUNDS = 6;
@@ -563,7 +565,7 @@ describe('MCP over HTTP', () => {
       const text = fs.readFileSync(path.join(root, a.path), 'utf8');
       for (const f of a.fragments) expect(text.split(f).length - 1, `${a.path}: ${f}`).toBe(1);
     }
-    expect((await zkProcess(['--root', root, 'tend', 'check'], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
+    expect((await zk(['--root', root, 'tend', 'check'], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
   }, 240_000);
 
   it('a server stopped with SIGTERM under load loses no acknowledged write; clients get a clean error and succeed on retry against the next server', async () => {

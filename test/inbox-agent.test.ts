@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mdFiles, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
+import { mdFiles, tempCorpus, tempDir, write, zk, zkProcess } from './helpers/corpus.js';
 import { mcpClient } from './helpers/mcp.js';
 import { spool } from '../src/pipelines/inbox.js';
 
@@ -42,7 +42,7 @@ describe('the inbox kept by the agent', () => {
     expect((await call('inbox_next')).structuredContent).toMatchObject({ held: true, file });
     expect((await call('inbox')).structuredContent.files.map((f: any) => f.source)).toEqual(['claude:s-2']);
     // a drain never takes a file an agent holds
-    expect((await zkProcess(['--root', root, '--json', 'inbox'])).json.files.map((f: any) => f.file)).not.toContain(file);
+    expect((await zk(['--root', root, '--json', 'inbox'])).json.files.map((f: any) => f.file)).not.toContain(file);
     const note = await call('write', { slug: 'staging-db', title: 'The staging database is called orca', body: 'Named in a session.' });
     expect(note.isError).toBe(false);
     const done = await call('inbox_done', { file });

@@ -6,7 +6,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instructionsFor } from '../src/mcp/instructions.js';
 import { TOOLS } from '../src/mcp/tools.js';
-import { BIN, mdFiles, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
+import { BIN, mdFiles, tempCorpus, tempDir, zk } from './helpers/corpus.js';
 import { fragmentDates, localDay, MOMENT } from './helpers/moments.js';
 
 // What an agent met at the edges of the tools, on both surfaces: empty and huge queries, tools a
@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 const caller = (client: Client) => async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as any;
-const cliIn = (root: string) => (args: string[], input?: string) => zkProcess(['--root', root, ...args], { env: NO_LLM, input });
+/** The command line on `root`, in this process (the MCP server a test compares it with runs in its own). */
+const cliIn = (root: string) => (args: string[], input?: string) => zk(['--root', root, ...args], { env: NO_LLM, input });
 
 async function gitCorpus(): Promise<string> {
   const root = tempCorpus();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
+import { BIN, tempCorpus, tempDir, write, zk } from './helpers/corpus.js';
 
 // The MCP server keeps the index open and watches the root between calls, checking every note
 // file only as a backstop: whatever another program changes must still be found by the very next
@@ -61,11 +61,13 @@ async function paths(query: string): Promise<string[]> {
   return (await hits(query)).map((h) => h.path).sort();
 }
 
+// The test's own process is another process than the MCP server's: what it writes, merges or
+// rebuilds in-process is another process's change to the server.
 describe('a warm MCP server searches a corpus others change', () => {
   it('finds a note another process of the tool wrote, and one it merged into', async () => {
-    expect((await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'An okapi at the zoo.'])).code).toBe(0);
+    expect((await zk(['--root', root, 'write', 'okapi', 'Okapi', 'An okapi at the zoo.'])).code).toBe(0);
     expect(await titles('okapi')).toEqual(['Okapi']);
-    expect((await zkProcess(['--root', root, 'merge', '20260102-hill.md', 'Quinces grow on the hill.'])).code).toBe(0);
+    expect((await zk(['--root', root, 'merge', '20260102-hill.md', 'Quinces grow on the hill.'])).code).toBe(0);
     expect(await titles('quinces')).toEqual(['Hill']);
   });
 
@@ -111,7 +113,7 @@ describe('a warm MCP server searches a corpus others change', () => {
   });
 
   it('answers from the new index when another process rebuilt it, and keeps watching', async () => {
-    expect((await zkProcess(['--root', root, 'index', '--rebuild'])).code).toBe(0);
+    expect((await zk(['--root', root, 'index', '--rebuild'])).code).toBe(0);
     expect(await titles('herons')).toEqual(['Fen']);
     fs.appendFileSync(path.join(root, '20260103-fen.md'), '\nBitterns boom in spring.\n');
     expect(await titles('bitterns')).toEqual(['Fen']);

@@ -1,4 +1,5 @@
-import { afterAll, aroundAll, aroundEach } from 'vitest';
+import fs from 'node:fs';
+import { afterAll, afterEach, aroundAll, aroundEach, beforeEach } from 'vitest';
 import { processIo, withContext, type RunContext } from '../src/context.js';
 import { Settings } from '../src/settings.js';
 import { removeTempDirs } from './helpers/corpus.js';
@@ -12,3 +13,12 @@ afterAll(removeTempDirs);
 const testCall = (): RunContext => ({ settings: new Settings(process.env), io: processIo });
 aroundAll((run) => withContext(testCall(), run));
 aroundEach((run) => withContext(testCall(), run));
+
+// ZK_TEST_CPU=1: each test's CPU seconds on stderr (this worker's and that of the processes it
+// waited for), to find what spends the suite's budget (docs/architecture.md#tests).
+if (process.env.ZK_TEST_CPU) {
+  const ticks = () => fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ').slice(11, 15).reduce((s, t) => s + Number(t), 0);
+  let start = 0;
+  beforeEach(() => void (start = ticks()));
+  afterEach((ctx) => void process.stderr.write(`cpu ${((ticks() - start) / 100).toFixed(1)} s  ${ctx.task.file?.name} > ${ctx.task.name}\n`));
+}

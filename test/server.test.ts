@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
+import { BIN, tempCorpus, tempDir, write, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
 import { processGone, serverPids } from './helpers/servers.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
@@ -25,7 +25,7 @@ const clients: Client[] = [];
 
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
-  for (const { root, env } of started.splice(0)) await zkProcess(['serve', '--stop', '--root', root], { env });
+  for (const { root, env } of started.splice(0)) await zk(['serve', '--stop', '--root', root], { env });
   for (const p of foreground.splice(0)) {
     p.kill('SIGKILL');
     await p.catch(() => undefined);
@@ -43,11 +43,15 @@ function setUp(mode = 'auto', notes = 3): { root: string; env: Record<string, st
   return { root, env };
 }
 
+/** A command a client of the server runs (a process, as users run it); with the server off, the same command in this process. */
+const cliFor = (mode: string) => (mode === 'off' ? zk : zkProcess);
+
 const search = (root: string, env: Record<string, string>, q: string, extra: Record<string, string> = {}) =>
   zkProcess(['--root', root, '--json', 'search', q], { env: { ...env, ...extra } });
 
+/** What `serve --status` says, asked in this process (a server answers a status of any build). */
 async function serverState(root: string, env: Record<string, string>) {
-  return (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json;
+  return (await zk(['serve', '--status', '--json', '--root', root], { env })).json;
 }
 
 /** The state of the server once one runs; `proc`, a foreground server the wait depends on, must not exit first. */
@@ -213,7 +217,7 @@ describe('the resident server', () => {
     expect(await byRef('margay')).toMatchObject({ server: true, ok: false, error: { code: 'not_found' } });
     // status's figures, kept by the server until a note changes, agree with an in-process status
     const figures = async (mode: string) => {
-      const r = (await zkProcess(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: mode } })).json;
+      const r = (await cliFor(mode)(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: mode } })).json;
       expect(r.server.answered ?? false).toBe(mode === 'on');
       return { notes: r.notes, byKind: r.byKind, superseded: r.superseded, pending: r.index.pending };
     };
@@ -238,12 +242,12 @@ describe('the resident server', () => {
     const { root, env } = setUp('on');
     await untilRunning(root, env, serveInForeground(root, env));
     const backlinks = async (mode: string) => {
-      const r = await zkProcess(['--root', root, '--json', 'read', 'note-0'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      const r = await cliFor(mode)(['--root', root, '--json', 'read', 'note-0'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
       expect(r.json.server).toBe(mode === 'on');
       return r.json.backlinks.map((b: any) => [b.path, b.line]);
     };
     const findings = async (mode: string) => {
-      const r = await zkProcess(['--root', root, '--json', 'tend', 'check'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      const r = await cliFor(mode)(['--root', root, '--json', 'tend', 'check'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
       expect(r.json.server).toBe(mode === 'on');
       return r.json.findings.filter((f: any) => f.verdict !== 'ok').map((f: any) => [f.file, f.verdict, f.target]);
     };
@@ -324,7 +328,9 @@ describe('the resident server', () => {
     expect(hung.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-2.md' }] });
     expect(extra).toBeLessThan(10_000); // the budget itself is measured in npm run bench
     expect((await serverState(root, env)).pid).toBe(replaced.pid);
-    await zkProcess(['serve', '--stop', '--root', root], { env });
+    // the server the hung call started goes once it finds the socket held: gone before the stop, or it would take the socket after
+    await until('the server the hung call started has gone', () => serversOf(root).every((p) => p === replaced.pid), 15_000);
+    await zk(['serve', '--stop', '--root', root], { env });
     // another build started in the background: never taken; it is asked to make way, and one of this build takes its place
     const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--background']);
     const old = await untilRunning(root, env, other);
@@ -377,7 +383,7 @@ describe('the resident server', () => {
     await untilRunning(root, env, serveInForeground(root, env));
     const log = () => fs.readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const hits = async (q: string, mode = 'on') => {
-      const r = await search(root, env, q, { ZK_MEMORY_SERVER: mode });
+      const r = await cliFor(mode)(['--root', root, '--json', 'search', q], { env: { ...env, ZK_MEMORY_SERVER: mode } });
       expect(r.json.server).toBe(mode === 'on');
       return r.json.hits.map((h: any) => h.path);
     };
@@ -399,7 +405,7 @@ describe('the resident server', () => {
     }
     fs.appendFileSync(path.join(root, '20261201-note-0.md'), 'Quokka.\n');
     expect(await hits('quokka')).toEqual(['20261201-note-0.md']);
-    const status = await zkProcess(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
+    const status = await zk(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
     expect(status.json.index).toMatchObject({ exists: true, fresh: true, pending: 0 });
   });
 

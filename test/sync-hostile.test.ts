@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mdFiles, snapshot, tempCorpus, tempDir, zk, zkProcess } from './helpers/corpus.js';
+import { mdFiles, snapshot, tempCorpus, tempDir, zk } from './helpers/corpus.js';
 import { writeNote } from '../src/corpus/ops/ops.js';
 import { splitNote } from '../src/pipelines/split.js';
 import { stubLlm } from './helpers/llm-stub.js';
@@ -37,7 +37,7 @@ async function planted(plant: (a: string) => Promise<string[] | void> | string[]
 
 /** The victim's sync stopped before merging: nothing came in, nothing went out. */
 async function refused(h: Awaited<ReturnType<typeof planted>>, reason: string) {
-  const r = await zkProcess(['--root', h.b, 'sync', '--json']);
+  const r = await sync(h.b);
   expect(r.code, r.stdout).toBe(1);
   expect(r.json).toMatchObject({ ok: false, error: { code: 'unsafe_remote', reason } });
   expect(r.json.error.message).toContain('nothing was merged');

@@ -224,7 +224,7 @@ describe('sync', () => {
     const env = { ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
     const server = execa('node', [BIN, 'serve', '--root', b], { env: { ...process.env, ...env }, reject: false });
     try {
-      await until('the server answers', async () => (await zkProcess(['--root', b, '--json', 'status'], { env })).code === 0, 30_000);
+      await until('the server answers', async () => (await zk(['serve', '--status', '--json', '--root', b], { env })).json?.running === true, 30_000);
       // the server has an index open before anything comes in
       expect((await zkProcess(['--root', b, '--json', 'search', 'kayak'], { env })).json).toMatchObject({ server: true, hits: [] });
       await run(a, 'write', 'kayak', 'The kayak trip', 'Paddled the fjord in a red kayak.');
@@ -236,7 +236,7 @@ describe('sync', () => {
       const read = await zkProcess(['--root', b, '--json', 'read', 'trips'], { env });
       expect(read.json).toMatchObject({ ok: true, server: true, links: [{ path: expect.stringMatching(/-kayak\.md$/) }] });
     } finally {
-      await zkProcess(['serve', '--stop', '--root', b], { env });
+      await zk(['serve', '--stop', '--root', b], { env });
       server.kill('SIGKILL');
       await server;
     }

@@ -58,8 +58,8 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (root) await zkProcess(['serve', '--stop', '--root', root], { env });
-    if (other) await zkProcess(['serve', '--stop', '--root', other], { env });
+    if (root) await zk(['serve', '--stop', '--root', root], { env });
+    if (other) await zk(['serve', '--stop', '--root', other], { env });
   });
 
   async function open(): Promise<Page> {
