@@ -84,7 +84,7 @@ describe('the layers of src/', () => {
       const found = (JSON.parse(r.stdout) as { summary: { violations: { rule: { name: string }; from: string }[] } }).summary.violations;
       const where = (rule: string) => [...new Set(found.filter((v) => v.rule.name === rule).map((v) => v.from))].sort();
       expect(where('lancedb-in-its-adapter-only')).toEqual(['src/search/ivf-build.ts', 'src/search/lance.ts']);
-      expect(where('mcp-sdk-in-mcp-only')).toEqual(['src/api/oauth-store.ts', 'src/mcp/modern.ts', 'src/mcp/server.ts', 'src/mcp/transport.ts', 'src/server/http.ts', 'src/server/oauth.ts']);
+      expect(where('mcp-sdk-in-mcp-only')).toEqual(['src/api/oauth-store.ts', 'src/mcp/modern.ts', 'src/mcp/server.ts', 'src/mcp/transport.ts', 'src/server/mcp-requests.ts', 'src/server/oauth.ts']);
       expect(where('child-processes-in-adapters-only')).toEqual(['src/adapters/processes.ts', 'src/adapters/ripgrep.ts']);
       expect(where('git-through-execa-only')).toEqual(['src/adapters/git.ts']);
     } finally {

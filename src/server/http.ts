@@ -1,16 +1,13 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ZkError } from '../errors.js';
-import { tokenHolder } from '../api/tokens.js';
-import { mcpSession, type Caller } from '../mcp/server.js';
-import { answerModern, isModernRequest, modernHandler } from '../mcp/modern.js';
-import { withContext, type RunContext } from '../context.js';
-import { serverStatus } from './status.js';
+import type { RunContext } from '../context.js';
+import { McpRequests, type CorpusRoute, type OAuthEndpoints } from './mcp-requests.js';
+
+export type { CorpusRoute };
 
 // MCP over HTTP (docs/http.md): the SDK's streamable HTTP transport behind the checks the MCP
 // specification asks of a server reachable by others. Every request is checked in this order,
@@ -41,12 +38,6 @@ export interface HttpOptions {
   oauth?: boolean;
   /** The address clients reach the server by (`https://memory.example.net`), when not its own: a proxy's or a tunnel's. */
   publicUrl?: string;
-}
-
-/** A corpus the HTTP server reaches by name: its root and the context its sessions run in (none: the server's own). */
-export interface CorpusRoute {
-  root: string;
-  ctx?: RunContext;
 }
 
 export interface RunningHttp {
@@ -92,73 +83,6 @@ function allowedHosts(host: string, port: number, extra: string[]): Set<string> 
   return out;
 }
 
-/** A refusal as MCP clients read one: a JSON-RPC error in a JSON body. */
-function refuse(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32001): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
-}
-
-/** The JSON-RPC code of a body that is not JSON. */
-const PARSE_ERROR = -32700;
-/** The largest request body read (as the SDK's session transport bounds its own). */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-/**
- * A request's body, or undefined when it passes `limit` bytes: the rest is read and dropped, so the
- * answer reaches a client still sending (the server's request timeout bounds how long).
- */
-function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else chunks.length = 0;
-    });
-    req.once('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
-
-/** The web request the SDK's v2 entry reads: the same method, URL, headers and body; aborted when the client goes. */
-function webRequest(req: http.IncomingMessage, body: Buffer, res: http.ServerResponse): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headersDistinct)) for (const v of value ?? []) headers.append(name, v);
-  const gone = new AbortController();
-  res.once('close', () => gone.abort());
-  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`), { method: req.method, headers, body: new Uint8Array(body), signal: gone.signal });
-}
-
-/** Write a web response out on a Node one, streaming its body. */
-async function sendResponse(res: http.ServerResponse, response: Response): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-  res.end();
-}
-
-interface Session {
-  /** The corpus the session was opened on: it is used at that path only. */
-  root: string;
-  transport: StreamableHTTPServerTransport;
-  caller: Caller;
-  /** The sha256 of the token that opened the session: only it may use the session. */
-  token: Buffer;
-  lastUsed: number;
-}
-
-const PLAIN_BEARER = { 'www-authenticate': 'Bearer realm="zk-memory"' };
-
-/** The paths OAuth answers (the SDK's auth router, and the consent page's form). */
-const isOAuthPath = (p: string) => ['/authorize', '/token', '/register', '/revoke', '/consent'].includes(p) || p.startsWith('/.well-known/oauth-');
-/** One answer for a corpus not served and one the token does not open: nothing says which. */
-const NO_CORPUS = 'not found: no corpus at this path';
-
-/** The session a token's 2026-07-28 requests are counted in: derived from the token, and not its kept hash. */
-const statelessSession = (token: string) => `token${crypto.createHash('sha256').update(`stateless session\0${token}`, 'utf8').digest('hex').slice(0, 24)}`;
-
-const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
-
 /**
  * Keep at most `perAddress` connections from one address: one more is closed as it comes, before
  * it may send anything. (The cap on all connections is the server's own `maxConnections`.)
@@ -195,8 +119,6 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
   if (o.oauth && o.publicUrl === undefined && !o.tlsCert && host !== '127.0.0.1' && host !== 'localhost') throw new ZkError('usage', '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1');
   if (o.publicUrl !== undefined) publicAddress(o.publicUrl);
   const tls = o.tlsCert && o.tlsKey ? { cert: readTlsFile(o.tlsCert), key: readTlsFile(o.tlsKey) } : undefined;
-  const origins = new Set(o.allowOrigins ?? []);
-  const sessions = new Map<string, Session>();
   const requestMs = ctx.settings.httpRequestSeconds() * 1000;
   const headersMs = Math.min(requestMs, ctx.settings.httpHeadersSeconds() * 1000);
   const options: http.ServerOptions = {
@@ -206,97 +128,8 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     requestTimeout: requestMs,
     connectionsCheckingInterval: Math.min(1000, Math.max(100, headersMs / 4)),
   };
-  const ingestFolders = o.ingestFrom ?? [];
-  let hosts = new Set<string>();
-  /** The corpus served as `name` (decoded from the path), with the context its sessions run in. */
-  const routeOf = (name: string): { root: string; ctx: RunContext } | undefined => {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(name);
-    } catch {
-      return undefined;
-    }
-    const route = o.corpora?.get(decoded);
-    return route && { root: route.root, ctx: route.ctx ?? ctx };
-  };
-  const modern = modernHandler();
-  /** OAuth, once the server listens (its issuer names the bound port unless a public address is given). */
-  let oauth: { issuer: URL; app: (req: http.IncomingMessage, res: http.ServerResponse) => void } | undefined;
-  const servedRoots = () => [root, ...[...(o.corpora?.values() ?? [])].map((r) => r.root)];
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (!hosts.has(String(req.headers.host ?? '').toLowerCase())) return refuse(res, 403, `forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not a name this server is reached by`);
-    const origin = req.headers.origin;
-    const pathname = new URL(req.url ?? '/', 'http://any').pathname;
-    if (oauth && isOAuthPath(pathname)) {
-      // The consent page posts from the server's own origin; the other endpoints are called by clients, which send none.
-      if (origin !== undefined && !origins.has(origin) && origin !== oauth.issuer.origin) return refuse(res, 403, `forbidden: Origin ${JSON.stringify(origin)} is not allowed (serve --allow-origin adds one)`);
-      oauth.app(req, res);
-      return;
-    }
-    if (origin !== undefined && !origins.has(origin)) return refuse(res, 403, `forbidden: Origin ${JSON.stringify(origin)} is not allowed (serve --allow-origin adds one)`);
-    const path = /^\/mcp(?:\/([^/]+))?$/.exec(pathname);
-    if (!path) return refuse(res, 404, 'not found: MCP is served at /mcp and /mcp/NAME');
-    // With OAuth, a client without a token is told where to get one (RFC 9728).
-    const BEARER = oauth ? { 'www-authenticate': `Bearer realm="zk-memory", resource_metadata="${new URL(`.well-known/oauth-protected-resource${pathname}`, oauth.issuer).href}"` } : PLAIN_BEARER;
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (token === undefined) return refuse(res, 401, 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)', BEARER);
-    const target = path[1] === undefined ? { root, ctx } : routeOf(path[1]);
-    const holder = target && withContext(target.ctx, () => tokenHolder(target.root, token));
-    if (!holder) {
-      // A token that opens some corpus here, but not this one, learns only that there is none for it at this path.
-      if (withContext(ctx, () => servedRoots().some((r) => tokenHolder(r, token)))) return refuse(res, 404, NO_CORPUS);
-      return refuse(res, 401, 'unauthorized: the token is not known (revoked, or never made here)', BEARER);
-    }
-    const id = req.headers['mcp-session-id'];
-    if (typeof id === 'string') {
-      const session = sessions.get(id);
-      if (!session || session.root !== target.root) return refuse(res, 404, 'session not found: initialize a new one');
-      if (!crypto.timingSafeEqual(hashOf(token), session.token)) return refuse(res, 403, 'forbidden: the session was opened with another token');
-      // The token's rights as they are now, not as they were when the session began.
-      session.caller.source = holder.name;
-      session.caller.readOnly = holder.read_only;
-      session.lastUsed = performance.now();
-      return session.transport.handleRequest(req, res);
-    }
-    const caller: Caller = { source: holder.name, readOnly: holder.read_only, ingestFolders };
-    // Without a session: a request of the 2026-07-28 protocol, which stands alone, or an older client's initialize.
-    let parsedBody: unknown;
-    if (req.method === 'POST') {
-      const body = await readBody(req, MAX_BODY_BYTES);
-      if (body === undefined) return refuse(res, 413, `payload too large: a request body is at most ${MAX_BODY_BYTES} bytes`, { connection: 'close' });
-      try {
-        parsedBody = JSON.parse(body.toString('utf8'));
-      } catch {
-        return refuse(res, 400, 'parse error: the body is not JSON', {}, PARSE_ERROR);
-      }
-      const request = webRequest(req, body, res);
-      if (await isModernRequest(request, parsedBody)) return sendResponse(res, await answerModern(modern, request, parsedBody, token, { root: target.root, ctx: target.ctx, caller, session: statelessSession(token), serverStatus }));
-    }
-    // A new session (an initialize request), or a request the transport refuses for want of one.
-    const tokenHash = hashOf(token);
-    const server = await mcpSession(target.root, target.ctx, serverStatus, caller);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
-      // Each answer is an event stream that ends with it. The SDK's JSON answers (1.32) keep every
-      // answer of a session until the session ends: memory that grows with every call.
-      enableJsonResponse: false,
-      onsessioninitialized: (sid) => void sessions.set(sid, { root: target.root, transport, caller, token: tokenHash, lastUsed: performance.now() }),
-      onsessionclosed: (sid) => void sessions.delete(sid),
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsedBody);
-    if (!transport.sessionId || !sessions.has(transport.sessionId)) await server.close();
-  }
-
-  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    handle(req, res).catch((err: unknown) => {
-      // The reason goes to the server's own stderr: the client may not even hold a token.
-      ctx.io.stderr(`error: an HTTP request failed: ${err instanceof Error ? err.message : String(err)}\n`);
-      if (!res.headersSent) refuse(res, 500, 'internal error: the server could not answer this request (its log says why)');
-      else res.destroy();
-    });
-  };
+  const requests = new McpRequests(root, ctx, { origins: new Set(o.allowOrigins ?? []), ingestFolders: o.ingestFrom ?? [], corpora: o.corpora });
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => void requests.answer(req, res);
   const web = tls ? https.createServer({ ...options, ...tls }, listener) : http.createServer(options, listener);
   // Held connections cost the server a file each: past a bound, its own files (notes, the index,
   // the local commands it answers) would fail to open.
@@ -310,23 +143,9 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
   const bound = (web.address() as net.AddressInfo).port;
   const shown = host.includes(':') ? `[${host}]` : host;
   const publicUrl = o.publicUrl === undefined ? undefined : publicAddress(o.publicUrl);
-  hosts = allowedHosts(host, bound, [...(o.allowHosts ?? []), ...(publicUrl ? [publicUrl.host] : [])]);
-  if (o.oauth) {
-    const issuer = publicUrl ?? new URL(`${tls ? 'https' : 'http'}://${shown}:${bound}/`);
-    const { oauthApp } = await import('./oauth.js');
-    // The consent page offers each corpus once: the server's own by its name when it has one.
-    const corpora = () => {
-      const named = [...(o.corpora ?? [])];
-      const own = named.find(([, route]) => route.root === root)?.[0];
-      const offered = [{ key: own ?? '.', label: `${own ?? root} (at /mcp${own ? ` and /mcp/${own}` : ''})`, root }];
-      for (const [name, route] of named) if (route.root !== root) offered.push({ key: name, label: `${name} (at /mcp/${name})`, root: route.root });
-      return offered;
-    };
-    oauth = { issuer, app: oauthApp({ issuer, corpora, codeTtlMs: ctx.settings.oauthCodeMs(), log: (line) => ctx.io.stderr(line) }) };
-  }
-  const sweep = setInterval(() => {
-    for (const [sid, s] of sessions) if (performance.now() - s.lastUsed > SESSION_IDLE_MS) void s.transport.close().then(() => sessions.delete(sid));
-  }, 60_000);
+  requests.hosts = allowedHosts(host, bound, [...(o.allowHosts ?? []), ...(publicUrl ? [publicUrl.host] : [])]);
+  if (o.oauth) requests.oauth = await oauthFor(root, o, publicUrl ?? new URL(`${tls ? 'https' : 'http'}://${shown}:${bound}/`), ctx);
+  const sweep = setInterval(() => requests.sweep(SESSION_IDLE_MS), 60_000);
   sweep.unref();
   return {
     url: `${tls ? 'https' : 'http'}://${shown}:${bound}/mcp`,
@@ -339,11 +158,22 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
       const drained = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), DRAIN_MS).unref())]);
       clearInterval(idle);
       if (!drained) web.closeAllConnections();
-      for (const s of sessions.values()) await s.transport.close().catch(() => undefined);
-      await modern.close().catch(() => undefined);
-      sessions.clear();
+      await requests.close();
     },
   };
+}
+
+/** OAuth for the server reached at `issuer`: the consent page offers each corpus once, the server's own by its name when it has one. */
+async function oauthFor(root: string, o: HttpOptions, issuer: URL, ctx: RunContext): Promise<OAuthEndpoints> {
+  const { oauthApp } = await import('./oauth.js');
+  const corpora = () => {
+    const named = [...(o.corpora ?? [])];
+    const own = named.find(([, route]) => route.root === root)?.[0];
+    const offered = [{ key: own ?? '.', label: `${own ?? root} (at /mcp${own ? ` and /mcp/${own}` : ''})`, root }];
+    for (const [name, route] of named) if (route.root !== root) offered.push({ key: name, label: `${name} (at /mcp/${name})`, root: route.root });
+    return offered;
+  };
+  return { issuer, app: oauthApp({ issuer, corpora, codeTtlMs: ctx.settings.oauthCodeMs(), log: (line) => ctx.io.stderr(line) }) };
 }
 
 /** The public address `--public-url` gives: an origin with no path, https unless on loopback. */
