@@ -12,7 +12,8 @@ export default defineConfig({
     maxWorkers: 4,
     // A worker keeps its loaded modules from one test file to the next: loading the library and LanceDB
     // once per worker instead of once per file. Library code changes nothing the whole process shares
-    // (test/architecture.test.ts checks it), and the tests restore any environment they change.
+    // and keeps no state of its own at module level (test/architecture.test.ts checks both: process
+    // state, and module-level `let`s), and the tests restore any environment they change.
     isolate: false,
     unstubEnvs: true,
   },

@@ -40,6 +40,18 @@ describe('process state', () => {
   });
 });
 
+describe('module state', () => {
+  it('is kept by no module but the set-up of the process and the lazily loaded validator: a worker runs many files, a server many calls', () => {
+    // A module-level `let` is state every call of the process shares; the two allowed hold a flag
+    // set once per process and a validator loaded on first use (a memo of a pure function).
+    const kept = sources(path.join(REPO, 'src')).flatMap((file) => {
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      return lines.flatMap((line, i) => (/^(export )?let /.test(line) ? [`${path.relative(REPO, file)}:${i + 1}`] : []));
+    });
+    expect(kept.map((at) => at.replace(/:\d+$/, ''))).toEqual(['src/process.ts', 'src/validate.ts']);
+  });
+});
+
 describe('what a call remembers', () => {
   it('is shared by the contexts derived from the call, and new for each call', async () => {
     const { current, newCall, withContext } = await import('../src/context.js');
