@@ -10,7 +10,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--rebuild', 'start over from the files; re-embeds every note with the configured embedding model');
   addEmbedOptions(cmd).action(cli.action(async (what: string | undefined, flags: { rebuild?: boolean; embedModel?: string; embedBase?: string }) => {
     const api = await import('../api/search.js');
-    const views = await import('../views/search.js');
+    const views = await import('../text/search.js');
     const root = cli.root();
     if (api.checkIndexAction(what) === 'status') {
       const s = await api.indexStatus(root);

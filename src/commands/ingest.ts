@@ -3,7 +3,7 @@ import { EXIT, ZkError } from '../errors.js';
 import { COMMIT_HELP, intOption, textArg, type Invocation } from '../cli/context.js';
 
 const api = () => import('../api/ingest.js');
-const views = () => import('../views/ingest.js');
+const views = () => import('../text/ingest.js');
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program

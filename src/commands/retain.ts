@@ -53,7 +53,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--lease', 'with --drain: hold the caretaker lease while draining (fails with exit 4 while another caretaker holds it)');
   addCommitOption(addLlmOptions(cmd)).action(cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
     const api = await import('../api/judged.js');
-    const views = await import('../views/judged.js');
+    const views = await import('../text/judged.js');
     const root = cli.root();
     if (flags.drain) {
       if (user !== undefined || flags.messages !== undefined || flags.transcript !== undefined) {

@@ -21,7 +21,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--dry-run', 'say what would change, and change nothing')
     .action(cli.action(async (host: string, flags: SetupFlags) => {
       const { setup } = await import('../api/setup.js');
-      const { setupText } = await import('../views/setup.js');
+      const { setupText } = await import('../text/setup.js');
       const { binPath } = await import('../version.js');
       const { io, settings } = current();
       const root = fs.realpathSync(cli.root());

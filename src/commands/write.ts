@@ -33,7 +33,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
       const { write } = await import('../api/notes.js');
-      const { similarLines, writeText } = await import('../views/notes.js');
+      const { similarLines, writeText } = await import('../text/notes.js');
       const { commit: _commit, ...options } = flags;
       const r = await write(cli.root(), { slug, title, body: textArg(body), ...options });
       // Said on stderr: stdout stays the new note's path, which scripts read.
