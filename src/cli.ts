@@ -5,7 +5,7 @@ import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
 import { version } from './version.js';
 import { processStdin } from './invocation/stdin.js';
-import { Invocation } from './cli/context.js';
+import { Invocation } from './cli/invocation.js';
 import type { CommandLineOptions } from './invocation/command-line.js';
 import { extractGlobals } from './invocation/globals.js';
 import { servedCommand } from './invocation/served.js';

@@ -5,7 +5,7 @@ import { startEmbedServer, type EmbedServer } from '../bench/embed-server.js';
 import { ZkError } from '../src/errors.js';
 import { embedConfig, type EmbedConfig } from '../src/llm/config.js';
 import { Settings } from '../src/settings.js';
-import { addEmbedOptions, flagOverrides } from '../src/cli/context.js';
+import { addEmbedOptions, flagOverrides } from '../src/cli/invocation.js';
 import { embeddingsUrl, openAiEmbedder } from '../src/llm/embed.js';
 import { fuseScores } from '../src/search/hybrid.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program

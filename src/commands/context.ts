@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { intOption, type Invocation } from '../cli/context.js';
+import { intOption, type Invocation } from '../cli/invocation.js';
 import { requireMoment } from '../api/vocabulary.js';
 
 interface ContextFlags {

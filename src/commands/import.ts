@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import { current } from '../context.js';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 /** An import of at least this many items says on a terminal how far it is. */
 const LONG_IMPORT = 100;

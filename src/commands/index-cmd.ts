@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
-import { addEmbedOptions, type Invocation } from '../cli/context.js';
+import { addEmbedOptions, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, ZkError } from '../errors.js';
-import { COMMIT_HELP, intOption, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, intOption, textArg, type Invocation } from '../cli/invocation.js';
 
 const api = () => import('../api/ingest.js');
 const texts = () => import('../text/ingest.js');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addCommitOption, addLlmOptions, collect, textArg, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, collect, textArg, type Invocation } from '../cli/invocation.js';
 import type { IntegrateRequest } from '../api/judged.js';
 
 export function register(program: Command, cli: Invocation): void {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 import { ZkError } from '../errors.js';
 import { requireMoment } from '../api/vocabulary.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT, ZkError } from '../errors.js';
-import { addCommitOption, addLlmOptions, fileArg, textArg, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, fileArg, textArg, type Invocation } from '../cli/invocation.js';
 import type { RetainRequestInput } from '../api/judged.js';
 
 interface RetainFlags {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import { current } from '../context.js';
-import { addEmbedOptions, intOption, textArg, type Invocation } from '../cli/context.js';
+import { addEmbedOptions, intOption, textArg, type Invocation } from '../cli/invocation.js';
 
 interface SearchFlags {
   limit?: number;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 interface SetupFlags {
   scope: string;

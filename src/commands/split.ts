@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
-import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/invocation.js';
 import type { TendWritesRequest } from '../api/judged.js';
 
 export function register(program: Command, cli: Invocation): void {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 /** The corpora a token command acts on: each `--corpus NAME` given, else the one corpus of the command (--root, ZK_MEMORY_ROOT, the working folder). */
 async function tokenCorpora(cli: Invocation): Promise<string[]> {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { COMMIT_HELP, collect, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, collect, textArg, type Invocation } from '../cli/invocation.js';
 import { current } from '../context.js';
 
 interface WriteFlags {
