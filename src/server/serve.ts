@@ -8,7 +8,7 @@ import { indexLocation } from '../search/location.js';
 import { residentState } from '../compose.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
-import type { CommandLine } from '../invocation/command-line.js';
+import type { CommandLine } from '../command-line/command-line.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { buildId, send, type CallRequest, type Request, type ServerState } from './protocol.js';
 import { claimSocket, pidFile, releaseSocket, type SocketClaim } from './claim.js';
