@@ -44,7 +44,7 @@ export interface RunningServer {
 
 /**
  * Serve the corpus at `root` on its socket until stopped: the command lines the server answers
- * (src/invocation/served.ts `servedCommand`), each in a context of its own built from the client's
+ * (src/command-line/served.ts `servedCommand`), each in a context of its own built from the client's
  * per-call settings and working directory, all sharing one resident state and one watcher of the root;
  * and MCP sessions for stdio bridges. A second server of the same corpus finds the socket taken and
  * says so (exit 4).
