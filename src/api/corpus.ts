@@ -9,7 +9,7 @@ import { corpusStatus } from '../corpus/ops/status.js';
 import { trace } from '../corpus/trace/trace.js';
 import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
 import { findInboxFile, inboxFiles, takeInboxFile, type InboxEntry } from '../pipelines/inbox.js';
-import { configuredBackend } from '../search/index.js';
+import { configuredBackend } from '../search/backends.js';
 import { archiveCommit } from './commit-message.js';
 import type { ArchiveResult } from './results.js';
 import { committing } from './commit.js';

@@ -25,7 +25,7 @@ export interface SearchResult {
 export async function search(root: string, query: string, o: SearchRequest = {}): Promise<SearchResult> {
   // Nothing to look for is a mistake of the caller, not a search that found nothing.
   if (!query?.trim()) throw new ZkError('usage', `query is empty: ${hint('searchWords')}`);
-  const { searchCorpus, DEFAULT_LIMIT } = await import('../search/index.js');
+  const { searchCorpus, DEFAULT_LIMIT } = await import('../search/backends.js');
   const kind = checkKind(o.kind);
   const limit = o.limit ?? DEFAULT_LIMIT;
   // The query is read here once: every backend, ranking and snippet of the search takes it parsed.

@@ -1,5 +1,5 @@
 import { ZkError } from '../errors.js';
-import type { SearchHit } from '../search/index.js';
+import type { SearchHit } from '../search/backends.js';
 import { claimWindow, currentReader, firstFreeWindow, heldBy, isOwn, requireOpen } from './claims.js';
 import { withJob } from './recover.js';
 import { relatedNotes } from './related.js';

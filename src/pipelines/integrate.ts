@@ -12,7 +12,7 @@ import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, t
 import type { Candidate } from '../judge/schemas.js';
 import { llmUnconfigured } from '../llm/config.js';
 import type { StructuredLLM } from '../llm/types.js';
-import { searchCorpus } from '../search/index.js';
+import { searchCorpus } from '../search/backends.js';
 import type { RelevanceFloor } from '../search/types.js';
 import { sharedSplit } from './split.js';
 
