@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import type { Note } from '../src/corpus/note/notes.js';
 import { configuredEmbedder, type Embedder } from '../src/llm/embed.js';
 import { index } from '../src/api/search.js';

@@ -9,7 +9,7 @@ import { loadNoteMetas, type NoteMeta } from '../corpus/note/note-meta.js';
 import { archivedByUuid } from '../corpus/graph/supersession.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { isoDate } from '../corpus/note/slug.js';
-import { listNotes } from '../corpus/ops/ops.js';
+import { listNotes } from '../corpus/ops/list.js';
 import { lastGardenerPass, type GardenerPass } from '../corpus/ops/gardener-record.js';
 import { ZkError } from '../errors.js';
 import { configuredBackend } from '../search/backends.js';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asZkError, ZkError } from '../errors.js';
-import { listNotes, retireNote } from '../corpus/ops/ops.js';
+import { listNotes } from '../corpus/ops/list.js';
+import { retireNote } from '../corpus/ops/retire.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { relToRoot, sidecar } from '../corpus/files/paths.js';
 import { resolveRef } from '../corpus/graph/refs.js';

@@ -1,5 +1,8 @@
 import { ZkError } from '../errors.js';
-import { initCorpus, listNotes, mergeNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops/ops.js';
+import { initCorpus } from '../corpus/ops/init.js';
+import { listNotes, type ListOptions } from '../corpus/ops/list.js';
+import { mergeNote } from '../corpus/ops/merge.js';
+import { writeNote, type WriteOptions } from '../corpus/ops/write.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { supersede as supersedeNotes, writeSuperseding, type SupersedeOptions } from '../corpus/ops/supersede.js';
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';

@@ -7,7 +7,7 @@ import { withCaretakerLease } from '../corpus/lock/lease.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { listNoteFiles } from '../corpus/files/note-files.js';
-import { mergeNote } from '../corpus/ops/ops.js';
+import { mergeNote } from '../corpus/ops/merge.js';
 import { defaultSource } from '../corpus/note/source.js';
 import { sourceFromAuthor } from '../corpus/note/source.js';
 import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/graph/related.js';
