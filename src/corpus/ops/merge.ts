@@ -1,6 +1,6 @@
 import { now } from '../../context.js';
 import { ZkError } from '../../errors.js';
-import { appendFragment } from '../lock/append.js';
+import { appendAllOrNothing } from '../lock/append.js';
 import { rewriteKeys } from './keys.js';
 import { mergeFragment } from '../note/format.js';
 import { withCorpusLock } from '../lock/lock.js';
@@ -35,7 +35,7 @@ function withSource(note: Note, entry: Record<string, string>): unknown[] {
 /**
  * Append a dated fragment to a note under the corpus lock: all of it or nothing. With an origin,
  * the fragment and its entry in the frontmatter land in one replacement of the file; otherwise the
- * fragment is appended (see appendFragment).
+ * fragment is appended (see appendAllOrNothing).
  */
 export async function mergeNote(root: string, ref: string, fragment: string, o: MergeOptions = {}): Promise<Note> {
   const text = (fragment ?? '').trim();
@@ -54,7 +54,7 @@ export async function mergeNote(root: string, ref: string, fragment: string, o: 
       await rewriteKeys(root, lock, note, (n) => ({ [FRAGMENT_SOURCES]: withSource(n, origin) }), { append: appended });
     } else {
       if (origin) warn(`${note.path} has frontmatter that is not valid YAML: where the fragment comes from is kept in the trace only`);
-      appendFragment(root, lock, note.path, appended);
+      appendAllOrNothing(root, lock, note.path, appended);
     }
     trace(root, 'merge', { path: note.path, uuid: note.uuid, source: source ?? null, bytes: Buffer.byteLength(text), ...(origin ? { origin } : {}) });
     return readNoteFile(root, note.path) ?? note;
