@@ -37,7 +37,7 @@ function withSource(note: Note, entry: Record<string, string>): unknown[] {
  * the fragment and its entry in the frontmatter land in one replacement of the file; otherwise the
  * fragment is appended (see appendAllOrNothing).
  */
-export async function mergeNote(root: string, ref: string, fragment: string, o: MergeOptions = {}): Promise<Note> {
+export async function appendFragment(root: string, ref: string, fragment: string, o: MergeOptions = {}): Promise<Note> {
   const text = (fragment ?? '').trim();
   if (!text) throw new ZkError('usage', 'empty fragment: nothing to merge');
   checkSize('fragment', text);
