@@ -12,9 +12,6 @@ import { keptNotes, type KeptNotes } from './kept-notes.js';
 // by file name with the stat that was seen; a note whose stat moved is read again. The files stay
 // the truth: a missing, damaged or foreign cache is rebuilt from them.
 
-/** What was seen of a file when its answer was derived: any change to it reads the file again. */
-export type Seen = FileStamp;
-
 /**
  * One kind of answer kept per note. At 50,000 notes the cache is read whole by every call, so a
  * value is kept in a compact form of its own (`encode`), without what the row's name and stat say.
@@ -25,14 +22,14 @@ export interface DerivedKind<T> {
   /** Bumped whenever what is kept changes: a cache of another version is rebuilt. */
   version: number;
   /** `seen`: the file's stamp, taken before it was read. */
-  derive(note: Note, seen: Seen): T;
+  derive(note: Note, seen: FileStamp): T;
   encode(value: T): unknown;
   /**
    * The value back from its kept form, or undefined when that is not what `encode` gives.
    * `shared`: for a long-running process to keep, with the lists and records most notes have
    * alike shared between them (see `lean`); else every part its own, for a caller to change.
    */
-  decode(kept: unknown, name: string, seen: Seen, shared: boolean): T | undefined;
+  decode(kept: unknown, name: string, seen: FileStamp, shared: boolean): T | undefined;
 }
 
 type Row = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
@@ -99,20 +96,20 @@ function writeCache(file: string, cache: CacheFile): void {
   }
 }
 
-function stat(file: string): Seen | undefined {
+function stat(file: string): FileStamp | undefined {
   const st = fs.statSync(file, { throwIfNoEntry: false });
   return st && stampOf(st);
 }
 
-const sameStamp = (a: Seen, b: Seen) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
+const sameStamp = (a: FileStamp, b: FileStamp) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
 
 /** Whether a row was kept for the file's stamp as it is now (compared field by field: 50,000 rows a call). */
-const rowMatches = (r: Row, st: Seen) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
+const rowMatches = (r: Row, st: FileStamp) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
 
 /** One note's answer, with the stamp it was derived at and whether it may be kept. */
 interface Derived<T> {
   name: string;
-  st: Seen;
+  st: FileStamp;
   value: T;
   /** False for a note whose frontmatter is invalid: read (and warned of) every time. */
   keep: boolean;
@@ -223,7 +220,7 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
  * kept form and back, so it holds no slice of the note's text: V8 keeps a whole string alive for
  * any slice of it, which at 50,000 notes kept every note's text in memory for its title and uuid.
  */
-function answerOf<T>(kind: DerivedKind<T>, note: Note, name: string, st: Seen, toKeep: boolean): T {
+function answerOf<T>(kind: DerivedKind<T>, note: Note, name: string, st: FileStamp, toKeep: boolean): T {
   const value = kind.derive(note, st);
   return toKeep ? (kind.decode(JSON.parse(JSON.stringify(kind.encode(value))), name, st, true) ?? value) : value;
 }
