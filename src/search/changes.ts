@@ -200,7 +200,7 @@ export interface Marks {
 export const MARKS_VERSION = 2;
 
 /** What one look at the corpus found, before it is tied to a manifest. */
-export type Seen = Omit<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
+export type ScanMarks = Omit<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
 
 export function marksPath(root: string): string {
   return path.join(indexDir(root), 'marks.json');
@@ -253,7 +253,7 @@ export type Plan =
    * `digest`: what the marks may record once the index holds `pending` — the digest of the full
    * scan that found it, the old digest after a partial check that found nothing, else none.
    */
-  | { kind: 'delta'; manifest: KnownManifest; pending: Pending; seen: Seen; digest: { ifEmpty: string; ifApplied: string } }
+  | { kind: 'delta'; manifest: KnownManifest; pending: Pending; seen: ScanMarks; digest: { ifEmpty: string; ifApplied: string } }
   | { kind: 'rebuild' };
 
 /**
@@ -292,7 +292,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
     const scan = statNotes(root);
     // A note with another name outside the root is edited there unseen by the watcher: it is looked at on every search.
     warm?.watch?.watchHardLinks(scan.filter((st) => (st.nlink ?? 1) > 1).map((st) => st.name));
-    const seen: Seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
+    const seen: ScanMarks = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
     const digest = statesDigest(scan, startedAt);
     if (old && digest && old.digest === digest) {
       return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
@@ -345,7 +345,7 @@ export function writeMarks(root: string, marks: Marks): void {
  * to the digest of the note states the index now holds ('' when none is known: the next full check
  * then reads the manifest).
  */
-export function marksFor(seen: Seen, manifest: Manifest, id: string | undefined, digest: string): Marks {
+export function marksFor(seen: ScanMarks, manifest: Manifest, id: string | undefined, digest: string): Marks {
   return { ...seen, refreshedAt: manifest.refreshedAt, manifestId: id ?? '', digest };
 }
 
