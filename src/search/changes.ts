@@ -297,7 +297,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
     if (old && digest && old.digest === digest) {
       return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
     }
-    const manifest = loadManifest(root, warm);
+    const manifest = currentManifest(root, warm);
     if (!manifest) return { kind: 'rebuild' };
     return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files, startedAt), seen, digest: { ifEmpty: digest, ifApplied: digest } };
   };
@@ -316,7 +316,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
   // cookies move, src/adapters/note-watch.ts) says nothing more then.
   const sameRoot = watching || rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
-  const manifest = loadManifest(root, warm);
+  const manifest = currentManifest(root, warm);
   if (!manifest || manifest.id !== old.manifestId) return full();
   const listing = sameRoot ? undefined : listNoteFiles(root);
   // (A watcher would have named a note replaced under its own name.)
@@ -332,7 +332,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
  * The manifest; a warm process keeps the one it last read or wrote, and reads the file again only
  * when it is no longer that one (another process refreshed the index).
  */
-export function loadManifest(root: string, warm: ResidentIndex | undefined): KnownManifest | undefined {
+export function currentManifest(root: string, warm: ResidentIndex | undefined): KnownManifest | undefined {
   return warm ? warm.manifest.load(manifestId(root), () => readManifest(root)) : readManifest(root);
 }
 

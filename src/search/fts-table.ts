@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Note } from '../corpus/note/notes.js';
 import {
-  carryMarks, computeDelta, deltaIsEmpty, loadManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
+  carryMarks, computeDelta, deltaIsEmpty, currentManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
   statesDigest, statNotes, writeMarks, type IndexDelta,
 } from './changes.js';
 import {
@@ -146,10 +146,10 @@ export const TIDY_AFTER_WRITES = 5;
  */
 export async function tidyIndex(root: string): Promise<boolean> {
   const warm = residentIndex();
-  if ((loadManifest(root, warm)?.refreshes ?? 0) < TIDY_AFTER_WRITES) return false;
+  if ((currentManifest(root, warm)?.refreshes ?? 0) < TIDY_AFTER_WRITES) return false;
   return withIndexLock(root, async () => {
     const from = manifestId(root);
-    const manifest = from === undefined ? undefined : loadManifest(root, warm);
+    const manifest = from === undefined ? undefined : currentManifest(root, warm);
     if (!manifest || manifest.refreshes < TIDY_AFTER_WRITES) return false;
     const table = await openTable(root, TABLE);
     if (!table) return false;
@@ -233,7 +233,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
   return withIndexLock(root, async () => {
     // The manifest read before locking is the one on disk unless another process refreshed meanwhile.
     const onDisk = opts.rebuild ? undefined : manifestId(root);
-    const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : loadManifest(root, warm);
+    const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : currentManifest(root, warm);
     let table: Table | undefined;
     try {
       // The table a warm process keeps open at this very version takes the change itself: a table
@@ -270,7 +270,7 @@ function unchanged(root: string, notes: number, refreshedAt: string, warm: Resid
   return {
     report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,
     get files() {
-      return (files ??= loadManifest(root, warm)?.files ?? new Map());
+      return (files ??= currentManifest(root, warm)?.files ?? new Map());
     },
   };
 }
