@@ -32,13 +32,13 @@ export interface DerivedKind<T> {
   decode(kept: unknown, name: string, seen: FileStamp, shared: boolean): T | undefined;
 }
 
-type Row = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
+type CacheRow = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
 
 interface CacheFile {
   version: number;
   /** When the stats of the rows were taken (ms since the epoch, this host's clock). */
   seenAt: number;
-  rows: Row[];
+  rows: CacheRow[];
 }
 
 // What a value read back from a cache may be: a `decode` checks every field with these.
@@ -67,14 +67,14 @@ export function leanRecord<T extends Record<string, unknown>>(record: T, common:
   return common as T;
 }
 
-const validRow = (r: unknown): r is Row => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
+const validRow = (r: unknown): r is CacheRow => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
   && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
 
 /**
  * The cache's rows by file name, with when they were seen; undefined when missing or damaged. A
  * row's kept value is decoded (and checked) only when its note is asked for.
  */
-function readCache(file: string, version: number): { seenAt: number; rows: Map<string, Row> } | undefined {
+function readCache(file: string, version: number): { seenAt: number; rows: Map<string, CacheRow> } | undefined {
   try {
     const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
     if (c.version !== version || !isNum(c.seenAt) || !Array.isArray(c.rows) || !c.rows.every(validRow)) return undefined;
@@ -104,7 +104,7 @@ function stat(file: string): FileStamp | undefined {
 const sameStamp = (a: FileStamp, b: FileStamp) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
 
 /** Whether a row was kept for the file's stamp as it is now (compared field by field: 50,000 rows a call). */
-const rowMatches = (r: Row, st: FileStamp) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
+const rowMatches = (r: CacheRow, st: FileStamp) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
 
 /** One note's answer, with the stamp it was derived at and whether it may be kept. */
 interface Derived<T> {
@@ -246,7 +246,7 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
   if (!cacheFile) return loadAll(root, kind, toKeep);
   const seenAt = now();
   const cache = readCache(cacheFile, kind.version);
-  const rows: Row[] = [];
+  const rows: CacheRow[] = [];
   const out: Derived<T>[] = [];
   let reused = 0;
   let done = 0;
