@@ -23,7 +23,7 @@ import type { Watched } from '../ports.js';
 
 export const TABLE = 'notes';
 
-export type Row = {
+export type FtsRow = {
   path: string;
   uuid: string;
   slug: string;
@@ -36,7 +36,7 @@ export type Row = {
   current: boolean;
 };
 
-function toRow(note: Note): Row {
+function toRow(note: Note): FtsRow {
   return {
     path: note.path, uuid: note.uuid, slug: note.slug, title: note.title, date: note.date,
     kind: note.kind ?? '', author: note.author ?? '', superseded_by: note.superseded_by ?? '',

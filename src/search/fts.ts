@@ -1,5 +1,5 @@
 import { ZkError } from '../errors.js';
-import { TABLE, syncIndex, type Row } from './fts-table.js';
+import { TABLE, syncIndex, type FtsRow } from './fts-table.js';
 import { indexDir, lance, openTable, plainRows, type Table } from './lance.js';
 import { hitsFromRanking } from './hits.js';
 import { coverage, passesFloor, titleTerms, type TermRarity } from './score.js';
@@ -27,7 +27,7 @@ async function notesTable(root: string, refreshedAt: string | undefined): Promis
 }
 
 /** A match of the index: what re-ranking reads of it. A hit's other fields come from its note (see `hitsFromRanking`). */
-type Match = Pick<Row, 'path' | 'title' | 'body'> & { _score: number };
+type Match = Pick<FtsRow, 'path' | 'title' | 'body'> & { _score: number };
 
 async function query(root: string, q: string, limit: number, history: boolean, refreshedAt?: string): Promise<Match[]> {
   const ldb = await lance();
