@@ -34,7 +34,7 @@ interface VectorStateFile {
   ann?: AnnState;
 }
 
-type Row = { path: string; hash: string; current: boolean; vector: number[] };
+type VectorRow = { path: string; hash: string; current: boolean; vector: number[] };
 
 function statePath(root: string): string {
   return path.join(indexDir(root), 'vectors.json');
@@ -117,7 +117,7 @@ async function applyStep(
     let table = state ? await openTable(root, TABLE) : undefined;
     if (state && !table) state = undefined;
     if (state) assertPinned(state, model, vectors[0]?.length);
-    const rows: Row[] = items
+    const rows: VectorRow[] = items
       .map((it, i) => ({ path: it.name, hash: it.hash, current: !it.note.superseded_by, vector: vectors[i] }))
       .filter((r) => state?.files.get(r.path) !== r.hash);
     if (!state || !table) {
