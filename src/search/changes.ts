@@ -246,7 +246,7 @@ export function markJournal(dir: string): JournalMark {
 }
 
 /** What a refresh has to do, found without the index lock. */
-export type Plan =
+export type RefreshPlan =
   /** Nothing changed; `record`, when given, is the look to record in the marks. */
   | { kind: 'unchanged'; notes: number; refreshedAt: string; record?: Marks }
   /**
@@ -276,7 +276,7 @@ export type Plan =
  * never after it lost events. Without a watcher (a network file system, whose other hosts' writes
  * no watcher here sees), every note is checked at most every `unwatchedRescanMs`.
  */
-export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex, watched?: Watched): Plan {
+export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex, watched?: Watched): RefreshPlan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = now();
@@ -284,7 +284,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
   // Taken before anything is looked at: whatever changes afterwards shows next time.
   let journal = markJournal(location.dir);
   const rootNow = rootState(root);
-  const full = (): Plan => {
+  const full = (): RefreshPlan => {
     if (journal.size > JOURNAL_MAX_BYTES) {
       rotateJournal(location.dir);
       journal = markJournal(location.dir);
