@@ -48,7 +48,7 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
       // An endpoint is called by the search that needs it (it is fast); only a slow embedder is run here.
       if (!embedder?.background) return;
       const { syncVectors } = await import('./vector.js');
-      const files = refresh ? (await (await import('./fts-table.js')).syncIndex(root)).files : (await import('./manifest.js')).readManifest(root)?.files;
+      const files = refresh ? (await (await import('./fts-table.js')).refreshIndex(root)).files : (await import('./manifest.js')).readManifest(root)?.files;
       if (!files) return;
       const r = await syncVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
       if (r.left > 0) next = BETWEEN_BATCHES_MS;

@@ -172,7 +172,7 @@ export interface SyncOptions {
 
 /**
  * Bring the note vectors up to date with the full-text index's view of the files (`files`, from
- * `syncIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
+ * `refreshIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
  * gone leave it. Embedding happens outside any lock, writing under the index lock. A model other than
  * the pinned one is refused unless `rebuild`, which starts the table over with this model.
  */
