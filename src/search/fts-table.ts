@@ -204,7 +204,7 @@ export async function refreshIndex(root: string, opts: { rebuild?: boolean; chec
   const run = (fn: () => Promise<IndexRefresh>) => (opts.rebuild || opts.checkAll ? warm.serial(fn) : warm.sharedSerial(`fts\0${root}`, fn));
   return run(async () => {
     if (!warm.watch) return runRefresh(root, opts, warm);
-    // The process that keeps the resident state waited for its watcher when the call began (`sync`).
+    // The process that keeps the resident state waited for its watcher when the call began (`caughtUp`).
     const watched = warm.watch.take();
     try {
       return await runRefresh(root, opts, warm, watched);

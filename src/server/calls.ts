@@ -69,7 +69,7 @@ export class Calls {
     const alive = setInterval(() => send(socket, { alive: true }), HEARTBEAT_MS);
     try {
       // Every change made before the request reaches the watcher before the call looks (docs/server.md).
-      await this.o.resident.sync();
+      await this.o.resident.caughtUp();
       const code = await this.o.run(req.argv, io, this.env(req), { resident: this.o.resident, served: true });
       if (write) withContext(this.o.own, () => crashAt('server-write-made'));
       if (!socket.destroyed) {

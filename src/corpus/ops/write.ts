@@ -43,7 +43,7 @@ function freeSlug(root: string, slug: string, o: WriteOptions): string {
   // note supersedes `judy-2`) hands its slug on down the chain too.
   const handsOn = (n: Note | undefined) =>
     Boolean(n) && (replaced.has(n!.uuid.toLowerCase()) || (Boolean(n!.superseded_by) && successors(root, n!).some((s) => replaced.has(s.uuid.toLowerCase()))));
-  // Every note's name as a resident process keeps it (its watcher synced before the call), else as the name index knows it, else as listed now.
+  // Every note's name as a resident process keeps it (its watcher caught up before the call), else as the name index knows it, else as listed now.
   const taken = (s: string) => notesWithSlug(root, s, { writer: true }).filter((f) => !handsOn(readNoteFile(root, f)));
   const holders = taken(slug);
   if (!holders.length) return slug;
