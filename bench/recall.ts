@@ -17,13 +17,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import type { Note } from '../src/corpus/note/notes.js';
 import { configuredEmbedder, type Embedder } from '../src/llm/embed.js';
 import { index } from '../src/api/search.js';
 import { tendCandidates } from '../src/pipelines/gardener.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
-import { searchCorpus } from '../src/search/index.js';
+import { searchCorpus } from '../src/search/backends.js';
 import { context } from '../src/index.js';
 import { relatedPairs } from './related-pairs.js';
 import { UNRELATED_FACTS } from './unrelated-facts.js';

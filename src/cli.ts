@@ -4,11 +4,11 @@ import { callContext } from './compose.js';
 import { EXIT, ZkError } from './errors.js';
 import { Settings, type Env } from './settings.js';
 import { version } from './version.js';
-import { processStdin } from './invocation/stdin.js';
-import { Invocation } from './cli/context.js';
-import type { CommandLineOptions } from './invocation/command-line.js';
-import { extractGlobals } from './invocation/globals.js';
-import { servedCommand } from './invocation/served.js';
+import { processStdin } from './command-line/stdin.js';
+import { Invocation } from './cli/invocation.js';
+import type { CommandLineOptions } from './command-line/command-line.js';
+import { extractGlobals } from './command-line/globals.js';
+import { servedCommand } from './command-line/served.js';
 
 /** A command module: registers its command on the program, for one invocation. */
 type Registrar = { register(program: Command, cli: Invocation): void };

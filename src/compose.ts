@@ -70,8 +70,8 @@ class Resident implements ResidentState {
     private readonly parts: readonly Part[],
   ) {}
 
-  sync(): Promise<void> {
-    return this.watch?.sync() ?? Promise.resolve();
+  caughtUp(): Promise<void> {
+    return this.watch?.caughtUp() ?? Promise.resolve();
   }
 
   part<T extends object>(kind: abstract new (...args: never[]) => T): T | undefined {

@@ -61,7 +61,7 @@ export interface NoteWatch {
   /** Put back what a `take` could not finish with, so the next one has it. */
   giveBack(w: Watched): void;
   /** Resolves once every event of a change made before the call has been delivered. */
-  sync(): Promise<void>;
+  caughtUp(): Promise<void>;
   /** Note files a full check found with more than one name: stated at every `take` from now on. */
   watchHardLinks(names: readonly string[]): void;
   close(): void;
@@ -80,7 +80,7 @@ export interface ResidentState {
    * Resolves once the watcher has heard of every change made before: the process calls it once
    * as each call begins, for all its lookups.
    */
-  sync(): Promise<void>;
+  caughtUp(): Promise<void>;
   /** The part of the state of class `kind`, when this process keeps one. */
   part<T extends object>(kind: abstract new (...args: never[]) => T): T | undefined;
 }

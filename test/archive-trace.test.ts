@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { archiveNote } from '../src/corpus/ops/archive.js';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { trace } from '../src/corpus/trace/trace.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 import { expectMomentSince } from './helpers/moments.js';

@@ -7,7 +7,7 @@ import { index } from '../src/api/search.js';
 import { localEmbedder, windows } from '../src/llm/local-embed.js';
 import { wordpieceWords } from '../src/llm/wordpiece.js';
 import { backgroundEmbedding } from '../src/search/background-embed.js';
-import { searchCorpus } from '../src/search/index.js';
+import { searchCorpus } from '../src/search/backends.js';
 import { contentHash } from '../src/search/manifest.js';
 import { readVectorState, vectorStatus } from '../src/search/vector.js';
 import { ResidentIndex } from '../src/search/resident-index.js';

@@ -87,15 +87,15 @@ describe('an MCP tool call', () => {
     vi.spyOn(process.stderr, 'write').mockImplementation((t: string | Uint8Array) => (written.push(String(t)), true));
     const io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => root };
     const resident = {
-      sync: () => {
-        throw new TypeError('sync is broken');
+      caughtUp: () => {
+        throw new TypeError('caughtUp is broken');
       },
     };
     const ctx = { settings: new Settings({}), io, resident } as unknown as Parameters<typeof callTool>[1];
     const r = await callTool(root, ctx, { id: 'session', serverStatus: async () => undefined } as unknown as Parameters<typeof callTool>[2], 'overview', {});
-    expect(r).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: 'internal', message: 'sync is broken' } } });
+    expect(r).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: 'internal', message: 'caughtUp is broken' } } });
     expect(JSON.stringify(r)).not.toContain('    at ');
-    expect(written.join('')).toMatch(/^TypeError: sync is broken\n\s+at /);
+    expect(written.join('')).toMatch(/^TypeError: caughtUp is broken\n\s+at /);
   });
 });
 

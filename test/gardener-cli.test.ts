@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import { closedBase, refuse, startFakeLlm } from './helpers/fake-llm-server.js';
 import { mdFiles, snapshot, tempCorpus, write, zk } from './helpers/corpus.js';

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { parseLinks } from '../src/corpus/markdown/links.js';
 import { readNoteFile, type Note } from '../src/corpus/note/notes.js';
 import { listNoteFiles } from '../src/corpus/files/note-files.js';
-import { mergeNote, writeNote } from '../src/corpus/ops/ops.js';
+import { appendFragment } from '../src/corpus/ops/merge.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { addRelated } from '../src/corpus/graph/related.js';
 import { lastGardenerPass } from '../src/corpus/ops/gardener-record.js';
 import type { ChatMessage } from '../src/llm/types.js';
@@ -106,8 +107,8 @@ describe('tend-writes', () => {
     const first = await pass(root, llm);
     expect(first.rows.filter((x) => x.action === 'linked').map((x) => [x.note, x.links])).toEqual([[b.path, [a.path]]]);
     for (let i = 0; i < 3; i++) {
-      await mergeNote(root, a.path, `More about the starter, day ${i}.`);
-      await mergeNote(root, b.path, `More about the loaves, week ${i}.`);
+      await appendFragment(root, a.path, `More about the starter, day ${i}.`);
+      await appendFragment(root, b.path, `More about the loaves, week ${i}.`);
       await pass(root, llm);
     }
     for (const [n, other] of [[a, b], [b, a]]) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { ensureSidecar } from '../src/corpus/files/sidecar.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import { startFakeLlm } from './helpers/fake-llm-server.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { acceptWindow, skipWindow } from '../src/ingest/accept.js';
 import { nextWindow } from '../src/ingest/next.js';
 import { startJob } from '../src/ingest/start.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadNotes } from '../src/corpus/note/notes.js';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { integrate, toCandidate } from '../src/pipelines/integrate.js';
 import { drain, retain } from '../src/pipelines/retain.js';
 import { inboxFiles } from '../src/pipelines/inbox.js';

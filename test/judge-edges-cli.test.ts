@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import type { ChatMessage } from '../src/llm/types.js';
 import { notJson, refuse, startFakeLlm } from './helpers/fake-llm-server.js';
 import { conversationOf, shownIds } from './helpers/llm-stub.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { candidateNoteName, distill, distillSegments } from '../src/judge/distill.js';
 import { judgeMerge, shownNote, verifyMergeDecision } from '../src/judge/merge.js';
 import { PROMPT_VERSION, type ShownNote } from '../src/judge/prompts.js';

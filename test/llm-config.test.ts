@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { ZkError } from '../src/errors.js';
-import { addEmbedOptions, addLlmOptions } from '../src/cli/context.js';
-import { flagOverrides } from '../src/invocation/setting-flags.js';
+import { addEmbedOptions, addLlmOptions } from '../src/cli/invocation.js';
+import { flagOverrides } from '../src/command-line/setting-flags.js';
 import { embedConfig, llmConfig, llmConfigured, requireLlmConfig } from '../src/llm/config.js';
 import { requireLlm } from '../src/llm/require.js';
 import { Settings, type Env } from '../src/settings.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Embedder } from '../src/llm/embed.js';
 import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { fuseScores } from '../src/search/hybrid.js';
-import { searchCorpus } from '../src/search/index.js';
+import { searchCorpus } from '../src/search/backends.js';
 import { parseQuery, queryWords, stem, stemFinder, stemsOf, wordsOf } from '../src/search/terms.js';
 import { relevanceFloor } from '../src/search/vector.js';
 import { tempCorpus, write } from './helpers/corpus.js';

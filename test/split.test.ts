@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLinks } from '../src/corpus/markdown/links.js';
 import { loadNotes, readNoteFile } from '../src/corpus/note/notes.js';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { splitNote } from '../src/pipelines/split.js';
 import { splitCandidates } from '../src/pipelines/split-candidates.js';
 import { tendCheck } from '../src/tend/run.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mdFiles, snapshot, tempCorpus, tempDir, zk } from './helpers/corpus.js';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { splitNote } from '../src/pipelines/split.js';
 import { stubLlm } from './helpers/llm-stub.js';
 import { git, gitHosts } from './helpers/git-hosts.js';

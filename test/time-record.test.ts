@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseNoteText } from '../src/corpus/note/format.js';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { integrate, toCandidate } from '../src/pipelines/integrate.js';
 import { startFakeLlm } from './helpers/fake-llm-server.js';
 import { shownIds, stubLlm } from './helpers/llm-stub.js';

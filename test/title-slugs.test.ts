@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeNote } from '../src/corpus/ops/ops.js';
+import { writeNote } from '../src/corpus/ops/write.js';
 import { resolveRef } from '../src/corpus/graph/refs.js';
 import { titleSlug } from '../src/corpus/note/slug.js';
 import { integrate, toCandidate } from '../src/pipelines/integrate.js';

@@ -5,8 +5,8 @@ import { startEmbedServer, type EmbedServer } from '../bench/embed-server.js';
 import { ZkError } from '../src/errors.js';
 import { embedConfig, type EmbedConfig } from '../src/llm/config.js';
 import { Settings } from '../src/settings.js';
-import { addEmbedOptions } from '../src/cli/context.js';
-import { flagOverrides } from '../src/invocation/setting-flags.js';
+import { addEmbedOptions } from '../src/cli/invocation.js';
+import { flagOverrides } from '../src/command-line/setting-flags.js';
 import { embeddingsUrl, openAiEmbedder } from '../src/llm/embed.js';
 import { fuseScores } from '../src/search/hybrid.js';
 

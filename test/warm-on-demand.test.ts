@@ -77,11 +77,11 @@ describe('what a resident process keeps of every note, built once a call asks', 
     const { warm, call, runAll } = heldWarmUps(root);
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBeUndefined();
     write(root, '20260101-gamma.md', note(3, 'Gamma', 'Links to [[Alpha]] and [[Beta]].'));
-    await warm.sync();
+    await warm.caughtUp();
     await runAll();
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(3);
     fs.rmSync(path.join(root, '20260101-beta.md'));
-    await warm.sync();
+    await warm.caughtUp();
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(2);
   });
 

@@ -20,7 +20,7 @@ function inotifyQueueLength(): number {
   }
 }
 
-/** Whether a file name is one of the watcher's cookies (see `RootWatch.sync`), never a note. */
+/** Whether a file name is one of the watcher's cookies (see `RootWatch.caughtUp`), never a note. */
 export function isCookieName(name: string): boolean {
   return name.startsWith(COOKIE_PREFIX);
 }
@@ -61,7 +61,7 @@ export class RootWatch implements NoteWatch {
   private readonly overflowAt = Math.floor(inotifyQueueLength() / 2);
   /** The other consumers of the events (see `takeFor`), each with what it has not taken yet. */
   private readonly consumers = new Map<string, { names: Set<string>; complete: boolean }>();
-  /** Cookies written and not yet seen, by name (see `sync`). */
+  /** Cookies written and not yet seen, by name (see `caughtUp`). */
   private readonly cookies = new Map<string, () => void>();
   private cookieCount = 0;
   readonly since: number;
@@ -91,7 +91,7 @@ export class RootWatch implements NoteWatch {
 
   /**
    * The names seen since the last call, and whether they are all that changed. Events the kernel
-   * made before a `sync` that resolved are among them.
+   * made before a `caughtUp` that resolved are among them.
    */
   take(): Watched {
     const out = { names: this.names, complete: this.complete && this.alive && this.listed, since: this.since };
@@ -138,7 +138,7 @@ export class RootWatch implements NoteWatch {
    * A cookie that cannot be written, or whose event does not come back in time, makes the next
    * take incomplete: its caller then checks every note.
    */
-  sync(): Promise<void> {
+  caughtUp(): Promise<void> {
     if (!this.alive) return Promise.resolve();
     const name = `${COOKIE_PREFIX}${process.pid}-${++this.cookieCount}`;
     const file = path.join(this.root, name);

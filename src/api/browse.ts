@@ -9,10 +9,10 @@ import { loadNoteMetas, type NoteMeta } from '../corpus/note/note-meta.js';
 import { archivedByUuid } from '../corpus/graph/supersession.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { isoDate } from '../corpus/note/slug.js';
-import { listNotes } from '../corpus/ops/ops.js';
+import { listNotes } from '../corpus/ops/list.js';
 import { lastGardenerPass, type GardenerPass } from '../corpus/ops/gardener-record.js';
 import { ZkError } from '../errors.js';
-import { configuredBackend } from '../search/index.js';
+import { configuredBackend } from '../search/backends.js';
 import type { BackendName } from '../search/types.js';
 
 // What a reader browsing the corpus sees beyond `read` and `search` (the viewer's pages): the

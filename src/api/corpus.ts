@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { asZkError, ZkError } from '../errors.js';
-import { listNotes, retireNote } from '../corpus/ops/ops.js';
+import { listNotes } from '../corpus/ops/list.js';
+import { retireNote } from '../corpus/ops/retire.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { relToRoot, sidecar } from '../corpus/files/paths.js';
 import { resolveRef } from '../corpus/graph/refs.js';
@@ -9,7 +10,7 @@ import { corpusStatus } from '../corpus/ops/status.js';
 import { trace } from '../corpus/trace/trace.js';
 import { endpointConfigured, embedConfig, llmConfig } from '../llm/config.js';
 import { findInboxFile, inboxFiles, takeInboxFile, type InboxEntry } from '../pipelines/inbox.js';
-import { configuredBackend } from '../search/index.js';
+import { configuredBackend } from '../search/backends.js';
 import { archiveCommit } from './commit-message.js';
 import type { ArchiveResult } from './results.js';
 import { committing } from './commit.js';

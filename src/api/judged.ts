@@ -9,7 +9,7 @@ import type { GardenerReport } from '../pipelines/gardener.js';
 import { spool } from '../pipelines/inbox.js';
 import { integrate as integrateCandidate, toCandidate, type IntegrateInput } from '../pipelines/integrate.js';
 import { drain, retain as retainInput, type RetainInput } from '../pipelines/retain.js';
-import { configuredBackend } from '../search/index.js';
+import { configuredBackend } from '../search/backends.js';
 import { requireLinkStyle } from '../corpus/graph/related.js';
 import { drainCommit, integrateCommit, retainCommit, splitCommit, gardenerCommit } from './commit-message.js';
 import type { DrainResult, IntegrateResult, RetainResult, SplitResult, TendWritesResult } from './results.js';

@@ -1,5 +1,8 @@
 import { ZkError } from '../errors.js';
-import { initCorpus, listNotes, mergeNote, writeNote, type ListOptions, type WriteOptions } from '../corpus/ops/ops.js';
+import { initCorpus } from '../corpus/ops/init.js';
+import { listNotes, type ListOptions } from '../corpus/ops/list.js';
+import { appendFragment } from '../corpus/ops/merge.js';
+import { writeNote, type WriteOptions } from '../corpus/ops/write.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
 import { supersede as supersedeNotes, writeSuperseding, type SupersedeOptions } from '../corpus/ops/supersede.js';
 import { mergeCommit, supersedeCommit, writeCommit } from './commit-message.js';
@@ -47,7 +50,7 @@ async function writeUncommitted(root: string, o: WriteRequest): Promise<Omit<Wri
 /** Append a dated fragment to a note. */
 export async function merge(root: string, ref: string, fragment: string, o: { source?: string; date?: string } = {}): Promise<MergeResult> {
   return committing(root, async () => {
-    const note = noteInfo(await mergeNote(root, ref, fragment, o));
+    const note = noteInfo(await appendFragment(root, ref, fragment, o));
     return { action: 'merged' as const, note, target: note };
   }, mergeCommit);
 }

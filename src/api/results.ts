@@ -6,7 +6,7 @@ import type { TendAction } from '../tend/actions.js';
 import type { TendReport } from '../tend/run.js';
 
 // What the library's writing operations answer (the objects `--json` prints), in one module that
-// imports no other of the library: the operations, their commit messages and the views all use it.
+// imports no other of the library: the operations, their commit messages and the text for people all use it.
 
 /** A live note whose title is like a new note's (src/api/similar.ts). */
 export interface SimilarNote {

@@ -113,7 +113,7 @@ export async function searchInTime(root: string, query: Query, o: TimeSearch) {
   const states = qualifying(root, o, at);
   const view = inTime(root, states, asOf ? at : undefined, query.prefixes);
   const { kind: _kind, ...rest } = o;
-  const { searchCorpus } = await import('../search/index.js');
+  const { searchCorpus } = await import('../search/backends.js');
   const r = await searchCorpus(root, query, { ...rest, history: true, only: view.qualifies(o.backend !== 'vector') });
   let hits = r.hits.map(view.answered);
   if ([...states.keys()].some((p) => p.startsWith(ARCHIVE))) hits = mergeRankings(hits, await archivedHits(root, query, o.limit, view), o.limit);

@@ -25,7 +25,7 @@ export interface SearchResult {
 export async function search(root: string, query: string, o: SearchRequest = {}): Promise<SearchResult> {
   // Nothing to look for is a mistake of the caller, not a search that found nothing.
   if (!query?.trim()) throw new ZkError('usage', `query is empty: ${hint('searchWords')}`);
-  const { searchCorpus, DEFAULT_LIMIT } = await import('../search/index.js');
+  const { searchCorpus, DEFAULT_LIMIT } = await import('../search/backends.js');
   const kind = checkKind(o.kind);
   const limit = o.limit ?? DEFAULT_LIMIT;
   // The query is read here once: every backend, ranking and snippet of the search takes it parsed.
@@ -72,17 +72,17 @@ const BACKGROUND_CHUNK = 32;
 
 /** Bring the full-text index (and, with an embedder, the note vectors) up to date. */
 export async function index(root: string, o: IndexRequest = {}) {
-  const { syncIndex } = await import('../search/fts-table.js');
+  const { refreshIndex } = await import('../search/fts-table.js');
   const vectors = await import('../search/vector.js');
   const rebuild = Boolean(o.rebuild);
   // The index lock alone serializes index builds: the index is per-host state, not corpus upkeep.
   // `index` checks every note file, so it also finds what other programs changed in place.
-  const sync = await syncIndex(root, { rebuild, checkAll: true });
-  const action = sync.report.rebuilt ? ('rebuilt' as const) : ('refreshed' as const);
+  const refreshed = await refreshIndex(root, { rebuild, checkAll: true });
+  const action = refreshed.report.rebuilt ? ('rebuilt' as const) : ('refreshed' as const);
   // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
-  if (o.embedder) return { action, ...sync.report, vectors: await vectors.syncVectors(root, o.embedder, sync.files, { rebuild, progress: o.progress, chunk: o.embedder.background ? BACKGROUND_CHUNK : undefined }) };
+  if (o.embedder) return { action, ...refreshed.report, vectors: await vectors.refreshVectors(root, o.embedder, refreshed.files, { rebuild, progress: o.progress, chunk: o.embedder.background ? BACKGROUND_CHUNK : undefined }) };
   if (rebuild) await vectors.dropVectors(root);
-  return { action, ...sync.report };
+  return { action, ...refreshed.report };
 }
 
 export type IndexResult = Awaited<ReturnType<typeof index>>;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -9,7 +9,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (ref: string, flags: { reason?: string }) => {
       const { archive } = await import('../api/corpus.js');
-      const { archiveText } = await import('../views/notes.js');
+      const { archiveText } = await import('../text/notes.js');
       const r = await archive(cli.root(), ref, flags);
       return { json: { ...r }, text: archiveText(r) };
     }));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { intOption, type Invocation } from '../cli/context.js';
+import { intOption, type Invocation } from '../cli/invocation.js';
 import { requireMoment } from '../api/vocabulary.js';
 
 interface ContextFlags {
@@ -19,7 +19,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--backend <name>', 'auto | rg | fts | vector | hybrid, for the query (default: ZK_MEMORY_BACKEND, else auto)')
     .action(cli.action(async (words: string[], flags: ContextFlags) => {
       const { context } = await import('../api/context.js');
-      const { contextText } = await import('../views/context.js');
+      const { contextText } = await import('../text/context.js');
       const r = await context(cli.root(), { query: words.join(' '), ...flags });
       return { json: { ...r }, text: contextText(r) };
     }));

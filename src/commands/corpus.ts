@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -10,7 +10,7 @@ export function register(program: Command, cli: Invocation): void {
       const api = await import('../api/corpora.js');
       if (action === 'list') {
         const corpora = api.listCorpora();
-        const { corporaText } = await import('../views/corpora.js');
+        const { corporaText } = await import('../text/corpora.js');
         return { json: { corpora }, text: corporaText(corpora) };
       }
       if (action !== 'add' && action !== 'remove') throw new ZkError('usage', `unknown corpus action: ${JSON.stringify(action)} (use "corpus add NAME DIR", "corpus list" or "corpus remove NAME")`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -10,7 +10,7 @@ export function register(program: Command, cli: Invocation): void {
     .action(cli.action(async (format: string, flags: { out?: string }) => {
       if (cli.globals.json && flags.out === undefined) throw new ZkError('usage', 'export --json needs --out: without it the export itself is printed');
       const { exportMemory } = await import('../api/import.js');
-      const { exportText } = await import('../views/import.js');
+      const { exportText } = await import('../text/import.js');
       const r = await exportMemory(cli.root(), { format, out: flags.out });
       if (r.out === null) return { json: {}, text: r.text };
       return { json: { ...r }, text: exportText(r) };

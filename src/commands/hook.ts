@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program

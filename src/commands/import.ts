@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import { current } from '../context.js';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 /** An import of at least this many items says on a terminal how far it is. */
 const LONG_IMPORT = 100;
@@ -28,7 +28,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--verbatim', 'chatgpt, claude: each conversation one note of kind conversation, not an input left in the inbox for an LLM')
     .action(cli.action(async (format: string, source: string, flags: { dryRun?: boolean; verbatim?: boolean; commit?: boolean }) => {
       const { importMemory } = await import('../api/import.js');
-      const { failureLines, importText } = await import('../views/import.js');
+      const { failureLines, importText } = await import('../text/import.js');
       const r = await importMemory(cli.root(), { format, path: source, dryRun: flags.dryRun, verbatim: flags.verbatim, progress: progressLine(cli.globals.json) });
       if (!cli.globals.json) for (const line of failureLines(r)) current().io.stderr(`error: ${line}\n`);
       return { ok: r.failed.length === 0, exitCode: r.failed.length ? EXIT.refused : EXIT.ok, json: { ...r }, text: importText(r) };

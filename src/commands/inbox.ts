@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -8,7 +8,7 @@ export function register(program: Command, cli: Invocation): void {
     .description('what could not be judged yet (no LLM, or it failed): list it, or "dismiss FILE" once written by other means; retain --drain retries it')
     .action(cli.action(async (action: string | undefined, file: string | undefined) => {
       const api = await import('../api/corpus.js');
-      const { inboxDismissText, inboxText } = await import('../views/notes.js');
+      const { inboxDismissText, inboxText } = await import('../text/notes.js');
       const root = cli.root();
       if (action === undefined) {
         const r = api.inbox(root);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
-import { addEmbedOptions, type Invocation } from '../cli/context.js';
+import { addEmbedOptions, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program
@@ -10,11 +10,11 @@ export function register(program: Command, cli: Invocation): void {
     .option('--rebuild', 'start over from the files; re-embeds every note with the configured embedding model');
   addEmbedOptions(cmd).action(cli.action(async (what: string | undefined, flags: { rebuild?: boolean; embedModel?: string; embedBase?: string }) => {
     const api = await import('../api/search.js');
-    const views = await import('../views/search.js');
+    const texts = await import('../text/search.js');
     const root = cli.root();
     if (api.checkIndexAction(what) === 'status') {
       const s = await api.indexStatus(root);
-      return { json: { index: s }, text: views.indexStatusText(s) };
+      return { json: { index: s }, text: texts.indexStatusText(s) };
     }
     const { configuredEmbedder, embedderChoice } = await import('../llm/embed.js');
     // Half an endpoint is a mistake, not a request for the built-in embedder.
@@ -24,6 +24,6 @@ export function register(program: Command, cli: Invocation): void {
     const embedder = await configuredEmbedder();
     const progress = (line: string) => current().io.stderr(`index: ${line}\n`);
     const r = await api.index(root, { rebuild: flags.rebuild, embedder, progress });
-    return { json: { ...r }, text: views.indexText(r) };
+    return { json: { ...r }, text: texts.indexText(r) };
   }));
 }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { EXIT, ZkError } from '../errors.js';
-import { COMMIT_HELP, intOption, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, intOption, textArg, type Invocation } from '../cli/invocation.js';
 
 const api = () => import('../api/ingest.js');
-const views = () => import('../views/ingest.js');
+const texts = () => import('../text/ingest.js');
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program
@@ -24,7 +24,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--window-chars <n>', 'the size cap of a window (6000)', intOption('--window-chars'))
     .action(cli.action(async (flags: { from: string; name?: string; windowChars?: number }) => {
       const r = await (await api()).ingestStart(cli.root(), flags);
-      return { json: { ...r }, text: (await views()).ingestStartText(r) };
+      return { json: { ...r }, text: (await texts()).ingestStartText(r) };
     }));
 
   cmd
@@ -36,7 +36,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--related <n>', 'how many related notes to show (5)', intOption('--related', 0))
     .action(cli.action(async (flags: { job?: string; window?: string; source?: string; related?: number }) => {
       const r = await (await api()).ingestNext(cli.root(), flags);
-      return { json: { ...r }, text: (await views()).nextText(r), exitCode: r.window ? EXIT.ok : EXIT.refused };
+      return { json: { ...r }, text: (await texts()).nextText(r), exitCode: r.window ? EXIT.ok : EXIT.refused };
     }));
 
   cmd
@@ -54,7 +54,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (body: string | undefined, flags: { title?: string; slug?: string; kind?: string; merge?: string; keep?: boolean; window?: string; job?: string; source?: string; date?: string; commit?: boolean }) => {
       const r = await (await api()).ingestAccept(cli.root(), { ...withoutCommit(flags), body: textArg(body) ?? '' });
-      return { json: { ...r }, text: (await views()).acceptText(r) };
+      return { json: { ...r }, text: (await texts()).acceptText(r) };
     }));
 
   cmd
@@ -66,7 +66,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--source <name>', 'who reads (default: ZK_MEMORY_SOURCE)')
     .action(cli.action(async (flags: { reason?: string; window?: string; job?: string; source?: string }) => {
       const r = await (await api()).ingestSkip(cli.root(), flags);
-      return { json: { ...r }, text: (await views()).skipText(r) };
+      return { json: { ...r }, text: (await texts()).skipText(r) };
     }));
 
   cmd
@@ -75,7 +75,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--job <name>', 'the job (default: the only one)')
     .action(cli.action(async (flags: { job?: string }) => {
       const s = await (await api()).ingestStatus(cli.root(), flags);
-      return { json: { ...s }, text: (await views()).jobStatusText(s) };
+      return { json: { ...s }, text: (await texts()).jobStatusText(s) };
     }));
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 import { settings } from '../context.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -8,7 +8,7 @@ export function register(program: Command, cli: Invocation): void {
     .description('create a corpus: the root, .zk/ and its .gitignore (safe to run again)')
     .action(cli.action(async (dir?: string) => {
       const { init } = await import('../api/notes.js');
-      const { initText } = await import('../views/notes.js');
+      const { initText } = await import('../text/notes.js');
       const { installSyncRules } = await import('../api/sync.js');
       const r = init(dir ?? cli.globals.root ?? settings().root() ?? '.');
       // In a git work tree the corpus gets the merge rules `sync` relies on (docs/hosts.md).

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addCommitOption, addLlmOptions, collect, textArg, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, collect, textArg, type Invocation } from '../cli/invocation.js';
 import type { IntegrateRequest } from '../api/judged.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -17,7 +17,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--backend <name>', 'search backend used to find candidates');
   addCommitOption(addLlmOptions(cmd)).action(cli.action(async (content: string | undefined, flags: Omit<IntegrateRequest, 'content'>) => {
     const { integrate } = await import('../api/judged.js');
-    const { integrateText } = await import('../views/judged.js');
+    const { integrateText } = await import('../text/judged.js');
     const { topic, kind, title, slug, choice, alternatives, rationale, source, backend } = flags;
     const r = await integrate(cli.root(), { content: textArg(content) ?? '', topic, kind, title, slug, choice, alternatives, rationale, source, backend });
     return { json: { ...r }, text: integrateText(r) };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { intOption, type Invocation } from '../cli/context.js';
+import { intOption, type Invocation } from '../cli/invocation.js';
 import { requireMoment } from '../api/vocabulary.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -14,7 +14,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--offset <n>', 'skip the first N notes', intOption('--offset', 0))
     .action(cli.action(async (flags: { kind?: string; recent?: number; history?: boolean; asOf?: string; limit?: number; offset?: number }) => {
       const { list } = await import('../api/notes.js');
-      const { listText } = await import('../views/notes.js');
+      const { listText } = await import('../text/notes.js');
       const r = list(cli.root(), flags);
       return { json: { ...r }, text: listText(r) };
     }));

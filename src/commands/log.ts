@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { intOption, type Invocation } from '../cli/context.js';
+import { intOption, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -8,7 +8,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--limit <n>', 'at most this many commits, newest first', intOption('--limit'))
     .action(cli.action(async (ref: string | undefined, flags: { limit?: number }) => {
       const { log } = await import('../api/history.js');
-      const { logText } = await import('../views/history.js');
+      const { logText } = await import('../text/history.js');
       const r = await log(cli.root(), ref, { limit: flags.limit });
       return { json: { ...r }, text: logText(r) };
     }));

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 import { current } from '../context.js';
 
 // Run by git, not by people: the merge driver `sync` and `init` install (docs/hosts.md#the-merge-rules).

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { COMMIT_HELP, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, textArg, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -9,7 +9,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (ref: string, fragment: string | undefined, flags: { source?: string }) => {
       const { merge } = await import('../api/notes.js');
-      const { mergeText } = await import('../views/notes.js');
+      const { mergeText } = await import('../text/notes.js');
       const r = await merge(cli.root(), ref, textArg(fragment) ?? '', { source: flags.source });
       return { json: { ...r }, text: mergeText(r) };
     }));

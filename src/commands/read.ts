@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 import { ZkError } from '../errors.js';
 import { requireMoment } from '../api/vocabulary.js';
 
@@ -12,7 +12,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--timeline', 'the beliefs about the note\'s subject, oldest first: the notes it replaced and those that replaced it')
     .action(cli.action(async (ref: string, flags: { links: boolean; asOf?: string; timeline?: boolean }) => {
       const { read, timeline } = await import('../api/read.js');
-      const { readText, timelineText } = await import('../views/notes.js');
+      const { readText, timelineText } = await import('../text/notes.js');
       if (flags.timeline) {
         if (flags.asOf !== undefined) throw new ZkError('usage', '--timeline shows every belief with its dates: it takes no --as-of');
         const t = timeline(cli.root(), ref);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
 import { current } from '../context.js';
-import { addEmbedOptions, intOption, textArg, type Invocation } from '../cli/context.js';
+import { addEmbedOptions, intOption, textArg, type Invocation } from '../cli/invocation.js';
 
 interface SearchFlags {
   limit?: number;
@@ -24,7 +24,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--valid-at <date>', 'only notes whose validity covers that day, superseded ones included');
   addEmbedOptions(cmd).action(cli.action(async (words: string[], flags: SearchFlags) => {
     const { search } = await import('../api/search.js');
-    const { searchText } = await import('../views/search.js');
+    const { searchText } = await import('../text/search.js');
     const query = words.length === 1 && words[0] === '-' ? (textArg('-') ?? '').trim() : words.join(' ');
     const stderr = (line: string) => current().io.stderr(line);
     const r = await search(cli.root(), query, { ...flags, progress: (line) => stderr(`search: ${line}\n`) });

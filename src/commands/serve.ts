@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 import type { ServerState } from '../api/results.js';
 
 interface ServeFlags {
@@ -66,7 +66,7 @@ export function register(program: Command, cli: Invocation): void {
     .action(cli.action(async (flags: ServeFlags) => {
       const root = cli.root();
       const { settings } = current();
-      const { serverText } = await import('../views/server.js');
+      const { serverText } = await import('../text/server.js');
       if (flags.status) {
         const { serverStatus } = await import('../server/status.js');
         const s = await serverStatus(root, settings);

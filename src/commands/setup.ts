@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 interface SetupFlags {
   scope: string;
@@ -21,7 +21,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--dry-run', 'say what would change, and change nothing')
     .action(cli.action(async (host: string, flags: SetupFlags) => {
       const { setup } = await import('../api/setup.js');
-      const { setupText } = await import('../views/setup.js');
+      const { setupText } = await import('../text/setup.js');
       const { binPath } = await import('../version.js');
       const { io, settings } = current();
       const root = fs.realpathSync(cli.root());

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import { intOption, type Invocation } from '../cli/context.js';
+import { intOption, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -9,7 +9,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--top <n>', 'how many (default 10)', intOption('--top'))
     .action(cli.action(async (flags: { top?: number }) => {
       const { splitCandidates } = await import('../api/judged.js');
-      const { splitCandidatesText } = await import('../views/judged.js');
+      const { splitCandidatesText } = await import('../text/judged.js');
       const r = await splitCandidates(cli.root(), flags);
       return { json: { ...r }, text: splitCandidatesText(r), exitCode: r.candidates.length ? EXIT.ok : EXIT.refused };
     }));

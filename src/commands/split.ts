@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   const cmd = program
@@ -10,7 +10,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--link-style <style>', 'how the parent and children link: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
   addCommitOption(addLlmOptions(cmd)).action(cli.action(async (ref: string, flags: { maxFragments?: number; source?: string; linkStyle?: string }) => {
     const { split } = await import('../api/judged.js');
-    const { splitText } = await import('../views/judged.js');
+    const { splitText } = await import('../text/judged.js');
     const r = await split(cli.root(), ref, { maxFragments: flags.maxFragments, source: flags.source, linkStyle: flags.linkStyle });
     const { note, ...json } = r;
     return { json: r.action === 'not_split' ? { action: r.action, children: [] } : json, text: splitText(r) };

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -12,7 +12,7 @@ export function register(program: Command, cli: Invocation): void {
     .action(cli.action(async (oldRef: string, flags: { by?: string; validFrom?: string }) => {
       if (!flags.by) throw new ZkError('usage', 'supersede needs --by NEW: the note that replaces OLD');
       const { supersede } = await import('../api/notes.js');
-      const { supersedeText } = await import('../views/notes.js');
+      const { supersedeText } = await import('../text/notes.js');
       const r = await supersede(cli.root(), oldRef, flags.by, { validFrom: flags.validFrom });
       return { json: { ...r }, text: supersedeText(r) };
     }));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { current } from '../context.js';
-import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/context.js';
+import { addCommitOption, addLlmOptions, intOption, type Invocation } from '../cli/invocation.js';
 import type { TendWritesRequest } from '../api/judged.js';
 
 export function register(program: Command, cli: Invocation): void {
@@ -16,7 +16,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--link-style <style>', 'how new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
   addCommitOption(addLlmOptions(cmd)).action(cli.action(async (flags: TendWritesRequest) => {
     const { tendWrites } = await import('../api/judged.js');
-    const { gardenerText } = await import('../views/judged.js');
+    const { gardenerText } = await import('../text/judged.js');
     const { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle } = flags;
     const progress = (line: string) => current().io.stderr(`tend-writes: ${line}\n`);
     const r = await tendWrites(cli.root(), { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle, progress });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../errors.js';
-import { COMMIT_HELP, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, type Invocation } from '../cli/invocation.js';
 
 export function register(program: Command, cli: Invocation): void {
   program
@@ -11,7 +11,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (action: string, flags: { write?: boolean; strict?: boolean }) => {
       const { tend, tendFailed } = await import('../api/tend.js');
-      const { tendText } = await import('../views/tend.js');
+      const { tendText } = await import('../text/tend.js');
       const r = await tend(cli.root(), action, flags);
       const { strict, ...json } = r;
       return { json, text: tendText(r), exitCode: tendFailed(r) ? EXIT.refused : EXIT.ok };

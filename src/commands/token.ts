@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ZkError } from '../errors.js';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 
 /** The corpora a token command acts on: each `--corpus NAME` given, else the one corpus of the command (--root, ZK_MEMORY_ROOT, the working folder). */
 async function tokenCorpora(cli: Invocation): Promise<string[]> {
@@ -18,7 +18,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--all', 'with list: every token, of every corpus')
     .action(cli.action(async (action: string, name: string | undefined, flags: { readOnly?: boolean; all?: boolean }) => {
       const api = await import('../api/tokens.js');
-      const view = await import('../views/tokens.js');
+      const view = await import('../text/tokens.js');
       if (action === 'list') {
         const roots = flags.all && !cli.globals.corpora && !cli.globals.root ? [] : await tokenCorpora(cli);
         const tokens = await api.listTokens(roots, { all: flags.all });

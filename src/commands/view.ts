@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Invocation } from '../cli/context.js';
+import type { Invocation } from '../cli/invocation.js';
 import { current } from '../context.js';
 
 export function register(program: Command, cli: Invocation): void {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { COMMIT_HELP, collect, textArg, type Invocation } from '../cli/context.js';
+import { COMMIT_HELP, collect, textArg, type Invocation } from '../cli/invocation.js';
 import { current } from '../context.js';
 
 interface WriteFlags {
@@ -33,7 +33,7 @@ export function register(program: Command, cli: Invocation): void {
     .option('--commit', COMMIT_HELP)
     .action(cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
       const { write } = await import('../api/notes.js');
-      const { similarLines, writeText } = await import('../views/notes.js');
+      const { similarLines, writeText } = await import('../text/notes.js');
       const { commit: _commit, ...options } = flags;
       const r = await write(cli.root(), { slug, title, body: textArg(body), ...options });
       // Said on stderr: stdout stays the new note's path, which scripts read.

@@ -3,7 +3,8 @@ import { now } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sha256 } from '../corpus/files/files.js';
 import { noteInfo, type NoteInfo } from '../corpus/note/notes.js';
-import { mergeNote, writeNote } from '../corpus/ops/ops.js';
+import { appendFragment } from '../corpus/ops/merge.js';
+import { writeNote } from '../corpus/ops/write.js';
 import { resolveRef } from '../corpus/graph/refs.js';
 import { requireSlug, titleSlug } from '../corpus/note/slug.js';
 import { trace } from '../corpus/trace/trace.js';
@@ -120,7 +121,7 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
   let note;
   try {
     note = intent.target
-      ? await mergeNote(root, intent.target, o.body, { source: o.source, date: o.date, origin: prep.extra })
+      ? await appendFragment(root, intent.target, o.body, { source: o.source, date: o.date, origin: prep.extra })
       : writeNote(root, {
         slug: o.slug ?? requireSlug(o.title ?? '', titleSlug), title: o.title ?? '', body: o.body, kind: o.kind, source: o.source, date: o.date,
         unique: true, extra: prep.extra,

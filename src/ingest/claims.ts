@@ -53,7 +53,7 @@ export function firstFreeWindow(t: Txn): string | undefined {
 }
 
 /** The first window (in reading order) the reader still holds, to be shown again rather than a new one. */
-export function heldBy(t: Txn, r: Reader): string | undefined {
+export function heldWindow(t: Txn, r: Reader): string | undefined {
   return claimedWindows(t).find((id) => {
     const c = t.state.windows[id]?.claim;
     return isOwn(c, r) && !claimExpired(c);

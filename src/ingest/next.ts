@@ -1,6 +1,6 @@
 import { ZkError } from '../errors.js';
-import type { SearchHit } from '../search/index.js';
-import { claimWindow, currentReader, firstFreeWindow, heldBy, isOwn, requireOpen } from './claims.js';
+import type { SearchHit } from '../search/backends.js';
+import { claimWindow, currentReader, firstFreeWindow, heldWindow, isOwn, requireOpen } from './claims.js';
 import { withJob } from './recover.js';
 import { relatedNotes } from './related.js';
 import { claimExpired, documentText, findWindow, isClosed, pickJob, touch, type JobManifest, type JobState, type JobWindow } from './state.js';
@@ -85,7 +85,7 @@ export async function nextWindow(root: string, o: NextOptions = {}): Promise<Nex
   const job = pickJob(root, o.job);
   const reader = currentReader(o.owner);
   const claimed = await withJob(root, job, (t) => {
-    const held = o.window === undefined ? heldBy(t, reader) : undefined;
+    const held = o.window === undefined ? heldWindow(t, reader) : undefined;
     const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : held ?? firstFreeWindow(t);
     if (id !== undefined) {
       requireOpen(t, id);

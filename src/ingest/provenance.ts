@@ -32,7 +32,7 @@ function windowPath(window: JobWindow): string | undefined {
 
 /**
  * Where a captured note comes from: written after the standard frontmatter keys of a new note, and
- * as the entry of a merged fragment in the note's `fragment_sources` (src/corpus/ops/ops.ts).
+ * as the entry of a merged fragment in the note's `fragment_sources` (src/corpus/ops/merge.ts).
  */
 export function provenance(job: string, doc: JobDocument, window: JobWindow): Record<string, string | undefined> {
   return {

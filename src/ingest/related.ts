@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { searchCorpus, type SearchHit } from '../search/index.js';
+import { searchCorpus, type SearchHit } from '../search/backends.js';
 import { queryWords, stem, stemsOf } from '../search/terms.js';
 
 const KEY_TERMS = 10;

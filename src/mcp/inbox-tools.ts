@@ -1,6 +1,6 @@
 import * as api from '../api/corpus.js';
-import { inboxNextText } from '../views/inbox.js';
-import { inboxDismissText } from '../views/notes.js';
+import { inboxNextText } from '../text/inbox.js';
+import { inboxDismissText } from '../text/notes.js';
 import { schema, str, tool, type ToolSpec } from './tool.js';
 
 const file = str('the inbox file, as inbox_next showed it');

@@ -1,5 +1,5 @@
 import * as api from '../api/ingest.js';
-import * as view from '../views/ingest.js';
+import * as view from '../text/ingest.js';
 import { kindProperty, schema, str, tool, type ToolSpec } from './tool.js';
 
 const job = str('the ingest job (default: the only one)');

@@ -58,7 +58,7 @@ export async function callTool(root: string, ctx: RunContext, session: ToolSessi
   if (tool.redacts && ctx.settings.redact()) args = withContext(call, () => redactToolArgs(root, name, args));
   try {
     // Every change made before the call reaches the watcher before the tool looks.
-    await ctx.resident?.sync();
+    await ctx.resident?.caughtUp();
     const r = await withContext(call, () => tool.run(root, args, caller, session));
     // The text is for people and the JSON for programs: each is sent once.
     return { isError: Boolean(r.failed), content: [{ type: 'text', text: r.text }], structuredContent: { ok: !r.failed, ...r.json } };

@@ -1,5 +1,5 @@
 import * as api from '../api/index.js';
-import { tendText } from '../views/tend.js';
+import { tendText } from '../text/tend.js';
 import { bool, schema, tool, type ToolSpec } from './tool.js';
 
 // The tend fixes an agent can run itself once tend_check reported something: each a dry run that

@@ -7,7 +7,7 @@ import { withCaretakerLease } from '../corpus/lock/lease.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { listNoteFiles } from '../corpus/files/note-files.js';
-import { mergeNote } from '../corpus/ops/ops.js';
+import { appendFragment } from '../corpus/ops/merge.js';
 import { defaultSource } from '../corpus/note/source.js';
 import { sourceFromAuthor } from '../corpus/note/source.js';
 import { addRelated, linkTarget, ownText, relatedTargets, type LinkStyle, type LinkTarget } from '../corpus/graph/related.js';
@@ -288,8 +288,8 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
   if (text) {
     const date = isoDate(new Date(now()));
     const source = o.source ?? sourceFromAuthor(dup.author);
-    const merged = await mergeNote(root, target.path, text, { source, date });
-    // The fragment as mergeNote wrote it: in the note's own line ends.
+    const merged = await appendFragment(root, target.path, text, { source, date });
+    // The fragment as appendFragment wrote it: in the note's own line ends.
     const piece = mergeFragment(date, text, defaultSource(source), merged.parsed.eol);
     if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });
   }

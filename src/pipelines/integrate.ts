@@ -2,7 +2,8 @@ import { ZkError } from '../errors.js';
 import { decisionBody } from '../corpus/note/format.js';
 import type { Kind } from '../corpus/note/kinds.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
-import { mergeNote, writeNote } from '../corpus/ops/ops.js';
+import { appendFragment } from '../corpus/ops/merge.js';
+import { writeNote } from '../corpus/ops/write.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import { supersede } from '../corpus/ops/supersede.js';
 import { trace } from '../corpus/trace/trace.js';
@@ -12,7 +13,7 @@ import { candidateNoteName, judgeError, judgeMerge, shownNote, PROMPT_VERSION, t
 import type { Candidate } from '../judge/schemas.js';
 import { llmUnconfigured } from '../llm/config.js';
 import type { StructuredLLM } from '../llm/types.js';
-import { searchCorpus } from '../search/index.js';
+import { searchCorpus } from '../search/backends.js';
 import type { RelevanceFloor } from '../search/types.js';
 import { sharedSplit } from './split.js';
 
@@ -189,7 +190,7 @@ export async function integrate(root: string, c: Candidate, o: IntegrateOptions)
     throw err;
   }
   if (d.action === 'merge' && d.target) {
-    const merged = await mergeNote(root, d.target.path, c.content, { source });
+    const merged = await appendFragment(root, d.target.path, c.content, { source });
     return done({ action: 'merged', note: merged, target: merged, reason: d.reason }, d.shown);
   }
   if (d.action === 'supersede' && d.target) {

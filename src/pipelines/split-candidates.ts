@@ -1,5 +1,5 @@
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
-import { listNotes } from '../corpus/ops/ops.js';
+import { listNotes } from '../corpus/ops/list.js';
 
 export const DEFAULT_SPLIT_CANDIDATES = 10;
 

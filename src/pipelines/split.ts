@@ -8,7 +8,7 @@ import { decisionBody, renderNote } from '../corpus/note/format.js';
 import { withCorpusLock } from '../corpus/lock/lock.js';
 import type { HeldLock } from '../corpus/files/held-lock.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
-import { writeNote } from '../corpus/ops/ops.js';
+import { writeNote } from '../corpus/ops/write.js';
 import { sourceFromAuthor } from '../corpus/note/source.js';
 import { resolveRef } from '../corpus/graph/refs.js';
 import { findRelated, formatLink, ownText, type LinkStyle, type LinkTarget } from '../corpus/graph/related.js';

@@ -47,10 +47,10 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
       const embedder = await searchEmbedder();
       // An endpoint is called by the search that needs it (it is fast); only a slow embedder is run here.
       if (!embedder?.background) return;
-      const { syncVectors } = await import('./vector.js');
-      const files = refresh ? (await (await import('./fts-table.js')).syncIndex(root)).files : (await import('./manifest.js')).readManifest(root)?.files;
+      const { refreshVectors } = await import('./vector.js');
+      const files = refresh ? (await (await import('./fts-table.js')).refreshIndex(root)).files : (await import('./manifest.js')).readManifest(root)?.files;
       if (!files) return;
-      const r = await syncVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
+      const r = await refreshVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
       if (r.left > 0) next = BETWEEN_BATCHES_MS;
     }).catch(() => {
       // A model that cannot load says so to every search (its fallback notice); here it waits a while.

@@ -200,7 +200,7 @@ export interface Marks {
 export const MARKS_VERSION = 2;
 
 /** What one look at the corpus found, before it is tied to a manifest. */
-export type Seen = Omit<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
+export type ScanMarks = Omit<Marks, 'refreshedAt' | 'manifestId' | 'digest'>;
 
 export function marksPath(root: string): string {
   return path.join(indexDir(root), 'marks.json');
@@ -246,14 +246,14 @@ export function markJournal(dir: string): JournalMark {
 }
 
 /** What a refresh has to do, found without the index lock. */
-export type Plan =
+export type RefreshPlan =
   /** Nothing changed; `record`, when given, is the look to record in the marks. */
   | { kind: 'unchanged'; notes: number; refreshedAt: string; record?: Marks }
   /**
    * `digest`: what the marks may record once the index holds `pending` — the digest of the full
    * scan that found it, the old digest after a partial check that found nothing, else none.
    */
-  | { kind: 'delta'; manifest: KnownManifest; pending: Pending; seen: Seen; digest: { ifEmpty: string; ifApplied: string } }
+  | { kind: 'delta'; manifest: KnownManifest; pending: Pending; seen: ScanMarks; digest: { ifEmpty: string; ifApplied: string } }
   | { kind: 'rebuild' };
 
 /**
@@ -276,7 +276,7 @@ export type Plan =
  * never after it lost events. Without a watcher (a network file system, whose other hosts' writes
  * no watcher here sees), every note is checked at most every `unwatchedRescanMs`.
  */
-export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex, watched?: Watched): Plan {
+export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex, watched?: Watched): RefreshPlan {
   const s = settings();
   const location = indexLocation(root);
   const startedAt = now();
@@ -284,7 +284,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
   // Taken before anything is looked at: whatever changes afterwards shows next time.
   let journal = markJournal(location.dir);
   const rootNow = rootState(root);
-  const full = (): Plan => {
+  const full = (): RefreshPlan => {
     if (journal.size > JOURNAL_MAX_BYTES) {
       rotateJournal(location.dir);
       journal = markJournal(location.dir);
@@ -292,12 +292,12 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
     const scan = statNotes(root);
     // A note with another name outside the root is edited there unseen by the watcher: it is looked at on every search.
     warm?.watch?.watchHardLinks(scan.filter((st) => (st.nlink ?? 1) > 1).map((st) => st.name));
-    const seen: Seen = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
+    const seen: ScanMarks = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
     const digest = statesDigest(scan, startedAt);
     if (old && digest && old.digest === digest) {
       return { kind: 'unchanged', notes: scan.length, refreshedAt: old.refreshedAt, record: { ...old, ...seen } };
     }
-    const manifest = loadManifest(root, warm);
+    const manifest = currentManifest(root, warm);
     if (!manifest) return { kind: 'rebuild' };
     return { kind: 'delta', manifest, pending: comparedAll(scan, manifest.files, startedAt), seen, digest: { ifEmpty: digest, ifApplied: digest } };
   };
@@ -316,7 +316,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
   // cookies move, src/adapters/note-watch.ts) says nothing more then.
   const sameRoot = watching || rootUnchanged(old.root, rootNow);
   if (sameRoot && written.size === 0) return { kind: 'unchanged', notes: old.notes, refreshedAt: old.refreshedAt };
-  const manifest = loadManifest(root, warm);
+  const manifest = currentManifest(root, warm);
   if (!manifest || manifest.id !== old.manifestId) return full();
   const listing = sameRoot ? undefined : listNoteFiles(root);
   // (A watcher would have named a note replaced under its own name.)
@@ -332,7 +332,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
  * The manifest; a warm process keeps the one it last read or wrote, and reads the file again only
  * when it is no longer that one (another process refreshed the index).
  */
-export function loadManifest(root: string, warm: ResidentIndex | undefined): KnownManifest | undefined {
+export function currentManifest(root: string, warm: ResidentIndex | undefined): KnownManifest | undefined {
   return warm ? warm.manifest.load(manifestId(root), () => readManifest(root)) : readManifest(root);
 }
 
@@ -345,7 +345,7 @@ export function writeMarks(root: string, marks: Marks): void {
  * to the digest of the note states the index now holds ('' when none is known: the next full check
  * then reads the manifest).
  */
-export function marksFor(seen: Seen, manifest: Manifest, id: string | undefined, digest: string): Marks {
+export function marksFor(seen: ScanMarks, manifest: Manifest, id: string | undefined, digest: string): Marks {
   return { ...seen, refreshedAt: manifest.refreshedAt, manifestId: id ?? '', digest };
 }
 

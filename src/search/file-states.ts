@@ -10,7 +10,7 @@ export interface FileState extends FileStamp {
 
 /**
  * What the index knows of every note file, by name, as a map: kept column by column, since a
- * resident server keeps it between refreshes (src/search/changes.ts `loadManifest`), and at 50,000
+ * resident server keeps it between refreshes (src/search/changes.ts `currentManifest`), and at 50,000
  * notes a map of `FileState` records took 11 MB of heap where this takes 6. `get` and iteration
  * hand out records made on the spot, each the caller's own; the order is the map's (insertion).
  */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Note } from '../corpus/note/notes.js';
 import {
-  carryMarks, computeDelta, deltaIsEmpty, loadManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
+  carryMarks, computeDelta, deltaIsEmpty, currentManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
   statesDigest, statNotes, writeMarks, type IndexDelta,
 } from './changes.js';
 import {
@@ -23,7 +23,7 @@ import type { Watched } from '../ports.js';
 
 export const TABLE = 'notes';
 
-export type Row = {
+export type FtsRow = {
   path: string;
   uuid: string;
   slug: string;
@@ -36,7 +36,7 @@ export type Row = {
   current: boolean;
 };
 
-function toRow(note: Note): Row {
+function toRow(note: Note): FtsRow {
   return {
     path: note.path, uuid: note.uuid, slug: note.slug, title: note.title, date: note.date,
     kind: note.kind ?? '', author: note.author ?? '', superseded_by: note.superseded_by ?? '',
@@ -146,10 +146,10 @@ export const TIDY_AFTER_WRITES = 5;
  */
 export async function tidyIndex(root: string): Promise<boolean> {
   const warm = residentIndex();
-  if ((loadManifest(root, warm)?.refreshes ?? 0) < TIDY_AFTER_WRITES) return false;
+  if ((currentManifest(root, warm)?.refreshes ?? 0) < TIDY_AFTER_WRITES) return false;
   return withIndexLock(root, async () => {
     const from = manifestId(root);
-    const manifest = from === undefined ? undefined : loadManifest(root, warm);
+    const manifest = from === undefined ? undefined : currentManifest(root, warm);
     if (!manifest || manifest.refreshes < TIDY_AFTER_WRITES) return false;
     const table = await openTable(root, TABLE);
     if (!table) return false;
@@ -176,14 +176,14 @@ export interface RefreshReport {
 }
 
 /** The refresh's report and what the index now knows of every note file (name → state). */
-export interface IndexSync {
+export interface IndexRefresh {
   report: RefreshReport;
   files: ReadonlyMap<string, FileState>;
   /** The manifest's `refreshedAt` the index now stands at: which table version to query. */
   refreshedAt: string;
 }
 
-async function rebuilt(root: string): Promise<IndexSync> {
+async function rebuilt(root: string): Promise<IndexRefresh> {
   const { added, files, manifest } = await rebuild(root);
   return { report: { rebuilt: true, added, changed: 0, removed: 0, notes: files }, files: manifest.files, refreshedAt: manifest.refreshedAt };
 }
@@ -197,17 +197,17 @@ async function rebuilt(root: string): Promise<IndexSync> {
  * unreadable index is rebuilt from scratch. The manifest it leaves is the one change scan other
  * derived tables (the note vectors) are brought up to date from.
  */
-export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexSync> {
+export async function refreshIndex(root: string, opts: { rebuild?: boolean; checkAll?: boolean } = {}): Promise<IndexRefresh> {
   const warm = residentIndex();
-  if (!warm) return sync(root, opts);
+  if (!warm) return runRefresh(root, opts);
   // Searches arriving together share one refresh; a rebuild or a full check is a refresh of its own.
-  const run = (fn: () => Promise<IndexSync>) => (opts.rebuild || opts.checkAll ? warm.serial(fn) : warm.sharedSerial(`fts\0${root}`, fn));
+  const run = (fn: () => Promise<IndexRefresh>) => (opts.rebuild || opts.checkAll ? warm.serial(fn) : warm.sharedSerial(`fts\0${root}`, fn));
   return run(async () => {
-    if (!warm.watch) return sync(root, opts, warm);
-    // The process that keeps the resident state waited for its watcher when the call began (`sync`).
+    if (!warm.watch) return runRefresh(root, opts, warm);
+    // The process that keeps the resident state waited for its watcher when the call began (`caughtUp`).
     const watched = warm.watch.take();
     try {
-      return await sync(root, opts, warm, watched);
+      return await runRefresh(root, opts, warm, watched);
     } catch (err) {
       warm.watch.giveBack(watched); // the next search checks these notes again
       throw err;
@@ -215,7 +215,7 @@ export async function syncIndex(root: string, opts: { rebuild?: boolean; checkAl
   });
 }
 
-async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: ResidentIndex, watched?: Watched): Promise<IndexSync> {
+async function runRefresh(root: string, opts: { rebuild?: boolean; checkAll?: boolean }, warm?: ResidentIndex, watched?: Watched): Promise<IndexRefresh> {
   const plan = () => planRefresh(root, Boolean(opts.checkAll), warm, watched);
   // The common case, nothing changed, is answered without taking the lock (nor loading the parser).
   const seen = opts.rebuild ? undefined : plan();
@@ -233,7 +233,7 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
   return withIndexLock(root, async () => {
     // The manifest read before locking is the one on disk unless another process refreshed meanwhile.
     const onDisk = opts.rebuild ? undefined : manifestId(root);
-    const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : loadManifest(root, warm);
+    const manifest = onDisk === undefined ? undefined : seen?.kind === 'delta' && seen.manifest.id === onDisk ? seen.manifest : currentManifest(root, warm);
     let table: Table | undefined;
     try {
       // The table a warm process keeps open at this very version takes the change itself: a table
@@ -265,12 +265,12 @@ async function sync(root: string, opts: { rebuild?: boolean; checkAll?: boolean 
 }
 
 /** Nothing changed: the note states are read from the manifest only if someone asks for them. */
-function unchanged(root: string, notes: number, refreshedAt: string, warm: ResidentIndex | undefined): IndexSync {
+function unchanged(root: string, notes: number, refreshedAt: string, warm: ResidentIndex | undefined): IndexRefresh {
   let files: ReadonlyMap<string, FileState> | undefined;
   return {
     report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,
     get files() {
-      return (files ??= loadManifest(root, warm)?.files ?? new Map());
+      return (files ??= currentManifest(root, warm)?.files ?? new Map());
     },
   };
 }

@@ -1,5 +1,5 @@
 import { ZkError } from '../errors.js';
-import { TABLE, syncIndex, type Row } from './fts-table.js';
+import { TABLE, refreshIndex, type FtsRow } from './fts-table.js';
 import { indexDir, lance, openTable, plainRows, type Table } from './lance.js';
 import { hitsFromRanking } from './hits.js';
 import { coverage, passesFloor, titleTerms, type TermRarity } from './score.js';
@@ -27,7 +27,7 @@ async function notesTable(root: string, refreshedAt: string | undefined): Promis
 }
 
 /** A match of the index: what re-ranking reads of it. A hit's other fields come from its note (see `hitsFromRanking`). */
-type Match = Pick<Row, 'path' | 'title' | 'body'> & { _score: number };
+type Match = Pick<FtsRow, 'path' | 'title' | 'body'> & { _score: number };
 
 async function query(root: string, q: string, limit: number, history: boolean, refreshedAt?: string): Promise<Match[]> {
   const ldb = await lance();
@@ -94,7 +94,7 @@ export async function ftsHits(root: string, q: Query, opts: SearchOptions & { li
     try {
       rows = await query(root, text, depth, history, refreshedAt);
     } catch {
-      const rebuilt = await syncIndex(root, { rebuild: true });
+      const rebuilt = await refreshIndex(root, { rebuild: true });
       rows = await query(root, text, depth, history, rebuilt.refreshedAt);
     }
     const found = rows.length;
@@ -109,7 +109,7 @@ export const ftsProvider: SearchProvider = {
   name: 'fts',
   async search(root, q, opts): Promise<SearchHit[]> {
     if (!q.words.length) return [];
-    const { refreshedAt } = await syncIndex(root);
+    const { refreshedAt } = await refreshIndex(root);
     return ftsHits(root, q, opts, refreshedAt);
   },
 };

@@ -1,6 +1,6 @@
 import type { Embedder } from '../llm/embed.js';
 import { ftsHits } from './fts.js';
-import { syncIndex } from './fts-table.js';
+import { refreshIndex } from './fts-table.js';
 import type { FileState } from './manifest.js';
 import { hitsFromRanking, type Ranked } from './hits.js';
 import type { Query } from './terms.js';
@@ -56,10 +56,10 @@ export interface LexicalPool {
 
 export async function lexicalPool(root: string, query: Query, o: Options, pool: number): Promise<LexicalPool> {
   if (!query.words.length) return { files: new Map(), hits: [] };
-  const sync = await syncIndex(root);
-  const hits = await ftsHits(root, query, { ...o, limit: pool }, sync.refreshedAt);
+  const refreshed = await refreshIndex(root);
+  const hits = await ftsHits(root, query, { ...o, limit: pool }, refreshed.refreshedAt);
   // The note states are read (from the manifest) only when the vectors need them.
-  return { get files() { return sync.files; }, hits };
+  return { get files() { return refreshed.files; }, hits };
 }
 
 /**
@@ -76,7 +76,7 @@ export async function fuseWithVectors(root: string, query: Query, o: Options, le
 /** Vector hits alone: the notes nearest in meaning, scored by cosine similarity. */
 export async function vectorHits(root: string, query: Query, o: Options, embedder: Embedder): Promise<SearchHit[]> {
   if (!query.words.length) return [];
-  const { files } = await syncIndex(root);
+  const { files } = await refreshIndex(root);
   const ranked = await vectorRanking(root, embedder, query.text, files, { limit: poolFor(o), history: o.history, progress: o.progress });
   return hitsFromRanking(root, ranked, query.prefixes, o);
 }

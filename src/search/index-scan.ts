@@ -1,5 +1,5 @@
 import { now } from '../context.js';
-import { computeDelta, loadManifest, noteParser, readMarks, statesDigest, statNotes, type Stat } from './changes.js';
+import { computeDelta, currentManifest, noteParser, readMarks, statesDigest, statNotes, type Stat } from './changes.js';
 import { manifestId } from './manifest.js';
 import { residentIndex, type ResidentIndex } from './resident-index.js';
 
@@ -50,11 +50,11 @@ async function scanNotes(root: string, warm: ResidentIndex | undefined, listed?:
   const scan = listed?.stats ?? statNotes(root);
   const marks = readMarks(root);
   if (marks?.digest && statesDigest(scan, seenAt) === marks.digest) {
-    const hashes = () => new Map([...(loadManifest(root, warm)?.files ?? [])].map(([name, f]) => [name, f.hash]));
+    const hashes = () => new Map([...(currentManifest(root, warm)?.files ?? [])].map(([name, f]) => [name, f.hash]));
     return { freshness: { exists: true, fresh: true, pending: 0, notes: scan.length, refreshedAt: marks.refreshedAt }, hashes };
   }
   // A warm process compares with the manifest it keeps (5 MB of JSON to read at 50k notes).
-  const manifest = loadManifest(root, warm);
+  const manifest = currentManifest(root, warm);
   if (!manifest) return { freshness: { exists: false, fresh: false, pending: 0, notes: scan.length, refreshedAt: null } };
   const d = computeDelta(root, scan, manifest.files, seenAt, await noteParser());
   const pending = d.upsert.size + d.removed.length;

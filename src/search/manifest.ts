@@ -63,11 +63,11 @@ interface LogLine {
   base: string;
   refreshes: number;
   refreshedAt: string;
-  set: Row[];
+  set: ManifestRow[];
   del: string[];
 }
 
-const stateOf = ([, mtimeMs, size, hash, ctimeMs, ino, unsure]: Row): FileState => ({ mtimeMs, size, hash, ctimeMs, ino, unsure: unsure !== 0 });
+const stateOf = ([, mtimeMs, size, hash, ctimeMs, ino, unsure]: ManifestRow): FileState => ({ mtimeMs, size, hash, ctimeMs, ino, unsure: unsure !== 0 });
 
 /**
  * The log's whole lines and its identity. A line cut short (a refresh that died writing it) ends
@@ -115,8 +115,8 @@ export function readManifest(root: string): KnownManifest | undefined {
   return { ...manifest, id: combined(read.id, log?.id) };
 }
 
-type Row = ManifestFile['files'][number];
-const rowOf = (name: string, f: FileState): Row => [name, f.mtimeMs, f.size, f.hash, f.ctimeMs, f.ino, f.unsure ? 1 : 0];
+type ManifestRow = ManifestFile['files'][number];
+const rowOf = (name: string, f: FileState): ManifestRow => [name, f.mtimeMs, f.size, f.hash, f.ctimeMs, f.ino, f.unsure ? 1 : 0];
 
 /**
  * Write the manifest whole (under the index lock), its log emptied; returns its identity. A log

@@ -34,7 +34,7 @@ interface VectorStateFile {
   ann?: AnnState;
 }
 
-type Row = { path: string; hash: string; current: boolean; vector: number[] };
+type VectorRow = { path: string; hash: string; current: boolean; vector: number[] };
 
 function statePath(root: string): string {
   return path.join(indexDir(root), 'vectors.json');
@@ -117,7 +117,7 @@ async function applyStep(
     let table = state ? await openTable(root, TABLE) : undefined;
     if (state && !table) state = undefined;
     if (state) assertPinned(state, model, vectors[0]?.length);
-    const rows: Row[] = items
+    const rows: VectorRow[] = items
       .map((it, i) => ({ path: it.name, hash: it.hash, current: !it.note.superseded_by, vector: vectors[i] }))
       .filter((r) => state?.files.get(r.path) !== r.hash);
     if (!state || !table) {
@@ -160,7 +160,7 @@ export interface VectorReport {
 /** Told how a long embedding run is going, one line at a time. */
 export type Progress = (line: string) => void;
 
-export interface SyncOptions {
+export interface VectorRefreshOptions {
   /** Start the table over, pinned to this embedder's model. */
   rebuild?: boolean;
   progress?: Progress;
@@ -172,27 +172,27 @@ export interface SyncOptions {
 
 /**
  * Bring the note vectors up to date with the full-text index's view of the files (`files`, from
- * `syncIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
+ * `refreshIndex`): only notes whose content hash the table lacks are read and embedded, notes that are
  * gone leave it. Embedding happens outside any lock, writing under the index lock. A model other than
  * the pinned one is refused unless `rebuild`, which starts the table over with this model.
  */
-export async function syncVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions = {}): Promise<VectorReport> {
-  return (await sync(root, embedder, files, opts, readVectorState(root))).report;
+export async function refreshVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: VectorRefreshOptions = {}): Promise<VectorReport> {
+  return (await runRefresh(root, embedder, files, opts, readVectorState(root))).report;
 }
 
-/** `syncVectors` from a state already read; also answers the state it leaves. */
-async function sync(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions, loaded: VectorState | undefined) {
+/** `refreshVectors` from a state already read; also answers the state it leaves. */
+async function runRefresh(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: VectorRefreshOptions, loaded: VectorState | undefined) {
   try {
-    return await syncSteps(root, embedder, files, opts, opts.rebuild ? undefined : loaded);
+    return await refreshSteps(root, embedder, files, opts, opts.rebuild ? undefined : loaded);
   } catch (err) {
     if (err instanceof ZkError || opts.rebuild) throw err;
     // A table LanceDB cannot read or write is started over rather than left half-updated.
-    return syncSteps(root, embedder, files, { ...opts, rebuild: true }, undefined);
+    return refreshSteps(root, embedder, files, { ...opts, rebuild: true }, undefined);
   }
 }
 
-async function syncSteps(
-  root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: SyncOptions, state: VectorState | undefined,
+async function refreshSteps(
+  root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: VectorRefreshOptions, state: VectorState | undefined,
 ): Promise<{ report: VectorReport; state?: VectorState }> {
   // The built-in model is not chosen per call: when it changes (another version, another folder) its vectors are made anew.
   if (state && embedder.background && state.model !== embedder.model) {
@@ -295,7 +295,7 @@ export async function vectorRanking(
   if (embedder.background && pinned?.model !== embedder.model) return [];
   if (pinned) assertPinned(pinned, embedder.model);
   const [queryVector] = await embedder.embed([query], { retries: opts.retries });
-  const { state } = embedder.background ? { state: pinned } : await sync(root, embedder, files, { progress: opts.progress }, pinned);
+  const { state } = embedder.background ? { state: pinned } : await runRefresh(root, embedder, files, { progress: opts.progress }, pinned);
   if (!state) return [];
   assertPinned(state, embedder.model, queryVector.length);
   const table = await openTable(root, TABLE);

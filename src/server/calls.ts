@@ -3,10 +3,10 @@ import { newCall, withContext, type Io, type RunContext } from '../context.js';
 import { envForCall } from '../call-settings.js';
 import { Settings, type Env } from '../settings.js';
 import { resolveRoot } from '../api/root.js';
-import { extractGlobals } from '../invocation/globals.js';
-import { servedCommand, servedWrite } from '../invocation/served.js';
-import { mcpFlagOverrides } from '../invocation/setting-flags.js';
-import type { CommandLine } from '../invocation/command-line.js';
+import { extractGlobals } from '../command-line/globals.js';
+import { servedCommand, servedWrite } from '../command-line/served.js';
+import { mcpFlagOverrides } from '../command-line/setting-flags.js';
+import type { CommandLine } from '../command-line/command-line.js';
 import type { ResidentState } from '../ports.js';
 import { serverStatus } from './status.js';
 import { canonicalRoot } from './socket-path.js';
@@ -69,7 +69,7 @@ export class Calls {
     const alive = setInterval(() => send(socket, { alive: true }), HEARTBEAT_MS);
     try {
       // Every change made before the request reaches the watcher before the call looks (docs/server.md).
-      await this.o.resident.sync();
+      await this.o.resident.caughtUp();
       const code = await this.o.run(req.argv, io, this.env(req), { resident: this.o.resident, served: true });
       if (write) withContext(this.o.own, () => crashAt('server-write-made'));
       if (!socket.destroyed) {

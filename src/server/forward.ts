@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import { namedRoot, rootOf } from '../api/root.js';
 import { asZkError, errorJson, EXIT, ZkError } from '../errors.js';
 import { Settings } from '../settings.js';
-import { processStdin } from '../invocation/stdin.js';
+import { processStdin } from '../command-line/stdin.js';
 import { ask } from './client.js';
 import { bridgeSession, connectSession } from './bridge.js';
 import { buildId, MAX_REQUEST_BYTES, type CallRequest } from './protocol.js';
-import { servedCommand, servedWrite } from '../invocation/served.js';
+import { servedCommand, servedWrite } from '../command-line/served.js';
 import { callSettings } from '../call-settings.js';
-import { extractGlobals } from '../invocation/globals.js';
+import { extractGlobals } from '../command-line/globals.js';
 import { ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { backingOff, clearFailures, makeWay, recordFailure, startServer } from './start.js';
 

@@ -33,7 +33,7 @@ export type Request = CallRequest | { kind: 'status' | 'stop' | 'view'; build: s
 /**
  * A write's second line, sent by the client once the server accepted it: the server runs a write
  * only after it, so a client that gave up before (the server slow to accept) may write in-process
- * instead, and one that sent it never does (src/invocation/served.ts `servedWrite`).
+ * instead, and one that sent it never does (src/command-line/served.ts `servedWrite`).
  */
 export interface GoAhead {
   go: true;

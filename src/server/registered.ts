@@ -3,7 +3,7 @@ import path from 'node:path';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { RunContext } from '../context.js';
-import type { CommandLine } from '../invocation/command-line.js';
+import type { CommandLine } from '../command-line/command-line.js';
 import { canonicalRoot } from './socket-path.js';
 import { serve, type RunningServer } from './serve.js';
 import type { CorpusRoute } from './http.js';

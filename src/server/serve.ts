@@ -8,7 +8,7 @@ import { indexLocation } from '../search/location.js';
 import { residentState } from '../compose.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { backgroundEmbedding } from '../search/background-embed.js';
-import type { CommandLine } from '../invocation/command-line.js';
+import type { CommandLine } from '../command-line/command-line.js';
 import { canonicalRoot, ensureSocketFolder, socketFolder, socketPath } from './socket-path.js';
 import { buildId, send, type CallRequest, type Request, type ServerState } from './protocol.js';
 import { claimSocket, pidFile, releaseSocket, type SocketClaim } from './claim.js';
@@ -44,7 +44,7 @@ export interface RunningServer {
 
 /**
  * Serve the corpus at `root` on its socket until stopped: the command lines the server answers
- * (src/invocation/served.ts `servedCommand`), each in a context of its own built from the client's
+ * (src/command-line/served.ts `servedCommand`), each in a context of its own built from the client's
  * per-call settings and working directory, all sharing one resident state and one watcher of the root;
  * and MCP sessions for stdio bridges. A second server of the same corpus finds the socket taken and
  * says so (exit 4).

@@ -35,7 +35,7 @@ export interface TendReport {
 const LINK_VERDICTS = ['ok', 'stale', 'broken', 'unanchored'] as const;
 
 /** What one note contributes to a report, and the edits that would fix what can be fixed. */
-interface Plan {
+interface NotePlan {
   findings: Finding[];
   edits: TextEdit[];
 }
@@ -141,7 +141,7 @@ function fixLinks(root: string, action: TendAction, verdicts: readonly string[],
  */
 async function rewriteCorpus(
   root: string, action: TendAction, verdicts: readonly string[], write: boolean, extra: Extra | undefined,
-  planner: (notes: Note[]) => (note: Note) => Plan,
+  planner: (notes: Note[]) => (note: Note) => NotePlan,
 ): Promise<TendReport> {
   const run = async (): Promise<TendReport> => {
     const notes = loadNotes(root);

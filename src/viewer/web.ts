@@ -143,7 +143,7 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
     if (!access.admits(req.headers.cookie)) return html(res, 401, messagePage('Open the viewer from its link', 'Run zk-memory view: it prints a link that lets this browser in.'), head);
     await withContext(newCall(ctx), async () => {
       // Every change made before the request is seen by the pages it reads (docs/server.md).
-      await ctx.resident?.sync();
+      await ctx.resident?.caughtUp();
       await route(req, res, url, head);
     });
   }

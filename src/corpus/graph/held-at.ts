@@ -11,7 +11,7 @@ import { listNoteFiles } from '../files/note-files.js';
 import { sidecar } from '../files/paths.js';
 import { stampOf } from '../files/file-stamp.js';
 import { resolveRef } from './refs.js';
-import { heldBy, succession, type ChainNote, type Held } from './supersession.js';
+import { noteHolding, succession, type ChainNote, type Held } from './supersession.js';
 
 // The memory as it stood at the end of a day or at a moment (docs/format.md#as-of-a-date): the
 // notes written by then and not yet archived, archived ones as they stood before their archive,
@@ -40,7 +40,7 @@ export function noteHeldAt(root: string, ref: string, at: number, asOf: string):
   if (gone !== undefined && gone <= at) {
     throw new ZkError('not_found', `${rootPath(held)} was archived by ${asOf} (on ${isoDate(new Date(gone))}): it was no longer in the memory then`);
   }
-  const successor = n.superseded_by ? heldBy(root, n.superseded_by)?.note : undefined;
+  const successor = n.superseded_by ? noteHolding(root, n.superseded_by)?.note : undefined;
   return { note: { ...noteAt(n, at, successor), path: rootPath(held) }, archived: held.archived };
 }
 
@@ -77,7 +77,7 @@ export function supersessionAt(root: string, note: Note, at: number): { chain: C
   const taken = after.slice(0, steps);
   const chain = taken.map((h, i) => chainNoteAt(h, at, i + 1 < steps ? h.note.superseded_by : supersededByAt(h.note, at, after[i + 1]?.note)));
   const replaces = note.supersedes.flatMap((uuid) => {
-    const old = heldBy(root, uuid);
+    const old = noteHolding(root, uuid);
     // Replaced when this note was written, unless its `superseded_at` says later.
     const when = momentMs(old?.note.times.superseded_at);
     return old && (when === undefined || when <= at) ? [chainNoteAt(old, at, old.note.superseded_by)] : [];

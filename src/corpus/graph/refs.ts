@@ -90,7 +90,7 @@ function unknown(root: string, candidates: () => Titled[], r: string, message: s
  * host is missing), so the names a recent note would have (yesterday, today and tomorrow, for
  * hosts in other time zones) are also checked one by one. A resident process finds them among the
  * notes it keeps (listing the folder was most of a `read` and of a `write` at 50,000 notes), unless
- * `listed`. A `writer` deciding whether a slug is free takes the kept names too: its call synced the
+ * `listed`. A `writer` deciding whether a slug is free takes the kept names too: its call waited for the
  * watcher when it began, and a note another call wrote since, which the watcher may not have named
  * yet, bears a recent date, whose names are checked one by one. Otherwise the name index is asked
  * (src/corpus/files/name-index.ts: every note the tool wrote, and those the search index has

@@ -30,7 +30,7 @@ export function archivedByUuid(root: string, uuid: string): Note | undefined {
 }
 
 /** The note holding a uuid: the live one, else the archived one. */
-export function heldBy(root: string, uuid: string): Held | undefined {
+export function noteHolding(root: string, uuid: string): Held | undefined {
   const live = noteByUuid(root, uuid);
   if (live) return { note: live, archived: false };
   const archived = archivedByUuid(root, uuid);
@@ -42,7 +42,7 @@ export function succession(root: string, note: Note): Held[] {
   const chain: Held[] = [];
   const seen = new Set([note.uuid.toLowerCase()]);
   for (let at = note; at.superseded_by && chain.length < MAX_STEPS; ) {
-    const next = heldBy(root, at.superseded_by);
+    const next = noteHolding(root, at.superseded_by);
     if (!next || seen.has(next.note.uuid.toLowerCase())) break;
     chain.push(next);
     seen.add(next.note.uuid.toLowerCase());
@@ -73,7 +73,7 @@ export function supersession(root: string, note: Note): { chain: ChainNote[]; re
   return {
     chain: succession(root, note).map(chainNote),
     replaces: note.supersedes.flatMap((uuid) => {
-      const old = heldBy(root, uuid);
+      const old = noteHolding(root, uuid);
       return old ? [chainNote(old)] : [];
     }),
   };

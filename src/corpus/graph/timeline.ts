@@ -1,6 +1,6 @@
 import { recordedMs, supersededWhen, validityWhen } from '../note/as-of.js';
 import type { Note } from '../note/notes.js';
-import { heldBy, succession } from './supersession.js';
+import { noteHolding, succession } from './supersession.js';
 
 // The beliefs the memory held about one subject, one after another (docs/cli.md#read): the notes
 // a note replaced and those that replaced it, through the archive, oldest first.
@@ -37,7 +37,7 @@ function replacedNotes(root: string, note: Note): Note[] {
     for (const uuid of frontier.flatMap((n) => n.supersedes)) {
       if (seen.has(uuid.toLowerCase())) continue;
       seen.add(uuid.toLowerCase());
-      const old = heldBy(root, uuid);
+      const old = noteHolding(root, uuid);
       if (!old) continue;
       if (!old.archived) found.push(old.note);
       next.push(old.note);
@@ -58,7 +58,7 @@ function belief(n: Note, successor: Note | undefined): Belief {
 /** The beliefs about `note`'s subject: the live notes it replaced, itself, and the live notes that replaced it, oldest first. */
 export function timeline(root: string, note: Note): Belief[] {
   const after = succession(root, note);
-  const successorOf = (n: Note) => (n.superseded_by ? heldBy(root, n.superseded_by)?.note : undefined);
+  const successorOf = (n: Note) => (n.superseded_by ? noteHolding(root, n.superseded_by)?.note : undefined);
   const before = replacedNotes(root, note).map((n) => belief(n, successorOf(n)));
   const own = belief(note, after[0]?.note);
   const later = after.flatMap((h, i) => (h.archived ? [] : [belief(h.note, after[i + 1]?.note ?? (h.note.superseded_by ? successorOf(h.note) : undefined))]));

@@ -43,7 +43,7 @@ function crashMidAppend(fd: number, buf: Buffer): void {
  * Append `text` to the note `name` under the corpus lock: all of it, synced, or nothing (the note
  * stays byte-identical and the error says so, exit 4).
  */
-export function appendFragment(root: string, lock: HeldLock, name: string, text: string): void {
+export function appendAllOrNothing(root: string, lock: HeldLock, name: string, text: string): void {
   const file = path.join(root, name);
   const buf = Buffer.from(text, 'utf8');
   const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND);

@@ -12,9 +12,6 @@ import { keptNotes, type KeptNotes } from './kept-notes.js';
 // by file name with the stat that was seen; a note whose stat moved is read again. The files stay
 // the truth: a missing, damaged or foreign cache is rebuilt from them.
 
-/** What was seen of a file when its answer was derived: any change to it reads the file again. */
-export type Seen = FileStamp;
-
 /**
  * One kind of answer kept per note. At 50,000 notes the cache is read whole by every call, so a
  * value is kept in a compact form of its own (`encode`), without what the row's name and stat say.
@@ -25,23 +22,23 @@ export interface DerivedKind<T> {
   /** Bumped whenever what is kept changes: a cache of another version is rebuilt. */
   version: number;
   /** `seen`: the file's stamp, taken before it was read. */
-  derive(note: Note, seen: Seen): T;
+  derive(note: Note, seen: FileStamp): T;
   encode(value: T): unknown;
   /**
    * The value back from its kept form, or undefined when that is not what `encode` gives.
    * `shared`: for a long-running process to keep, with the lists and records most notes have
    * alike shared between them (see `lean`); else every part its own, for a caller to change.
    */
-  decode(kept: unknown, name: string, seen: Seen, shared: boolean): T | undefined;
+  decode(kept: unknown, name: string, seen: FileStamp, shared: boolean): T | undefined;
 }
 
-type Row = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
+type CacheRow = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
 
 interface CacheFile {
   version: number;
   /** When the stats of the rows were taken (ms since the epoch, this host's clock). */
   seenAt: number;
-  rows: Row[];
+  rows: CacheRow[];
 }
 
 // What a value read back from a cache may be: a `decode` checks every field with these.
@@ -70,14 +67,14 @@ export function leanRecord<T extends Record<string, unknown>>(record: T, common:
   return common as T;
 }
 
-const validRow = (r: unknown): r is Row => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
+const validRow = (r: unknown): r is CacheRow => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
   && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
 
 /**
  * The cache's rows by file name, with when they were seen; undefined when missing or damaged. A
  * row's kept value is decoded (and checked) only when its note is asked for.
  */
-function readCache(file: string, version: number): { seenAt: number; rows: Map<string, Row> } | undefined {
+function readCache(file: string, version: number): { seenAt: number; rows: Map<string, CacheRow> } | undefined {
   try {
     const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
     if (c.version !== version || !isNum(c.seenAt) || !Array.isArray(c.rows) || !c.rows.every(validRow)) return undefined;
@@ -99,20 +96,20 @@ function writeCache(file: string, cache: CacheFile): void {
   }
 }
 
-function stat(file: string): Seen | undefined {
+function stat(file: string): FileStamp | undefined {
   const st = fs.statSync(file, { throwIfNoEntry: false });
   return st && stampOf(st);
 }
 
-const sameStamp = (a: Seen, b: Seen) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
+const sameStamp = (a: FileStamp, b: FileStamp) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
 
 /** Whether a row was kept for the file's stamp as it is now (compared field by field: 50,000 rows a call). */
-const rowMatches = (r: Row, st: Seen) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
+const rowMatches = (r: CacheRow, st: FileStamp) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
 
 /** One note's answer, with the stamp it was derived at and whether it may be kept. */
 interface Derived<T> {
   name: string;
-  st: Seen;
+  st: FileStamp;
   value: T;
   /** False for a note whose frontmatter is invalid: read (and warned of) every time. */
   keep: boolean;
@@ -223,7 +220,7 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
  * kept form and back, so it holds no slice of the note's text: V8 keeps a whole string alive for
  * any slice of it, which at 50,000 notes kept every note's text in memory for its title and uuid.
  */
-function answerOf<T>(kind: DerivedKind<T>, note: Note, name: string, st: Seen, toKeep: boolean): T {
+function answerOf<T>(kind: DerivedKind<T>, note: Note, name: string, st: FileStamp, toKeep: boolean): T {
   const value = kind.derive(note, st);
   return toKeep ? (kind.decode(JSON.parse(JSON.stringify(kind.encode(value))), name, st, true) ?? value) : value;
 }
@@ -249,7 +246,7 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
   if (!cacheFile) return loadAll(root, kind, toKeep);
   const seenAt = now();
   const cache = readCache(cacheFile, kind.version);
-  const rows: Row[] = [];
+  const rows: CacheRow[] = [];
   const out: Derived<T>[] = [];
   let reused = 0;
   let done = 0;

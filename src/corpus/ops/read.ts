@@ -6,7 +6,7 @@ import { noteHeldAt, supersessionAt } from '../graph/held-at.js';
 import { timeAsked } from '../note/moments.js';
 import { timeline, type Belief } from '../graph/timeline.js';
 
-// Reading one note with its links: kept apart from the write operations (src/corpus/ops/ops.ts), as
+// Reading one note with its links: kept apart from the write operations (src/corpus/ops/write.ts, merge.ts), as
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
 
 

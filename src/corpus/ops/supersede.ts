@@ -6,7 +6,7 @@ import type { Note } from '../note/notes.js';
 import { resolveRef, successors } from '../graph/refs.js';
 import { succession } from '../graph/supersession.js';
 import { hint } from '../../hints.js';
-import { writeNote, type WriteOptions } from './ops.js';
+import { writeNote, type WriteOptions } from './write.js';
 import { rewriteKeys, supersededKeys } from './keys.js';
 import { trace } from '../trace/trace.js';
 import { checkedValidity } from './validity.js';

@@ -10,7 +10,9 @@ import { checkKind } from '../../corpus/note/kinds.js';
 import { readNoteFile, type Note } from '../../corpus/note/notes.js';
 import { NoteNames, undatedSlug, type Named } from '../../corpus/markdown/note-names.js';
 import { isoDate, stemFor, titleSlug } from '../../corpus/note/slug.js';
-import { createNoteAs, maxBodyBytes, mergeNote } from '../../corpus/ops/ops.js';
+import { createNoteAs } from '../../corpus/ops/create-as.js';
+import { maxBodyBytes } from '../../corpus/ops/limits.js';
+import { appendFragment } from '../../corpus/ops/merge.js';
 import { trace } from '../../corpus/trace/trace.js';
 import { withCaretakerLease } from '../../corpus/lock/lease.js';
 import type { ConversationItem, ImportFailure, ImportItem, NoteItem, PlacedNotes, ReadInput, VerbatimItem } from './items.js';
@@ -295,7 +297,7 @@ async function importNote({ root, format, placed, notes, o, serial }: Step, item
   if ('note' in at) {
     const added = newLines(at.note, body);
     if (!added) return 'skipped';
-    if (!o.dryRun) await serial(() => mergeNote(root, at.note.path, added, { source: item.author ?? format }));
+    if (!o.dryRun) await serial(() => appendFragment(root, at.note.path, added, { source: item.author ?? format }));
     return 'merged';
   }
   const kind = checkKind(item.kind);
@@ -325,7 +327,7 @@ async function importVerbatim({ root, ex, o, serial }: Step, item: VerbatimItem)
     if (earlier.raw === item.text) return 'skipped';
     const added = newLines(earlier, parseNoteText(item.text).body);
     if (!added) return 'skipped';
-    if (!o.dryRun) await serial(() => mergeNote(root, earlier.path, added, { source: 'jsonl' }));
+    if (!o.dryRun) await serial(() => appendFragment(root, earlier.path, added, { source: 'jsonl' }));
     return 'merged';
   }
   if (ex.names.has(item.name)) throw new ZkError('exists', `${item.name} is another note's name in this corpus`);

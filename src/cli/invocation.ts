@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import { current, withContext, type Io } from '../context.js';
 import { asZkError, bugStack, errorJson, EXIT, ZkError } from '../errors.js';
 import { resolveRoot } from '../api/root.js';
-import { flagOverrides } from '../invocation/setting-flags.js';
-import type { GlobalOptions } from '../invocation/globals.js';
-import type { CommandLine, McpStreams } from '../invocation/command-line.js';
+import { flagOverrides } from '../command-line/setting-flags.js';
+import type { GlobalOptions } from '../command-line/globals.js';
+import type { CommandLine, McpStreams } from '../command-line/command-line.js';
 
 export type { GlobalOptions, CommandLine, McpStreams };
 

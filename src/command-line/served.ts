@@ -7,7 +7,7 @@ const WRITES = new Set(['write', 'merge', 'supersede', 'archive', 'integrate', '
 
 /**
  * The command a server answers, for a command line without its global options (`extractGlobals`
- * in src/invocation/globals.ts): those that only read (`tend check` of tend's subcommands), the
+ * in src/command-line/globals.ts): those that only read (`tend check` of tend's subcommands), the
  * writes (`ingest accept` of ingest's), the hook, and `mcp`.
  */
 export function servedCommand(rest: string[]): string | undefined {
