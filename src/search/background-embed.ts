@@ -1,3 +1,5 @@
+import type { FileState } from './manifest.js';
+
 /** Notes embedded per step: at a few notes a second, a step is over in seconds. */
 export const BACKGROUND_BATCH = 16;
 /** How often a server looks for notes to embed when no call has poked it (each call does). */
@@ -48,7 +50,8 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
       // An endpoint is called by the search that needs it (it is fast); only a slow embedder is run here.
       if (!embedder?.background) return;
       const { refreshVectors } = await import('./vector.js');
-      const files = refresh ? (await (await import('./fts-table.js')).refreshIndex(root)).files : (await import('./manifest.js')).readManifest(root)?.files;
+      // Between batches, the manifest the server keeps (read again only when another process changed it): at a million notes the file is 100 MB.
+      const files = refresh ? (await (await import('./fts-table.js')).refreshIndex(root)).files : await keptFiles(root);
       if (!files) return;
       const r = await refreshVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
       if (r.left > 0) next = BETWEEN_BATCHES_MS;
@@ -72,4 +75,10 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
       clearTimeout(timer);
     },
   };
+}
+
+/** The notes the index holds, from the manifest a resident process keeps (src/search/changes.ts `currentManifest`). */
+async function keptFiles(root: string): Promise<ReadonlyMap<string, FileState> | undefined> {
+  const [{ currentManifest }, { residentIndex }] = await Promise.all([import('./changes.js'), import('./resident-index.js')]);
+  return currentManifest(root, residentIndex())?.files;
 }
