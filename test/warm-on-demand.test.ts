@@ -85,6 +85,40 @@ describe('what a resident process keeps of every note, built once a call asks', 
     expect(call(() => keptFactsBuilt(root, 'count', linkCount))).toBe(2);
   });
 
+  it('an index built with a follower is brought up to date note by note, and answers as one built anew would', async () => {
+    const root = corpus();
+    const { warm, call, runAll } = heldWarmUps(root);
+    let builds = 0;
+    const build = (facts: readonly { path: string }[]) => (builds++, new Set(facts.map((f) => f.path)));
+    const follow = (paths: Set<string>, was: { path: string } | undefined, now: { path: string } | undefined) => {
+      if (was) paths.delete(was.path);
+      if (now) paths.add(now.path);
+    };
+    const paths = () => [...(call(() => keptFactsBuilt(root, 'paths', build, follow)) ?? [])].sort();
+    expect(paths()).toEqual([]);
+    await runAll();
+    expect(paths()).toEqual(['20260101-alpha.md', '20260101-beta.md']);
+    // Until the watcher has listed the root's symlinks, each call checks every note (and builds anew): wait for a call that does not.
+    for (let before = -1, tries = 0; before !== builds && tries < 400; tries++) {
+      before = builds;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      paths();
+    }
+    const built = builds;
+    write(root, '20260101-gamma.md', note(3, 'Gamma', 'Links to [[Alpha]].'));
+    fs.rmSync(path.join(root, '20260101-beta.md'));
+    fs.appendFileSync(path.join(root, '20260101-alpha.md'), 'More.\n');
+    await warm.caughtUp();
+    expect(paths()).toEqual(['20260101-alpha.md', '20260101-gamma.md']);
+    expect(builds).toBe(built);
+    // Without a follower, the same change builds it again.
+    const rebuilt = () => call(() => keptFactsBuilt(root, 'count', linkCount));
+    expect(rebuilt()).toBe(1);
+    fs.rmSync(path.join(root, '20260101-gamma.md'));
+    await warm.caughtUp();
+    expect(rebuilt()).toBe(0);
+  });
+
   it('a call that builds every answer itself (list, status) keeps them: no warm-up is asked for after it', async () => {
     const root = corpus();
     const { jobs, call } = heldWarmUps(root);

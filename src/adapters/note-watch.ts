@@ -120,6 +120,12 @@ export class RootWatch implements NoteWatch {
   takeFor(key: string): { names: Set<string>; complete: boolean } {
     const was = this.consumers.get(key);
     this.consumers.set(key, { names: new Set(), complete: true });
+    // Counted from the last take of anyone: a process that only writes would otherwise reach the
+    // bound after some thousands of writes and check every note on every call from then on.
+    this.events = 0;
+    // Symlinked notes are listed once for every consumer: a process that only writes takes no
+    // index's `take`, and its caches would otherwise check every note on every call.
+    if (this.alive && !this.listed && this.listing === undefined) this.listLinks();
     if (!was) return { names: new Set(), complete: false };
     for (const name of this.links.keys()) was.names.add(name);
     return { names: was.names, complete: was.complete && this.alive && this.listed };

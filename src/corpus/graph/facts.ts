@@ -2,7 +2,7 @@ import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import { DATE_KEYS, unreadDates, type DateKey, type Note } from '../note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type DerivedKind } from '../note/stat-cache.js';
+import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type BuiltUpdate, type DerivedKind } from '../note/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
@@ -159,6 +159,6 @@ export function loadNoteFacts(root: string): NoteFacts[] {
 }
 
 /** What `build` makes of every note's facts, kept until a note changes, when a resident process keeps them; else undefined (see `keptBuilt`). */
-export function keptFactsBuilt<R>(root: string, name: string, build: (facts: readonly NoteFacts[]) => R): R | undefined {
-  return keptBuilt(root, FACTS, name, build);
+export function keptFactsBuilt<R>(root: string, name: string, build: (facts: readonly NoteFacts[]) => R, update?: BuiltUpdate<NoteFacts, R>): R | undefined {
+  return keptBuilt(root, FACTS, name, build, update);
 }

@@ -99,7 +99,7 @@ function unknown(root: string, candidates: () => Titled[], r: string, message: s
  */
 export function notesWithSlug(root: string, slug: string, o: { listed?: boolean; writer?: boolean } = {}): string[] {
   if (!slug || Buffer.byteLength(slug, 'utf8') > 240) return [];
-  const kept = o.listed ? undefined : keptFactsBuilt(root, 'dated-by-slug', datedBySlug);
+  const kept = o.listed ? undefined : keptFactsBuilt(root, 'dated-by-slug', datedBySlug, followDated);
   const indexed = kept ? undefined : indexedSlug(root, slug);
   // A writer trusts the index when it knows none; a ref to a note made by hand a moment ago, which
   // the index has not seen yet, must still find it.
@@ -132,6 +132,16 @@ function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
     else bySlug.set(slug, [path]);
   }
   return bySlug;
+}
+
+/** `datedBySlug` brought up to date with one note's change (a write adds one name: no pass over every note). */
+function followDated(bySlug: Map<string, string[]>, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
+  const slug = undatedSlug((was ?? now)!.path);
+  if (slug === undefined) return;
+  const list = (bySlug.get(slug) ?? []).filter((p) => p !== was?.path);
+  if (now) list.push(now.path);
+  if (list.length) bySlug.set(slug, list.sort());
+  else bySlug.delete(slug);
 }
 
 /**

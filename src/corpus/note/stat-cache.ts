@@ -142,16 +142,27 @@ export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefi
 }
 
 /**
- * What `build` makes of every kept answer (an index of them, say), kept under `name` until a note
- * changes; undefined when no long-running process keeps the answers (yet: see `keptDerived`). A
- * call then pays for a look-up in the index, not for building it over every note.
+ * How an index built from every kept answer follows one note's change without being built again:
+ * `was` is the note's answer before (none: the note is new), `now` after (none: it is gone).
  */
-export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string, build: (values: readonly T[]) => R): R | undefined {
+export type BuiltUpdate<T, R> = (built: R, was: T | undefined, now: T | undefined) => void;
+
+/**
+ * What `build` makes of every kept answer (an index of them, say), kept under `name` until a note
+ * changes (or, with `update`, brought up to date note by note: a write then costs no rebuild over
+ * every note); undefined when no long-running process keeps the answers (yet: see `keptDerived`).
+ * A call then pays for a look-up in the index, not for building it over every note.
+ */
+export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string, build: (values: readonly T[]) => R, update?: BuiltUpdate<T, R>): R | undefined {
   const watch = keptNotes();
   if (!watch || !keptOrWarming(root, kind, watch)) return undefined;
   const kept = watchedAnswers(root, kind, watch);
-  if (!kept.built.has(name)) kept.built.set(name, build(keptValues(kept)));
-  return kept.built.get(name) as R;
+  let entry = kept.built.get(name);
+  if (!entry) {
+    entry = { value: build(keptValues(kept)), update: update as BuiltUpdate<T, unknown> | undefined };
+    kept.built.set(name, entry);
+  }
+  return entry.value as R;
 }
 
 /** Where a long-running process keeps one kind of answer for one root. */
@@ -164,8 +175,8 @@ interface KeptAnswers<T> {
   order?: string[];
   /** The answers in file-name order; undefined once one changed. */
   values?: T[];
-  /** What was built from the answers (see `keptBuilt`); emptied once one changed. */
-  built: Map<string, unknown>;
+  /** What was built from the answers (see `keptBuilt`): dropped once one changed, unless it follows changes. */
+  built: Map<string, { value: unknown; update?: BuiltUpdate<T, unknown> }>;
 }
 
 function keptValues<T>(kept: KeptAnswers<T>): T[] {
@@ -191,9 +202,12 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
   if (!kept || !changes.complete) return keepAll(watch, key, loadStated(root, kind, true));
   for (const d of kept.byName.values()) if (!d.keep) changes.names.add(d.name);
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
-  const changed = () => {
+  const changed = (was: Derived<T> | undefined, now: Derived<T> | undefined) => {
     kept.values = undefined;
-    kept.built.clear();
+    for (const [key, built] of kept.built) {
+      if (built.update) built.update(built.value, was?.value, now?.value);
+      else kept.built.delete(key);
+    }
   };
   for (const name of changes.names) {
     const st = isNoteFile(root, name) ? stat(dir + name) : undefined;
@@ -204,13 +218,14 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
       if (was) {
         kept.byName.delete(name);
         kept.order = undefined;
-        changed();
+        changed(was, undefined);
       }
       continue;
     }
     if (!was) kept.order = undefined;
-    kept.byName.set(name, { name, st, value: answerOf(kind, note, name, st, true), keep: !note.parsed.yamlError });
-    changed();
+    const now: Derived<T> = { name, st, value: answerOf(kind, note, name, st, true), keep: !note.parsed.yamlError };
+    kept.byName.set(name, now);
+    changed(was, now);
   }
   return kept;
 }
