@@ -13,8 +13,9 @@ const run = (clone: string, ...args: string[]) => zk(['--root', clone, ...args])
 const sync = (clone: string) => run(clone, 'sync', '--json');
 
 async function syncAll(clones: string[]): Promise<void> {
-  // twice round: the first host's merge reaches the others, theirs come back to it
-  for (const c of [...clones, ...clones]) expect((await sync(c)).json).toMatchObject({ ok: true });
+  // round once, then to all but the last again: the last host's sync already holds every other's
+  // work, and what it pushed reaches the others on their second sync
+  for (const c of [...clones, ...clones.slice(0, -1)]) expect((await sync(c)).json).toMatchObject({ ok: true });
 }
 
 function noConflictMarkers(clone: string): void {
