@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { BIN, mdFiles, tempDir, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
-import { git, gitHosts, tree } from './helpers/git-hosts.js';
+import { git, gitHosts, preparedHosts, tree } from './helpers/git-hosts.js';
 
 // `zk-memory sync` between hosts, each a clone of one bare remote (docs/hosts.md): the merge
 // rules on real git merges, a true conflict, an unreachable remote, a push race.
@@ -28,13 +28,17 @@ async function tendClean(clone: string): Promise<any> {
   return r.json;
 }
 
+/** Two hosts that both hold one note, `judy`, written on `a` and synced: made once, copied for each test. */
+const judyOnBoth = () => preparedHosts('judy on both', 2, async ({ clones: [a, b] }) => {
+  await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
+  await syncAll([a, b]);
+});
+
 const uuidOf = (clone: string, name: string) => /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(clone, name), 'utf8'))![1];
 
 describe('sync', () => {
   it('fragments merged into one note on two hosts: the note holds every fragment once, in date order, on every host', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
-    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
-    await syncAll([a, b]);
+    const { clones: [a, b] } = await judyOnBoth();
     await run(a, 'merge', 'judy', 'Moved to Paris.', '--source', 'laptop');
     await run(b, 'merge', 'judy', 'Has a cat called Miso.', '--source', 'phone');
     await run(a, 'merge', 'judy', 'Bought a bike.', '--source', 'laptop');
@@ -127,9 +131,7 @@ describe('sync', () => {
   });
 
   it('a hand edit both hosts made to the same text stops the sync (exit 1), names the file, pushes nothing; finished by hand, the next sync goes on', async () => {
-    const { remote, clones: [a, b] } = await gitHosts(2);
-    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
-    await syncAll([a, b]);
+    const { remote, clones: [a, b] } = await judyOnBoth();
     const [note] = mdFiles(a);
     for (const [c, what] of [[a, 'mountains'], [b, 'the sea']]) {
       const f = path.join(c, note);
@@ -184,7 +186,8 @@ describe('sync', () => {
     expect(r.json, r.stdout).toMatchObject({ ok: true, outgoing: { pushed: true } });
     expect(fs.existsSync(raced)).toBe(true);
     expect(r.json.attempts).toBe(2);
-    await syncAll([a, b, c]);
+    // the remote holds all three: a host that only fetches gets them in one sync
+    expect((await sync(b)).json).toMatchObject({ ok: true });
     expect(mdFiles(b).map((n) => n.slice(9))).toEqual(['from-a.md', 'from-c.md', 'from-c2.md']);
   });
 
