@@ -99,11 +99,9 @@ describe('sync', () => {
   });
 
   it('archived on one host, merged into on the other: the note stays archived and holds the fragment', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
-    await run(a, 'write', 'typo', 'Judy lives in Pars', 'A slip of the keyboard.');
-    await syncAll([a, b]);
-    await run(a, 'archive', 'typo', '--reason', 'written by mistake');
-    await run(b, 'merge', 'typo', 'She moved in October.', '--source', 'phone');
+    const { clones: [a, b] } = await judyOnBoth();
+    await run(a, 'archive', 'judy', '--reason', 'written by mistake');
+    await run(b, 'merge', 'judy', 'She moved in October.', '--source', 'phone');
     await syncAll([a, b]);
     expect(tree(a)).toEqual(tree(b));
     expect(mdFiles(a)).toEqual([]);
@@ -115,15 +113,14 @@ describe('sync', () => {
   });
 
   it('one note superseded on two hosts: both successors kept and current, tend check reports the fork', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
-    await run(a, 'write', 'lead', 'Ana leads the team', 'Ana took over.');
-    await syncAll([a, b]);
-    await run(a, 'write', 'lead-ben', 'Ben leads the team', 'Ben took over.', '--supersedes', 'lead');
-    await run(b, 'write', 'lead-cy', 'Cy leads the team', 'Cy took over.', '--supersedes', 'lead');
+    const { clones: [a, b] } = await judyOnBoth();
+    await run(a, 'write', 'judy-paris', 'Judy paints in Paris', 'Judy paints the Seine now.', '--supersedes', 'judy');
+    await run(b, 'write', 'judy-rome', 'Judy paints in Rome', 'Judy paints the Tiber now.', '--supersedes', 'judy');
     await syncAll([a, b]);
     expect(tree(a)).toEqual(tree(b));
-    const hits = (await run(a, 'search', 'leads the team', '--json')).json.hits.map((h: any) => h.title).sort();
-    expect(hits).toEqual(['Ben leads the team', 'Cy leads the team']);
+    // the note both replaced matches too, and is not current
+    const hits = (await run(a, 'search', 'Judy paints', '--json')).json.hits.map((h: any) => h.title).sort();
+    expect(hits).toEqual(['Judy paints in Paris', 'Judy paints in Rome']);
     const check = await run(a, 'tend', 'check', '--json');
     expect(check.json.findings.filter((f: any) => f.verdict === 'fork')).toHaveLength(1);
     expect(check.json.findings.filter((f: any) => f.verdict === 'broken')).toEqual([]);
