@@ -98,7 +98,7 @@ describe('MCP over HTTP', () => {
     const env = serverEnv();
     const bearer = await token(root, 'laptop');
     const served = await serveHttp(root, env);
-    const status = await zkProcess(['serve', '--status', '--json', '--root', root], { env });
+    const status = await zk(['serve', '--status', '--json', '--root', root], { env });
     expect(status.json).toMatchObject({ running: true, http: served.url });
     const client = await httpClient(served.url, bearer);
     const stdio = new Client({ name: 'zk-memory-test', version: '1.0.0' });
@@ -127,11 +127,12 @@ describe('MCP over HTTP', () => {
     }
   });
 
+  // token management is a command like any other: in this process (a server reads what it keeps)
   it('token create shows a token once and keeps only its hash, in a 0600 file outside the corpus; list and revoke manage them; bad names and taken ones are refused', async () => {
     const root = tempCorpus();
-    const made = await zkProcess(['--root', root, '--json', 'token', 'create', 'ci-runner', '--read-only']);
+    const made = await zk(['--root', root, '--json', 'token', 'create', 'ci-runner', '--read-only']);
     expect(made.json).toMatchObject({ ok: true, name: 'ci-runner', read_only: true, token: expect.stringMatching(/^zkm_[A-Za-z0-9_-]{43}$/) });
-    const text = await zkProcess(['--root', root, 'token', 'create', 'laptop']);
+    const text = await zk(['--root', root, 'token', 'create', 'laptop']);
     expect(text.stdout.split('\n')[0]).toMatch(/^zkm_[A-Za-z0-9_-]{43}$/);
     const file = tokenStoreFile(root);
     expect(path.relative(root, file).startsWith('..')).toBe(true);
@@ -139,15 +140,15 @@ describe('MCP over HTTP', () => {
     const kept = fs.readFileSync(file, 'utf8');
     expect(kept).not.toContain(made.json.token);
     expect(kept).not.toContain(text.stdout.split('\n')[0]);
-    expect((await zkProcess(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => [t.name, t.read_only])).toEqual([['ci-runner', true], ['laptop', false]]);
-    const taken = await zkProcess(['--root', root, '--json', 'token', 'create', 'laptop']);
+    expect((await zk(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => [t.name, t.read_only])).toEqual([['ci-runner', true], ['laptop', false]]);
+    const taken = await zk(['--root', root, '--json', 'token', 'create', 'laptop']);
     expect([taken.code, taken.json.error.code]).toEqual([1, 'exists']);
-    const bad = await zkProcess(['--root', root, '--json', 'token', 'create', 'a b']);
+    const bad = await zk(['--root', root, '--json', 'token', 'create', 'a b']);
     expect([bad.code, bad.json.error.code]).toEqual([2, 'usage']);
-    expect((await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({ ok: true, revoked: 'laptop', corpora: [{ name: null, root: fs.realpathSync(root) }] });
-    const gone = await zkProcess(['--root', root, '--json', 'token', 'revoke', 'laptop']);
+    expect((await zk(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({ ok: true, revoked: 'laptop', corpora: [{ name: null, root: fs.realpathSync(root) }] });
+    const gone = await zk(['--root', root, '--json', 'token', 'revoke', 'laptop']);
     expect([gone.code, gone.json.error.code]).toEqual([1, 'not_found']);
-    expect((await zkProcess(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => t.name)).toEqual(['ci-runner']);
+    expect((await zk(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => t.name)).toEqual(['ci-runner']);
   });
 
   it('a port in use is exit 4, and the corpus is left free for the next server', async () => {
@@ -158,7 +159,7 @@ describe('MCP over HTTP', () => {
     const clash = await zkProcess(['--json', 'serve', '--root', root, '--http', `127.0.0.1:${port}`], { env });
     expect(clash.code).toBe(4);
     expect(clash.json.error.message).toMatch(/the port is in use/);
-    expect((await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running).toBe(false);
+    expect((await zk(['serve', '--status', '--json', '--root', root], { env })).json.running).toBe(false);
   });
 
   it('a read-only token sees only the tools that read, and a write it attempts is a JSON-RPC error that writes nothing', async () => {
@@ -220,7 +221,7 @@ describe('MCP over HTTP', () => {
     expect(notesOf(root)).toEqual([expect.stringMatching(/-n8\.md$/)]);
 
     // revoking takes effect on the open session at once
-    expect((await zkProcess(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
+    expect((await zk(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
     expect((await post(served.url, write(9), session)).status).toBe(401);
     expect(notesOf(root)).toHaveLength(1);
   });
@@ -236,7 +237,7 @@ describe('MCP over HTTP', () => {
     expect((await post(served.url, write(2), { ...session, authorization: `Bearer ${writer}` })).json.result.structuredContent.ok).toBe(true);
     expect(notesOf(root)).toHaveLength(1);
 
-    expect((await zkProcess(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
+    expect((await zk(['--root', root, 'token', 'revoke', 'laptop'])).code).toBe(0);
     const reader = await token(root, 'laptop', true);
     const refused = await post(served.url, write(3), { ...session, authorization: `Bearer ${reader}` });
     expect(refused.status).toBe(403);
@@ -529,8 +530,9 @@ describe('MCP over HTTP', () => {
     const cliWriter = (async () => {
       for (let i = 0; i < 10; i++) expect((await zk(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
     })();
+    // what the load proves is 20 clients at once: 3 rounds each make 140 acknowledged writes, merges and successors
     const CLIENTS = 20;
-    const ROUNDS = 6;
+    const ROUNDS = 3;
     const acked: { path: string; fragments: string[] }[] = [];
     const worker = async (c: number) => {
       const client = await httpClient(served.url, bearer);
@@ -560,7 +562,7 @@ describe('MCP over HTTP', () => {
     };
     await Promise.all([cliWriter, ...Array.from({ length: CLIENTS }, (_, c) => worker(c))]);
     const files = notesOf(root);
-    expect(files).toHaveLength(CLIENTS * ROUNDS + CLIENTS * 2 + 10);
+    expect(files).toHaveLength(CLIENTS * ROUNDS + CLIENTS * Math.floor(ROUNDS / 3) + 10);
     for (const a of acked) {
       const text = fs.readFileSync(path.join(root, a.path), 'utf8');
       for (const f of a.fragments) expect(text.split(f).length - 1, `${a.path}: ${f}`).toBe(1);

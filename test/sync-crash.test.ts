@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mdFiles, zk, zkProcess } from './helpers/corpus.js';
-import { git, gitHosts, tree } from './helpers/git-hosts.js';
+import { git, preparedHosts, tree } from './helpers/git-hosts.js';
 
 // A sync killed (SIGKILL) at any of its steps leaves a clone the next sync completes, with nothing
 // lost and no half-finished merge left for a person (docs/hosts.md#when-a-sync-is-cut-short).
@@ -13,19 +13,20 @@ const run = (clone: string, ...args: string[]) => zk(['--root', clone, ...args],
 
 const STEPS = ['after-commit', 'after-fetch', 'mid-merge', 'mid-resolve', 'before-merge-commit', 'before-push'];
 
-// Each case runs several git processes and a killed sync: about 20 s alone, far more beside a full suite.
+// Each case runs several git processes and a killed sync: several seconds alone, far more beside a full suite.
 describe('a sync killed half-way', { timeout: 180_000 }, () => {
   it.concurrent.each(STEPS)('at %s: the next sync finishes, nothing is lost', async (step) => {
-    const { clones: [a, b] } = await gitHosts(2);
-    await run(a, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-12-01');
-    await run(a, 'sync');
-    await run(b, 'sync');
-    // b is behind a by a merge into a shared note and a note under a name b writes too
-    await run(a, 'merge', 'judy', 'From a.', '--source', 'a');
-    await run(a, 'write', 'plan', 'Plan A', 'a plan', '--date', '2026-12-02');
-    await run(a, 'sync');
-    await run(b, 'merge', 'judy', 'From b.', '--source', 'b');
-    await run(b, 'write', 'plan', 'Plan B', 'b plan', '--date', '2026-12-02');
+    // b is behind a by a merge into a shared note and a note under a name b writes too: made once, copied for each step
+    const { clones: [a, b] } = await preparedHosts('b behind a', 2, async ({ clones: [a, b] }) => {
+      await run(a, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-12-01');
+      await run(a, 'sync');
+      await run(b, 'sync');
+      await run(a, 'merge', 'judy', 'From a.', '--source', 'a');
+      await run(a, 'write', 'plan', 'Plan A', 'a plan', '--date', '2026-12-02');
+      await run(a, 'sync');
+      await run(b, 'merge', 'judy', 'From b.', '--source', 'b');
+      await run(b, 'write', 'plan', 'Plan B', 'b plan', '--date', '2026-12-02');
+    });
 
     const killed = await zkProcess(['--root', b, 'sync'], { env: { ...env, ZK_MEMORY_FAULT: `sync-${step}` } });
     expect(killed.code, killed.stderr).toBe(-1);

@@ -5,7 +5,7 @@ import { mdFiles, snapshot, tempCorpus, tempDir, zk } from './helpers/corpus.js'
 import { writeNote } from '../src/corpus/ops/write.js';
 import { splitNote } from '../src/pipelines/split.js';
 import { stubLlm } from './helpers/llm-stub.js';
-import { git, gitHosts } from './helpers/git-hosts.js';
+import { git, gitHosts, preparedHosts } from './helpers/git-hosts.js';
 
 // `sync` against a remote that pushes what would let it own the clones that sync from it
 // (docs/hosts.md#what-sync-refuses): attributes that re-route note merges, an `.archive` that leads
@@ -17,12 +17,14 @@ const sync = (clone: string) => run(clone, 'sync', '--json');
 
 /** Two hosts sharing a note; the attacker's clone `a` commits what `plant` makes and pushes it. */
 async function planted(plant: (a: string) => Promise<string[] | void> | string[] | void) {
-  const { remote, clones: [a, b] } = await gitHosts(2);
-  await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
-  await git(a, 'add', '-A');
-  await git(a, 'commit', '-q', '-m', 'a note');
-  await git(a, 'push', '-q');
-  await git(b, 'pull', '-q', '--ff-only');
+  // the shared note, made once and copied for each test
+  const { remote, clones: [a, b] } = await preparedHosts('judy on both', 2, async ({ clones: [a, b] }) => {
+    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
+    await git(a, 'add', '-A');
+    await git(a, 'commit', '-q', '-m', 'a note');
+    await git(a, 'push', '-q');
+    await git(b, 'pull', '-q', '--ff-only');
+  });
   // both sides change the note, so a merge would run the drivers on it
   await run(a, 'merge', 'judy', 'From the attacker.');
   await run(b, 'merge', 'judy', 'From the victim.');

@@ -12,12 +12,13 @@ import { gitHosts, tree } from './helpers/git-hosts.js';
 //
 // What it catches is an interleaving the rule-by-rule tests of sync.test.ts do not write out: a
 // merge of merges, a supersede or archive meeting a fragment from another host, a clash of names
-// renamed and then merged into. With the default seed, 12 rounds acknowledge about 50 writes and
-// merges, rename a clash, archive four notes and make a fork (the last checks below fail on a run
-// that made none of the designed cases); 30 rounds cost two and a half times the CPU, most of it git
-// and the merge driver. ZK_SOAK_ROUNDS and ZK_SOAK_SEED run a longer or another soak.
+// renamed and then merged into. With the default seed, 6 rounds acknowledge over 18 writes and
+// merges, rename a clash and archive notes (the last checks below fail on a run that made none of
+// the designed cases); each round costs about 3 s of CPU, most of it git and the merge driver, so
+// the suite runs a short soak. ZK_SOAK_ROUNDS and ZK_SOAK_SEED run a longer or another one (a seed
+// other than the default may make no clash in 6 rounds: give it more).
 
-const ROUNDS = Number(process.env.ZK_SOAK_ROUNDS ?? 12);
+const ROUNDS = Number(process.env.ZK_SOAK_ROUNDS ?? 6);
 
 /** A small seeded generator, so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -41,7 +42,7 @@ function allNotes(clone: string): string[] {
 
 describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
   it('converge with nothing lost, nothing doubled, no conflict and only the designed findings', async () => {
-    const seed = Number(process.env.ZK_SOAK_SEED ?? 20261202);
+    const seed = Number(process.env.ZK_SOAK_SEED ?? 1);
     const rnd = random(seed);
     const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
     const { clones } = await gitHosts(3);
@@ -52,7 +53,7 @@ describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
 
     // Notes every host merges into, known everywhere before the rounds start.
     for (let i = 0; i < 4; i++) expect((await run(clones[0], 'write', `shared-${i}`, `Shared ${i}`, `shared body ${i}`, '--date', '2026-12-01')).code).toBe(0);
-    for (const c of [...clones, ...clones]) expect((await run(c, 'sync')).code).toBe(0);
+    for (const c of clones) expect((await run(c, 'sync')).code).toBe(0);
     for (const c of clones) expect((await run(c, 'ingest', 'start', '--from', docs, '--name', 'handbook')).code).toBe(0);
 
     for (let round = 0; round < ROUNDS; round++) {
@@ -65,7 +66,7 @@ describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
           let r;
           if (op < 0.3) {
             // a shared slug now and then, on one day, to make two hosts write one name
-            const slug = rnd() < 0.2 ? `topic-${round}` : `note-${marker}`;
+            const slug = rnd() < 0.4 ? `topic-${round}` : `note-${marker}`;
             r = await run(clone, 'write', slug, `Note ${marker}`, `body ${marker}`, '--date', '2026-12-02');
           } else if (op < 0.65) {
             r = await run(clone, 'merge', `shared-${Math.floor(rnd() * 4)}`, `fragment ${marker}`);
@@ -94,7 +95,8 @@ describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
         syncs.push({ clone: path.basename(c), code: s.code, out: s.stderr });
       }
     }
-    for (const c of [...clones, ...clones]) {
+    // round once, then all but the last again: the last host's sync already holds every other's work
+    for (const c of [...clones, ...clones.slice(0, -1)]) {
       const s = await run(c, 'sync');
       syncs.push({ clone: path.basename(c), code: s.code, out: s.stderr });
     }

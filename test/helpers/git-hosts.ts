@@ -22,8 +22,48 @@ export interface Hosts {
   clones: string[];
 }
 
-/** A bare remote and `n` clones of a corpus (`a`, `b`, …), all at the same first commit. */
-export async function gitHosts(n: number): Promise<Hosts> {
+/**
+ * A bare remote and `n` clones of a corpus (`a`, `b`, …), all at the same first commit: a copy of
+ * hosts made once per test file (git init, commit, push and clone cost more CPU than the copy).
+ */
+export function gitHosts(n: number): Promise<Hosts> {
+  return preparedHosts(`plain ${n}`, n, async () => {});
+}
+
+/**
+ * A copy of `n` hosts on which `prepare` ran, once per test file and `name`: for tests that each
+ * start from the same state made by several syncs, made once instead of in every test.
+ */
+export async function preparedHosts(name: string, n: number, prepare: (hosts: Hosts) => Promise<void>): Promise<Hosts> {
+  const made = await madeOnce(name, async () => {
+    const hosts = await makeHosts(n);
+    await prepare(hosts);
+    return hosts;
+  });
+  const dir = tempDir('zk-hosts-');
+  fs.cpSync(made.dir, dir, { recursive: true, preserveTimestamps: true });
+  const moved = (p: string) => path.join(dir, path.relative(made.dir, p));
+  // a clone names its remote by absolute path: the copy's own
+  for (const clone of made.clones) {
+    const config = path.join(moved(clone), '.git', 'config');
+    fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replaceAll(made.dir, dir));
+  }
+  return { remote: moved(made.remote), clones: made.clones.map(moved) };
+}
+
+type Made = Hosts & { dir: string };
+const originals = new Map<string, Promise<Made>>();
+
+/** Hosts made once, made again once the test file that made them has removed them. */
+async function madeOnce(name: string, make: () => Promise<Made>): Promise<Made> {
+  const known = originals.get(name);
+  if (known && fs.existsSync((await known).dir)) return known;
+  const making = make();
+  originals.set(name, making);
+  return making;
+}
+
+async function makeHosts(n: number): Promise<Hosts & { dir: string }> {
   const dir = tempDir('zk-hosts-');
   const remote = path.join(dir, 'remote.git');
   await git(dir, 'init', '-q', '--bare', '-b', 'main', remote);
@@ -44,7 +84,7 @@ export async function gitHosts(n: number): Promise<Hosts> {
     await identify(clone, name);
     clones.push(clone);
   }
-  return { remote, clones };
+  return { dir, remote, clones };
 }
 
 /** The files of a clone's work tree (not .git, not the host-local parts of .zk), path → text. */
