@@ -1,4 +1,4 @@
-import { keptNoteMetas, loadNoteMetas } from '../corpus/note/note-meta.js';
+import { keptMetasBuilt, loadNoteMetas, type NoteMeta } from '../corpus/note/note-meta.js';
 import { titleCandidates, type Titled } from '../corpus/graph/ref-titles.js';
 import { indexedNames } from '../corpus/files/name-index.js';
 import { isNoteFile } from '../corpus/files/note-files.js';
@@ -26,20 +26,40 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
   return true;
 }
 
+/** Every note's metadata by its title's key (`titleKey`): the notes whose titles are similar share one. */
+function byTitleKey(metas: readonly NoteMeta[]): Map<string, NoteMeta[]> {
+  const map = new Map<string, NoteMeta[]>();
+  for (const m of metas) followTitleKey(map, undefined, m);
+  return map;
+}
+
+/** `byTitleKey` brought up to date with one note's change: a write adds one title, with no pass over every note's. */
+function followTitleKey(map: Map<string, NoteMeta[]>, was: NoteMeta | undefined, now: NoteMeta | undefined): void {
+  const wasKey = was && titleKey(was.title);
+  if (wasKey !== undefined) {
+    const left = (map.get(wasKey) ?? []).filter((m) => m.path !== was!.path);
+    if (left.length) map.set(wasKey, left);
+    else map.delete(wasKey);
+  }
+  const key = now && titleKey(now.title);
+  if (key !== undefined) map.set(key, [...(map.get(key) ?? []), now!]);
+}
+
 /**
- * The notes whose title may be similar to one with these words: every note a resident process
- * keeps, else those the name index holds under the title's key (src/corpus/files/name-index.ts),
+ * The notes whose title may be similar to one with these words: those a resident process keeps
+ * under the title's key, else those the name index holds under it (src/corpus/files/name-index.ts),
  * else those the grep port finds with the start of the title's longest word on their title
  * line (a word keeps its stem's letters but perhaps the last, so a similar title holds them),
  * read once: a write in a fresh process searches the titles once rather than reading every note's
  * metadata. A title of short words only is compared with every note's.
  */
 function candidates(root: string, title: string, words: string[]): Titled[] {
-  // A resident process keeps every note's title: compared there, the folder is not searched.
-  const kept = keptNoteMetas(root);
-  if (kept) return kept;
+  // A resident process keeps every note's title, by its key: looked up there, the folder is not searched.
+  const key = titleKey(title) ?? '';
+  const kept = keptMetasBuilt(root, 'by-title-key', byTitleKey, followTitleKey);
+  if (kept) return kept.get(key) ?? [];
   // Else the name index names the notes whose titles share the title's key.
-  const indexed = indexedNames(root, titleKey(title) ?? '');
+  const indexed = indexedNames(root, key);
   if (indexed) return indexed.flatMap((name) => (isNoteFile(root, name) ? (readNoteFile(root, name) ?? []) : []));
   const longest = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
   const letters = Math.max(3, stem(longest).length - 1);

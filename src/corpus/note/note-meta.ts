@@ -1,7 +1,7 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
 import type { Note, NoteInfo, NoteTimes } from './notes.js';
-import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type DerivedKind } from './stat-cache.js';
+import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type BuiltUpdate, type DerivedKind } from './stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
 // (src/corpus/note/stat-cache.ts): only notes that changed are read.
@@ -73,6 +73,6 @@ export function keptNoteMetas(root: string): NoteMeta[] | undefined {
 }
 
 /** What `build` makes of every note's metadata, kept until a note changes, when a resident process keeps it; else undefined (see `keptBuilt`). */
-export function keptMetasBuilt<R>(root: string, name: string, build: (metas: readonly NoteMeta[]) => R): R | undefined {
-  return keptBuilt(root, META, name, build);
+export function keptMetasBuilt<R>(root: string, name: string, build: (metas: readonly NoteMeta[]) => R, update?: BuiltUpdate<NoteMeta, R>): R | undefined {
+  return keptBuilt(root, META, name, build, update);
 }
