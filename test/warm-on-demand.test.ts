@@ -9,6 +9,7 @@ import { residentState } from '../src/compose.js';
 import { KeptNotes } from '../src/corpus/note/kept-notes.js';
 import { Settings } from '../src/settings.js';
 import { keptFactsBuilt } from '../src/corpus/graph/facts.js';
+import { readNote } from '../src/corpus/ops/read.js';
 import { keptMetasBuilt, loadNoteMetas } from '../src/corpus/note/note-meta.js';
 import { mcpSession, sessionContext } from '../src/mcp/server.js';
 import { serverStatus } from '../src/server/status.js';
@@ -117,6 +118,23 @@ describe('what a resident process keeps of every note, built once a call asks', 
     fs.rmSync(path.join(root, '20260101-gamma.md'));
     await warm.caughtUp();
     expect(rebuilt()).toBe(0);
+  });
+
+  it('a read finds backlinks in the kept index of links as the notes change: added, edited, removed', async () => {
+    const root = corpus();
+    const { warm, call, runAll } = heldWarmUps(root);
+    const backlinks = () => call(() => readNote(root, 'alpha')).backlinks.map((b) => b.path);
+    expect(backlinks()).toEqual(['20260101-beta.md']);
+    await runAll();
+    expect(backlinks()).toEqual(['20260101-beta.md']);
+    write(root, '20260101-gamma.md', note(3, 'Gamma', 'Links to [[Alpha]].'));
+    write(root, '20260101-beta.md', note(2, 'Beta', 'Links to nothing now.'));
+    await warm.caughtUp();
+    expect(backlinks()).toEqual(['20260101-gamma.md']);
+    fs.rmSync(path.join(root, '20260101-gamma.md'));
+    write(root, '20260101-delta.md', note(4, 'Delta', `Links to [the first](${'20260101-alpha.md'}) by its file.`));
+    await warm.caughtUp();
+    expect(backlinks()).toEqual(['20260101-delta.md']);
   });
 
   it('a call that builds every answer itself (list, status) keeps them: no warm-up is asked for after it', async () => {

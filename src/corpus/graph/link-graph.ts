@@ -63,22 +63,41 @@ const fileNameKeys = (path: string) => wikiNamesOf({ path });
 
 function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   const index: LinkIndex = { files: new Set(), byFileName: new Map(), byTitle: new Map(), linkingUuid: new Map(), linkingName: new Map(), linkingFile: new Map() };
-  const add = (map: Map<string, string[]>, key: string, file: string) => {
-    const at = map.get(key);
-    if (!at) map.set(key, [file]);
-    else if (at[at.length - 1] !== file) at.push(file);
-  };
-  for (const f of facts) {
-    index.files.add(f.path);
-    for (const key of fileNameKeys(f.path)) add(index.byFileName, key, f.path);
-    add(index.byTitle, nameKey(f.title), f.path);
-    for (const l of f.links) {
-      if (l.uuid) add(index.linkingUuid, l.uuid, f.path);
-      if (linksByName(l)) add(index.linkingName, nameKey(l.target), f.path);
-      else add(index.linkingFile, l.target, f.path);
-    }
-  }
+  for (const f of facts) indexNote(index, f, add);
   return index;
+}
+
+/** Put `file` under `key` once (a note's facts come one note at a time: the last one added is its own). */
+function add(map: Map<string, string[]>, key: string, file: string): void {
+  const at = map.get(key);
+  if (!at) map.set(key, [file]);
+  else if (at[at.length - 1] !== file) at.push(file);
+}
+
+/** Take `file` from under `key`. */
+function drop(map: Map<string, string[]>, key: string, file: string): void {
+  const left = (map.get(key) ?? []).filter((f) => f !== file);
+  if (left.length) map.set(key, left);
+  else map.delete(key);
+}
+
+/** Enter (with `add`) or take out (with `drop`) every key of one note's facts. */
+function indexNote(index: LinkIndex, f: NoteFacts, put: typeof add): void {
+  if (put === add) index.files.add(f.path);
+  else index.files.delete(f.path);
+  for (const key of fileNameKeys(f.path)) put(index.byFileName, key, f.path);
+  put(index.byTitle, nameKey(f.title), f.path);
+  for (const l of f.links) {
+    if (l.uuid) put(index.linkingUuid, l.uuid, f.path);
+    if (linksByName(l)) put(index.linkingName, nameKey(l.target), f.path);
+    else put(index.linkingFile, l.target, f.path);
+  }
+}
+
+/** `linkIndex` brought up to date with one note's change (a write or a merge: no pass over every note). */
+function followLinkIndex(index: LinkIndex, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
+  if (was) indexNote(index, was, drop);
+  if (now) indexNote(index, now, add);
 }
 
 /** The files that may be involved in `note`'s links (see `involvedNotes`): those named by file name, and the rest. */
@@ -141,7 +160,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   // A name link may write the title %-encoded (`[Dana](Dana%20Whitfield)`).
   const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
   // A resident process finds them in its index of every note's links; a call of its own, by grep.
-  const index = keptFactsBuilt(root, 'link-index', linkIndex);
+  const index = keptFactsBuilt(root, 'link-index', linkIndex, followLinkIndex);
   const candidates = index ? { ...indexCandidates(index, note, wikiNames), files: index.files } : grepCandidates(root, wikiNames, linking);
   const fileSet = candidates.files;
   const notes = [note, ...involvedNotes(root, note, candidates, wikiNames, linking)];
