@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
-import { privateToUser, stateFolder, withTokenStore, writePrivateJson } from './token-store.js';
+import { privateToUser, stateFolder, withTokenStore } from './token-store.js';
+import { writePrivateJson } from '../corpus/files/files.js';
 
 // What OAuth keeps between runs of the server (docs/http.md#oauth): the clients that registered,
 // the one-time approval codes `token approve` printed (their sha256), and the grants made on the

@@ -6,7 +6,7 @@ import { git } from '../adapters/git.js';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import { sidecar } from '../corpus/files/paths.js';
-import { writeTemp } from '../corpus/files/files.js';
+import { writePrivateJson } from '../corpus/files/files.js';
 import { warn } from '../corpus/warn.js';
 import { withLock } from '../corpus/lock/lock.js';
 
@@ -131,17 +131,6 @@ export function writeTokens(root: string, tokens: KeptToken[]): void {
 /** Replace the tokens of a file `readEveryStore` found (the caller holds the store's lock). */
 export function rewriteStore(store: FoundStore, tokens: KeptToken[]): void {
   writePrivateJson(store.file, { corpus: store.corpus, tokens });
-}
-
-/** Replace `file` whole with `body` as JSON, readable by this user alone: a 0600 file in a 0700 folder. */
-export function writePrivateJson(file: string, body: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
-  try {
-    fs.renameSync(tmp, file);
-  } finally {
-    fs.rmSync(tmp, { force: true });
-  }
 }
 
 /** Why `.zk/tokens.json` cannot be taken as made on this host, or undefined when it can. */

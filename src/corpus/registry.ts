@@ -4,7 +4,7 @@ import path from 'node:path';
 import { settings } from '../context.js';
 import type { Settings } from '../settings.js';
 import { ZkError } from '../errors.js';
-import { writeTemp } from './files/files.js';
+import { writePrivateJson } from './files/files.js';
 import { withLock, type LockSite } from './lock/lock.js';
 
 // The corpora of this user by name (docs/configuration.md#corpora-by-name): one small file in the
@@ -67,14 +67,8 @@ function lockSite(): LockSite {
 export async function updateRegistry<T>(change: (corpora: NamedCorpus[]) => { corpora: NamedCorpus[]; result: T }): Promise<T> {
   return withLock(lockSite(), () => {
     const { corpora, result } = change(readRegistry());
-    const file = registryFile();
     const body: RegistryFile = { corpora };
-    const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
-    try {
-      fs.renameSync(tmp, file);
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
+    writePrivateJson(registryFile(), body);
     return result;
   });
 }

@@ -71,6 +71,20 @@ export function writeTemp(dest: string, content: string | Buffer, mode = 0o644):
 }
 
 /**
+ * Replace `file` whole with `body` as JSON, readable by this user alone: a 0600 file in a 0700
+ * folder, written to a temp file beside it and renamed over it (the caller holds its lock).
+ */
+export function writePrivateJson(file: string, body: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = writeTemp(file, `${JSON.stringify(body, null, 1)}\n`, 0o600);
+  try {
+    fs.renameSync(tmp, file);
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+/**
  * writeTemp, waiting for the disk in the thread pool instead of the event loop: several files
  * written at once share the file system's flushes, where one after another each waits for its own.
  */
