@@ -1,6 +1,8 @@
 import os from 'node:os';
 import { localEmbedder, type Runtime } from '../src/llm/local-embed.js';
 import { arg } from './harness.js';
+import { processIo, withContext } from '../src/context.js';
+import { Settings } from '../src/settings.js';
 
 // The built-in embedder's speed and memory (docs/performance.md#the-built-in-embedder):
 // `npm run bench:embed [-- --runtime onnx|wasm --notes 500 --queries 50]`. The machine's load
@@ -35,7 +37,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const embedder = localEmbedder(undefined, RUNTIME);
 const rssBefore = rssMb();
 let t = performance.now();
-await embedder.embed(['load']);
+// The model loads in a call, as library code runs (its settings say which runtime may load).
+await withContext({ settings: new Settings(process.env), io: processIo }, () => embedder.embed(['load']));
 console.log(`${RUNTIME}: model load and first text ${(performance.now() - t).toFixed(0)} ms; RSS +${(rssMb() - rssBefore).toFixed(0)} MB (load ${load()})`);
 
 const notes = Array.from({ length: NOTES }, (_, i) => note(i, 400));

