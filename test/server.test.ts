@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, write, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
-import { processGone, serverPids } from './helpers/servers.js';
+import { askServer, processGone, serverPids } from './helpers/servers.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
 import { MAX_REQUEST_BYTES } from '../src/server/protocol.js';
 import { MAX_WAITING_CONNECTIONS } from '../src/server/serve.js';
@@ -42,9 +42,6 @@ function setUp(mode = 'auto', notes = 3): { root: string; env: Record<string, st
   started.push({ root, env });
   return { root, env };
 }
-
-/** A command a client of the server runs (a process, as users run it); with the server off, the same command in this process. */
-const cliFor = (mode: string) => (mode === 'off' ? zk : zkProcess);
 
 const search = (root: string, env: Record<string, string>, q: string, extra: Record<string, string> = {}) =>
   zkProcess(['--root', root, '--json', 'search', q], { env: { ...env, ...extra } });
@@ -178,36 +175,38 @@ describe('the resident server', () => {
 
   it('sees every change made before the request: added, removed, renamed, and a same-size edit in place that put the mtime back', async () => {
     const { root, env } = setUp('on');
-    await untilRunning(root, env, serveInForeground(root, env));
+    const server = await untilRunning(root, env, serveInForeground(root, env));
     expect((await search(root, env, 'topic0')).json.server).toBe(true);
+    // what the server answers, asked from this process as the command line's client asks it
+    const ask = (args: string[]) => askServer(server, ['--root', root, '--json', ...args], { env });
     const file = path.join(root, '20261201-note-0.md');
     const was = fs.statSync(file);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('topic0', 'zebra0'));
     fs.utimesSync(file, was.atime, was.mtime);
     expect(fs.statSync(file).size).toBe(was.size);
-    expect((await search(root, env, 'zebra0')).json.hits.map((h: any) => h.path)).toEqual(['20261201-note-0.md']);
+    expect((await ask(['search', 'zebra0'])).json.hits.map((h: any) => h.path)).toEqual(['20261201-note-0.md']);
     // list, status and tend check keep their answers in memory: the same edit reaches them too
-    const titles = async () => (await zkProcess(['--root', root, '--json', 'list'], { env })).json;
+    const titles = async () => (await ask(['list'])).json;
     expect((await titles()).server).toBe(true);
     const two = path.join(root, '20261201-note-2.md');
     const twoWas = fs.statSync(two);
     fs.writeFileSync(two, fs.readFileSync(two, 'utf8').replace('# Note 2', '# Eton 2'));
     fs.utimesSync(two, twoWas.atime, twoWas.mtime);
     expect((await titles()).notes.map((n: any) => n.title)).toEqual(['Note 0', 'Note 1', 'Eton 2']);
-    const count = async () => (await zkProcess(['--root', root, '--json', 'status'], { env })).json.notes;
+    const count = async () => (await ask(['status'])).json.notes;
     expect(await count()).toBe(3);
     write(root, '20261201-added.md', note(UUID(50), 'Added', 'Words about giraffe.'));
-    expect((await search(root, env, 'giraffe')).json.hits.map((h: any) => h.path)).toEqual(['20261201-added.md']);
+    expect((await ask(['search', 'giraffe'])).json.hits.map((h: any) => h.path)).toEqual(['20261201-added.md']);
     expect(await count()).toBe(4);
     expect((await titles()).notes.map((n: any) => n.title)).toEqual(['Added', 'Note 0', 'Note 1', 'Eton 2']);
     fs.renameSync(path.join(root, '20261201-added.md'), path.join(root, '20261201-renamed.md'));
-    expect((await search(root, env, 'giraffe')).json.hits.map((h: any) => h.path)).toEqual(['20261201-renamed.md']);
+    expect((await ask(['search', 'giraffe'])).json.hits.map((h: any) => h.path)).toEqual(['20261201-renamed.md']);
     expect((await titles()).notes.map((n: any) => n.path)).toEqual(['20261201-note-0.md', '20261201-note-1.md', '20261201-note-2.md', '20261201-renamed.md']);
     fs.rmSync(path.join(root, '20261201-renamed.md'));
-    expect((await search(root, env, 'giraffe')).json.hits).toEqual([]);
+    expect((await ask(['search', 'giraffe'])).json.hits).toEqual([]);
     expect(await count()).toBe(3);
     // a bare slug names the note the server keeps under it: dated long ago, so only the kept names can tell
-    const byRef = async (ref: string) => (await zkProcess(['--root', root, '--json', 'read', ref], { env })).json;
+    const byRef = async (ref: string) => (await ask(['read', ref])).json;
     write(root, '20250105-ocelot.md', note(UUID(51), 'Small wild cat', 'Spotted.'));
     expect(await byRef('ocelot')).toMatchObject({ server: true, note: { path: '20250105-ocelot.md' } });
     fs.renameSync(path.join(root, '20250105-ocelot.md'), path.join(root, '20250106-margay.md'));
@@ -217,7 +216,7 @@ describe('the resident server', () => {
     expect(await byRef('margay')).toMatchObject({ server: true, ok: false, error: { code: 'not_found' } });
     // status's figures, kept by the server until a note changes, agree with an in-process status
     const figures = async (mode: string) => {
-      const r = (await cliFor(mode)(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: mode } })).json;
+      const r = (mode === 'on' ? await ask(['status']) : await zk(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: mode } })).json;
       expect(r.server.answered ?? false).toBe(mode === 'on');
       return { notes: r.notes, byKind: r.byKind, superseded: r.superseded, pending: r.index.pending };
     };
@@ -227,27 +226,29 @@ describe('the resident server', () => {
     expect(withKinded).toEqual(await figures('off'));
     // the index took it in with a search: status says so at once, though no note changed
     expect(withKinded.pending).toBe(1);
-    const refreshed = await zkProcess(['--root', root, '--json', 'search', 'decision', '--history'], { env });
+    const refreshed = await ask(['search', 'decision', '--history']);
     expect(refreshed.json.hits.map((h: any) => h.path)).toEqual(['20261201-kinded.md']);
     expect(await figures('on')).toEqual({ ...withKinded, pending: 0 });
     fs.rmSync(path.join(root, '20261201-kinded.md'));
     expect(await figures('on')).toMatchObject({ notes: 3, superseded: 0, byKind: { decision: 0 } });
     // a write by the tool itself (in-process, under the lock) is seen too
     expect((await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'The okapi lives in forests.'], { env })).code).toBe(0);
-    expect((await search(root, env, 'okapi')).json.hits.map((h: any) => h.path)).toEqual([expect.stringMatching(/-okapi\.md$/)]);
+    expect((await ask(['search', 'okapi'])).json.hits.map((h: any) => h.path)).toEqual([expect.stringMatching(/-okapi\.md$/)]);
     expect(fs.readdirSync(root).filter((f) => f.startsWith('.zk-cookie'))).toEqual([]);
   });
 
   it("read's backlinks and tend check's findings come from what the server keeps of every note: they follow added, edited and removed links as in-process", async () => {
     const { root, env } = setUp('on');
-    await untilRunning(root, env, serveInForeground(root, env));
+    const server = await untilRunning(root, env, serveInForeground(root, env));
+    // the server asked from this process, as the command line's client asks it; the same command in-process
+    const run = (mode: string, args: string[]) => (mode === 'on' ? askServer(server, ['--root', root, '--json', ...args], { env }) : zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: mode } }));
     const backlinks = async (mode: string) => {
-      const r = await cliFor(mode)(['--root', root, '--json', 'read', 'note-0'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      const r = await run(mode, ['read', 'note-0']);
       expect(r.json.server).toBe(mode === 'on');
       return r.json.backlinks.map((b: any) => [b.path, b.line]);
     };
     const findings = async (mode: string) => {
-      const r = await cliFor(mode)(['--root', root, '--json', 'tend', 'check'], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      const r = await run(mode, ['tend', 'check']);
       expect(r.json.server).toBe(mode === 'on');
       return r.json.findings.filter((f: any) => f.verdict !== 'ok').map((f: any) => [f.file, f.verdict, f.target]);
     };
@@ -380,10 +381,12 @@ describe('the resident server', () => {
 
   it('compacts the search index once writes pause after many refreshes, while searches go on; every search before and after finds every change, in the server and in-process', async () => {
     const { root, env } = setUp('on');
-    await untilRunning(root, env, serveInForeground(root, env));
+    const server = await untilRunning(root, env, serveInForeground(root, env));
     const log = () => fs.readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // the server asked from this process, as the command line's client asks it; the same search in-process
     const hits = async (q: string, mode = 'on') => {
-      const r = await cliFor(mode)(['--root', root, '--json', 'search', q], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      const args = ['--root', root, '--json', 'search', q];
+      const r = mode === 'on' ? await askServer(server, args, { env }) : await zk(args, { env: { ...env, ZK_MEMORY_SERVER: mode } });
       expect(r.json.server).toBe(mode === 'on');
       return r.json.hits.map((h: any) => h.path);
     };
