@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, write, zk, zkProcess } from './helpers/corpus.js';
 import { until } from './helpers/wait.js';
 import { askServer, processGone, serverPids } from './helpers/servers.js';
@@ -32,16 +32,52 @@ afterEach(async () => {
   }
 });
 
-/** A corpus of a few notes and the environment its commands run with (servers `mode`, their own runtime folder). */
-function setUp(mode = 'auto', notes = 3): { root: string; env: Record<string, string> } {
+/**
+ * A corpus of a few notes and the environment its commands run with (servers `mode`, their own
+ * runtime folder, searches with `backend`: rg where a search only shows who answers, with no index
+ * to build or load), its server stopped when the test ends.
+ */
+function setUp(mode = 'auto', backend = 'fts'): { root: string; env: Record<string, string> } {
+  const set = corpusFor(mode, backend);
+  started.push(set);
+  return set;
+}
+
+function corpusFor(mode: string, backend: string): { root: string; env: Record<string, string> } {
   const root = tempCorpus();
-  for (let i = 0; i < notes; i++) write(root, `20261201-note-${i}.md`, note(UUID(i), `Note ${i}`, `Plain words about topic${i}.`));
+  for (let i = 0; i < 3; i++) write(root, `20261201-note-${i}.md`, note(UUID(i), `Note ${i}`, `Plain words about topic${i}.`));
   const runtime = tempDir('zk-rt-');
   fs.chmodSync(runtime, 0o700);
-  const env = { ZK_MEMORY_SERVER: mode, XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };
-  started.push({ root, env });
-  return { root, env };
+  return { root, env: { ZK_MEMORY_SERVER: mode, XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: backend } };
 }
+
+/** An LLM that no call reaches: a server started with it has one of its own, which no session is given. */
+const SERVER_LLM = { ZK_MEMORY_LLM_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_LLM_MODEL: 'stub' };
+
+let shared: Promise<{ root: string; env: Record<string, string>; state: any; proc: ResultPromise }> | undefined;
+
+/**
+ * One server run by serve, with an LLM of its own (SERVER_LLM), for the tests whose clients look
+ * only at what they themselves get: its notes, its inbox and its socket. Started by the first of
+ * them, stopped when the file is done.
+ */
+function sharedServer() {
+  shared ??= (async () => {
+    const { root, env } = corpusFor('on', 'fts');
+    const proc = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env, ...SERVER_LLM }, reject: false });
+    return { root, env, proc, state: await untilRunning(root, env, proc) };
+  })();
+  return shared;
+}
+
+afterAll(async () => {
+  const server = await shared?.catch(() => undefined);
+  shared = undefined;
+  if (!server) return;
+  await zk(['serve', '--stop', '--root', server.root], { env: server.env });
+  server.proc.kill('SIGKILL');
+  await server.proc.catch(() => undefined);
+});
 
 const search = (root: string, env: Record<string, string>, q: string, extra: Record<string, string> = {}) =>
   zkProcess(['--root', root, '--json', 'search', q], { env: { ...env, ...extra } });
@@ -141,7 +177,7 @@ describe('the resident server', () => {
   });
 
   it('a server started in the background exits when idle and makes way for serve; one started by serve stays, and a second serve of the corpus is refused', async () => {
-    const { root, env } = setUp();
+    const { root, env } = setUp('auto', 'rg');
     const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '3' };
     await search(root, idle, 'topic0');
     const { pid, background } = await untilRunning(root, env);
@@ -162,7 +198,7 @@ describe('the resident server', () => {
   });
 
   it('off never starts one; on without a server fails with exit 4 and says why', async () => {
-    const { root, env } = setUp('off');
+    const { root, env } = setUp('off', 'rg');
     expect((await search(root, env, 'topic0')).json.server).toBe(false);
     await new Promise((r) => setTimeout(r, 300));
     expect((await serverState(root, env)).running).toBe(false);
@@ -308,7 +344,7 @@ describe('the resident server', () => {
   });
 
   it('a hung, killed, stale or other-build server never changes an answer: the call is answered in-process, the stale server replaced', async () => {
-    const { root, env } = setUp();
+    const { root, env } = setUp('auto', 'rg');
     await search(root, env, 'topic0');
     const { pid, socket } = await untilRunning(root, env);
     // killed: the socket is left behind, stale; the call answers in-process and a new server replaces it
@@ -343,7 +379,7 @@ describe('the resident server', () => {
   });
 
   it('a socket folder of the wrong mode, or a symlink in its place, is refused: auto answers in-process, on says why', async () => {
-    const { root, env } = setUp();
+    const { root, env } = setUp('auto', 'rg');
     const folder = path.join(env.XDG_RUNTIME_DIR, 'zk-memory');
     fs.mkdirSync(folder, { mode: 0o755 });
     fs.chmodSync(folder, 0o755);
@@ -368,7 +404,7 @@ describe('the resident server', () => {
   });
 
   it('two calls racing to start a server give one server; it ends when its corpus folder is deleted', async () => {
-    const { root, env } = setUp();
+    const { root, env } = setUp('auto', 'rg');
     const runs = await Promise.all(Array.from({ length: 4 }, () => search(root, env, 'topic0')));
     for (const r of runs) expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-0.md' }] });
     const { pid } = await untilRunning(root, env);
@@ -412,67 +448,117 @@ describe('the resident server', () => {
     expect(status.json.index).toMatchObject({ exists: true, fresh: true, pending: 0 });
   });
 
-  it("a client's fault seam and process settings stay its own: the server lives on and every other session answers", async () => {
-    const { root, env } = setUp('on');
-    const { pid } = await untilRunning(root, env, serveInForeground(root, env));
-    const other = await bridged(root, env);
-    // A seam that kills the process making a merge, and a body limit the server does not have.
-    const hostile = await bridged(root, { ...env, ZK_MEMORY_FAULT: 'append-partial', ZK_MEMORY_MAX_BODY: '10', ZK_MEMORY_SOURCE: 'alice' });
-    const merged = (await hostile.callTool({ name: 'merge', arguments: { ref: 'note-1', fragment: 'The walrus hauls out on the ice.' } })) as any;
-    expect(merged.structuredContent, JSON.stringify(merged)).toMatchObject({ ok: true });
-    // the per-call setting it sent is its own: what it writes carries its name
-    expect(fs.readFileSync(path.join(root, '20261201-note-1.md'), 'utf8')).toMatch(/\(alice\):\* The walrus hauls out on the ice\.\n$/);
-    expect(processGone(pid)).toBe(false);
-    const found = (await other.callTool({ name: 'search', arguments: { query: 'walrus ice' } })) as any;
-    expect(found.structuredContent.hits.map((h: any) => h.path)).toEqual(['20261201-note-1.md']);
-    const cli = await search(root, { ...env, ZK_MEMORY_FAULT: 'append-partial' }, 'walrus');
-    expect(cli.json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
-    expect((await serverState(root, env)).pid).toBe(pid);
-  });
-
-  it("a bridged session's ZK_MEMORY_REDACT (a host's MCP entry) is its own: what it writes through a server started without it is redacted, and another session's is not", async () => {
-    const { root, env } = setUp('on');
-    const { pid } = await untilRunning(root, env, serveInForeground(root, env));
-    const host = await bridged(root, { ...env, ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' });
-    const secrets = ['AKIAQWERTYUIOPASDFGH', 'sk-ant-abcdefghijklmnopqrstuv', 'my bank pin\nis 4321'];
-    const w = (await host.callTool({ name: 'write', arguments: { slug: 'keys', title: 'Keys', body: `Deploy with ${secrets[0]} and ${secrets[1]}. <private>${secrets[2]}</private>Done.` } })) as any;
-    expect(w.structuredContent, JSON.stringify(w)).toMatchObject({ ok: true, note: { author: 'claude' } });
-    await host.callTool({ name: 'merge', arguments: { ref: 'keys', fragment: `Later: password=${'hunter2hunter2'}` } });
-    expect(fs.readFileSync(path.join(root, w.structuredContent.note.path), 'utf8')).toContain('Deploy with [redacted] and [redacted]. Done.');
-    const everywhere = (needle: string) => fs.readdirSync(root, { recursive: true }).some((f) => {
-      const p = path.join(root, String(f));
-      return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(needle);
+  describe('one server, several clients', () => {
+    it("a client's fault seam and process settings stay its own: the server lives on and every other session answers", async () => {
+      const { root, env, state: { pid } } = await sharedServer();
+      const other = await bridged(root, env);
+      // A seam that kills the process making a merge, and a body limit the server does not have.
+      const hostile = await bridged(root, { ...env, ZK_MEMORY_FAULT: 'append-partial', ZK_MEMORY_MAX_BODY: '10', ZK_MEMORY_SOURCE: 'alice' });
+      const merged = (await hostile.callTool({ name: 'merge', arguments: { ref: 'note-1', fragment: 'The walrus hauls out on the ice.' } })) as any;
+      expect(merged.structuredContent, JSON.stringify(merged)).toMatchObject({ ok: true });
+      // the per-call setting it sent is its own: what it writes carries its name
+      expect(fs.readFileSync(path.join(root, '20261201-note-1.md'), 'utf8')).toMatch(/\(alice\):\* The walrus hauls out on the ice\.\n$/);
+      expect(processGone(pid)).toBe(false);
+      const found = (await other.callTool({ name: 'search', arguments: { query: 'walrus ice' } })) as any;
+      expect(found.structuredContent.hits.map((h: any) => h.path)).toEqual(['20261201-note-1.md']);
+      const cli = await search(root, { ...env, ZK_MEMORY_FAULT: 'append-partial' }, 'walrus');
+      expect(cli.json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+      expect((await serverState(root, env)).pid).toBe(pid);
     });
-    for (const s of [...secrets, 'my bank pin', 'hunter2hunter2']) expect(everywhere(s), s).toBe(false);
-    // the setting is the session's, not the server's: a session without it writes as given
-    const plain = await bridged(root, env);
-    await plain.callTool({ name: 'write', arguments: { slug: 'tag', title: 'Tag', body: 'The <private> tag is literal here.' } });
-    expect(everywhere('The <private> tag is literal here.')).toBe(true);
-    expect((await serverState(root, env)).pid).toBe(pid);
-  });
 
-  it('two agent sessions bridged to one server each take an inbox input of their own with inbox_next, and each is shown its own again', async () => {
-    const { root, env } = setUp('on');
-    await untilRunning(root, env, serveInForeground(root, env));
-    const inbox = path.join(root, '.zk', 'inbox');
-    fs.mkdirSync(inbox, { recursive: true });
-    for (const n of [1, 2]) fs.writeFileSync(path.join(inbox, `2026120${n}T000000000Z-input-${n}.json`), JSON.stringify({ version: 1, created: `2026-12-0${n}T00:00:00.000Z`, source: 'claude:s', reason: 'waits', items: [{ type: 'text', text: `input ${n}` }] }));
-    const next = async (c: Client) => ((await c.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
-    const [a, b] = [await bridged(root, env), await bridged(root, env)];
-    const first = await next(a);
-    const second = await next(b);
-    expect([first.held, second.held]).toEqual([false, false]);
-    expect([first.file, second.file].sort()).toEqual(['.zk/inbox/20261201T000000000Z-input-1.json', '.zk/inbox/20261202T000000000Z-input-2.json']);
-    expect(await next(a)).toMatchObject({ file: first.file, held: true });
-    expect(await next(b)).toMatchObject({ file: second.file, held: true });
-    // done by one session: gone for both, and the other's input is still its own
-    expect(((await a.callTool({ name: 'inbox_done', arguments: { file: first.file } })) as any).structuredContent).toMatchObject({ ok: true, action: 'done' });
-    expect(await next(b)).toMatchObject({ file: second.file, held: true });
-    expect(await next(a)).toMatchObject({ done: true });
+    it("a bridged session's ZK_MEMORY_REDACT (a host's MCP entry) is its own: what it writes through a server started without it is redacted, and another session's is not", async () => {
+      const { root, env, state: { pid } } = await sharedServer();
+      const host = await bridged(root, { ...env, ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' });
+      const secrets = ['AKIAQWERTYUIOPASDFGH', 'sk-ant-abcdefghijklmnopqrstuv', 'my bank pin\nis 4321'];
+      const w = (await host.callTool({ name: 'write', arguments: { slug: 'keys', title: 'Keys', body: `Deploy with ${secrets[0]} and ${secrets[1]}. <private>${secrets[2]}</private>Done.` } })) as any;
+      expect(w.structuredContent, JSON.stringify(w)).toMatchObject({ ok: true, note: { author: 'claude' } });
+      await host.callTool({ name: 'merge', arguments: { ref: 'keys', fragment: `Later: password=${'hunter2hunter2'}` } });
+      expect(fs.readFileSync(path.join(root, w.structuredContent.note.path), 'utf8')).toContain('Deploy with [redacted] and [redacted]. Done.');
+      const everywhere = (needle: string) => fs.readdirSync(root, { recursive: true }).some((f) => {
+        const p = path.join(root, String(f));
+        return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(needle);
+      });
+      for (const s of [...secrets, 'my bank pin', 'hunter2hunter2']) expect(everywhere(s), s).toBe(false);
+      // the setting is the session's, not the server's: a session without it writes as given
+      const plain = await bridged(root, env);
+      await plain.callTool({ name: 'write', arguments: { slug: 'tag', title: 'Tag', body: 'The <private> tag is literal here.' } });
+      expect(everywhere('The <private> tag is literal here.')).toBe(true);
+      expect((await serverState(root, env)).pid).toBe(pid);
+    });
+
+    it('two agent sessions bridged to one server each take an inbox input of their own with inbox_next, and each is shown its own again', async () => {
+      const { root, env } = await sharedServer();
+      const inbox = path.join(root, '.zk', 'inbox');
+      fs.mkdirSync(inbox, { recursive: true });
+      for (const n of [1, 2]) fs.writeFileSync(path.join(inbox, `2026120${n}T000000000Z-input-${n}.json`), JSON.stringify({ version: 1, created: `2026-12-0${n}T00:00:00.000Z`, source: 'claude:s', reason: 'waits', items: [{ type: 'text', text: `input ${n}` }] }));
+      const next = async (c: Client) => ((await c.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
+      const [a, b] = [await bridged(root, env), await bridged(root, env)];
+      const first = await next(a);
+      const second = await next(b);
+      expect([first.held, second.held]).toEqual([false, false]);
+      expect([first.file, second.file].sort()).toEqual(['.zk/inbox/20261201T000000000Z-input-1.json', '.zk/inbox/20261202T000000000Z-input-2.json']);
+      expect(await next(a)).toMatchObject({ file: first.file, held: true });
+      expect(await next(b)).toMatchObject({ file: second.file, held: true });
+      // done by one session: gone for both, and the other's input is still its own
+      expect(((await a.callTool({ name: 'inbox_done', arguments: { file: first.file } })) as any).structuredContent).toMatchObject({ ok: true, action: 'done' });
+      expect(await next(b)).toMatchObject({ file: second.file, held: true });
+      expect(await next(a)).toMatchObject({ done: true });
+    });
+
+    it('a client that sends half a line, or a line past the limit, is cut off; connections that have not spoken are bounded; the server answers on', async () => {
+      const { root, env, state: { socket, pid } } = await sharedServer();
+      const half = await connectRaw(socket);
+      half.write('{"kind": "status"');
+      const big = await connectRaw(socket);
+      big.write('x'.repeat(MAX_REQUEST_BYTES + 1));
+      await Promise.all([closed(half), closed(big)]);
+      // past the bound, a connection that has not spoken is closed at once; the rest wait their turn
+      const held = [];
+      for (let i = 0; i < MAX_WAITING_CONNECTIONS + 3; i++) held.push(await connectRaw(socket));
+      await until('the connections past the bound are closed', () => held.filter((c) => c.destroyed).length >= 3, 10_000);
+      const meanwhile = await search(root, { ...env, ZK_MEMORY_SERVER: 'auto' }, 'topic1');
+      expect(meanwhile.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-1.md' }] });
+      for (const c of held) c.destroy();
+      expect((await search(root, env, 'topic1')).json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+      expect(processGone(pid)).toBe(false);
+    });
+
+    it('refuses a call for another corpus than its own, however the call names it, and answers one for its own', async () => {
+      const { root, env, state: { socket, build } } = await sharedServer();
+      const other = setUp('on').root;
+      const call = (argv: string[], o: { settings?: Record<string, string>; cwd?: string } = {}) =>
+        rawAsk(socket, JSON.stringify({ kind: 'call', build, command: 'search', argv, settings: o.settings ?? {}, cwd: o.cwd ?? root }));
+      for (const [argv, o] of [[['--root', other, '--json', 'search', 'topic1'], {}], [['--json', 'search', 'topic1'], { settings: { ZK_MEMORY_ROOT: other } }], [['--json', 'search', 'topic1'], { cwd: other }]] as const) {
+        expect(await call([...argv], o), JSON.stringify([argv, o])).toEqual([{ refused: `another corpus: this server serves ${fs.realpathSync(root)}, not ${fs.realpathSync(other)}` }]);
+      }
+      const own = await call(['--root', root, '--json', 'search', 'topic1']);
+      expect(own[0]).toMatchObject({ accepted: true });
+      expect(JSON.parse(own.at(-1).stdout)).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
+      // a client of the command line is refused too, and answers in-process with the right corpus
+      write(other, '20261202-otter.md', note(UUID(9), 'Otter', 'An otter in the other corpus.'));
+      const r = await zkProcess(['--root', other, '--json', 'search', 'otter'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261202-otter.md' }] });
+    });
+
+    it("a bridged session is offered the tools the client's own LLM settings allow, whatever the server's, and told so in its terms", async () => {
+      const { root, env } = await sharedServer(); // started with SERVER_LLM
+      const llm = SERVER_LLM;
+      const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
+      const without = await bridged(root, env);
+      expect(without.getInstructions()).toContain('This session has no LLM: keep memories yourself');
+      expect(await names(without)).not.toContain('integrate');
+      expect(await names(without)).not.toContain('retain');
+      const drain = (await without.callTool({ name: 'inbox', arguments: { action: 'drain' } })) as any;
+      expect(drain.structuredContent.error).toMatchObject({ code: 'llm_unconfigured' });
+      expect(drain.structuredContent.error.message).toMatch(/this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with/);
+      expect(drain.structuredContent.error.message).not.toMatch(/server was started without/);
+      const withLlm = await bridged(root, { ...env, ...llm });
+      expect(await names(withLlm)).toEqual(expect.arrayContaining(['integrate', 'retain']));
+    });
   });
 
   it('a command of another build leaves a server run by serve with HTTP where it is: it answers in-process and says why, once', async () => {
-    const { root, env } = setUp();
+    const { root, env } = setUp('auto', 'rg');
     const other = serveInForeground(root, { ...env, ZK_MEMORY_FAULT: 'server-other-build' }, ['--http', '127.0.0.1:0']);
     await untilRunning(root, env, other);
     let old: any;
@@ -490,60 +576,6 @@ describe('the resident server', () => {
     await new Promise((r) => setTimeout(r, 1000)); // time for a server of this build to have taken its place, were one started
     expect(processGone(old.pid)).toBe(false);
     expect(await serverState(root, env)).toMatchObject({ pid: old.pid, http: old.http });
-  });
-
-  it('a client that sends half a line, or a line past the limit, is cut off; connections that have not spoken are bounded; the server answers on', async () => {
-    const { root, env } = setUp('on');
-    const { socket, pid } = await untilRunning(root, env, serveInForeground(root, env));
-    const half = await connectRaw(socket);
-    half.write('{"kind": "status"');
-    const big = await connectRaw(socket);
-    big.write('x'.repeat(MAX_REQUEST_BYTES + 1));
-    await Promise.all([closed(half), closed(big)]);
-    // past the bound, a connection that has not spoken is closed at once; the rest wait their turn
-    const held = [];
-    for (let i = 0; i < MAX_WAITING_CONNECTIONS + 3; i++) held.push(await connectRaw(socket));
-    await until('the connections past the bound are closed', () => held.filter((c) => c.destroyed).length >= 3, 10_000);
-    const meanwhile = await search(root, { ...env, ZK_MEMORY_SERVER: 'auto' }, 'topic1');
-    expect(meanwhile.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-1.md' }] });
-    for (const c of held) c.destroy();
-    expect((await search(root, env, 'topic1')).json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
-    expect(processGone(pid)).toBe(false);
-  });
-
-  it('refuses a call for another corpus than its own, however the call names it, and answers one for its own', async () => {
-    const { root, env } = setUp('on');
-    const { socket, build } = await untilRunning(root, env, serveInForeground(root, env));
-    const other = setUp('on').root;
-    const call = (argv: string[], o: { settings?: Record<string, string>; cwd?: string } = {}) =>
-      rawAsk(socket, JSON.stringify({ kind: 'call', build, command: 'search', argv, settings: o.settings ?? {}, cwd: o.cwd ?? root }));
-    for (const [argv, o] of [[['--root', other, '--json', 'search', 'topic1'], {}], [['--json', 'search', 'topic1'], { settings: { ZK_MEMORY_ROOT: other } }], [['--json', 'search', 'topic1'], { cwd: other }]] as const) {
-      expect(await call([...argv], o), JSON.stringify([argv, o])).toEqual([{ refused: `another corpus: this server serves ${fs.realpathSync(root)}, not ${fs.realpathSync(other)}` }]);
-    }
-    const own = await call(['--root', root, '--json', 'search', 'topic1']);
-    expect(own[0]).toMatchObject({ accepted: true });
-    expect(JSON.parse(own.at(-1).stdout)).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
-    // a client of the command line is refused too, and answers in-process with the right corpus
-    write(other, '20261202-otter.md', note(UUID(9), 'Otter', 'An otter in the other corpus.'));
-    const r = await zkProcess(['--root', other, '--json', 'search', 'otter'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
-    expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261202-otter.md' }] });
-  });
-
-  it("a bridged session is offered the tools the client's own LLM settings allow, whatever the server's, and told so in its terms", async () => {
-    const { root, env } = setUp('on');
-    const llm = { ZK_MEMORY_LLM_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_LLM_MODEL: 'stub' };
-    await untilRunning(root, env, serveInForeground(root, { ...env, ...llm }));
-    const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
-    const without = await bridged(root, env);
-    expect(without.getInstructions()).toContain('This session has no LLM: keep memories yourself');
-    expect(await names(without)).not.toContain('integrate');
-    expect(await names(without)).not.toContain('retain');
-    const drain = (await without.callTool({ name: 'inbox', arguments: { action: 'drain' } })) as any;
-    expect(drain.structuredContent.error).toMatchObject({ code: 'llm_unconfigured' });
-    expect(drain.structuredContent.error.message).toMatch(/this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with/);
-    expect(drain.structuredContent.error.message).not.toMatch(/server was started without/);
-    const withLlm = await bridged(root, { ...env, ...llm });
-    expect(await names(withLlm)).toEqual(expect.arrayContaining(['integrate', 'retain']));
   });
 
   it('zk-memory mcp bridges to the server: two sessions share one server, and a write through one is found by the other', async () => {
