@@ -141,7 +141,7 @@ const closed = (c: net.Socket) => new Promise<void>((resolve) => (c.destroyed ? 
 
 describe('the resident server', () => {
   it('auto: the first call answers in-process and starts a server, which answers the next; status and serve --status say what runs', async () => {
-    const { root, env } = setUp();
+    const { root, env } = setUp('auto', 'rg');
     const first = await search(root, env, 'topic1');
     expect(first.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-1.md' }] });
     const state = await untilRunning(root, env);
@@ -271,56 +271,6 @@ describe('the resident server', () => {
     expect((await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'The okapi lives in forests.'], { env })).code).toBe(0);
     expect((await ask(['search', 'okapi'])).json.hits.map((h: any) => h.path)).toEqual([expect.stringMatching(/-okapi\.md$/)]);
     expect(fs.readdirSync(root).filter((f) => f.startsWith('.zk-cookie'))).toEqual([]);
-  });
-
-  it("read's backlinks and tend check's findings come from what the server keeps of every note: they follow added, edited and removed links as in-process", async () => {
-    const { root, env } = setUp('on');
-    const server = await untilRunning(root, env, serveInForeground(root, env));
-    // the server asked from this process, as the command line's client asks it; the same command in-process
-    const run = (mode: string, args: string[]) => (mode === 'on' ? askServer(server, ['--root', root, '--json', ...args], { env }) : zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: mode } }));
-    const backlinks = async (mode: string) => {
-      const r = await run(mode, ['read', 'note-0']);
-      expect(r.json.server).toBe(mode === 'on');
-      return r.json.backlinks.map((b: any) => [b.path, b.line]);
-    };
-    const findings = async (mode: string) => {
-      const r = await run(mode, ['tend', 'check']);
-      expect(r.json.server).toBe(mode === 'on');
-      return r.json.findings.filter((f: any) => f.verdict !== 'ok').map((f: any) => [f.file, f.verdict, f.target]);
-    };
-    const broken: string[][] = [];
-    const agreed = async () => {
-      const served = await backlinks('on');
-      expect(served).toEqual(await backlinks('off'));
-      const found = await findings('on');
-      expect(found).toEqual(await findings('off'));
-      broken.push(...found);
-      return served;
-    };
-    expect(await agreed()).toEqual([]);
-    write(root, '20261201-wiki.md', note(UUID(60), 'Wiki', 'See [[Note 0]] for more.'));
-    expect(await agreed()).toEqual([['20261201-wiki.md', 6]]);
-    // the link edited away in place, same size and mtime: only the watcher can tell
-    const file = path.join(root, '20261201-wiki.md');
-    const was = fs.statSync(file);
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('[[Note 0]]', '[[Note 9]]'));
-    fs.utimesSync(file, was.atime, was.mtime);
-    expect(await agreed()).toEqual([]);
-    write(root, '20261201-inline.md', note(UUID(61), 'Inline', 'Line one.\n\nAs [the note](20261201-note-0.md) says.'));
-    write(root, '20261201-anchored.md', note(UUID(62), 'Anchored', `[old name](20261130-gone.md)<!-- uuid: ${UUID(0)} -->`));
-    expect(await agreed()).toEqual([['20261201-anchored.md', 6], ['20261201-inline.md', 8]]);
-    fs.rmSync(path.join(root, '20261201-inline.md'));
-    expect(await agreed()).toEqual([['20261201-anchored.md', 6]]);
-    // the link edited in place to a note that is not there was found broken, and the stale anchor
-    expect(broken).toEqual(expect.arrayContaining([['20261201-wiki.md', 'broken', 'Note 9'], ['20261201-anchored.md', 'stale', '20261130-gone.md']]));
-    // a dead link is looked up in the archive, which nothing watches: a note archived by hand counts at once
-    write(root, '20261201-dead.md', note(UUID(63), 'Dead', 'See [it](20261120-moved.md).'));
-    expect((await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md')).toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
-    fs.mkdirSync(path.join(root, '.archive'), { recursive: true });
-    fs.writeFileSync(path.join(root, '.archive', '20261120-moved.md'), `---\nuuid: ${UUID(64)}\nsuperseded_by: ${UUID(1)}\n---\n# Moved\n`);
-    const archived = (await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md');
-    expect(archived).toEqual(await findings('off').then((all) => all.filter((f: string[]) => f[0] === '20261201-dead.md')));
-    expect(archived).not.toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
   });
 
   it('a burst that overflows the kernel event queue while the server is stopped loses nothing: an edit made after it is found', async () => {
@@ -453,6 +403,55 @@ describe('the resident server', () => {
   });
 
   describe('one server, several clients', () => {
+    it("read's backlinks and tend check's findings come from what the server keeps of every note: they follow added, edited and removed links as in-process", async () => {
+      const { root, env, state: server } = await sharedServer();
+      // the server asked from this process, as the command line's client asks it; the same command in-process
+      const run = (mode: string, args: string[]) => (mode === 'on' ? askServer(server, ['--root', root, '--json', ...args], { env }) : zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: mode } }));
+      const backlinks = async (mode: string) => {
+        const r = await run(mode, ['read', 'note-0']);
+        expect(r.json.server).toBe(mode === 'on');
+        return r.json.backlinks.map((b: any) => [b.path, b.line]);
+      };
+      const findings = async (mode: string) => {
+        const r = await run(mode, ['tend', 'check']);
+        expect(r.json.server).toBe(mode === 'on');
+        return r.json.findings.filter((f: any) => f.verdict !== 'ok').map((f: any) => [f.file, f.verdict, f.target]);
+      };
+      const broken: string[][] = [];
+      const agreed = async () => {
+        const served = await backlinks('on');
+        expect(served).toEqual(await backlinks('off'));
+        const found = await findings('on');
+        expect(found).toEqual(await findings('off'));
+        broken.push(...found);
+        return served;
+      };
+      expect(await agreed()).toEqual([]);
+      write(root, '20261201-wiki.md', note(UUID(60), 'Wiki', 'See [[Note 0]] for more.'));
+      expect(await agreed()).toEqual([['20261201-wiki.md', 6]]);
+      // the link edited away in place, same size and mtime: only the watcher can tell
+      const file = path.join(root, '20261201-wiki.md');
+      const was = fs.statSync(file);
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('[[Note 0]]', '[[Note 9]]'));
+      fs.utimesSync(file, was.atime, was.mtime);
+      expect(await agreed()).toEqual([]);
+      write(root, '20261201-inline.md', note(UUID(61), 'Inline', 'Line one.\n\nAs [the note](20261201-note-0.md) says.'));
+      write(root, '20261201-anchored.md', note(UUID(62), 'Anchored', `[old name](20261130-gone.md)<!-- uuid: ${UUID(0)} -->`));
+      expect(await agreed()).toEqual([['20261201-anchored.md', 6], ['20261201-inline.md', 8]]);
+      fs.rmSync(path.join(root, '20261201-inline.md'));
+      expect(await agreed()).toEqual([['20261201-anchored.md', 6]]);
+      // the link edited in place to a note that is not there was found broken, and the stale anchor
+      expect(broken).toEqual(expect.arrayContaining([['20261201-wiki.md', 'broken', 'Note 9'], ['20261201-anchored.md', 'stale', '20261130-gone.md']]));
+      // a dead link is looked up in the archive, which nothing watches: a note archived by hand counts at once
+      write(root, '20261201-dead.md', note(UUID(63), 'Dead', 'See [it](20261120-moved.md).'));
+      expect((await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md')).toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
+      fs.mkdirSync(path.join(root, '.archive'), { recursive: true });
+      fs.writeFileSync(path.join(root, '.archive', '20261120-moved.md'), `---\nuuid: ${UUID(64)}\nsuperseded_by: ${UUID(1)}\n---\n# Moved\n`);
+      const archived = (await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md');
+      expect(archived).toEqual(await findings('off').then((all) => all.filter((f: string[]) => f[0] === '20261201-dead.md')));
+      expect(archived).not.toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
+    });
+
     it("a client's fault seam and process settings stay its own: the server lives on and every other session answers", async () => {
       const { root, env, state: { pid } } = await sharedServer();
       const other = await bridged(root, env);
@@ -520,7 +519,7 @@ describe('the resident server', () => {
       const held = [];
       for (let i = 0; i < MAX_WAITING_CONNECTIONS + 3; i++) held.push(await connectRaw(socket));
       await until('the connections past the bound are closed', () => held.filter((c) => c.destroyed).length >= 3, 10_000);
-      const meanwhile = await search(root, { ...env, ZK_MEMORY_SERVER: 'auto' }, 'topic1');
+      const meanwhile = await search(root, { ...env, ZK_MEMORY_SERVER: 'auto', ZK_MEMORY_BACKEND: 'rg' }, 'topic1');
       expect(meanwhile.json).toMatchObject({ ok: true, hits: [{ path: '20261201-note-1.md' }] });
       for (const c of held) c.destroy();
       expect((await search(root, env, 'topic1')).json).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
@@ -540,7 +539,7 @@ describe('the resident server', () => {
       expect(JSON.parse(own.at(-1).stdout)).toMatchObject({ server: true, hits: [{ path: '20261201-note-1.md' }] });
       // a client of the command line is refused too, and answers in-process with the right corpus
       write(other, '20261202-otter.md', note(UUID(9), 'Otter', 'An otter in the other corpus.'));
-      const r = await zkProcess(['--root', other, '--json', 'search', 'otter'], { env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      const r = await zkProcess(['--root', other, '--json', 'search', 'otter'], { env: { ...env, ZK_MEMORY_SERVER: 'auto', ZK_MEMORY_BACKEND: 'rg' } });
       expect(r.json).toMatchObject({ ok: true, hits: [{ path: '20261202-otter.md' }] });
     });
 
