@@ -14,19 +14,23 @@ export function prng(seed: number): () => number {
   };
 }
 
-const COMMON = ('the a of to and in that it was for on with as at by from this have not but they his her she he we ' +
+const COMMON = (
+  'the a of to and in that it was for on with as at by from this have not but they his her she he we ' +
   'you all were when there can an which their said if do will each about how up out them then many some so these would ' +
   'other into has more two like time could no first been who its now people my made over did down only way find use may ' +
   'long day get come made part after back little only round year came show every good give under name very through just ' +
-  'form great think say help low line before turn cause same mean differ move right boy old too does tell set three want').split(' ');
+  'form great think say help low line before turn cause same mean differ move right boy old too does tell set three want'
+).split(' ');
 
-const TOPICS = ('deploy rollback database migration backup restore nginx postgres kubernetes cluster node container image ' +
+const TOPICS = (
+  'deploy rollback database migration backup restore nginx postgres kubernetes cluster node container image ' +
   'pipeline release canary latency throughput cache redis queue worker cron export import invoice customer booking partner ' +
   'schedule rota incident outage alert pager dashboard metric budget hiring interview contract vendor license audit policy ' +
   'garden tomato basil compost watering harvest recipe bread sourdough flour oven dinner birthday holiday trip flight hotel ' +
   'museum painting sunrise lake mountain river kayak glacier hiking camera photo album concert guitar piano lesson teacher ' +
   'school homework exam library novel author chapter poem journal diary doctor appointment medicine allergy running marathon ' +
-  'bicycle repair insurance mortgage apartment landlord neighbour plumber electrician furniture kitchen bathroom window').split(' ');
+  'bicycle repair insurance mortgage apartment landlord neighbour plumber electrician furniture kitchen bathroom window'
+).split(' ');
 
 const NAMES = 'Judy Caroline Sam Maya Tomás Priya Jun Ana Björn Olu Mei Ravi Lena Noah Ines Pavel'.split(' ');
 

@@ -146,7 +146,10 @@ export function serversUnder(runtimeDir: string): number[] {
     try {
       const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       if (!args.includes('serve') || !args.some((a) => a.endsWith('zk-memory.js') || a.endsWith('zk-memory'))) continue;
-      const xdg = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').find((v) => v.startsWith('XDG_RUNTIME_DIR='));
+      const xdg = fs
+        .readFileSync(`/proc/${entry}/environ`, 'utf8')
+        .split('\0')
+        .find((v) => v.startsWith('XDG_RUNTIME_DIR='));
       const dir = xdg?.slice('XDG_RUNTIME_DIR='.length);
       if (dir && (dir === runtimeDir || dir.startsWith(`${runtimeDir}${path.sep}`))) pids.push(Number(entry));
     } catch {

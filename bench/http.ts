@@ -33,7 +33,10 @@ export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv
   const made = spawnSync('node', [bin, '--root', root, '--json', 'token', 'create', `bench-${process.pid}`], { env, encoding: 'utf8' });
   const token = JSON.parse(made.stdout).token as string;
   // Started as a server started in the background is (src/process.ts `SERVER_PROCESS`), as docs/server.md#memory advises.
-  const child = spawn('node', [...SERVER_PROCESS.nodeArgs, bin, 'serve', '--root', root, '--http', '127.0.0.1:0'], { env: { ...SERVER_PROCESS.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('node', [...SERVER_PROCESS.nodeArgs, bin, 'serve', '--root', root, '--http', '127.0.0.1:0'], {
+    env: { ...SERVER_PROCESS.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   try {
     let said = '';
     child.stderr!.setEncoding('utf8');
@@ -45,11 +48,13 @@ export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv
       });
       child.once('exit', (code) => reject(new Error(`serve --http exited ${code}: ${said}`)));
     });
-    const clients = await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      const client = new Client({ name: 'zk-memory-bench', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-      return client;
-    }));
+    const clients = await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        const client = new Client({ name: 'zk-memory-bench', version: '1.0.0' });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+        return client;
+      }),
+    );
     const call = async (client: Client, name: string, args: Record<string, unknown>) => {
       const t = performance.now();
       const r = (await client.callTool({ name, arguments: args })) as { structuredContent?: { ok?: boolean; note?: { path: string } } };
@@ -69,17 +74,28 @@ export async function httpLoad(bin: string, root: string, env: NodeJS.ProcessEnv
       rssPeaks[fifth] = Math.max(rssPeaks[fifth] ?? 0, rss ?? 0) || null;
     };
     const stamp = Date.now();
-    await Promise.all(clients.map(async (client, c) => {
-      const own = (await call(client, 'write', { slug: `bench-http-${stamp}-${c}`, title: `Bench over HTTP ${c}`, body: 'Merged into by the HTTP bench.' })).r.note!.path;
-      for (let i = 0; i < calls; i++) {
-        if (i % 2 === 0) searches.push((await call(client, 'search', { query })).ms);
-        else merges.push((await call(client, 'merge', { ref: own, fragment: `call ${i} of client ${c}` })).ms);
-        sample();
-      }
-    }));
+    await Promise.all(
+      clients.map(async (client, c) => {
+        const own = (await call(client, 'write', { slug: `bench-http-${stamp}-${c}`, title: `Bench over HTTP ${c}`, body: 'Merged into by the HTTP bench.' })).r
+          .note!.path;
+        for (let i = 0; i < calls; i++) {
+          if (i % 2 === 0) searches.push((await call(client, 'search', { query })).ms);
+          else merges.push((await call(client, 'merge', { ref: own, fragment: `call ${i} of client ${c}` })).ms);
+          sample();
+        }
+      }),
+    );
     const rssAfter = rssMbOf(child.pid!);
     await Promise.all(clients.map((c) => c.close()));
-    return { searchP50: quantile(searches, 0.5), searchP99: quantile(searches, 0.99), mergeP50: quantile(merges, 0.5), mergeP99: quantile(merges, 0.99), rssBefore, rssAfter, rssPeaks };
+    return {
+      searchP50: quantile(searches, 0.5),
+      searchP99: quantile(searches, 0.99),
+      mergeP50: quantile(merges, 0.5),
+      mergeP99: quantile(merges, 0.99),
+      rssBefore,
+      rssAfter,
+      rssPeaks,
+    };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)));

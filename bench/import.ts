@@ -16,7 +16,14 @@ function memoryJson(n: number): string {
   const r = prng(11);
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
-    lines.push(JSON.stringify({ type: 'entity', name: `Entity ${i}`, entityType: i % 3 ? 'person' : 'project', observations: [`Observation ${i} one`, `Observation ${i} two, rated ${Math.floor(r() * 100)}`] }));
+    lines.push(
+      JSON.stringify({
+        type: 'entity',
+        name: `Entity ${i}`,
+        entityType: i % 3 ? 'person' : 'project',
+        observations: [`Observation ${i} one`, `Observation ${i} two, rated ${Math.floor(r() * 100)}`],
+      }),
+    );
   }
   // About one relation per entity, half of them to entities later in the file.
   for (let i = 0; i < n; i++) lines.push(JSON.stringify({ type: 'relation', from: `Entity ${i}`, to: `Entity ${Math.floor(r() * n)}`, relationType: 'knows' }));
@@ -25,8 +32,14 @@ function memoryJson(n: number): string {
 
 function mem0(n: number): string {
   const results = Array.from({ length: n }, (_, i) => ({
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, memory: `Memory number ${i}: prefers option ${i % 7}`, hash: `h${i}`, metadata: { n: i },
-    created_at: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString(), updated_at: null, user_id: 'bench-user', agent_id: 'bench-agent',
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    memory: `Memory number ${i}: prefers option ${i % 7}`,
+    hash: `h${i}`,
+    metadata: { n: i },
+    created_at: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000).toISOString(),
+    updated_at: null,
+    user_id: 'bench-user',
+    agent_id: 'bench-agent',
   }));
   return JSON.stringify({ results });
 }
@@ -39,7 +52,10 @@ function timed(args: string[]): { seconds: number; answer: Record<string, unknow
   return { seconds, answer: JSON.parse(r.stdout) };
 }
 
-const cases: [string, string, (n: number) => string][] = [['memory-json', 'memory.jsonl', memoryJson], ['mem0', 'mem0.json', mem0]];
+const cases: [string, string, (n: number) => string][] = [
+  ['memory-json', 'memory.jsonl', memoryJson],
+  ['mem0', 'mem0.json', mem0],
+];
 const rows: { format: string; items: number; first_s: number; again_s: number }[] = [];
 for (const [format, file, make] of cases) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-bench-import-'));
@@ -58,7 +74,12 @@ for (const [format, file, make] of cases) {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-process.stdout.write(`${['| format | items | import into an empty corpus | again (all skipped) |', '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.format} | ${r.items} | ${r.first_s} s | ${r.again_s} s |`)].join('\n')}\n`);
+process.stdout.write(
+  `${['| format | items | import into an empty corpus | again (all skipped) |', '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.format} | ${r.items} | ${r.first_s} s | ${r.again_s} s |`)].join('\n')}\n`,
+);
 const outDir = path.join(REPO, 'bench', 'out');
 fs.mkdirSync(outDir, { recursive: true });
-fs.writeFileSync(path.join(outDir, 'import.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), rows }, null, 2)}\n`);
+fs.writeFileSync(
+  path.join(outDir, 'import.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), rows }, null, 2)}\n`,
+);

@@ -12,7 +12,6 @@ import { REPO, arg } from './harness.js';
 
 const BIN = path.join(REPO, 'bin', 'zk-memory.js');
 
-
 const NOTES = Number(arg('--notes', '45000'));
 const LIMIT_S = Number(arg('--limit-seconds', '300'));
 
@@ -23,7 +22,9 @@ const LIMIT_S = Number(arg('--limit-seconds', '300'));
 function generateWideVocabulary(root: string, count: number): void {
   fs.mkdirSync(path.join(root, '.zk'), { recursive: true });
   const r = prng(7);
-  const vocab = Array.from({ length: 200_000 }, () => Array.from({ length: 4 + Math.floor(r() * 7) }, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''));
+  const vocab = Array.from({ length: 200_000 }, () =>
+    Array.from({ length: 4 + Math.floor(r() * 7) }, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''),
+  );
   const word = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(r() * Math.log(vocab.length))) - 1)];
   for (let i = 0; i < count; i++) {
     const body = Array.from({ length: 250 }, word).join(' ');
@@ -34,7 +35,9 @@ function generateWideVocabulary(root: string, count: number): void {
 function build(root: string, env: Record<string, string | undefined>): { seconds: number; hung: boolean; code: number | null } {
   const t0 = process.hrtime.bigint();
   const r = spawnSync('node', [BIN, '--root', root, 'index', '--rebuild'], {
-    stdio: ['ignore', 'ignore', 'pipe'], timeout: LIMIT_S * 1000, killSignal: 'SIGKILL',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: LIMIT_S * 1000,
+    killSignal: 'SIGKILL',
     env: { ...process.env, ZK_MEMORY_INDEX_DIR: '', ...env },
   });
   const seconds = Math.round(Number(process.hrtime.bigint() - t0) / 1e7) / 100;
@@ -43,7 +46,10 @@ function build(root: string, env: Record<string, string | undefined>): { seconds
   return { seconds, hung, code: r.status };
 }
 
-const corpora: [string, (root: string, n: number) => void][] = [['generated notes', (root, n) => generateCorpus(root, n)], ['wide vocabulary', generateWideVocabulary]];
+const corpora: [string, (root: string, n: number) => void][] = [
+  ['generated notes', (root, n) => generateCorpus(root, n)],
+  ['wide vocabulary', generateWideVocabulary],
+];
 const runtimes: [string, Record<string, string | undefined>][] = [
   ['as configured by the tool', { LANCE_CPU_THREADS: undefined }],
   ['one-thread CPU pool (a 2-CPU host without the setting)', { LANCE_CPU_THREADS: '1' }],
@@ -71,4 +77,7 @@ const table = [
 process.stdout.write(`${table}\n`);
 const outDir = path.join(REPO, 'bench', 'out');
 fs.mkdirSync(outDir, { recursive: true });
-fs.writeFileSync(path.join(outDir, 'index-build.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), rows }, null, 2)}\n`);
+fs.writeFileSync(
+  path.join(outDir, 'index-build.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.availableParallelism(), rows }, null, 2)}\n`,
+);

@@ -30,7 +30,11 @@ function note(seed: number, chars: number): string {
   return text.trim();
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -59,4 +63,6 @@ for (let i = 0; i < QUERIES; i++) {
   await embedder.embed([`when is the ${WORDS[10 + (i % 40)]} ${WORDS[11 + ((i * 7) % 40)]} meeting`]);
   times.push(performance.now() - t);
 }
-console.log(`query embedded: median ${median(times).toFixed(1)} ms, fastest ${Math.min(...times).toFixed(1)} ms of ${QUERIES} (load ${load()}); RSS +${(rssMb() - rssBefore).toFixed(0)} MB`);
+console.log(
+  `query embedded: median ${median(times).toFixed(1)} ms, fastest ${Math.min(...times).toFixed(1)} ms of ${QUERIES} (load ${load()}); RSS +${(rssMb() - rssBefore).toFixed(0)} MB`,
+);

@@ -54,7 +54,9 @@ function dataDir(): string {
   const positional = process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && !all[i - 1]?.startsWith('--'));
   const dir = path.resolve(positional ?? process.env.ZK_MEMORY_RECALL_DATA ?? path.join(REPO, '..', 'shared', 'data', 'locomo-dev'));
   if (!fs.existsSync(path.join(dir, 'questions.jsonl'))) {
-    process.stderr.write(`bench:recall: no development set at ${dir} (questions.jsonl is missing); pass its folder as an argument or set ZK_MEMORY_RECALL_DATA\n`);
+    process.stderr.write(
+      `bench:recall: no development set at ${dir} (questions.jsonl is missing); pass its folder as an argument or set ZK_MEMORY_RECALL_DATA\n`,
+    );
     process.exit(2);
   }
   return dir;
@@ -164,12 +166,17 @@ async function contextRecall(backend: string, questions: Question[], roots: Map<
     }
   }
   const shares = (c: Count) => ({
-    n: c.n, top_5: r3(c.top_5 / c.n), top_10: r3(c.top_10 / c.n),
+    n: c.n,
+    top_5: r3(c.top_5 / c.n),
+    top_10: r3(c.top_10 / c.n),
     bundle: Object.fromEntries(CONTEXT_BUDGETS.map((b, i) => [String(b), r3(c.bundle[i] / c.n)])),
   });
   const overall = shares(all);
   return {
-    questions: all.n, top_5: overall.top_5, top_10: overall.top_10, bundle: overall.bundle,
+    questions: all.n,
+    top_5: overall.top_5,
+    top_10: overall.top_10,
+    bundle: overall.bundle,
     categories: Object.fromEntries([...byCat].sort(([a], [b]) => a - b).map(([c, t]) => [`${c} ${CATEGORIES[c] ?? ''}`.trim(), shares(t)])),
     median_tokens: Object.fromEntries(CONTEXT_BUDGETS.map((b, i) => [String(b), median(tokens[i])])),
     median_ms: r3(median(times)),
@@ -193,7 +200,7 @@ async function embedAll(roots: Map<string, string>, embedder: Embedder): Promise
   let notes = 0;
   for (const [name, root] of roots) {
     const r = await index(root, { embedder, progress: (line) => process.stderr.write(`${name}: ${line}\n`) });
-    notes += "vectors" in r ? r.vectors.embedded : 0;
+    notes += 'vectors' in r ? r.vectors.embedded : 0;
   }
   const seconds = (performance.now() - t0) / 1000;
   process.stderr.write(`embedded ${notes} notes in ${seconds.toFixed(1)} s (${(notes / seconds).toFixed(1)} notes/s) with ${embedder.model}\n`);
@@ -269,7 +276,11 @@ async function gardenUnrelatedCalls(backend: string, garden: GardenCorpora): Pro
   for (const root of garden.roots) {
     for (const fact of UNRELATED_FACTS) {
       facts += 1;
-      const title = fact.split(/[,.;:]/)[0].split(' ').slice(0, 6).join(' ');
+      const title = fact
+        .split(/[,.;:]/)[0]
+        .split(' ')
+        .slice(0, 6)
+        .join(' ');
       const n = writeNote(root, { slug: 'unrelated-fact', title, body: fact });
       try {
         if ((await tendCandidates(root, n, backend)).length) judged += 1;
@@ -308,11 +319,17 @@ function printTable(results: BackendResult[]): void {
   const rows = ['| backend | slice | n | R@1 | R@5 | R@10 | MRR@10 |', '|---|---|---:|---:|---:|---:|---:|'];
   for (const r of results) {
     const line = (slice: string, s: Record<string, number>) =>
-      rows.push(`| ${r.backend} | ${slice} | ${s.n} | ${s.recall_1.toFixed(3)} | ${s.recall_5.toFixed(3)} | ${s.recall_10.toFixed(3)} | ${s.mrr_10.toFixed(3)} |`);
+      rows.push(
+        `| ${r.backend} | ${slice} | ${s.n} | ${s.recall_1.toFixed(3)} | ${s.recall_5.toFixed(3)} | ${s.recall_10.toFixed(3)} | ${s.mrr_10.toFixed(3)} |`,
+      );
     line('overall', r.overall);
     for (const [c, s] of Object.entries(r.categories)) line(c, s);
   }
-  rows.push('', '| backend | median query ms | unrelated facts with ≥1 candidate (judge calls) | questions whose candidates include evidence |', '|---|---:|---:|---:|');
+  rows.push(
+    '',
+    '| backend | median query ms | unrelated facts with ≥1 candidate (judge calls) | questions whose candidates include evidence |',
+    '|---|---:|---:|---:|',
+  );
   for (const r of results) {
     const unrelated = r.unrelated ? `${r.unrelated.searches_with_hits} / ${r.unrelated.facts}` : '-';
     const related = r.related ? `${r.related.evidence_shown} / ${r.related.questions}` : '-';
@@ -331,7 +348,9 @@ function printTable(results: BackendResult[]): void {
     for (const r of withContext) {
       const c = r.context!;
       const line = (slice: string, s: { n: number; top_5: number; top_10: number; bundle: Record<string, number> }) =>
-        rows.push(`| ${r.backend} | ${slice} | ${s.n} | ${s.top_5.toFixed(3)} | ${s.top_10.toFixed(3)} | ${CONTEXT_BUDGETS.map((b) => s.bundle[b].toFixed(3)).join(' | ')} |`);
+        rows.push(
+          `| ${r.backend} | ${slice} | ${s.n} | ${s.top_5.toFixed(3)} | ${s.top_10.toFixed(3)} | ${CONTEXT_BUDGETS.map((b) => s.bundle[b].toFixed(3)).join(' | ')} |`,
+        );
       line('overall', { n: c.questions, ...c });
       for (const [cat, s] of Object.entries(c.categories)) line(cat, s);
       rows.push(`| ${r.backend} | median tokens taken | | | | ${CONTEXT_BUDGETS.map((b) => c.median_tokens[b]).join(' | ')} |`);
@@ -356,7 +375,9 @@ await withContext(callContext({ settings: new Settings(process.env), io: process
     process.exit(2);
   }
   // --corpora conv_0,conv_1: only those conversations' questions (a quicker run).
-  const only = option('--corpora')?.split(',').map((c) => c.trim());
+  const only = option('--corpora')
+    ?.split(',')
+    .map((c) => c.trim());
   if (only) questions.splice(0, questions.length, ...questions.filter((q) => only.includes(q.corpus)));
   const { roots, tmp } = copyCorpora(dir, [...new Set(questions.map((q) => q.corpus))]);
   try {

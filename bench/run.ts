@@ -18,8 +18,6 @@ import { REPO, arg, benchCorpus, mcpSession, rssMbOf, serverCall, serversUnder, 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
 // alternate, run after run), so a busy machine slows both alike.
 
-
-
 const SIZES = arg('--sizes', '1000,10000,50000').split(',').map(Number);
 const RUNS = Number(arg('--runs', '7'));
 /** Whole-corpus commands read every note: fewer runs. */
@@ -76,7 +74,13 @@ const env = { ...process.env, ZK_MEMORY_BACKEND: '', ZK_MEMORY_LLM_BASE: '', ZK_
  */
 function runOnce(c: Cmd): { ms: number; stdout: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(c.cmd, c.args, { cwd: c.cwd, stdio: [c.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], input: c.input, env: c.env ?? env, maxBuffer: 256 << 20 });
+  const r = spawnSync(c.cmd, c.args, {
+    cwd: c.cwd,
+    stdio: [c.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    input: c.input,
+    env: c.env ?? env,
+    maxBuffer: 256 << 20,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status === null || ![0, 1].includes(r.status)) throw new Error(`${c.cmd} ${c.args.join(' ')} failed: ${r.status} ${r.stderr}`);
   return { ms, stdout: c.check ? r.stdout.toString('utf8') : '' };
@@ -179,7 +183,12 @@ function endServersNow(): void {
   fs.rmSync(SERVER_TMP, { recursive: true, force: true });
 }
 process.on('exit', endServersNow);
-for (const [signal, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) process.on(signal, () => process.exit(128 + n));
+for (const [signal, n] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+] as const)
+  process.on(signal, () => process.exit(128 + n));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -221,7 +230,10 @@ interface Served {
  * says it listens.
  */
 async function startServe(root: string): Promise<Served> {
-  const child = spawn('node', [...SERVER_PROCESS.nodeArgs, BIN, 'serve', '--root', root], { env: { ...SERVER_PROCESS.env, ...serverEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('node', [...SERVER_PROCESS.nodeArgs, BIN, 'serve', '--root', root], {
+    env: { ...SERVER_PROCESS.env, ...serverEnv },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   foreground.add(child);
   let said = '';
   child.stderr!.setEncoding('utf8');
@@ -294,7 +306,10 @@ async function residentServer(size: number, root: string, query: string, largest
   let served = await startServe(root);
   const zs = (...args: string[]): Cmd => ({ ...zk('--root', root, ...args), env: serverEnv });
   const search = zs('search', query, '--backend', 'fts');
-  const notes = fs.readdirSync(root).filter((f) => f.endsWith('.md') && !f.includes('-bench-added')).sort();
+  const notes = fs
+    .readdirSync(root)
+    .filter((f) => f.endsWith('.md') && !f.includes('-bench-added'))
+    .sort();
   try {
     answeredByServer(search); // and the server's index settles
     const versionOn: Cmd = { ...VERSION, env: serverEnv };
@@ -312,7 +327,10 @@ async function residentServer(size: number, root: string, query: string, largest
       const word = mark('zkadd');
       added = `${Date.now()}-bench-added-by-hand-${i}.md`;
       const title = `Bench added by hand ${i}`;
-      fs.writeFileSync(path.join(root, added), `---\nuuid: ${crypto.randomUUID()}\ntitle: ${title}\ndate: 2026-11-01\nkind: concept\n---\n\n# ${title}\n\nA kayak trip to the glacier at sunrise, noted by another program: ${word}.\n`);
+      fs.writeFileSync(
+        path.join(root, added),
+        `---\nuuid: ${crypto.randomUUID()}\ntitle: ${title}\ndate: 2026-11-01\nkind: concept\n---\n\n# ${title}\n\nA kayak trip to the glacier at sunrise, noted by another program: ${word}.\n`,
+      );
       searchFor.args = zs('search', `${query} ${word}`, '--backend', 'fts').args;
     };
     searchFor.check = (out) => {
@@ -342,7 +360,13 @@ async function residentServer(size: number, root: string, query: string, largest
     };
     // The edited note is an ordinary note, which the query's own words may rank below others: its new word alone is asked for.
     const [editedMs, v3] = paired(searchFor, VERSION, RUNS, () => (searchFor.args = zs('search', editInPlace(), '--backend', 'fts').args));
-    addServer(size, 'search --backend fts through the server, warm (1 note edited in place by another process, same size; goal ≤ 1.5×)', editedMs, 'zk-memory --version', v3);
+    addServer(
+      size,
+      'search --backend fts through the server, warm (1 note edited in place by another process, same size; goal ≤ 1.5×)',
+      editedMs,
+      'zk-memory --version',
+      v3,
+    );
 
     const slug = notes[0].replace(/\.md$/, '');
     // A server keeps every note's links once a call first asks for them (docs/server.md): the
@@ -366,7 +390,8 @@ async function residentServer(size: number, root: string, query: string, largest
 
     // An agent host's hooks (docs/agents.md): the session bundle, and the bundle for a prompt, each
     // a whole `zk-memory hook claude` process fed the host's JSON, answered by the server.
-    const hookEvent = (event: string, fields: Record<string, string>) => JSON.stringify({ session_id: 'bench', transcript_path: '/nonexistent', cwd: root, hook_event_name: event, ...fields });
+    const hookEvent = (event: string, fields: Record<string, string>) =>
+      JSON.stringify({ session_id: 'bench', transcript_path: '/nonexistent', cwd: root, hook_event_name: event, ...fields });
     const injects = (out: string) => {
       if (!JSON.parse(out).hookSpecificOutput?.additionalContext) throw new Error(`a hook added no context: ${out.slice(0, 200)}`);
     };
@@ -383,12 +408,23 @@ async function residentServer(size: number, root: string, query: string, largest
     // and the hook puts just that exchange in the inbox (docs/agents.md "What is captured").
     const transcript = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zk-bench-transcript-')), 'session.jsonl');
     const turn = (i: number) =>
-      fs.appendFileSync(transcript, [
-        JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: `How did the kayak trip ${i} to the glacier go?` } }),
-        JSON.stringify({ type: 'assistant', uuid: `a${i}`, message: { role: 'assistant', content: [{ type: 'text', text: `Trip ${i} went well: sunrise over the glacier.` }] } }),
-      ].join('\n') + '\n');
+      fs.appendFileSync(
+        transcript,
+        [
+          JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: `How did the kayak trip ${i} to the glacier go?` } }),
+          JSON.stringify({
+            type: 'assistant',
+            uuid: `a${i}`,
+            message: { role: 'assistant', content: [{ type: 'text', text: `Trip ${i} went well: sunrise over the glacier.` }] },
+          }),
+        ].join('\n') + '\n',
+      );
     for (let i = 0; i < 20; i++) turn(i);
-    const stop: Cmd = { ...zs('hook', 'claude'), input: JSON.stringify({ session_id: 'bench-stop', transcript_path: transcript, cwd: root, hook_event_name: 'Stop', stop_hook_active: false }), check: (out) => void JSON.parse(out) };
+    const stop: Cmd = {
+      ...zs('hook', 'claude'),
+      input: JSON.stringify({ session_id: 'bench-stop', transcript_path: transcript, cwd: root, hook_event_name: 'Stop', stop_hook_active: false }),
+      check: (out) => void JSON.parse(out),
+    };
     answeredByServer(stop);
     let next = 20;
     const [stopMs, vStop] = paired(stop, VERSION, RUNS, () => turn(next++));
@@ -398,7 +434,20 @@ async function residentServer(size: number, root: string, query: string, largest
     // Writes with a server running (docs/server.md "Writes"): a new note of its own name each run,
     // and a fragment merged into one note. A build whose server makes no writes makes them in-process.
     const written: Cmd = zs('write', 'bench-added-written', 'Bench written', 'A kayak trip to the glacier at sunrise.');
-    const [writeMs, vWrite] = paired(written, VERSION, RUNS, (i) => void (written.args = zk('--root', root, 'write', `bench-added-written-${Date.now()}-${i}`, `Bench written ${i}`, 'A kayak trip to the glacier at sunrise.').args));
+    const [writeMs, vWrite] = paired(
+      written,
+      VERSION,
+      RUNS,
+      (i) =>
+        void (written.args = zk(
+          '--root',
+          root,
+          'write',
+          `bench-added-written-${Date.now()}-${i}`,
+          `Bench written ${i}`,
+          'A kayak trip to the glacier at sunrise.',
+        ).args),
+    );
     addServer(size, 'write with a server running (goal ≤ 1.5×)', writeMs, 'zk-memory --version', vWrite);
     const merged: Cmd = zs('merge', notes[0].replace(/\.md$/, ''), 'A kayak trip to the glacier at sunrise.');
     const [mergeMs, vMerge] = paired(merged, VERSION);
@@ -419,7 +468,13 @@ async function residentServer(size: number, root: string, query: string, largest
         xl.push((await local.search(query)).ms);
         xb.push((await bridge.search(query)).ms);
       }
-      addServer(size, `MCP search through the stdio bridge, warm (p50 of ${MCP_SEARCHES}; goal ≤ 10 ms)`, median(xb), 'in-process MCP server, warm p50', median(xl));
+      addServer(
+        size,
+        `MCP search through the stdio bridge, warm (p50 of ${MCP_SEARCHES}; goal ≤ 10 ms)`,
+        median(xb),
+        'in-process MCP server, warm p50',
+        median(xl),
+      );
     } finally {
       await bridge.close();
       await local.close();
@@ -467,8 +522,20 @@ async function residentServer(size: number, root: string, query: string, largest
       const searchesInProcess = await totalRss(env, [], false);
       const searchesBridged = await totalRss(serverEnv, [await fresh()], false);
       if (inProcess !== null && bridged !== null && searchesInProcess !== null && searchesBridged !== null) {
-        addServer(size, 'total RSS in MB (not ms): 5 MCP stdio bridges + their server, sessions beginning with overview (goal ≤ 0.5×)', bridged, 'total RSS in MB: 5 in-process MCP servers', inProcess);
-        addServer(size, 'total RSS in MB (not ms): 5 MCP stdio bridges + their server, sessions that only search (goal ≤ 0.5×)', searchesBridged, 'total RSS in MB: 5 in-process MCP servers', searchesInProcess);
+        addServer(
+          size,
+          'total RSS in MB (not ms): 5 MCP stdio bridges + their server, sessions beginning with overview (goal ≤ 0.5×)',
+          bridged,
+          'total RSS in MB: 5 in-process MCP servers',
+          inProcess,
+        );
+        addServer(
+          size,
+          'total RSS in MB (not ms): 5 MCP stdio bridges + their server, sessions that only search (goal ≤ 0.5×)',
+          searchesBridged,
+          'total RSS in MB: 5 in-process MCP servers',
+          searchesInProcess,
+        );
         if (afterAll !== null) extra[`mcp_5_bridges_rss_mb_server_after_every_case_${size}`] = afterAll;
       } else process.stderr.write(`${size}\tMCP resident memory: not told here (no /proc)\n`);
     }
@@ -477,7 +544,14 @@ async function residentServer(size: number, root: string, query: string, largest
       // The server's memory over many calls, sent straight over its socket as the command line
       // sends them; every 1,000 a note is edited in place by another process (the index refreshes).
       const build = buildId();
-      const request = (q: string) => ({ kind: 'call', build, command: 'search', argv: ['--root', root, 'search', q, '--backend', 'fts'], settings: callSettings(serverEnv), cwd: process.cwd() });
+      const request = (q: string) => ({
+        kind: 'call',
+        build,
+        command: 'search',
+        argv: ['--root', root, 'search', q, '--backend', 'fts'],
+        settings: callSettings(serverEnv),
+        cwd: process.cwd(),
+      });
       const call = async (i: number) => {
         const r = await serverCall(served.socket, request(queries[i % queries.length]));
         if (r.code !== 0) throw new Error(`the server's search failed (${r.code}): ${r.stderr}`);
@@ -494,7 +568,13 @@ async function residentServer(size: number, root: string, query: string, largest
       }
       const end = rssMbOf(served.pid);
       if (start !== null && end !== null) {
-        addServer(size, `server RSS in MB (not ms) after ${SERVER_REQUESTS.toLocaleString('en')} requests (goal ≤ 1.2×)`, end, 'server RSS in MB after 100 requests', start);
+        addServer(
+          size,
+          `server RSS in MB (not ms) after ${SERVER_REQUESTS.toLocaleString('en')} requests (goal ≤ 1.2×)`,
+          end,
+          'server RSS in MB after 100 requests',
+          start,
+        );
         extra[`server_rss_mb_every_1000_requests_${size}`] = samples.join(' ');
       }
     }
@@ -520,7 +600,13 @@ async function residentServer(size: number, root: string, query: string, largest
     fs.rmSync(e.XDG_RUNTIME_DIR!, { recursive: true, force: true });
   };
   const [firstMs, offMs] = paired(first, off, RUNS, fresh, stopStarted);
-  addServer(size, 'search --backend fts, first call with no server (ZK_MEMORY_SERVER=auto starts one; goal ≤ 1.1×)', firstMs, 'the same search, ZK_MEMORY_SERVER=off', offMs);
+  addServer(
+    size,
+    'search --backend fts, first call with no server (ZK_MEMORY_SERVER=auto starts one; goal ≤ 1.1×)',
+    firstMs,
+    'the same search, ZK_MEMORY_SERVER=off',
+    offMs,
+  );
 }
 
 /**
@@ -542,7 +628,10 @@ async function goalCases(size: number, root: string, query: string): Promise<voi
   }
   let n = 0;
   const fresh = () => `bench-added-${Date.now()}-${n++}`;
-  const writeCmd = (e: NodeJS.ProcessEnv): Cmd => ({ ...zk('--root', root, 'write', fresh(), `Bench added ${n}`, 'A kayak trip to the glacier at sunrise.'), env: e });
+  const writeCmd = (e: NodeJS.ProcessEnv): Cmd => ({
+    ...zk('--root', root, 'write', fresh(), `Bench added ${n}`, 'A kayak trip to the glacier at sunrise.'),
+    env: e,
+  });
   const cases = (e: NodeJS.ProcessEnv): [string, () => Cmd][] => [
     ['write (a new note)', () => writeCmd(e)],
     ['merge (into one note)', () => ({ ...zk('--root', root, 'merge', hub, `kayak change ${n++}`), env: e })],
@@ -621,7 +710,11 @@ async function goalCases(size: number, root: string, query: string): Promise<voi
       addServer(size, `${name}, a server running`, ms, 'zk-memory --version', v);
     }
     // Right after another process wrote a note (in-process, so the server hears of it only from the folder).
-    const [afterWrite, v2] = timed(() => zs('search', query, '--backend', 'fts'), RUNS, () => void runOnce(writeCmd(env)));
+    const [afterWrite, v2] = timed(
+      () => zs('search', query, '--backend', 'fts'),
+      RUNS,
+      () => void runOnce(writeCmd(env)),
+    );
     addServer(size, 'search --backend fts right after a write by another process, a server running', afterWrite, 'zk-memory --version', v2);
 
     const bridge = await mcpSession(BIN, root, { ...serverEnv, ZK_MEMORY_BACKEND: 'fts' });
@@ -650,10 +743,24 @@ async function goalCases(size: number, root: string, query: string): Promise<voi
 
     // The server's memory after warm-up, and after 2,000 mixed calls over its socket.
     const build = buildId();
-    const argvs = [['search', query, '--backend', 'fts'], ['read', hub], ['list', '--limit', '50'], ['status'], ['context', query, '--backend', 'fts'], ['tend', 'check']];
+    const argvs = [
+      ['search', query, '--backend', 'fts'],
+      ['read', hub],
+      ['list', '--limit', '50'],
+      ['status'],
+      ['context', query, '--backend', 'fts'],
+      ['tend', 'check'],
+    ];
     for (let i = 0; i < MIXED_CALLS; i++) {
       const argv = argvs[i % argvs.length];
-      const r = await serverCall(served.socket, { kind: 'call', build, command: argv[0] === 'tend' ? 'tend check' : argv[0], argv: ['--root', root, ...argv], settings: callSettings(serverEnv), cwd: process.cwd() });
+      const r = await serverCall(served.socket, {
+        kind: 'call',
+        build,
+        command: argv[0] === 'tend' ? 'tend check' : argv[0],
+        argv: ['--root', root, ...argv],
+        settings: callSettings(serverEnv),
+        cwd: process.cwd(),
+      });
       if (r.code !== 0) throw new Error(`the server's ${argv[0]} failed (${r.code}): ${r.stderr}`);
     }
     const afterRss = rssMbOf(served.pid);
@@ -707,7 +814,9 @@ async function serverCases(size: number, root: string, query: string): Promise<v
     extra[`http_merge_ms_p50_p99_${size}`] = `${ms(h.mergeP50)} ${ms(h.mergeP99)}`;
     extra[`http_server_rss_mb_before_after_${size}`] = `${h.rssBefore} ${h.rssAfter}`;
     extra[`http_server_rss_mb_peak_every_fifth_${size}`] = h.rssPeaks.join(' ');
-    process.stderr.write(`${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB, peak in each fifth ${h.rssPeaks.join(' ')} MB\n`);
+    process.stderr.write(
+      `${size}\tMCP over HTTP, 20 clients x ${HTTP_CALLS} calls: search p50 ${ms(h.searchP50)} ms, p99 ${ms(h.searchP99)} ms; merge p50 ${ms(h.mergeP50)} ms, p99 ${ms(h.mergeP99)} ms; server RSS ${h.rssBefore} -> ${h.rssAfter} MB, peak in each fifth ${h.rssPeaks.join(' ')} MB\n`,
+    );
   }
   if (largest && VIEWER_RUNS > 0) await viewerCases(size);
 }
@@ -736,7 +845,16 @@ for (const size of SIZES) {
   // ripgrep as the rg backend runs it: the same terms, the same files, counting every match.
   const rawRg: Cmd = {
     cmd: rgPath(),
-    args: ['--only-matching', '--ignore-case', '--with-filename', '--null', '--no-heading', '--no-line-number', ...terms.flatMap((t) => ['-e', t]), ...NOTE_FILES],
+    args: [
+      '--only-matching',
+      '--ignore-case',
+      '--with-filename',
+      '--null',
+      '--no-heading',
+      '--no-line-number',
+      ...terms.flatMap((t) => ['-e', t]),
+      ...NOTE_FILES,
+    ],
     cwd: root,
   };
   const [rg, raw] = paired(search('rg'), rawRg);
@@ -747,16 +865,25 @@ for (const size of SIZES) {
   const [fts, v1] = paired(search('fts'), VERSION);
   add(size, 'search --backend fts (unchanged)', fts, 'zk-memory --version', v1);
 
-  const addOne = (i: number) => spawnSync('node', zk('--root', root, 'write', `bench-added-${Date.now()}-${i}`, `Bench added ${i}`, 'A kayak trip to the glacier at sunrise.').args, { env });
+  const addOne = (i: number) =>
+    spawnSync('node', zk('--root', root, 'write', `bench-added-${Date.now()}-${i}`, `Bench added ${i}`, 'A kayak trip to the glacier at sunrise.').args, {
+      env,
+    });
   const [added, v2] = paired(search('fts'), VERSION, RUNS, addOne);
   add(size, 'search --backend fts (1 note added by the tool)', added, 'zk-memory --version', v2);
 
-  const first = fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort()[0];
+  const first = fs
+    .readdirSync(root)
+    .filter((f) => f.endsWith('.md'))
+    .sort()[0];
   const changeOne = (i: number) => spawnSync('node', zk('--root', root, 'merge', first, `kayak change ${i}`).args, { env });
   const [changed, v3] = paired(search('fts'), VERSION, RUNS, changeOne);
   add(size, 'search --backend fts (1 note changed by the tool)', changed, 'zk-memory --version', v3);
 
-  const second = fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort()[1];
+  const second = fs
+    .readdirSync(root)
+    .filter((f) => f.endsWith('.md'))
+    .sort()[1];
   const editOne = (i: number) => fs.appendFileSync(path.join(root, second), `\nEdited by hand ${i}: kayak.\n`);
   const [edited, v4] = paired(search('fts'), VERSION, RUNS, editOne);
   add(size, 'search --backend fts (1 note edited in place by hand)', edited, 'zk-memory --version', v4);
@@ -764,7 +891,11 @@ for (const size of SIZES) {
   const rss = peakRssMb('node', search('fts').args);
   if (rss !== null) extra[`peak_rss_mb_fts_search_${size}`] = rss;
 
-  for (const [name, cmd] of [['list', zk('--root', root, 'list')], ['status', zk('--root', root, 'status')], ['tend check', zk('--root', root, 'tend', 'check')]] as const) {
+  for (const [name, cmd] of [
+    ['list', zk('--root', root, 'list')],
+    ['status', zk('--root', root, 'status')],
+    ['tend check', zk('--root', root, 'tend', 'check')],
+  ] as const) {
     const [ms, v] = paired(cmd, VERSION, SLOW_RUNS);
     add(size, name, ms, 'zk-memory --version', v);
   }
@@ -823,7 +954,10 @@ const table = (of: Row[]) =>
   ].join('\n');
 process.stdout.write(`${table(rows.filter((r) => !serverRows.has(r)))}\n`);
 if (serverRows.size) process.stdout.write(`\n### resident server\n\n${table([...serverRows])}\n\n`);
-if (viewerRows.length) process.stdout.write(`### viewer (ms, in Chromium)\n\n| notes | case | p50 | p90 | runs | goal ms |\n|---:|---|---:|---:|---:|---:|\n${viewerRows.join('\n')}\n\n`);
+if (viewerRows.length)
+  process.stdout.write(
+    `### viewer (ms, in Chromium)\n\n| notes | case | p50 | p90 | runs | goal ms |\n|---:|---|---:|---:|---:|---:|\n${viewerRows.join('\n')}\n\n`,
+  );
 for (const [k, v] of Object.entries(extra)) process.stdout.write(`${k}: ${v}\n`);
 fs.mkdirSync(path.dirname(OUT), { recursive: true });
 const result = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, bin: BIN, rows, extra };

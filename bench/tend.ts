@@ -43,10 +43,26 @@ function noteText(i: number): string {
     links.push(`- see [note ${j}](${target})${anchor} for the ${k === 1 ? 'details' : 'background'}`);
   }
   return [
-    '---', `uuid: ${uuidOf(i)}`, `title: Note ${i}`, 'date: 2026-11-30', '---', '',
-    `# Note ${i}`, '', 'Some prose about deploys, rollbacks and the people who run them. '.repeat(4), '',
-    '## Details', '', ...links, '', '```md', `[not a link](${nameOf((i + 1) % NOTES)})`, '```', '',
-    'More at [the docs](https://example.org/docs.md).', '',
+    '---',
+    `uuid: ${uuidOf(i)}`,
+    `title: Note ${i}`,
+    'date: 2026-11-30',
+    '---',
+    '',
+    `# Note ${i}`,
+    '',
+    'Some prose about deploys, rollbacks and the people who run them. '.repeat(4),
+    '',
+    '## Details',
+    '',
+    ...links,
+    '',
+    '```md',
+    `[not a link](${nameOf((i + 1) % NOTES)})`,
+    '```',
+    '',
+    'More at [the docs](https://example.org/docs.md).',
+    '',
   ].join('\n');
 }
 
@@ -89,10 +105,16 @@ function corpusCheck(): void {
     verify(root);
     const baseline = median(Array.from({ length: RUNS }, () => timeOnce(['-e', '0'])!));
     const check = median(Array.from({ length: RUNS }, () => timeOnce([BIN, 'tend', 'check', '--root', root])!));
-    console.log(JSON.stringify({
-      notes: NOTES, links: NOTES * LINKS, runs: RUNS,
-      tend_check_median_ms: round(check), node_baseline_ms: round(baseline), ratio: Math.round((check / baseline) * 10) / 10,
-    }));
+    console.log(
+      JSON.stringify({
+        notes: NOTES,
+        links: NOTES * LINKS,
+        runs: RUNS,
+        tend_check_median_ms: round(check),
+        node_baseline_ms: round(baseline),
+        ratio: Math.round((check / baseline) * 10) / 10,
+      }),
+    );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -169,7 +191,14 @@ function hubRows(root: string, n: number): void {
     const readMs = base.length ? median(base) : NaN;
     const row = unfinished
       ? { hub_links: n, case: c.name, median_ms: null, unfinished_after_ms: TIMEOUT_MS, baseline: 'read', baseline_ms: round(readMs) }
-      : { hub_links: n, case: c.name, median_ms: round(median(xs)), baseline: 'read', baseline_ms: round(readMs), ratio: Math.round((median(xs) / readMs) * 100) / 100 };
+      : {
+          hub_links: n,
+          case: c.name,
+          median_ms: round(median(xs)),
+          baseline: 'read',
+          baseline_ms: round(readMs),
+          ratio: Math.round((median(xs) / readMs) * 100) / 100,
+        };
     console.log(JSON.stringify(row));
   }
 }

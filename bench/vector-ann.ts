@@ -16,7 +16,6 @@ import { Settings } from '../src/settings.js';
 
 const BIN = path.join(REPO, 'bin', 'zk-memory.js');
 
-
 const SIZES = arg('--sizes', '20000,50000').split(',').map(Number);
 const RUNS = Number(arg('--runs', '7'));
 const QUERIES = Number(arg('--queries', '200'));
@@ -41,9 +40,11 @@ function timeOnce(args: string[]): number {
 
 /** Short queries of topic words and names, as an agent asks (the generator's vocabulary). */
 function queries(n: number): string[] {
-  const words = ('deploy rollback database migration backup kayak glacier sunrise garden tomato birthday partner piano lesson ' +
+  const words = (
+    'deploy rollback database migration backup kayak glacier sunrise garden tomato birthday partner piano lesson ' +
     'doctor appointment flight hotel budget invoice customer incident outage recipe bread marathon mortgage landlord ' +
-    'Judy Sam Maya Priya Noah').split(' ');
+    'Judy Sam Maya Priya Noah'
+  ).split(' ');
   const r = prng(7);
   return Array.from({ length: n }, () => Array.from({ length: 2 + Math.floor(r() * 3) }, () => words[Math.floor(r() * words.length)]).join(' '));
 }
@@ -80,7 +81,14 @@ await withContext(callContext({ settings: new Settings(process.env), io: process
       const approx = await nearest(table, v, 10, false, state.ann);
       annMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
       t0 = process.hrtime.bigint();
-      const exact = (await table.vectorSearch(v).distanceType('cosine').bypassVectorIndex().where('current = true').select(['path', '_distance']).limit(10).toArray()) as { path: string; _distance: number }[];
+      const exact = (await table
+        .vectorSearch(v)
+        .distanceType('cosine')
+        .bypassVectorIndex()
+        .where('current = true')
+        .select(['path', '_distance'])
+        .limit(10)
+        .toArray()) as { path: string; _distance: number }[];
       exactMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
       // A hit agrees when it is one of the exact top 10, or as near as the 10th (a tie it could equally be).
       const tenth = exact.at(-1)?._distance ?? Infinity;
@@ -88,10 +96,15 @@ await withContext(callContext({ settings: new Settings(process.env), io: process
       agree += approx.filter((h) => names.has(h.name) || 1 - h.score <= tenth + 1e-6).length;
     }
     const row = {
-      notes: size, partitions: state.ann.partitions, index_rows: state.ann.rows,
+      notes: size,
+      partitions: state.ann.partitions,
+      index_rows: state.ann.rows,
       index_with_embedding_ms: round(indexMs),
-      cli_vector_ms: round(median(vector)), cli_fts_ms: round(median(fts)), cli_ratio: round(median(vector) / median(fts)),
-      query_ann_ms: round(median(annMs)), query_exact_ms: round(median(exactMs)),
+      cli_vector_ms: round(median(vector)),
+      cli_fts_ms: round(median(fts)),
+      cli_ratio: round(median(vector) / median(fts)),
+      query_ann_ms: round(median(annMs)),
+      query_exact_ms: round(median(exactMs)),
       top10_agreement: round(agree / (QUERIES * 10)),
     };
     rows.push(row);
@@ -99,8 +112,18 @@ await withContext(callContext({ settings: new Settings(process.env), io: process
   }
   await server.stop();
 
-  process.stdout.write(['| notes | vector search ms | fts search ms | ratio | in-process ANN ms | in-process exact ms | top-10 agreement |', '|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.notes} | ${r.cli_vector_ms} | ${r.cli_fts_ms} | ${r.cli_ratio} | ${r.query_ann_ms} | ${r.query_exact_ms} | ${r.top10_agreement} |`)].join('\n') + '\n');
+  process.stdout.write(
+    [
+      '| notes | vector search ms | fts search ms | ratio | in-process ANN ms | in-process exact ms | top-10 agreement |',
+      '|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map(
+        (r) => `| ${r.notes} | ${r.cli_vector_ms} | ${r.cli_fts_ms} | ${r.cli_ratio} | ${r.query_ann_ms} | ${r.query_exact_ms} | ${r.top10_agreement} |`,
+      ),
+    ].join('\n') + '\n',
+  );
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
-  fs.writeFileSync(OUT, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, queries: QUERIES, rows }, null, 2)}\n`);
+  fs.writeFileSync(
+    OUT,
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs: RUNS, queries: QUERIES, rows }, null, 2)}\n`,
+  );
 });

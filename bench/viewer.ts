@@ -76,7 +76,9 @@ interface Loaded {
 }
 
 async function loadTimes(page: Page): Promise<Loaded> {
-  await page.waitForFunction(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.loadEventEnd, undefined, { timeout: 120_000 });
+  await page.waitForFunction(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.loadEventEnd, undefined, {
+    timeout: 120_000,
+  });
   return page.evaluate(() => {
     const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
     return { load: n.loadEventEnd - n.startTime, doc: n.responseEnd - n.requestStart };
@@ -202,13 +204,25 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
     const base = new URL(launch).origin;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+      args: [
+        '--headless=new',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--use-angle=swiftshader',
+        '--enable-unsafe-swiftshader',
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addInitScript(PAGE_PROBE);
     const page = await context.newPage();
     const landed = await page.goto(launch, { waitUntil: 'load', timeout: 120_000 });
-    if (!landed || landed.status() !== 200 || !page.url().startsWith(`${base}/search`)) throw new Error(`the launch link led to ${page.url()} (${landed?.status()})`);
+    if (!landed || landed.status() !== 200 || !page.url().startsWith(`${base}/search`))
+      throw new Error(`the launch link led to ${page.url()} (${landed?.status()})`);
 
     const notes = NOTE_PAGES.map((i) => noteFile(root, i)).filter((f): f is string => !!f);
     const graphs = GRAPH_NOTES.map((i) => noteFile(root, i)).filter((f): f is string => !!f);
@@ -225,13 +239,18 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
 
     const cases: ViewerCase[] = [];
     const detail: Record<string, string> = {};
-    const add = (name: string, goal: number | null, xs: number[]) => cases.push({ case: name, goal, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), n: xs.length });
+    const add = (name: string, goal: number | null, xs: number[]) =>
+      cases.push({ case: name, goal, p50: r1(quantile(xs, 0.5)), p90: r1(quantile(xs, 0.9)), n: xs.length });
     const split = (xs: number[]) => `p50 ${r1(quantile(xs, 0.5))} p90 ${r1(quantile(xs, 0.9))}`;
 
     // (a) First load of the search page: a new tab, the session cookie kept.
     const searchLoads: Loaded[] = [];
     for (let i = 0; i < runs; i++) searchLoads.push(await firstLoad(context, `${base}/search`));
-    add('search page, first load (navigation start to load event)', 1000, searchLoads.map((t) => t.load));
+    add(
+      'search page, first load (navigation start to load event)',
+      1000,
+      searchLoads.map((t) => t.load),
+    );
     detail.search_page_html_ms = split(searchLoads.map((t) => t.doc));
 
     // (b) Search as you type, both while typing on (the last key 80 ms after the one before) and
@@ -239,8 +258,14 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
     for (const settle of [false, true]) {
       const typed: Typed[] = [];
       for (let i = 0; i < 2 * runs; i++) typed.push(await typeQuery(page, QUERIES[i % QUERIES.length], settle));
-      const name = settle ? 'search as you type, one key after a pause (keydown to results painted)' : `search as you type, a key every ${KEY_DELAY_MS} ms (last keydown to results painted)`;
-      add(name, 100, typed.map((t) => t.ms));
+      const name = settle
+        ? 'search as you type, one key after a pause (keydown to results painted)'
+        : `search as you type, a key every ${KEY_DELAY_MS} ms (last keydown to results painted)`;
+      add(
+        name,
+        100,
+        typed.map((t) => t.ms),
+      );
       detail[settle ? 'typed_after_pause_api_search_ms' : 'typed_on_api_search_ms'] = split(typed.map((t) => t.api).filter(Number.isFinite));
     }
 
@@ -251,8 +276,16 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
       hubLoads.push(await firstLoad(context, noteUrl(hub)));
       for (const f of notes.filter((n) => n !== hub)) noteLoads.push(await firstLoad(context, noteUrl(f)));
     }
-    add(`note page, ${notes.length - 1} notes of the long tail (to load event)`, 300, noteLoads.map((t) => t.load));
-    add('note page, the most linked note (to load event)', 300, hubLoads.map((t) => t.load));
+    add(
+      `note page, ${notes.length - 1} notes of the long tail (to load event)`,
+      300,
+      noteLoads.map((t) => t.load),
+    );
+    add(
+      'note page, the most linked note (to load event)',
+      300,
+      hubLoads.map((t) => t.load),
+    );
     detail.note_page_html_ms = split(noteLoads.map((t) => t.doc));
     detail.note_page_most_linked_html_ms = split(hubLoads.map((t) => t.doc));
 
@@ -263,23 +296,38 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
       detail[`${key}_layout_and_draw_ms`] = split(drawn.map((t) => t.layout));
       detail[`${key}_paint_ms`] = split(drawn.map((t) => t.paint));
     };
-    for (const [name, files] of [['the most linked note', [hub]], [`${graphs.length - 1} notes of the long tail`, graphs.filter((g) => g !== hub)]] as const) {
+    for (const [name, files] of [
+      ['the most linked note', [hub]],
+      [`${graphs.length - 1} notes of the long tail`, graphs.filter((g) => g !== hub)],
+    ] as const) {
       const drawn: Drawn[] = [];
       for (let i = 0; i < runs; i++) for (const f of files) drawn.push(await graphTimes(context, graphUrl(f)));
-      add(`graph, 2 hops around ${name} (navigation start to drawn)`, 500, drawn.map((t) => t.drawn));
+      add(
+        `graph, 2 hops around ${name} (navigation start to drawn)`,
+        500,
+        drawn.map((t) => t.drawn),
+      );
       const key = files.length === 1 ? 'graph_2hops_most_linked' : 'graph_2hops_long_tail';
       graphDetail(key, drawn);
       detail[`${key}_nodes`] = [...new Set(drawn.map((t) => t.nodes))].join(' ');
     }
     const overview: Drawn[] = [];
     for (let i = 0; i < runs; i++) overview.push(await graphTimes(context, graphUrl()));
-    add('graph, overview of the whole corpus (navigation start to drawn)', null, overview.map((t) => t.drawn));
+    add(
+      'graph, overview of the whole corpus (navigation start to drawn)',
+      null,
+      overview.map((t) => t.drawn),
+    );
     graphDetail('graph_overview', overview);
     detail.graph_overview_nodes = String(overview[0].nodes);
 
     const recent: Loaded[] = [];
     for (let i = 0; i < runs; i++) recent.push(await firstLoad(context, `${base}/recent`));
-    add('recent page, first load (to load event)', null, recent.map((t) => t.load));
+    add(
+      'recent page, first load (to load event)',
+      null,
+      recent.map((t) => t.load),
+    );
 
     detail.search_backend = await page.evaluate(async () => ((await (await fetch('/api/search?q=kayak')).json()) as { backend: string }).backend);
     return { cases, detail };

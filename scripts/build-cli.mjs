@@ -15,8 +15,7 @@ const errors = join(root, 'dist', 'src', 'errors.js');
 const sharedErrors = {
   name: 'shared-errors',
   setup(b) {
-    b.onResolve({ filter: /errors\.js$/ }, (args) =>
-      resolve(args.resolveDir, args.path) === errors ? { path: '../errors.js', external: true } : undefined);
+    b.onResolve({ filter: /errors\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === errors ? { path: '../errors.js', external: true } : undefined));
   },
 };
 
@@ -30,7 +29,8 @@ const processesApart = {
   name: 'processes-apart',
   setup(b) {
     b.onResolve({ filter: /processes\.js$/ }, (args) =>
-      resolve(args.resolveDir, args.path) === processes ? { path: '../adapters/processes.js', external: true } : undefined);
+      resolve(args.resolveDir, args.path) === processes ? { path: '../adapters/processes.js', external: true } : undefined,
+    );
   },
 };
 

@@ -107,7 +107,11 @@ export function bugStack(err: unknown, debug = false): string | undefined {
 
 /** The system error a thrown value is, or was caused by (`fetch failed` wraps ECONNREFUSED, say). */
 function errnoOf(err: unknown): { code: string; path?: string } | undefined {
-  for (let e = err as NodeJS.ErrnoException | undefined, depth = 0; e && typeof e === 'object' && depth < 5; e = e.cause as NodeJS.ErrnoException | undefined, depth++) {
+  for (
+    let e = err as NodeJS.ErrnoException | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = e.cause as NodeJS.ErrnoException | undefined, depth++
+  ) {
     if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return { code: e.code, path: e.path };
   }
   return undefined;

@@ -36,7 +36,12 @@ describe('process state', () => {
     expect(found).toEqual([]);
     // The check itself sees what it looks for.
     const root = fs.readFileSync(path.join(REPO, 'src', 'process.ts'), 'utf8');
-    expect(PROCESS_STATE.filter(([, re]) => re.test(root)).map(([what]) => what)).toEqual(['writes the environment', 'sets a V8 flag', 'changes the module cache', 'handles a process signal or event']);
+    expect(PROCESS_STATE.filter(([, re]) => re.test(root)).map(([what]) => what)).toEqual([
+      'writes the environment',
+      'sets a V8 flag',
+      'changes the module cache',
+      'handles a process signal or event',
+    ]);
   });
 });
 
@@ -86,17 +91,27 @@ describe('the layers of src/', () => {
     const confined = ['lancedb-in-its-adapter-only', 'mcp-sdk-in-mcp-only', 'child-processes-in-adapters-only', 'git-through-execa-only'];
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zk-depcruise-'));
     const probe = path.join(dir, 'probe.cjs');
-    fs.writeFileSync(probe, [
-      `const base = require(${JSON.stringify(path.join(REPO, '.dependency-cruiser.cjs'))});`,
-      `const names = ${JSON.stringify(confined)};`,
-      'module.exports = { ...base, forbidden: base.forbidden.filter((r) => names.includes(r.name)).map((r) => ({ ...r, from: {} })) };',
-    ].join('\n'));
+    fs.writeFileSync(
+      probe,
+      [
+        `const base = require(${JSON.stringify(path.join(REPO, '.dependency-cruiser.cjs'))});`,
+        `const names = ${JSON.stringify(confined)};`,
+        'module.exports = { ...base, forbidden: base.forbidden.filter((r) => names.includes(r.name)).map((r) => ({ ...r, from: {} })) };',
+      ].join('\n'),
+    );
     try {
       const r = await execa('npx', ['depcruise', 'src', '--config', probe, '--output-type', 'json'], { cwd: REPO, reject: false });
       const found = (JSON.parse(r.stdout) as { summary: { violations: { rule: { name: string }; from: string }[] } }).summary.violations;
       const where = (rule: string) => [...new Set(found.filter((v) => v.rule.name === rule).map((v) => v.from))].sort();
       expect(where('lancedb-in-its-adapter-only')).toEqual(['src/search/ivf-build.ts', 'src/search/lance.ts']);
-      expect(where('mcp-sdk-in-mcp-only')).toEqual(['src/api/oauth-store.ts', 'src/mcp/modern.ts', 'src/mcp/server.ts', 'src/mcp/transport.ts', 'src/server/mcp-requests.ts', 'src/server/oauth.ts']);
+      expect(where('mcp-sdk-in-mcp-only')).toEqual([
+        'src/api/oauth-store.ts',
+        'src/mcp/modern.ts',
+        'src/mcp/server.ts',
+        'src/mcp/transport.ts',
+        'src/server/mcp-requests.ts',
+        'src/server/oauth.ts',
+      ]);
       expect(where('child-processes-in-adapters-only')).toEqual(['src/adapters/processes.ts', 'src/adapters/ripgrep.ts']);
       expect(where('git-through-execa-only')).toEqual(['src/adapters/git.ts']);
     } finally {

@@ -52,7 +52,11 @@ describe('trace', () => {
     const root = tempCorpus();
     trace(root, 'test', { path: 'x.md', n: 1 });
     writeNote(root, { slug: 'judy', title: 'Judy' });
-    const lines = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ event: 'test', path: 'x.md', n: 1 });
     expect(lines[0].ts).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(lines[1]).toMatchObject({ event: 'write', kind: null });

@@ -26,14 +26,46 @@ function note(fm: Record<string, string | string[]>, title: string, body: string
  */
 function judyCorpus(): string {
   const root = tempCorpus();
-  write(root, '20260110-judy-lisbon.md', note({ uuid: LISBON, title: 'Judy lives in Lisbon', date: '2026-01-10', superseded_by: PORTO, superseded_at: '2026-03-05T10:00:00Z' }, 'Judy lives in Lisbon', 'Judy lives in Lisbon.'));
-  write(root, '20260301-judy-porto.md', `${note({ uuid: PORTO, title: 'Judy lives in Porto', date: '2026-03-01', supersedes: [LISBON], superseded_by: PARIS }, 'Judy lives in Porto', 'Judy moved to Porto.')}\n---\n*2026-04-02T12:00:00Z (agent):* She rents near the river.\n`);
-  write(root, '20260601-judy-paris.md', note({ uuid: PARIS, title: 'Judy lives in Paris', date: '2026-06-01', supersedes: [PORTO], valid_from: '2026-05-20' }, 'Judy lives in Paris', 'Judy moved to Paris.'));
+  write(
+    root,
+    '20260110-judy-lisbon.md',
+    note(
+      { uuid: LISBON, title: 'Judy lives in Lisbon', date: '2026-01-10', superseded_by: PORTO, superseded_at: '2026-03-05T10:00:00Z' },
+      'Judy lives in Lisbon',
+      'Judy lives in Lisbon.',
+    ),
+  );
+  write(
+    root,
+    '20260301-judy-porto.md',
+    `${note({ uuid: PORTO, title: 'Judy lives in Porto', date: '2026-03-01', supersedes: [LISBON], superseded_by: PARIS }, 'Judy lives in Porto', 'Judy moved to Porto.')}\n---\n*2026-04-02T12:00:00Z (agent):* She rents near the river.\n`,
+  );
+  write(
+    root,
+    '20260601-judy-paris.md',
+    note(
+      { uuid: PARIS, title: 'Judy lives in Paris', date: '2026-06-01', supersedes: [PORTO], valid_from: '2026-05-20' },
+      'Judy lives in Paris',
+      'Judy moved to Paris.',
+    ),
+  );
   write(root, '20260101-e.md', note({ uuid: E, title: 'E', date: '2026-01-01', superseded_by: G, superseded_at: '2026-02-15' }, 'E', 'first'));
   write(root, '20260501-g.md', note({ uuid: G, title: 'G', date: '2026-05-01', supersedes: [F] }, 'G', 'third'));
   fs.mkdirSync(path.join(root, '.archive'));
-  write(root, '.archive/20260201-old-job.md', note({ uuid: JOB, title: 'Judy works at the bakery', date: '2026-02-01', archived_at: '2026-05-01T12:00:00Z' }, 'Judy works at the bakery', 'At the bakery.'));
-  write(root, '.archive/20260215-f.md', note({ uuid: F, title: 'F', date: '2026-02-15', supersedes: [E], superseded_by: G, archived_at: '2026-04-01T12:00:00Z' }, 'F', 'second'));
+  write(
+    root,
+    '.archive/20260201-old-job.md',
+    note(
+      { uuid: JOB, title: 'Judy works at the bakery', date: '2026-02-01', archived_at: '2026-05-01T12:00:00Z' },
+      'Judy works at the bakery',
+      'At the bakery.',
+    ),
+  );
+  write(
+    root,
+    '.archive/20260215-f.md',
+    note({ uuid: F, title: 'F', date: '2026-02-15', supersedes: [E], superseded_by: G, archived_at: '2026-04-01T12:00:00Z' }, 'F', 'second'),
+  );
   return root;
 }
 
@@ -84,14 +116,21 @@ describe('read --as-of on the command line', () => {
     expect(gone.stderr).toMatch(/^error: \.archive\/20260201-old-job\.md was archived by 2026-05-02 \(on 2026-05-0[12]\)[^\n]*$/);
     const yet = await zk(['--root', root, '--json', 'read', 'judy-paris', '--as-of', '2026-05-31']);
     expect(yet.code).toBe(1);
-    expect(yet.json).toMatchObject({ ok: false, error: { code: 'not_found', message: '20260601-judy-paris.md did not exist yet on 2026-05-31: it dates from 2026-06-01' } });
+    expect(yet.json).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', message: '20260601-judy-paris.md did not exist yet on 2026-05-31: it dates from 2026-06-01' },
+    });
     // an archived note is not read without --as-of
     expect((await zk(['--root', root, 'read', 'old-job'])).code).toBe(1);
   });
 
   it('refuses a date that is not one: usage, exit 2, one line', async () => {
     const root = judyCorpus();
-    for (const args of [['read', 'judy-porto', '--as-of', '2026-02-30'], ['list', '--as-of', 'yesterday'], ['read', 'judy-porto', '--timeline', '--as-of', '2026-03-01']]) {
+    for (const args of [
+      ['read', 'judy-porto', '--as-of', '2026-02-30'],
+      ['list', '--as-of', 'yesterday'],
+      ['read', 'judy-porto', '--timeline', '--as-of', '2026-03-01'],
+    ]) {
       const r = await zk(['--root', root, ...args]);
       expect(r.code).toBe(2);
       expect(r.stderr.split('\n')).toHaveLength(1);
@@ -110,7 +149,11 @@ describe('list --as-of on the command line', () => {
     expect(paths(history)).toEqual(['20260101-e.md', ...paths(march)]);
     const june = await cli(root, 'list', '--as-of', '2026-06-02', '--history');
     expect(june.json.notes.map((n: any) => [n.path, n.superseded_by])).toEqual([
-      ['20260101-e.md', G], ['20260110-judy-lisbon.md', PORTO], ['20260301-judy-porto.md', PARIS], ['20260501-g.md', null], ['20260601-judy-paris.md', null],
+      ['20260101-e.md', G],
+      ['20260110-judy-lisbon.md', PORTO],
+      ['20260301-judy-porto.md', PARIS],
+      ['20260501-g.md', null],
+      ['20260601-judy-paris.md', null],
     ]);
     // Porto held true until Paris was written, though Paris says it became true earlier
     expect(paths(await cli(root, 'list', '--as-of', '2026-05-25'))).toEqual(['20260301-judy-porto.md', '20260501-g.md']);
@@ -133,9 +176,36 @@ describe('read --timeline on the command line', () => {
   it('gives the beliefs about the subject, oldest first, from any of its notes, with when each was recorded, superseded and true', async () => {
     const root = judyCorpus();
     const expected = [
-      { path: '20260110-judy-lisbon.md', title: 'Judy lives in Lisbon', uuid: LISBON, recorded: '2026-01-10', superseded_at: '2026-03-05T10:00:00Z', valid_from: '2026-01-10', valid_until: '2026-03-01', current: false },
-      { path: '20260301-judy-porto.md', title: 'Judy lives in Porto', uuid: PORTO, recorded: '2026-03-01', superseded_at: '2026-06-01', valid_from: '2026-03-01', valid_until: '2026-05-20', current: false },
-      { path: '20260601-judy-paris.md', title: 'Judy lives in Paris', uuid: PARIS, recorded: '2026-06-01', superseded_at: null, valid_from: '2026-05-20', valid_until: null, current: true },
+      {
+        path: '20260110-judy-lisbon.md',
+        title: 'Judy lives in Lisbon',
+        uuid: LISBON,
+        recorded: '2026-01-10',
+        superseded_at: '2026-03-05T10:00:00Z',
+        valid_from: '2026-01-10',
+        valid_until: '2026-03-01',
+        current: false,
+      },
+      {
+        path: '20260301-judy-porto.md',
+        title: 'Judy lives in Porto',
+        uuid: PORTO,
+        recorded: '2026-03-01',
+        superseded_at: '2026-06-01',
+        valid_from: '2026-03-01',
+        valid_until: '2026-05-20',
+        current: false,
+      },
+      {
+        path: '20260601-judy-paris.md',
+        title: 'Judy lives in Paris',
+        uuid: PARIS,
+        recorded: '2026-06-01',
+        superseded_at: null,
+        valid_from: '2026-05-20',
+        valid_until: null,
+        current: true,
+      },
     ];
     for (const ref of ['judy-lisbon', 'judy-porto', 'judy-paris']) {
       expect(await answerOf(root, 'read', ref, '--timeline')).toEqual({ ok: true, timeline: expected });
@@ -152,7 +222,8 @@ describe('read --timeline on the command line', () => {
     const root = judyCorpus();
     for (const ref of ['20260101-e', '20260501-g']) {
       expect((await cli(root, 'read', ref, '--timeline')).json.timeline.map((b: any) => [b.path, b.superseded_at, b.current])).toEqual([
-        ['20260101-e.md', '2026-02-15', false], ['20260501-g.md', null, true],
+        ['20260101-e.md', '2026-02-15', false],
+        ['20260501-g.md', null, true],
       ]);
     }
   });
@@ -164,10 +235,14 @@ describe('as of a date over MCP', () => {
   beforeAll(async () => {
     root = judyCorpus();
     client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({
-      command: 'node', args: [BIN, 'mcp', '--root', root], stderr: 'pipe',
-      env: { ...(process.env as Record<string, string>), ZK_MEMORY_SERVER: 'off', ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
-    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: 'node',
+        args: [BIN, 'mcp', '--root', root],
+        stderr: 'pipe',
+        env: { ...(process.env as Record<string, string>), ZK_MEMORY_SERVER: 'off', ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+      }),
+    );
   });
   afterAll(async () => {
     await client?.close();
@@ -193,7 +268,10 @@ describe('as of a date over MCP', () => {
     const t = await call('read', { ref: 'judy-paris', timeline: true });
     expect(t.structuredContent).toEqual(await answerOf(root, 'read', 'judy-paris', '--timeline'));
     expect(t.content[0].text.split('\n')).toHaveLength(3);
-    for (const [name, args] of [['read', { ref: 'judy-porto', as_of: 'soon' }], ['list', { as_of: '2026-13-01' }]] as const) {
+    for (const [name, args] of [
+      ['read', { ref: 'judy-porto', as_of: 'soon' }],
+      ['list', { as_of: '2026-13-01' }],
+    ] as const) {
       const bad = await call(name, args);
       expect(bad.isError).toBe(true);
       expect(bad.content[0].text).toMatch(/invalid as_of/);
@@ -213,7 +291,12 @@ describe('as of a date from the resident server', () => {
     const server = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env, ZK_MEMORY_SERVER: 'on' }, reject: false });
     try {
       await until('a server runs', async () => (await zk(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
-      for (const args of [['read', 'judy-porto', '--as-of', '2026-03-02'], ['read', 'old-job', '--as-of', '2026-03-01'], ['list', '--as-of', '2026-03-02', '--history'], ['read', 'judy-porto', '--timeline']]) {
+      for (const args of [
+        ['read', 'judy-porto', '--as-of', '2026-03-02'],
+        ['read', 'old-job', '--as-of', '2026-03-01'],
+        ['list', '--as-of', '2026-03-02', '--history'],
+        ['read', 'judy-porto', '--timeline'],
+      ]) {
         const served = await zkProcess(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'on' } });
         const local = await zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
         expect(served.json.server).toBe(true);
@@ -228,11 +311,15 @@ describe('as of a date from the resident server', () => {
   });
 });
 
-describe('dates written by hand that are not in the tool\'s own form', () => {
+describe("dates written by hand that are not in the tool's own form", () => {
   it('dates a note with no such day by its file name, reads YAML timestamps, and a year-0 valid_from', async () => {
     const root = tempCorpus();
     write(root, '20260215-leap.md', note({ uuid: UUID(11), title: 'Leap', date: '2026-02-30' }, 'Leap', 'A day February does not have.'));
-    write(root, '20260401-yaml-time.md', note({ uuid: UUID(12), title: 'Yaml time', date: '2026-04-01 10:00:00 +05:00' }, 'Yaml time', 'A timestamp as YAML writes it.'));
+    write(
+      root,
+      '20260401-yaml-time.md',
+      note({ uuid: UUID(12), title: 'Yaml time', date: '2026-04-01 10:00:00 +05:00' }, 'Yaml time', 'A timestamp as YAML writes it.'),
+    );
     write(root, 'undated-spaced.md', note({ uuid: UUID(13), title: 'Spaced', date: '2026-04-02 08:00:00Z' }, 'Spaced', 'Space before the zone.'));
     write(root, '20260101-always.md', note({ uuid: UUID(14), title: 'Always', date: '2026-01-01', valid_from: '0000-01-01' }, 'Always', 'Water is wet.'));
     // Before any of them: none was held on a leap day two years earlier.
@@ -256,15 +343,30 @@ describe('the days and moments a note may hold', () => {
     const { momentMs } = await import('../src/corpus/note/moments.js');
     const utc = (iso: string) => Date.parse(iso);
     for (const [text, iso] of [
-      ['2026-04-01 10:00:00 +05:00', '2026-04-01T05:00:00Z'], ['2026-04-01T10:00:00+05:00', '2026-04-01T05:00:00Z'], ['2026-04-01t10:00:00Z', '2026-04-01T10:00:00Z'],
-      ['2026-04-01 10:00:00 +0530', '2026-04-01T04:30:00Z'], ['2026-04-01 10:00:00 -5', '2026-04-01T15:00:00Z'], ['2026-04-01  10:00:00.25   Z', '2026-04-01T10:00:00.250Z'],
+      ['2026-04-01 10:00:00 +05:00', '2026-04-01T05:00:00Z'],
+      ['2026-04-01T10:00:00+05:00', '2026-04-01T05:00:00Z'],
+      ['2026-04-01t10:00:00Z', '2026-04-01T10:00:00Z'],
+      ['2026-04-01 10:00:00 +0530', '2026-04-01T04:30:00Z'],
+      ['2026-04-01 10:00:00 -5', '2026-04-01T15:00:00Z'],
+      ['2026-04-01  10:00:00.25   Z', '2026-04-01T10:00:00.250Z'],
       ['2026-12-02T04:51:07Z', '2026-12-02T04:51:07Z'],
-    ]) expect(momentMs(text), text).toBe(utc(iso));
+    ])
+      expect(momentMs(text), text).toBe(utc(iso));
     // A day and a moment without a zone are this host's time; years before 100 are not 19xx.
     expect(momentMs('2026-04-01 10:00')).toBe(new Date(2026, 3, 1, 10, 0).getTime());
     expect(new Date(momentMs('0000-01-01')!).getFullYear()).toBe(0);
     expect(new Date(momentMs('0099-12-31')!).getFullYear()).toBe(99);
-    for (const text of ['2026-02-30', '2026-13-01', '2026-04-01T24:00:00Z', '2026-04-01T10:60Z', '2026-04-01T10:00:00+24:00', 'yesterday', '20260401', '2026-4-1', ''])
+    for (const text of [
+      '2026-02-30',
+      '2026-13-01',
+      '2026-04-01T24:00:00Z',
+      '2026-04-01T10:60Z',
+      '2026-04-01T10:00:00+24:00',
+      'yesterday',
+      '20260401',
+      '2026-4-1',
+      '',
+    ])
       expect(momentMs(text), text).toBeUndefined();
   });
 });

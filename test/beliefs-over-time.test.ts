@@ -39,10 +39,14 @@ beforeAll(async () => {
   fs.appendFileSync(path.join(root, london), '\nShe cycles to work.\n');
   await step('2026-12-01', 'write', 'judy-home', 'Judy lives in Berlin', 'Judy moved to Berlin.', '--supersedes', 'judy-home', '--valid-from', '2026-11-25');
   client = new Client({ name: 'time-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({
-    command: 'node', args: [BIN, 'mcp', '--root', root], stderr: 'pipe',
-    env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
-  }));
+  await client.connect(
+    new StdioClientTransport({
+      command: 'node',
+      args: [BIN, 'mcp', '--root', root],
+      stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -161,7 +165,8 @@ describe('a search in time with every backend', () => {
     const deep = tempCorpus();
     const w = (...args: string[]) => zk(['--root', deep, 'write', ...args], { env });
     // Sixty notes written later say "rollback" more often than the one the day held.
-    for (let i = 0; i < 60; i++) expect((await w(`later-${i}`, `Rollback drill ${i}`, 'rollback rollback rollback rollback', '--date', '2026-11-20')).code).toBe(0);
+    for (let i = 0; i < 60; i++)
+      expect((await w(`later-${i}`, `Rollback drill ${i}`, 'rollback rollback rollback rollback', '--date', '2026-11-20')).code).toBe(0);
     await w('first-plan', 'The first plan', 'A rollback was planned once.', '--date', '2026-09-01');
     for (const backend of ['rg', 'fts']) {
       const r = await zk(['--root', deep, '--json', 'search', 'rollback', '--backend', backend, '--as-of', '2026-10-01', '--limit', '3'], { env });

@@ -10,7 +10,10 @@ describe('in-place rewrites are compare-and-swap', () => {
     const root = tempCorpus();
     try {
       for (let i = 0; i < 50; i++) {
-        fs.writeFileSync(path.join(root, `20260101-n${i}.md`), `---\nuuid: 00000000-0000-4000-8000-${String(i).padStart(12, '0')}\ntitle: N${i}\n---\n\n# N${i}\n`);
+        fs.writeFileSync(
+          path.join(root, `20260101-n${i}.md`),
+          `---\nuuid: 00000000-0000-4000-8000-${String(i).padStart(12, '0')}\ntitle: N${i}\n---\n\n# N${i}\n`,
+        );
       }
       const links = Array.from({ length: 6_000 }, (_, i) => `- [n${i % 50}](20260101-n${i % 50}.md)`).join('\n');
       const hub = path.join(root, '20260101-hub.md');
@@ -37,7 +40,11 @@ describe('in-place rewrites are compare-and-swap', () => {
       expect(t.code, t.stderr).toBe(0);
       expect(text.match(/<!-- uuid: /g)).toHaveLength(6_000);
       // The merges really overlapped the rewrite: what landed while it was planned was carried into it.
-      const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const trace = fs
+        .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const carried = trace.filter((e) => e.event === 'carried' && e.path === '20260101-hub.md');
       expect(carried.length, 'no merge landed while the rewrite was planned').toBeGreaterThan(0);
       expect(carried.every((e) => e.bytes > 0)).toBe(true);

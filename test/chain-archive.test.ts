@@ -17,7 +17,8 @@ const ENV = { ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_BACKEND: 'rg' };
 /** The command line, in this process (same parsing, output and exit code as the built CLI's). */
 const cli = (root: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> => zk(['--root', root, ...args], { env: { ...ENV, ...env } });
 /** The built CLI in a process of its own: for a run that the fault seam kills part-way. */
-const cliProcess = (root: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> => zkProcess(['--root', root, ...args], { env: { ...ENV, ...env } });
+const cliProcess = (root: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+  zkProcess(['--root', root, ...args], { env: { ...ENV, ...env } });
 const json = async (root: string, args: string[]) => (await cli(root, ['--json', ...args])).json;
 
 interface Made {
@@ -42,7 +43,8 @@ const text = (root: string, name: string) => fs.readFileSync(path.join(root, nam
 /** A frontmatter key's value as written in a note's file, or undefined. */
 const keyIn = (root: string, name: string, key: string) => new RegExp(`^${key}: (.*)$`, 'm').exec(text(root, name))?.[1];
 /** Set a note's superseded_at to a long-past moment by hand, so a rewrite of it shows. */
-const supersededLongAgo = (root: string, n: Made) => fs.writeFileSync(path.join(root, n.path), text(root, n.path).replace(/^superseded_at: .*$/m, 'superseded_at: 2020-01-01T00:00:00Z'));
+const supersededLongAgo = (root: string, n: Made) =>
+  fs.writeFileSync(path.join(root, n.path), text(root, n.path).replace(/^superseded_at: .*$/m, 'superseded_at: 2020-01-01T00:00:00Z'));
 const archivedOf = (n: Made) => `.archive/${n.path}`;
 const shown = (n: Made, archived = false) => expect.objectContaining({ path: archived ? archivedOf(n) : n.path, archived });
 
@@ -69,10 +71,9 @@ describe('archive re-links the chain (CLI)', () => {
     // A re-linked is superseded now; the archived copy records when it was archived.
     expectMomentSince(keyIn(root, a.path, 'superseded_at'), started);
     expectMomentSince(keyIn(root, archivedOf(b), 'archived_at'), started);
-    expect(r.stdout).toBe([
-      `archived ${b.path} to ${archivedOf(b)} (written by mistake); move it back to undo`,
-      `${a.path} is now superseded by ${c.path} (${c.title})`,
-    ].join('\n'));
+    expect(r.stdout).toBe(
+      [`archived ${b.path} to ${archivedOf(b)} (written by mistake); move it back to undo`, `${a.path} is now superseded by ${c.path} (${c.title})`].join('\n'),
+    );
     expect(await readOf(root, a)).toMatchObject({ superseded_by: c.uuid, chain: [shown(c)] });
     // The archived note stays listed as what C replaced, marked archived; A is listed after it.
     expect(await readOf(root, c)).toMatchObject({ supersedes: [b.uuid, a.uuid], replaces: [shown(b, true), shown(a)] });
@@ -84,7 +85,10 @@ describe('archive re-links the chain (CLI)', () => {
     // A is not the current belief: superseding it says which note is.
     const d = await made(root, ['judy-rome', 'Judy lives in Rome', 'Rome.']);
     const refused = await cli(root, ['supersede', a.path, '--by', d.path]);
-    expect([refused.code, refused.stderr]).toEqual([1, `error: ${a.path} is already superseded by ${c.path} (${c.title}); supersede the current note instead: \`zk-memory supersede ${c.path} --by NEW\``]);
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      `error: ${a.path} is already superseded by ${c.path} (${c.title}); supersede the current note instead: \`zk-memory supersede ${c.path} --by NEW\``,
+    ]);
   });
 
   it('archiving the current belief makes the note it replaced current again, so the subject stays found', async () => {
@@ -114,7 +118,13 @@ describe('archive re-links the chain (CLI)', () => {
     const root = tempCorpus();
     const git = async (...args: string[]) => (await execa('git', args, { cwd: root })).stdout;
     await git('init', '-q', '-b', 'main');
-    for (const [k, v] of [['user.name', 'Test'], ['user.email', 'test@example.org'], ['commit.gpgsign', 'false'], ['core.hooksPath', '.git/hooks']]) await git('config', k, v);
+    for (const [k, v] of [
+      ['user.name', 'Test'],
+      ['user.email', 'test@example.org'],
+      ['commit.gpgsign', 'false'],
+      ['core.hooksPath', '.git/hooks'],
+    ])
+      await git('config', k, v);
     const { a, b, c } = await chain(root);
     await git('add', '-A');
     await git('commit', '-q', '-m', 'baseline');
@@ -125,7 +135,9 @@ describe('archive re-links the chain (CLI)', () => {
       `- moved "${b.title}" (${b.path}) to ${archivedOf(b)}`,
       `- "${a.title}" (${a.path}) is now superseded by "${c.title}" (${c.path})`,
     ]);
-    expect((await git('show', '--name-only', '--format=', 'HEAD')).split('\n').filter(Boolean).sort()).toEqual([archivedOf(b), '.zk/trace.jsonl', a.path, c.path].sort());
+    expect((await git('show', '--name-only', '--format=', 'HEAD')).split('\n').filter(Boolean).sort()).toEqual(
+      [archivedOf(b), '.zk/trace.jsonl', a.path, c.path].sort(),
+    );
     expect(await git('status', '--porcelain', '--', '*.md')).toBe('');
   });
 
@@ -133,7 +145,10 @@ describe('archive re-links the chain (CLI)', () => {
     const root = tempCorpus();
     const { b, c } = await chain(root);
     const r = await cli(root, ['archive', c.path]);
-    expect(r.stdout.split('\n')).toEqual([`archived ${c.path} to ${archivedOf(c)}; move it back to undo`, `${b.path} (${b.title}) is the current belief again`]);
+    expect(r.stdout.split('\n')).toEqual([
+      `archived ${c.path} to ${archivedOf(c)}; move it back to undo`,
+      `${b.path} (${b.title}) is the current belief again`,
+    ]);
   });
 
   it('archiving the first note re-links nothing; its successor shows it as an archived predecessor', async () => {
@@ -158,7 +173,12 @@ describe('archive re-links the chain (CLI)', () => {
     const before = snapshot(root, { skip: /^\.zk\// });
     const r = await cli(root, ['archive', notes.b.path]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^error: cannot archive ${notes.b.path}: ${bad.path} .*its frontmatter is not valid YAML; nothing was changed \\(fix the frontmatter of ${bad.path} by hand, then run \`zk-memory archive ${notes.b.path}\` again, or leave the note where it is\\)$`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: cannot archive ${notes.b.path}: ${bad.path} .*its frontmatter is not valid YAML; nothing was changed \\(fix the frontmatter of ${bad.path} by hand, then run \`zk-memory archive ${notes.b.path}\` again, or leave the note where it is\\)$`,
+        'm',
+      ),
+    );
     expect(snapshot(root, { skip: /^\.zk\// })).toEqual(before);
   });
 });
@@ -177,11 +197,15 @@ describe('a chain broken by hand or by an older version (CLI)', () => {
     const d = await made(root, ['judy-rome', 'Judy lives in Rome', 'Rome.']);
     const refused = await cli(root, ['supersede', a.path, '--by', d.path]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`error: ${a.path} is already superseded by ${archivedOf(b)} (archived), and the current note is ${c.path} (${c.title}): supersede the current note instead: \`zk-memory supersede ${c.path} --by NEW\`; \`zk-memory tend repair --write\` re-links ${a.path} past the archived note`);
+    expect(refused.stderr).toBe(
+      `error: ${a.path} is already superseded by ${archivedOf(b)} (archived), and the current note is ${c.path} (${c.title}): supersede the current note instead: \`zk-memory supersede ${c.path} --by NEW\`; \`zk-memory tend repair --write\` re-links ${a.path} past the archived note`,
+    );
 
     const check = await cli(root, ['--json', 'tend', 'check']);
     expect(check.code).toBe(1);
-    expect(check.json.findings).toContainEqual(expect.objectContaining({ file: a.path, label: 'superseded_by', verdict: 'stale', target: archivedOf(b), fix: { uuid: c.uuid } }));
+    expect(check.json.findings).toContainEqual(
+      expect.objectContaining({ file: a.path, label: 'superseded_by', verdict: 'stale', target: archivedOf(b), fix: { uuid: c.uuid } }),
+    );
     const repair = await cli(root, ['--json', 'tend', 'repair', '--write']);
     expect(repair.code).toBe(0);
     expect(repair.json.files.sort()).toEqual([a.path, c.path].sort());
@@ -198,7 +222,9 @@ describe('a chain broken by hand or by an older version (CLI)', () => {
     expect((await readOf(root, c)).replaces).toEqual([shown(b, true)]);
     const check = await cli(root, ['tend', 'check']);
     expect(check.code).toBe(1);
-    expect(check.stdout).toContain(`${c.path}:5: stale: [supersedes](${a.path}) -> uuid ${a.uuid} (${a.path} is superseded by this note, which does not list it under supersedes)`);
+    expect(check.stdout).toContain(
+      `${c.path}:5: stale: [supersedes](${a.path}) -> uuid ${a.uuid} (${a.path} is superseded by this note, which does not list it under supersedes)`,
+    );
     expect((await cli(root, ['tend', 'repair', '--write'])).code).toBe(0);
     expect(await readOf(root, c)).toMatchObject({ supersedes: [b.uuid, a.uuid], replaces: [shown(b, true), shown(a)] });
     expect((await cli(root, ['tend', 'check'])).code).toBe(0);
@@ -308,7 +334,9 @@ describe('archive re-links the chain (MCP)', () => {
     const d = await call('write', { slug: 'judy-rome', title: 'Judy lives in Rome', body: 'Rome.' });
     const refused = await call('supersede', { old: a.path, by: d.structuredContent.note.path });
     expect(refused.isError).toBe(true);
-    expect(refused.content[0].text).toBe(`error: ${a.path} is already superseded by ${c.path} (${c.title}); supersede the current note instead: \`supersede {"old":"${c.path}","by":"…"}\``);
+    expect(refused.content[0].text).toBe(
+      `error: ${a.path} is already superseded by ${c.path} (${c.title}); supersede the current note instead: \`supersede {"old":"${c.path}","by":"…"}\``,
+    );
 
     const tail = await call('archive', { ref: c.path });
     expect(tail.structuredContent.relinked).toEqual([{ note: expect.objectContaining({ path: a.path, superseded_by: null }), to: null }]);
@@ -326,7 +354,11 @@ describe('archive re-links the chain (MCP)', () => {
     const call = await mcp(root);
     const r = await call('archive', { ref: b.path });
     expect(r.isError).toBe(true);
-    expect(r.content[0].text).toMatch(new RegExp(`nothing was changed \\(the frontmatter of ${a.path} must be fixed by hand on the server, then call \`archive \\{"ref":"${b.path}"\\}\` again; or leave the note where it is\\)$`));
+    expect(r.content[0].text).toMatch(
+      new RegExp(
+        `nothing was changed \\(the frontmatter of ${a.path} must be fixed by hand on the server, then call \`archive \\{"ref":"${b.path}"\\}\` again; or leave the note where it is\\)$`,
+      ),
+    );
     expect(fs.existsSync(path.join(root, b.path))).toBe(true);
   });
 

@@ -55,11 +55,22 @@ describe('init and root discovery', () => {
 describe('write, read, merge, list', () => {
   it('writes a note with the contract frontmatter and reads it back with resolved links', async () => {
     const root = tempCorpus();
-    const a = await zk(['--root', root, '--json', 'write', 'Café Paris', 'Paris: the move', '--kind', 'entity_update', '--source', 'chef'], { input: 'Judy moved here. See [Judy](x.md).\n' });
+    const a = await zk(['--root', root, '--json', 'write', 'Café Paris', 'Paris: the move', '--kind', 'entity_update', '--source', 'chef'], {
+      input: 'Judy moved here. See [Judy](x.md).\n',
+    });
     expect(a.code).toBe(0);
-    expect(a.json.note).toMatchObject({ slug: `${today()}-cafe-paris`, path: `${today()}-cafe-paris.md`, title: 'Paris: the move', kind: 'entity_update', author: 'chef', superseded_by: null });
+    expect(a.json.note).toMatchObject({
+      slug: `${today()}-cafe-paris`,
+      path: `${today()}-cafe-paris.md`,
+      title: 'Paris: the move',
+      kind: 'entity_update',
+      author: 'chef',
+      superseded_by: null,
+    });
     const text = fs.readFileSync(path.join(root, a.json.note.path), 'utf8');
-    expect(text).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: 'Paris: the move'\ndate: \d{4}-\d{2}-\d{2}\nauthor: chef\nkind: entity_update\n---\n\n# Paris: the move\n\nJudy moved here\. See \[Judy\]\(x\.md\)\.\n$/);
+    expect(text).toMatch(
+      /^---\nuuid: [0-9a-f-]{36}\ntitle: 'Paris: the move'\ndate: \d{4}-\d{2}-\d{2}\nauthor: chef\nkind: entity_update\n---\n\n# Paris: the move\n\nJudy moved here\. See \[Judy\]\(x\.md\)\.\n$/,
+    );
     const judy = await zk(['--root', root, '--json', 'write', 'x', 'Judy', '--date', '2026-01-02']);
     const x = mdFiles(root).find((f) => f.startsWith('20260102-'))!;
     fs.writeFileSync(path.join(root, a.json.note.path), text.replace('(x.md)', `(${x}) and [gone](nope.md)`));
@@ -86,7 +97,9 @@ describe('write, read, merge, list', () => {
     const before = snapshot(root);
     const again = await zk(['--root', root, 'write', 'judy', 'Judy 2']);
     expect(again.code).toBe(1);
-    expect(again.stderr.trim()).toBe(`error: a note named "judy" exists already: ${today()}-judy.md (add to it with \`merge judy\`, or pass --unique for a note of its own)`);
+    expect(again.stderr.trim()).toBe(
+      `error: a note named "judy" exists already: ${today()}-judy.md (add to it with \`merge judy\`, or pass --unique for a note of its own)`,
+    );
     expect(snapshot(root)).toEqual(before);
     const u = await zk(['--root', root, '--json', 'write', 'judy', 'Judy 2', '--unique']);
     expect(u.json.note.path).toBe(`${today()}-judy-2.md`);
@@ -123,8 +136,17 @@ describe('write, read, merge, list', () => {
     const [one, two] = fragmentDates(after);
     expectMomentSince(one, started);
     expectMomentSince(two, started);
-    expect(after).toBe(`${before}\n\n---\n*${one} (probe-agent):*\n\nNight shift\n---\nDana leads it.\n\n\n---\n*${two}:*\n\nCrew | Shift\n--- | ---\nDana | night\n`);
-    expect(headingsAndCells(parseNoteText(after).body)).toEqual(['heading: Dana', 'heading: Night shift', 'tableCell: Crew', 'tableCell: Shift', 'tableCell: Dana', 'tableCell: night']);
+    expect(after).toBe(
+      `${before}\n\n---\n*${one} (probe-agent):*\n\nNight shift\n---\nDana leads it.\n\n\n---\n*${two}:*\n\nCrew | Shift\n--- | ---\nDana | night\n`,
+    );
+    expect(headingsAndCells(parseNoteText(after).body)).toEqual([
+      'heading: Dana',
+      'heading: Night shift',
+      'tableCell: Crew',
+      'tableCell: Shift',
+      'tableCell: Dana',
+      'tableCell: night',
+    ]);
     const found = await zk(['--root', root, '--json', 'search', 'night shift', '--backend', 'rg']);
     // `updated` is the local day of the last fragment.
     expect(found.json.hits[0]).toMatchObject({ path: w.json.note.path, updated: localDay(two) });
@@ -165,7 +187,12 @@ describe('write, read, merge, list', () => {
 describe('bad input: clear message, documented exit code, nothing changed', () => {
   const cases: [string, string[], number, RegExp, string?][] = [
     ['unknown ref', ['read', 'nobody'], 1, /^error: unknown ref: nobody$/],
-    ['ref leaving the root', ['read', '../../etc/passwd'], 1, /^error: invalid ref: "\.\.\/\.\.\/etc\/passwd" \(a ref names a note in the corpus root, not a path, unless it is a note's title\)$/],
+    [
+      'ref leaving the root',
+      ['read', '../../etc/passwd'],
+      1,
+      /^error: invalid ref: "\.\.\/\.\.\/etc\/passwd" \(a ref names a note in the corpus root, not a path, unless it is a note's title\)$/,
+    ],
     ['merge into a path', ['merge', '../outside.md', 'x'], 1, /^error: invalid ref: /],
     ['invalid slug', ['write', '???', 'Title'], 1, /^error: invalid slug: "\?\?\?" has no letters or digits$/],
     ['empty title', ['write', 'ok', '  '], 2, /^error: empty title: a note needs a title$/],

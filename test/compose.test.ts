@@ -35,7 +35,9 @@ describe('a call context', () => {
     const root = tempCorpus();
     const none = { ...configuredModels, llm: () => undefined };
     // The settings name an LLM, but the port has none: the call has none.
-    await expect(withContext({ ...callContext({ settings: configured, io: quiet }), models: none }, () => retainDrain(root))).rejects.toMatchObject({ code: 'llm_unconfigured' });
+    await expect(withContext({ ...callContext({ settings: configured, io: quiet }), models: none }, () => retainDrain(root))).rejects.toMatchObject({
+      code: 'llm_unconfigured',
+    });
     const stub = stubLlm({});
     const given = { ...configuredModels, llm: () => stub };
     const r = await withContext({ ...callContext({ settings: new Settings({}), io: quiet }), models: given }, () => retainDrain(root));
@@ -46,7 +48,9 @@ describe('a call context', () => {
     const root = tempCorpus();
     const asked: { paths: string[]; message: string }[] = [];
     const commit: CommitPaths = async (_dir, paths, message) => (asked.push({ paths, message }), { sha: 'f'.repeat(40), message });
-    const made = await withContext({ ...callContext({ settings: configured, io: quiet }), commit }, () => write(root, { slug: 'judy', title: 'Judy', body: 'Lives in Paris.' }));
+    const made = await withContext({ ...callContext({ settings: configured, io: quiet }), commit }, () =>
+      write(root, { slug: 'judy', title: 'Judy', body: 'Lives in Paris.' }),
+    );
     expect(asked).toHaveLength(1);
     expect(asked[0].paths).toContain(made.note.path);
     expect(made.commit).toEqual({ sha: 'f'.repeat(40), message: asked[0].message });

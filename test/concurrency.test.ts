@@ -40,12 +40,13 @@ describe('concurrent writers', () => {
 
   it('8 processes racing to write one slug: one note, seven refusals', async () => {
     const root = tempCorpus();
-    const runs = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => zkProcess(['--root', root, 'write', 'race', `Racer ${i}`, `body ${i}`])),
-    );
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => zkProcess(['--root', root, 'write', 'race', `Racer ${i}`, `body ${i}`])));
     const codes = runs.map((r) => r.code).sort();
     expect(codes).toEqual([0, 1, 1, 1, 1, 1, 1, 1]);
-    for (const r of runs.filter((x) => x.code === 1)) expect(r.stderr).toMatch(/^error: a note named "race" exists already: \d{8}-race\.md \(add to it with `merge race`, or pass --unique for a note of its own\)$/);
+    for (const r of runs.filter((x) => x.code === 1))
+      expect(r.stderr).toMatch(
+        /^error: a note named "race" exists already: \d{8}-race\.md \(add to it with `merge race`, or pass --unique for a note of its own\)$/,
+      );
     expect(mdFiles(root)).toHaveLength(1);
     const winner = runs.findIndex((r) => r.code === 0);
     expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toContain(`# Racer ${winner}\n\nbody ${winner}\n`);
@@ -76,7 +77,8 @@ describe('concurrent writers', () => {
     // The writers got work done before they were killed: the checks below have something to check.
     expect(target.split('\n\n---\n').length - 1).toBeGreaterThan(0);
     expect(mdFiles(root).length).toBeGreaterThan(1);
-    for (const f of target.split('\n\n---\n').slice(1)) expect(f).toMatch(new RegExp(`^\\*${MOMENT} \\(wk\\d\\):\\* frag-(k\\d)-(\\d+) x{200} END-\\1-\\2\\n$`));
+    for (const f of target.split('\n\n---\n').slice(1))
+      expect(f).toMatch(new RegExp(`^\\*${MOMENT} \\(wk\\d\\):\\* frag-(k\\d)-(\\d+) x{200} END-\\1-\\2\\n$`));
     // The next command gets through within the stale timeout even if the killed writer held the lock.
     const started = Date.now();
     const m = await zkProcess(['--root', root, 'merge', w.json.note.slug, 'after the crash'], { env });

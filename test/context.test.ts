@@ -37,7 +37,13 @@ const estimate = (text: string) => {
  */
 function graph(): string {
   const root = tempCorpus();
-  note(root, '20260101-hit.md', 1, 'Quasar observing plan', 'We point the telescope at the quasar. See [the mount](20260101-mount.md) and [the old site](20260101-old-site.md).');
+  note(
+    root,
+    '20260101-hit.md',
+    1,
+    'Quasar observing plan',
+    'We point the telescope at the quasar. See [the mount](20260101-mount.md) and [the old site](20260101-old-site.md).',
+  );
   note(root, '20260101-mount.md', 2, 'Equatorial mount', 'The mount tracks the sky; its motor is described in [the motor](20260101-motor.md).');
   note(root, '20260101-motor.md', 3, 'Stepper motor', 'A stepper motor drives the right ascension axis.');
   note(root, '20260101-log.md', 4, 'Observing log', 'Last night: [the plan](20260101-hit.md) worked well.');
@@ -55,11 +61,20 @@ describe('context for a query', () => {
     expect(whys(await context(root, 'quasar', '--hops', '0'))).toEqual({ '20260101-hit.md': 'hit' });
     const one = await context(root, 'quasar');
     expect(whys(one)).toEqual({
-      '20260101-hit.md': 'hit', '20260101-mount.md': 'link', '20260101-old-site.md': 'link',
-      '20260102-new-site.md': 'current', '20260101-log.md': 'backlink',
+      '20260101-hit.md': 'hit',
+      '20260101-mount.md': 'link',
+      '20260101-old-site.md': 'link',
+      '20260102-new-site.md': 'current',
+      '20260101-log.md': 'backlink',
     });
     // best first: the hit, then its neighbours in the order found, the current belief right after the note it replaced
-    expect(one.notes.map((n: any) => n.path)).toEqual(['20260101-hit.md', '20260101-mount.md', '20260101-old-site.md', '20260102-new-site.md', '20260101-log.md']);
+    expect(one.notes.map((n: any) => n.path)).toEqual([
+      '20260101-hit.md',
+      '20260101-mount.md',
+      '20260101-old-site.md',
+      '20260102-new-site.md',
+      '20260101-log.md',
+    ]);
     expect(one.text).toContain('## Observing site is the hill (20260101-old-site.md, link; superseded)');
     const two = await context(root, 'quasar', '--hops', '2');
     expect(whys(two)).toMatchObject({ '20260101-motor.md': 'link' });
@@ -111,7 +126,11 @@ describe('context for a query', () => {
 
   it('refuses a budget or hops it cannot take, in one line', async () => {
     const root = graph();
-    for (const args of [['--hops', '3'], ['--budget', '0'], ['--budget', 'many']]) {
+    for (const args of [
+      ['--hops', '3'],
+      ['--budget', '0'],
+      ['--budget', 'many'],
+    ]) {
       const r = await zk(['--root', root, 'context', 'quasar', ...args], { env: ENV });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.split('\n')).toHaveLength(1);
@@ -131,7 +150,10 @@ describe('the budget', () => {
         const where = `${query.join(' ')} at ${budget}`;
         expect(r.tokens, where).toBeLessThanOrEqual(budget);
         expect(r.tokens, where).toBe(estimate(r.text));
-        expect(r.notes.reduce((s: number, n: any) => s + n.tokens, 0), where).toBeLessThanOrEqual(budget);
+        expect(
+          r.notes.reduce((s: number, n: any) => s + n.tokens, 0),
+          where,
+        ).toBeLessThanOrEqual(budget);
       }
     }
     // a large budget holds every note of the graph whole
@@ -181,7 +203,10 @@ describe('context: the best note first', () => {
     note(root, '20260101-pulsar.md', 1, 'Pulsar timing table', `${line} [[20260101-clock]]`);
     note(root, '20260101-clock.md', 2, 'Atomic clock', 'The clock keeps time.');
     const r = await context(root, 'pulsar0', '--budget', '500');
-    expect(r.notes.map((n: any) => [n.path, n.why, n.cut])).toEqual([['20260101-pulsar.md', 'hit', false], ['20260101-clock.md', 'link', false]]);
+    expect(r.notes.map((n: any) => [n.path, n.why, n.cut])).toEqual([
+      ['20260101-pulsar.md', 'hit', false],
+      ['20260101-clock.md', 'link', false],
+    ]);
     expect(r.tokens).toBeLessThanOrEqual(500);
     // where it does not fit at all, the note after it still does
     const small = await context(root, 'pulsar0', '--budget', '100');
@@ -194,7 +219,10 @@ describe('context at the start of a session', () => {
     const root = graph();
     note(root, '20250101-rules.md', 10, 'House rules', 'Always answer in English.', 'pinned: true\n');
     note(root, '20250102-not-pinned.md', 11, 'Not pinned', 'pinned is only true when it says true.', 'pinned: "yes"\n');
-    spool(root, [{ type: 'text', text: 'User: remember that the dome opens at 9.\nAssistant: noted.' }], { source: 'claude-code session 42', reason: 'no LLM' });
+    spool(root, [{ type: 'text', text: 'User: remember that the dome opens at 9.\nAssistant: noted.' }], {
+      source: 'claude-code session 42',
+      reason: 'no LLM',
+    });
     spool(root, [{ type: 'text', text: 'Second input.' }], { source: 'cli', reason: 'no LLM' });
     const r = await context(root);
     expect(r.inbox).toBe(2);
@@ -245,7 +273,7 @@ describe('context over MCP and through the resident server', () => {
     expect(bad.isError).toBe(true);
   });
 
-  it('is answered by the corpus\'s resident server, with the same bundle as in-process', async () => {
+  it("is answered by the corpus's resident server, with the same bundle as in-process", async () => {
     const root = graph();
     const runtime = tempDir('zk-rt-');
     fs.chmodSync(runtime, 0o700);
@@ -264,6 +292,9 @@ describe('context over MCP and through the resident server', () => {
     // a note written meanwhile is in the next bundle
     note(root, '20260105-pulsar.md', 12, 'Pulsar timing', 'The pulsar blinks every second; see [the plan](20260101-hit.md).');
     const next = await zkProcess(['--root', root, '--json', 'context', 'pulsar'], { env });
-    expect(next.json.notes.map((n: any) => [n.path, n.why])).toEqual([['20260105-pulsar.md', 'hit'], ['20260101-hit.md', 'link']]);
+    expect(next.json.notes.map((n: any) => [n.path, n.why])).toEqual([
+      ['20260105-pulsar.md', 'hit'],
+      ['20260101-hit.md', 'link'],
+    ]);
   });
 });

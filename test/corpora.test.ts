@@ -22,7 +22,12 @@ describe('corpora by name', () => {
     const rel = await zk(['--json', 'corpus', 'add', 'team', path.basename(b)], { env, cwd: path.dirname(b) });
     expect(rel.json.added).toEqual({ name: 'team', root: fs.realpathSync(b) });
     const file = path.join(env.XDG_CONFIG_HOME, 'zk-memory', 'corpora.json');
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ corpora: [{ name: 'personal', root: fs.realpathSync(a) }, { name: 'team', root: fs.realpathSync(b) }] });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      corpora: [
+        { name: 'personal', root: fs.realpathSync(a) },
+        { name: 'team', root: fs.realpathSync(b) },
+      ],
+    });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     // nothing but the file (no temp file left beside it; the lock is released)
     expect(fs.readdirSync(path.dirname(file))).toEqual(['corpora.json']);
@@ -59,7 +64,10 @@ describe('corpora by name', () => {
     expect((await zk(['list', '--json', '--corpus', 'alpha'], { env })).json.notes).toEqual([]);
 
     const unknown = await zk(['--json', '--corpus', 'gamma', 'list'], { env });
-    expect([unknown.code, unknown.json.error.message]).toEqual([2, 'no corpus is registered as "gamma" (zk-memory corpus list shows them; corpus add NAME DIR adds one)']);
+    expect([unknown.code, unknown.json.error.message]).toEqual([
+      2,
+      'no corpus is registered as "gamma" (zk-memory corpus list shows them; corpus add NAME DIR adds one)',
+    ]);
     const both = await zk(['--json', '--corpus', 'alpha', '--root', a, 'list'], { env });
     expect([both.code, both.json.error.message]).toEqual([2, '--root and --corpus both name the corpus: give one of them']);
     const two = await zk(['--json', '--corpus', 'alpha', '--corpus', 'beta', 'list'], { env });
@@ -73,7 +81,10 @@ describe('corpora by name', () => {
     const file = path.join(env.XDG_CONFIG_HOME, 'zk-memory', 'corpora.json');
     fs.chmodSync(file, 0o666);
     const r = await zk(['--json', '--corpus', 'alpha', 'list'], { env });
-    expect([r.code, r.json.error.message]).toEqual([4, `${file} is not this user's own, or others may write it: mend it or remove it and add the corpora again`]);
+    expect([r.code, r.json.error.message]).toEqual([
+      4,
+      `${file} is not this user's own, or others may write it: mend it or remove it and add the corpora again`,
+    ]);
     fs.chmodSync(file, 0o600);
     fs.writeFileSync(file, '{"corpora": [{"name": "x", "root": "relative"}]}');
     expect((await zk(['--json', 'corpus', 'list'], { env })).json.error.message).toBe(`${file} is damaged: mend it or remove it and add the corpora again`);

@@ -49,7 +49,8 @@ const TOPICS = [
 function warmCorpus(extra = 0) {
   const root = tempCorpus();
   TOPICS.forEach(([t, b], i) => write(root, `20260101-n${i}.md`, note(i, t, b)));
-  for (let i = 0; i < extra; i++) write(root, `20260102-x${i}.md`, note(100 + i, `Log entry ${i}`, `Entry ${i}: ${TOPICS[i % TOPICS.length][1]} Noted on day ${i}.`));
+  for (let i = 0; i < extra; i++)
+    write(root, `20260102-x${i}.md`, note(100 + i, `Log entry ${i}`, `Entry ${i}: ${TOPICS[i % TOPICS.length][1]} Noted on day ${i}.`));
   const warm = residentState(root, true);
   open.push(warm);
   warm.part(ResidentIndex)?.embedders.set('local:', shared);
@@ -68,7 +69,11 @@ describe('the built-in embedder (all-MiniLM-L6-v2, real weights)', { timeout: 24
     expect(cos(a, b)).toBeCloseTo(0.666, 3);
     expect(cos(a, c)).toBeCloseTo(0.1046, 3);
     expect(cos(b, c)).toBeCloseTo(0.1411, 3);
-    const [p, q, r] = await shared.embed(['How do I reset my password?', 'I forgot my login password and need a new one.', 'The recipe needs two eggs and some flour.']);
+    const [p, q, r] = await shared.embed([
+      'How do I reset my password?',
+      'I forgot my login password and need a new one.',
+      'The recipe needs two eggs and some flour.',
+    ]);
     expect(cos(p, q)).toBeGreaterThan(cos(p, r) + 0.3);
   });
 
@@ -161,7 +166,16 @@ describe('the built-in embedder (all-MiniLM-L6-v2, real weights)', { timeout: 24
     open.push(background);
     await until('a first batch embedded', () => (readVectorState(root)?.files.size ?? 0) > 0, 120_000);
     const r = await inCall(() => searchCorpus(root, 'brake pads on the bike', { limit: 5 }));
-    const status = vectorStatus(root, () => new Map(fs.readdirSync(root).filter((f) => f.endsWith('.md')).map((f) => [f, contentHash(fs.readFileSync(path.join(root, f)))])))!;
+    const status = vectorStatus(
+      root,
+      () =>
+        new Map(
+          fs
+            .readdirSync(root)
+            .filter((f) => f.endsWith('.md'))
+            .map((f) => [f, contentHash(fs.readFileSync(path.join(root, f)))]),
+        ),
+    )!;
     // The search answered by meaning and words while most notes still wait for their vectors.
     expect(r.backend).toBe('hybrid');
     expect(r.hits.map((h) => h.path)).toContain('20260101-n1.md');

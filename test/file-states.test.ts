@@ -8,7 +8,7 @@ import type { FileState } from '../src/search/manifest.js';
 /** A small deterministic generator, so a failure shows the same steps again. */
 function random(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
 const state = (r: () => number): FileState => ({
@@ -16,7 +16,9 @@ const state = (r: () => number): FileState => ({
   ctimeMs: 1796223933780 + Math.floor(r() * 1e6),
   ino: Math.floor(r() * 2 ** 40),
   size: Math.floor(r() * 1e8),
-  hash: Math.floor(r() * 2 ** 48).toString(16).padStart(16, '0'),
+  hash: Math.floor(r() * 2 ** 48)
+    .toString(16)
+    .padStart(16, '0'),
   unsure: r() < 0.3,
 });
 

@@ -33,7 +33,8 @@ describe('a corpus is whole from its first write', () => {
     const root = tempDir();
     expect((await zk(['--root', root, 'write', 'judy', 'Judy', 'Paints.'])).code).toBe(0);
     const gi = fs.readFileSync(path.join(root, '.zk', '.gitignore'), 'utf8').split('\n');
-    for (const entry of ['index/', 'lock', 'inbox/', 'ingest/', 'intents/', 'tended.json', 'tokens.json', 'capture/', 'hooks.log']) expect(gi, entry).toContain(entry);
+    for (const entry of ['index/', 'lock', 'inbox/', 'ingest/', 'intents/', 'tended.json', 'tokens.json', 'capture/', 'hooks.log'])
+      expect(gi, entry).toContain(entry);
     expect(fs.existsSync(path.join(root, '.zk', 'tmp'))).toBe(false);
   });
 
@@ -93,7 +94,9 @@ describe('input as the help says', () => {
     await zk(['--root', root, '--json', 'write', 'c', 'C', 'z']);
     await zk(['--root', root, 'supersede', 'a', '--by', 'b']);
     const r = await zk(['--root', root, 'supersede', 'a', '--by', 'c']);
-    expect(r.stderr).toBe(`error: ${a.json.note.path} is already superseded by ${b.json.note.path} (B); supersede the current note instead: \`zk-memory supersede ${b.json.note.path} --by NEW\``);
+    expect(r.stderr).toBe(
+      `error: ${a.json.note.path} is already superseded by ${b.json.note.path} (B); supersede the current note instead: \`zk-memory supersede ${b.json.note.path} --by NEW\``,
+    );
   });
 });
 
@@ -104,7 +107,10 @@ describe('read and tend check agree', () => {
     const p = t.json.note.path;
     await zk(['--root', root, 'write', 'src', 'Src', `See [x](${p}#nope) and [y](${p}#real-heading).`]);
     const r = await zk(['--root', root, '--json', 'read', 'src']);
-    expect(r.json.links.map((l: any) => [l.target, l.resolved])).toEqual([[`${p}#nope`, false], [`${p}#real-heading`, true]]);
+    expect(r.json.links.map((l: any) => [l.target, l.resolved])).toEqual([
+      [`${p}#nope`, false],
+      [`${p}#real-heading`, true],
+    ]);
     const check = await zk(['--root', root, '--json', 'tend', 'check']);
     expect(check.json.findings.filter((f: any) => f.verdict === 'broken').map((f: any) => f.target)).toEqual([`${p}#nope`]);
   });
@@ -162,10 +168,15 @@ describe('a supersession whose successor was archived by hand', () => {
     toArchive(paris.json.note.path);
     const check = await zk(['--root', root, '--json', 'tend', 'check']);
     expect(check.code).toBe(1);
-    expect(check.json.findings).toContainEqual(expect.objectContaining({
-      file: judy.json.note.path, label: 'superseded_by', verdict: 'stale', fix: { current: true },
-      reason: expect.stringMatching(/was archived as \.archive\/\d{8}-judy-paris\.md: nothing current replaces this note; repair makes it current again$/),
-    }));
+    expect(check.json.findings).toContainEqual(
+      expect.objectContaining({
+        file: judy.json.note.path,
+        label: 'superseded_by',
+        verdict: 'stale',
+        fix: { current: true },
+        reason: expect.stringMatching(/was archived as \.archive\/\d{8}-judy-paris\.md: nothing current replaces this note; repair makes it current again$/),
+      }),
+    );
 
     const a = await zk(['--root', root, '--json', 'write', 'kim', 'Kim one', '1']);
     const two = await zk(['--root', root, '--json', 'write', 'kim-two', 'Kim two', '2', '--supersedes', 'kim']);

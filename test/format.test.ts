@@ -43,7 +43,7 @@ describe('note text', () => {
 
   it('writes the keys in the contract order', () => {
     const text = renderNote({ uuid: 'u', title: 'T', date: '2026-11-30', author: 'chef', kind: 'decision', supersedes: ['a'] }, '');
-    expect(text).toBe("---\nuuid: u\ntitle: T\ndate: 2026-11-30\nauthor: chef\nkind: decision\nsupersedes:\n  - a\n---\n\n# T\n");
+    expect(text).toBe('---\nuuid: u\ntitle: T\ndate: 2026-11-30\nauthor: chef\nkind: decision\nsupersedes:\n  - a\n---\n\n# T\n');
   });
 
   it('tolerates BOM, CRLF, no frontmatter and broken YAML', () => {
@@ -58,10 +58,42 @@ describe('note text', () => {
 
   it('reads simple frontmatter without the YAML parser exactly as the parser would', () => {
     const values = [
-      'plain', '2026-11-30', '3f0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a', '12345678-1234-1234-1234-123456789012', "It's fine",
-      "'Rollback: blue-green'", "'it''s quoted'", 'a: b', 'x #comment', '"double"', '42', '-1.5e3', '0x1F', 'true', 'null', '~',
-      '.inf', '[a, b]', '{a: 1}', '- item', '&anchor', '*alias', '!tag x', '|', '>', '%x', '@x', '`x`', 'a\tb', 'ça va', '東京',
-      'trailing spaces   ', 'a:b', 'C++ (v2.0)', '#hash', '? q',
+      'plain',
+      '2026-11-30',
+      '3f0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a',
+      '12345678-1234-1234-1234-123456789012',
+      "It's fine",
+      "'Rollback: blue-green'",
+      "'it''s quoted'",
+      'a: b',
+      'x #comment',
+      '"double"',
+      '42',
+      '-1.5e3',
+      '0x1F',
+      'true',
+      'null',
+      '~',
+      '.inf',
+      '[a, b]',
+      '{a: 1}',
+      '- item',
+      '&anchor',
+      '*alias',
+      '!tag x',
+      '|',
+      '>',
+      '%x',
+      '@x',
+      '`x`',
+      'a\tb',
+      'ça va',
+      '東京',
+      'trailing spaces   ',
+      'a:b',
+      'C++ (v2.0)',
+      '#hash',
+      '? q',
     ];
     let fast = 0;
     for (const v of values) {
@@ -92,16 +124,30 @@ describe('note text', () => {
   });
 });
 
-describe('a merge fragment\'s date line', () => {
+describe("a merge fragment's date line", () => {
   const oldForm = (text: string) => `\n\n---\n*2026-12-01 (src):* ${text}\n`;
   const rendered = (fragment: string) => headingsAndCells(`# Dana\n\nDana welds.${fragment}`).filter((b) => b.includes('2026-12-01'));
 
   // Every text whose first paragraph pulls the line above into a setext heading (a line of only
   // `=` or only `-`, at most three spaces in) or, with GFM, a table's head (a delimiter row next).
   it.each([
-    'Dana\n---', 'Dana\n===', 'Dana\n-', 'Dana\n=', 'Dana\n   --  \nwelds', 'Dana\nleads\n---', '---\n---', '- Dana\n===',
-    '> Dana\n---', '# Dana\n---', 'Dana\\\n---', 'Dana\n2. welds\n---', '<!-- x -->\n---',
-    'Dana | crew\n--- | ---', 'Dana\n|---|', 'Dana\n:---', 'Dana\n-:',
+    'Dana\n---',
+    'Dana\n===',
+    'Dana\n-',
+    'Dana\n=',
+    'Dana\n   --  \nwelds',
+    'Dana\nleads\n---',
+    '---\n---',
+    '- Dana\n===',
+    '> Dana\n---',
+    '# Dana\n---',
+    'Dana\\\n---',
+    'Dana\n2. welds\n---',
+    '<!-- x -->\n---',
+    'Dana | crew\n--- | ---',
+    'Dana\n|---|',
+    'Dana\n:---',
+    'Dana\n-:',
   ])('%j starts below the date line, which renders as no heading or table', (text) => {
     expect(rendered(oldForm(text)).length).toBeGreaterThan(0);
     const fragment = mergeFragment('2026-12-01', text, 'src');
@@ -118,7 +164,7 @@ describe('a merge fragment\'s date line', () => {
     },
   );
 
-  it('keeps the text\'s own heading when it starts below the date line', () => {
+  it("keeps the text's own heading when it starts below the date line", () => {
     expect(headingsAndCells(`# Dana${mergeFragment('2026-12-01', 'Crew\n====\nDana leads it.')}`)).toEqual(['heading: Dana', 'heading: Crew']);
   });
 });

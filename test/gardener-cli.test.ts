@@ -17,12 +17,17 @@ const handlers = {
     const judy = /^id: (.+)\ntitle: Judy$/m.exec(text);
     return memory.includes('DUPLICATE') && judy ? { action: 'merge', target: judy[1], reason: 'same' } : { action: 'create', target: '', reason: 'separate' };
   },
-  record_split_decision: (m: ChatMessage[]) => (/title: Judy\n/.test(m.at(-1)!.content)
-    ? { split: true, parent_summary: 'Judy paints and sails.', fragments: [
-      { title: 'Judy paints', slug: 'judy-paints', content: 'Judy paints lakes at sunrise.', kind: 'concept' },
-      { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails on Sundays.', kind: 'concept' },
-    ] }
-    : { split: false, parent_summary: '', fragments: [] }),
+  record_split_decision: (m: ChatMessage[]) =>
+    /title: Judy\n/.test(m.at(-1)!.content)
+      ? {
+          split: true,
+          parent_summary: 'Judy paints and sails.',
+          fragments: [
+            { title: 'Judy paints', slug: 'judy-paints', content: 'Judy paints lakes at sunrise.', kind: 'concept' },
+            { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails on Sundays.', kind: 'concept' },
+          ],
+        }
+      : { split: false, parent_summary: '', fragments: [] },
 };
 
 let llm: Awaited<ReturnType<typeof startFakeLlm>>;
@@ -33,7 +38,11 @@ afterAll(() => llm.close());
 
 function corpus() {
   const root = tempCorpus();
-  const judy = writeNote(root, { slug: 'judy', title: 'Judy', body: `Judy paints lakes at sunrise. ${'She mixes her own colours. '.repeat(8)}\n\nJudy sails on Sundays.` });
+  const judy = writeNote(root, {
+    slug: 'judy',
+    title: 'Judy',
+    body: `Judy paints lakes at sunrise. ${'She mixes her own colours. '.repeat(8)}\n\nJudy sails on Sundays.`,
+  });
   const dup = writeNote(root, { slug: 'judy-again', title: 'Judy again', body: 'DUPLICATE: Judy the painter of lakes.' });
   const fan = writeNote(root, { slug: 'fan', title: 'Fan', body: `A fan of [Judy again](${dup.path}) <!-- uuid: ${dup.uuid} -->.` });
   return { root, judy, dup, fan };
@@ -126,7 +135,9 @@ describe('tend-writes with the LLM endpoint unreachable', () => {
   function dueNotes(markers: string[]) {
     const root = tempCorpus();
     const anchor = writeNote(root, { slug: 'judy', title: 'Judy', body: 'Judy paints lakes at sunrise with colours she mixes herself.' });
-    const notes = markers.map((m) => writeNote(root, { slug: `judy-${m.toLowerCase()}`, title: `Judy ${m}`, body: `${m}: Judy paints lakes at sunrise with colours she mixes herself.` }));
+    const notes = markers.map((m) =>
+      writeNote(root, { slug: `judy-${m.toLowerCase()}`, title: `Judy ${m}`, body: `${m}: Judy paints lakes at sunrise with colours she mixes herself.` }),
+    );
     // The walk goes newest first: the notes in the order given, the one they all resemble last.
     const now = Date.now() / 1000;
     [...notes, anchor].forEach((n, i) => fs.utimesSync(path.join(root, n.path), now - i, now - i));
@@ -152,12 +163,22 @@ describe('tend-writes with the LLM endpoint unreachable', () => {
     // The split sweep stops as well, before the walk begins.
     expect(json.json.rows).toEqual([{ note: expect.any(String), action: 'failed', stage: 'split', error: expect.stringContaining(endpoint) }]);
     expect(tended(root)).toEqual([]);
-    const passes = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.event === 'garden_pass');
+    const passes = fs
+      .readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.event === 'garden_pass');
     expect(passes.map((p) => p.stopped_at)).toEqual([notes[0].path, json.json.rows[0].note]);
 
     const back = await run(root, ['tend-writes', '--json', '--backend', 'rg']);
     expect(back.code, back.stderr).toBe(0);
-    expect(back.json.rows.filter((row: { action: string }) => row.action !== 'skipped').map((row: { note: string }) => row.note).slice(0, 3)).toEqual(notes.map((n) => n.path));
+    expect(
+      back.json.rows
+        .filter((row: { action: string }) => row.action !== 'skipped')
+        .map((row: { note: string }) => row.note)
+        .slice(0, 3),
+    ).toEqual(notes.map((n) => n.path));
   });
 
   it('401 and 403 stop the pass after one request', async () => {
@@ -167,7 +188,12 @@ describe('tend-writes with the LLM endpoint unreachable', () => {
         const { root, notes } = dueNotes(['ONE', 'TWO', 'THREE']);
         const r = await run(root, ['tend-writes', '--json', '--backend', 'rg'], { ...server.env, ...fast });
         expect(r.code).toBe(3);
-        expect(r.json.error).toEqual({ code: 'llm_unreachable', message: expect.stringMatching(new RegExp(`^LLM endpoint ${server.base}/chat/completions unreachable: HTTP ${status}, .+; the pass stopped at ${notes[0].path}, `)) });
+        expect(r.json.error).toEqual({
+          code: 'llm_unreachable',
+          message: expect.stringMatching(
+            new RegExp(`^LLM endpoint ${server.base}/chat/completions unreachable: HTTP ${status}, .+; the pass stopped at ${notes[0].path}, `),
+          ),
+        });
         expect(server.calls).toHaveLength(1);
         expect(tended(root)).toEqual([]);
       } finally {
@@ -177,7 +203,12 @@ describe('tend-writes with the LLM endpoint unreachable', () => {
   });
 
   it('a 500 or a 429 is still retried and the pass goes on; what it did before a 401 stays', async () => {
-    const answers: Record<string, unknown> = { FINE: { action: 'create', target: '', reason: 'separate' }, CRASH: null, BUSY: refuse(429, { error: 'slow down' }), NOKEY: refuse(401, { error: 'no key' }) };
+    const answers: Record<string, unknown> = {
+      FINE: { action: 'create', target: '', reason: 'separate' },
+      CRASH: null,
+      BUSY: refuse(429, { error: 'slow down' }),
+      NOKEY: refuse(401, { error: 'no key' }),
+    };
     const markerOf = (m: ChatMessage[]) => /<memory>\n[^<]*?^title: Judy (\w+)$/m.exec(m.map((x) => x.content).join('\n'))?.[1] ?? '';
     const server = await startFakeLlm({ record_merge_decision: (m) => (markerOf(m) in answers ? answers[markerOf(m)] : answers.FINE) });
     try {
@@ -188,7 +219,10 @@ describe('tend-writes with the LLM endpoint unreachable', () => {
       // Two retries each for the 500 and the 429, one request for the 401, none for the note after it.
       expect(server.calls.map((c) => markerOf(c.messages))).toEqual(['FINE', 'CRASH', 'CRASH', 'CRASH', 'BUSY', 'BUSY', 'BUSY', 'NOKEY']);
       expect(r.json.rows.map((row: { note: string; action: string }) => [row.note, row.action])).toEqual([
-        [notes[0].path, 'linked'], [notes[1].path, 'failed'], [notes[2].path, 'failed'], [notes[3].path, 'failed'],
+        [notes[0].path, 'linked'],
+        [notes[1].path, 'failed'],
+        [notes[2].path, 'failed'],
+        [notes[3].path, 'failed'],
       ]);
       expect(tended(root)).toContain(notes[0].path);
       expect(tended(root)).not.toContain(notes[4].path);

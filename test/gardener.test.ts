@@ -58,14 +58,22 @@ async function pass(root: string, llm: GardenerOptions['llm'], o: Partial<Garden
 
 /** Each merge judge call: the memory it placed and the titles of the notes it was shown. */
 function judgedPairs(llm: ReturnType<typeof stubLlm>) {
-  return llm.calls.filter((c) => c.name === 'record_merge_decision').map((c) => judged(c.messages)).map((j) => [j.memory, j.shown.map((x) => x.title)]);
+  return llm.calls
+    .filter((c) => c.name === 'record_merge_decision')
+    .map((c) => judged(c.messages))
+    .map((j) => [j.memory, j.shown.map((x) => x.title)]);
 }
 
 describe('tend-writes', () => {
   it('folds a duplicate (even one that links to it) into its canonical note, archives it, and points inbound links at the target', async () => {
     const root = tempCorpus();
     const judy = note(root, 'judy', 'Judy', 'Judy is a painter who lives in London.');
-    const dup = note(root, 'judy-again', 'Judy again', `DUPLICATE: Judy the London painter likes oils. See [Judy](${judy.path}).\n\n## Related\n\n- [Oils](19990101-oils.md)`);
+    const dup = note(
+      root,
+      'judy-again',
+      'Judy again',
+      `DUPLICATE: Judy the London painter likes oils. See [Judy](${judy.path}).\n\n## Related\n\n- [Oils](19990101-oils.md)`,
+    );
     const fan = note(root, 'fan', 'Fan', `Loves [Judy again](${dup.path}) <!-- uuid: ${dup.uuid} --> and [the painter](${dup.path}).`);
     const r = await pass(root, foldingJudge(), { source: 'gardener' });
 
@@ -84,7 +92,11 @@ describe('tend-writes', () => {
     expect(loves(read(fan))).toBe(`Loves [Judy again](${judy.path}) <!-- uuid: ${judy.uuid} --> and [the painter](${judy.path}) <!-- uuid: ${judy.uuid} -->.`);
     expect(read(fan).startsWith(fan.raw.split('Loves')[0])).toBe(true);
     expect(tendCheck(root).counts).toMatchObject({ stale: 0 });
-    const events = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).event);
+    const events = fs
+      .readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).event);
     expect(events).toEqual(expect.arrayContaining(['garden', 'merge', 'archive', 'garden_pass']));
   });
 
@@ -95,7 +107,10 @@ describe('tend-writes', () => {
     const llm = foldingJudge();
     const r = await pass(root, llm);
     // Each of the pair is shown the other, and only the other; the notes sharing "daily" are shown nothing.
-    expect(judgedPairs(llm)).toEqual([[expect.stringContaining('sourdough loaves'), [a.title]], [expect.stringContaining('rye flour'), [b.title]]]);
+    expect(judgedPairs(llm)).toEqual([
+      [expect.stringContaining('sourdough loaves'), [a.title]],
+      [expect.stringContaining('rye flour'), [b.title]],
+    ]);
     expect(r.rows.find((x) => x.note === b.path)).toMatchObject({ action: 'linked', links: [a.path] });
     for (const n of [c, d]) expect(r.rows.find((x) => x.note === n.path)).toEqual({ note: n.path, action: 'kept', stage: 'tend' });
   });
@@ -111,10 +126,16 @@ describe('tend-writes', () => {
       await appendFragment(root, b.path, `More about the loaves, week ${i}.`);
       await pass(root, llm);
     }
-    for (const [n, other] of [[a, b], [b, a]]) {
+    for (const [n, other] of [
+      [a, b],
+      [b, a],
+    ]) {
       const text = read(n);
       expect(relatedSections(text), n.path).toBe(1);
-      expect(targets(text).filter((t) => t === other.path), n.path).toHaveLength(1);
+      expect(
+        targets(text).filter((t) => t === other.path),
+        n.path,
+      ).toHaveLength(1);
       expect(parseLinks(text).find((l) => l.target === other.path)?.uuid).toBe(other.uuid);
     }
     expect(read(a)).toMatch(/\n## Related\n\n- \[Sourdough baking schedule\]\(.*\) <!-- uuid: .* -->\n\n\n---\n\*/);
@@ -134,7 +155,7 @@ describe('tend-writes', () => {
     expect(lastGardenerPass(root)?.summary).toEqual({ skipped: 3 });
   });
 
-  it('the last pass is read from the record\'s first line, and from a record written on one line', async () => {
+  it("the last pass is read from the record's first line, and from a record written on one line", async () => {
     const root = tempCorpus();
     note(root, 'garden', 'Garden', 'Tomatoes and basil.');
     await pass(root, foldingJudge());
@@ -183,10 +204,16 @@ describe('tend-writes', () => {
     const root = tempCorpus();
     const big = note(root, 'judy', 'Judy', 'Judy paints.\n\nJudy sails.');
     const s = await splitNote(root, big.path, {
-      llm: stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'DUPLICATE Judy paints and sails.', fragments: [
-        { title: 'Judy paints', slug: 'judy-paints', content: 'DUPLICATE Judy paints.', kind: 'concept' },
-        { title: 'Judy sails', slug: 'judy-sails', content: 'DUPLICATE Judy sails.', kind: 'concept' },
-      ] }) }),
+      llm: stubLlm({
+        record_split_decision: () => ({
+          split: true,
+          parent_summary: 'DUPLICATE Judy paints and sails.',
+          fragments: [
+            { title: 'Judy paints', slug: 'judy-paints', content: 'DUPLICATE Judy paints.', kind: 'concept' },
+            { title: 'Judy sails', slug: 'judy-sails', content: 'DUPLICATE Judy sails.', kind: 'concept' },
+          ],
+        }),
+      }),
     });
     const family = [s.parent!, ...s.children];
     // The judge folds every duplicate into the first other member of the family it is shown.
@@ -201,7 +228,11 @@ describe('tend-writes', () => {
     expect(r.summary.merged).toBeUndefined();
     for (const f of family) expect(read(f).startsWith(f.raw)).toBe(true);
     expect(fs.readdirSync(path.join(root, '.archive'))).toEqual([big.path]);
-    const events = fs.readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const events = fs
+      .readFileSync(path.join(root, '.zk/trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const refused = events.filter((e) => e.event === 'fold_refused');
     expect(refused.map((e) => e.note).sort()).toEqual(family.map((f) => f.path).sort());
     for (const e of refused) {
@@ -218,7 +249,10 @@ describe('tend-writes', () => {
     const b = note(root, SOURDOUGH[1].slug, SOURDOUGH[1].title, SOURDOUGH[1].body);
     const flaky = stubLlm({ record_merge_decision: (m) => (judged(m).memory.includes('BROKEN') ? null : { action: 'create', target: '', reason: 'x' }) });
     const r = await pass(root, flaky);
-    expect(r.rows.filter((x) => x.action !== 'skipped').map((x) => [x.note, x.action])).toEqual([[b.path, 'linked'], [a.path, 'failed']]);
+    expect(r.rows.filter((x) => x.action !== 'skipped').map((x) => [x.note, x.action])).toEqual([
+      [b.path, 'linked'],
+      [a.path, 'failed'],
+    ]);
     expect(r.errors.map((e) => e.exitCode)).toEqual([3]);
     const again = foldingJudge();
     const r2 = await pass(root, again);

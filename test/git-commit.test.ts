@@ -35,7 +35,13 @@ const commits = async (cwd: string) => Number(await git(cwd, 'rev-list', '--coun
 async function repo() {
   const top = tempDir('zk-git-');
   await git(top, 'init', '-q', '-b', 'main');
-  for (const [k, v] of [['user.name', 'Test'], ['user.email', 'test@example.org'], ['commit.gpgsign', 'false'], ['core.hooksPath', '.git/hooks']]) await git(top, 'config', k, v);
+  for (const [k, v] of [
+    ['user.name', 'Test'],
+    ['user.email', 'test@example.org'],
+    ['commit.gpgsign', 'false'],
+    ['core.hooksPath', '.git/hooks'],
+  ])
+    await git(top, 'config', k, v);
   const root = path.join(top, 'memory');
   fs.mkdirSync(root);
   ensureSidecar(root);
@@ -79,12 +85,14 @@ describe('a gardener pass with --commit', () => {
     expect(await git(top, 'rev-parse', 'HEAD^')).toBe(head);
 
     const files = (await git(top, 'show', '--name-status', '--format=', '-M', 'HEAD')).split('\n').sort();
-    expect(files).toEqual([
-      `M\tmemory/${fan.path}`,
-      `M\tmemory/${judy.path}`,
-      'M\tmemory/.zk/trace.jsonl',
-      expect.stringMatching(new RegExp(`^R\\d+\\tmemory/${dup.path}\\tmemory/\\.archive/${dup.path}$`)),
-    ].sort());
+    expect(files).toEqual(
+      [
+        `M\tmemory/${fan.path}`,
+        `M\tmemory/${judy.path}`,
+        'M\tmemory/.zk/trace.jsonl',
+        expect.stringMatching(new RegExp(`^R\\d+\\tmemory/${dup.path}\\tmemory/\\.archive/${dup.path}$`)),
+      ].sort(),
+    );
     const message = await git(top, 'log', '-1', '--format=%B');
     expect(message).toMatch(/^tend-writes: .*1 merged/);
     expect(message).toContain(`- fold: "Judy again" (${dup.path}) into "Judy" (${judy.path})`);
@@ -180,14 +188,20 @@ describe('what a commit holds', () => {
     expect(cy.json.commit.sha, cy.stderr).toMatch(/^[0-9a-f]{40}$/);
     expect(cy.stderr).toBe('');
 
-    const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const trace = fs
+      .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     const bobs = trace.filter((l) => l.includes(bob.json.note.path));
     expect(bobs).toHaveLength(1);
     const committed = (await git(top, 'show', 'HEAD:memory/.zk/trace.jsonl')).split('\n').filter(Boolean);
     expect(committed).toEqual(trace.filter((l) => !bobs.includes(l)));
     expect(committed.some((l) => l.includes(ann.json.note.path)) && committed.some((l) => l.includes(cy.json.note.path))).toBe(true);
     // Bob's note and his line of the trace wait, unstaged, for whoever commits them.
-    expect((await git(top, 'status', '--porcelain', '--', 'memory')).split('\n').sort()).toEqual([' M memory/.zk/trace.jsonl', `?? memory/${bob.json.note.path}`]);
+    expect((await git(top, 'status', '--porcelain', '--', 'memory')).split('\n').sort()).toEqual([
+      ' M memory/.zk/trace.jsonl',
+      `?? memory/${bob.json.note.path}`,
+    ]);
     const diff = (await git(top, 'diff', '--unified=0', '--', 'memory/.zk/trace.jsonl')).split('\n').filter((l) => /^[-+][^-+]/.test(l));
     expect(diff).toEqual(bobs.map((l) => `+${l}`));
   });
@@ -213,7 +227,9 @@ describe('committing writers at once', () => {
     const { top, root } = await repo();
     await commitAll(top);
     const names = ['ann', 'bea', 'cy', 'dee'];
-    const runs = await Promise.all(names.map((n) => zkProcess(['--root', root, 'write', n, n, `${n} writes.`, '--json'], { env: { ZK_MEMORY_GIT_COMMIT: '1' } })));
+    const runs = await Promise.all(
+      names.map((n) => zkProcess(['--root', root, 'write', n, n, `${n} writes.`, '--json'], { env: { ZK_MEMORY_GIT_COMMIT: '1' } })),
+    );
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toBe('');
@@ -229,7 +245,7 @@ describe('committing writers at once', () => {
 });
 
 describe('log', () => {
-  it("follows a note into the archive, one line a commit, with its supersession chain", async () => {
+  it('follows a note into the archive, one line a commit, with its supersession chain', async () => {
     const { top, root } = await repo();
     await commitAll(top);
     const env = { ZK_MEMORY_GIT_COMMIT: '1' };
@@ -240,13 +256,24 @@ describe('log', () => {
     const r = await zk(['--root', root, 'log', first.json.note.uuid, '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.note.path).toBe(`.archive/${first.json.note.path}`);
-    expect(r.json.commits.map((c: { subject: string }) => c.subject)).toEqual(['archive: Judy', 'merge: into Judy', 'write: Judy now supersedes Judy', 'write: Judy']);
+    expect(r.json.commits.map((c: { subject: string }) => c.subject)).toEqual([
+      'archive: Judy',
+      'merge: into Judy',
+      'write: Judy now supersedes Judy',
+      'write: Judy',
+    ]);
     expect(r.json.chain.map((n: { title: string }) => n.title)).toEqual(['Judy now']);
     const text = await zk(['--root', root, 'log', 'judy']);
     expect(text.stdout.split('\n')[0]).toMatch(/^[0-9a-f]{10} \d{4}-\d\d-\d\d Test {2}archive: Judy$/);
     expect(text.stdout).toContain('superseded by: ');
     const all = await zk(['--root', root, 'log', '--json']);
-    expect(all.json.commits.map((c: { subject: string }) => c.subject)).toEqual(['archive: Judy', 'merge: into Judy', 'write: Judy now supersedes Judy', 'write: Judy', 'baseline']);
+    expect(all.json.commits.map((c: { subject: string }) => c.subject)).toEqual([
+      'archive: Judy',
+      'merge: into Judy',
+      'write: Judy now supersedes Judy',
+      'write: Judy',
+      'baseline',
+    ]);
   });
 
   it("follows the note's uuid: a slug reused after an archive has a history of its own, through a rename by hand", async () => {

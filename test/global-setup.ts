@@ -40,7 +40,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   return async () => {
     // A server whose corpus a test removed ends by itself within 5 s (docs/server.md); any other is left running.
     let running = serverPids((args) => args.some((a) => a.startsWith(tmp)));
-    for (const until = Date.now() + 6000; running.length && Date.now() < until; running = serverPids((args) => args.some((a) => a.startsWith(tmp)))) await new Promise((r) => setTimeout(r, 200));
+    for (const until = Date.now() + 6000; running.length && Date.now() < until; running = serverPids((args) => args.some((a) => a.startsWith(tmp))))
+      await new Promise((r) => setTimeout(r, 200));
     for (const pid of running) process.kill(pid, 'SIGKILL');
     fs.rmSync(runtime, { recursive: true, force: true });
     fs.rmSync(state, { recursive: true, force: true });
@@ -70,7 +71,8 @@ function inputsHash(): string {
     const abs = path.join(REPO, rel);
     const st = fs.statSync(abs, { throwIfNoEntry: false });
     if (st?.isDirectory()) {
-      for (const name of fs.readdirSync(abs).sort()) if (name !== 'node_modules' && path.join(rel, name) !== path.join('bench', 'out')) add(path.join(rel, name));
+      for (const name of fs.readdirSync(abs).sort())
+        if (name !== 'node_modules' && path.join(rel, name) !== path.join('bench', 'out')) add(path.join(rel, name));
     } else if (st?.isFile()) hash.update(`${rel}\0${st.size}\0`).update(fs.readFileSync(abs));
   };
   for (const rel of BUILD_INPUTS) add(rel);
@@ -85,8 +87,10 @@ function inputsHash(): string {
 async function buildUnlessFresh(): Promise<void> {
   const inputs = inputsHash();
   const stamp = fs.statSync(STAMP, { throwIfNoEntry: false });
-  const fresh = stamp !== undefined && fs.readFileSync(STAMP, 'utf8') === inputs
-    && OUTPUTS.every((f) => (fs.statSync(path.join(REPO, f), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= stamp.mtimeMs);
+  const fresh =
+    stamp !== undefined &&
+    fs.readFileSync(STAMP, 'utf8') === inputs &&
+    OUTPUTS.every((f) => (fs.statSync(path.join(REPO, f), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) <= stamp.mtimeMs);
   if (fresh) return;
   fs.rmSync(STAMP, { force: true });
   await execa('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'inherit' });

@@ -76,8 +76,21 @@ function added(stdout: string, event: string): string | undefined {
   return out.hookSpecificOutput.additionalContext;
 }
 
-const hookLog = (root: string) => (fs.existsSync(path.join(root, '.zk', 'hooks.log')) ? fs.readFileSync(path.join(root, '.zk', 'hooks.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : []);
-const inboxFiles = (root: string) => (fs.existsSync(path.join(root, '.zk', 'inbox')) ? fs.readdirSync(path.join(root, '.zk', 'inbox')).filter((f) => f.endsWith('.json')).sort() : []);
+const hookLog = (root: string) =>
+  fs.existsSync(path.join(root, '.zk', 'hooks.log'))
+    ? fs
+        .readFileSync(path.join(root, '.zk', 'hooks.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
+const inboxFiles = (root: string) =>
+  fs.existsSync(path.join(root, '.zk', 'inbox'))
+    ? fs
+        .readdirSync(path.join(root, '.zk', 'inbox'))
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
 const inboxEntry = (root: string, name: string) => JSON.parse(fs.readFileSync(path.join(root, '.zk', 'inbox', name), 'utf8'));
 
 /** A Claude Code transcript line. */
@@ -113,7 +126,7 @@ describe('hook claude: context', () => {
     expect([other.code, JSON.parse(other.stdout)]).toEqual([0, {}]);
   });
 
-  it('the corpus is found from the hook\'s cwd when neither --root nor ZK_MEMORY_ROOT names one', async () => {
+  it("the corpus is found from the hook's cwd when neither --root nor ZK_MEMORY_ROOT names one", async () => {
     const { root, env } = await setUp();
     const sub = path.join(root, 'sub');
     fs.mkdirSync(sub);
@@ -139,7 +152,8 @@ describe('hook: a hook never breaks the session', () => {
       await hook('claude', claudeEvent('SessionStart'), { root: gone, env }),
       await hook('claude', claudeEvent('SessionStart', { cwd: tempDir() }), { env, cwd: tempDir() }),
       await hook('gemini', claudeEvent('BeforeAgent', { prompt: 'Judy' }), { root: gone, env }),
-    ]) expect([r.code, r.stdout]).toEqual([0, '{}']);
+    ])
+      expect([r.code, r.stdout]).toEqual([0, '{}']);
     const garbage = await hook('claude', '\u0000{not json at all', { root, env });
     expect([garbage.code, garbage.stdout]).toEqual([0, '{}']);
     const empty = await hookHere('claude', '', { root, env });
@@ -169,7 +183,10 @@ describe('hook: a hook never breaks the session', () => {
 
   it('work that never ends is answered empty within the deadline, and logged', async () => {
     const { root, env } = await setUp();
-    const r = await hook('claude', claudeEvent('UserPromptSubmit', { prompt: 'Judy' }), { root, env: { ...env, ZK_MEMORY_FAULT: 'hook-hang', ZK_MEMORY_HOOK_TIMEOUT: '2' } });
+    const r = await hook('claude', claudeEvent('UserPromptSubmit', { prompt: 'Judy' }), {
+      root,
+      env: { ...env, ZK_MEMORY_FAULT: 'hook-hang', ZK_MEMORY_HOOK_TIMEOUT: '2' },
+    });
     expect([r.code, r.stdout]).toEqual([0, '{}']);
     // the hook's own deadline, or on a loaded machine the process's guard, answered: either way one line says so
     const log = hookLog(root);
@@ -200,7 +217,10 @@ describe('hook: a hook never breaks the session', () => {
     fs.rmSync(path.join(root, '.zk', 'inbox'), { recursive: true });
     fs.mkdirSync(path.join(root, '.zk', 'capture'));
     fs.writeFileSync(lock, JSON.stringify({ host: os.hostname(), pid: process.pid }));
-    const r = await hook('claude', claudeEvent('Stop', { session_id: 'other', transcript_path: transcript }), { root, env: { ...env, ZK_MEMORY_HOOK_TIMEOUT: '2' } });
+    const r = await hook('claude', claudeEvent('Stop', { session_id: 'other', transcript_path: transcript }), {
+      root,
+      env: { ...env, ZK_MEMORY_HOOK_TIMEOUT: '2' },
+    });
     expect([r.code, r.stdout]).toEqual([0, '{}']);
     expect(hookLog(root).map((l) => l.outcome)).toEqual([expect.stringMatching(/^(timed out|guard)$/)]);
     expect(inboxFiles(root)).toEqual([]);
@@ -243,7 +263,13 @@ describe('hook claude: a full disk', () => {
     fs.rmSync(filler);
     expect((await stop()).code).toBe(0);
     expect((await stop()).code).toBe(0);
-    const texts = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n')).join('\n');
+    const texts = inboxFiles(root)
+      .map((f) =>
+        inboxEntry(root, f)
+          .items.map((i: any) => i.text)
+          .join('\n'),
+      )
+      .join('\n');
     expect(texts.match(/Remember this/g)).toHaveLength(1);
     expect(texts.match(/Kept: y/g)).toHaveLength(1);
   });
@@ -255,7 +281,10 @@ describe('hook claude: capture', () => {
     const dir = tempDir();
     const lines = [
       line('user', 'u1', 'We decided to ship on Tuesdays.'),
-      line('assistant', 'a1', [{ type: 'text', text: 'Tuesdays it is.' }, { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'cat release.md' } }]),
+      line('assistant', 'a1', [
+        { type: 'text', text: 'Tuesdays it is.' },
+        { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'cat release.md' } },
+      ]),
       line('user', 'u2', [{ type: 'tool_result', tool_use_id: 't1', content: 'SECRET FILE CONTENTS' }]),
       JSON.stringify({ type: 'user', uuid: 'm1', isMeta: true, message: { role: 'user', content: 'injected by the host' } }),
       '{"type":"assistant","uuid":"half', // a line being written
@@ -294,57 +323,101 @@ describe('hook claude: capture', () => {
       expect(killed.code, fault).not.toBe(0); // killed, as a crash would be
       fs.appendFileSync(transcript, `${line('assistant', 'a1', 'Noted: 03:00.')}\n`);
       expect((await hookHere('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
-      const texts = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n')).join('\n');
+      const texts = inboxFiles(root)
+        .map((f) =>
+          inboxEntry(root, f)
+            .items.map((i: any) => i.text)
+            .join('\n'),
+        )
+        .join('\n');
       expect(texts.match(/Backups run at 03:00/g), fault).toHaveLength(1);
       expect(texts.match(/Noted: 03:00/g), fault).toHaveLength(1);
-      expect(fs.readdirSync(path.join(root, '.zk', 'inbox')).filter((f) => f.endsWith('.capturing')), fault).toEqual([]);
+      expect(
+        fs.readdirSync(path.join(root, '.zk', 'inbox')).filter((f) => f.endsWith('.capturing')),
+        fault,
+      ).toEqual([]);
     }
   });
 
   it('private spans and secret-looking strings never reach disk; the trace counts them and holds none', async () => {
     const { root, env } = await setUp();
     const secrets = [
-      'AKIAIOSFODNN7EXAMPLE', 'sk-proj-abcdefghijklmnopqrstuvwxyz012345', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
-      'xoxb-123456789012-abcdefghijkl', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
-      'hunter2-correct-horse', 'Zm9vYmFyYmF6cXV4cXV1eA',
+      'AKIAIOSFODNN7EXAMPLE',
+      'sk-proj-abcdefghijklmnopqrstuvwxyz012345',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+      'xoxb-123456789012-abcdefghijkl',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'hunter2-correct-horse',
+      'Zm9vYmFyYmF6cXV4cXV1eA',
     ];
     const privateText = 'my therapist said something';
     const key = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----';
-    const transcript = write(tempDir(), 't.jsonl', [
-      line('user', 'u1', `Keys: ${secrets[0]} ${secrets[1]} ${secrets[2]} ${secrets[3]}. <private>${privateText}</private> The deploy needs a token.`),
-      line('assistant', 'a1', [{ type: 'text', text: `Use ${secrets[4]} with password=${secrets[5]} and Authorization: Bearer ${secrets[6]}\n${key}` }]),
-      line('user', 'u2', 'Also <PRIVATE>never closed and my PIN'),
-    ].join('\n'));
+    const transcript = write(
+      tempDir(),
+      't.jsonl',
+      [
+        line('user', 'u1', `Keys: ${secrets[0]} ${secrets[1]} ${secrets[2]} ${secrets[3]}. <private>${privateText}</private> The deploy needs a token.`),
+        line('assistant', 'a1', [{ type: 'text', text: `Use ${secrets[4]} with password=${secrets[5]} and Authorization: Bearer ${secrets[6]}\n${key}` }]),
+        line('user', 'u2', 'Also <PRIVATE>never closed and my PIN'),
+      ].join('\n'),
+    );
     expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
     const bytes = everyFile(root);
     for (const s of [...secrets, privateText, 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ', 'my PIN']) {
-      expect(bytes.some((b) => b.includes(s)), s).toBe(false);
+      expect(
+        bytes.some((b) => b.includes(s)),
+        s,
+      ).toBe(false);
     }
     const [file] = inboxFiles(root);
     expect(inboxEntry(root, file).items[0].text).toContain('The deploy needs a token.');
     expect(inboxEntry(root, file).items[0].text).toContain('password=[redacted]');
-    const traced = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.event === 'capture');
+    const traced = fs
+      .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.event === 'capture');
     expect(traced).toMatchObject({ host: 'claude', session: 's-1', turns: 3, redacted: { private: 2, secrets: 8 } });
   });
 });
 
 describe('hook claude: what compaction writes', () => {
-  it("the summary Claude Code writes when it compacts (a user line marked isCompactSummary) is not captured as something the user said; its boundary and copied turns add nothing", async () => {
+  it('the summary Claude Code writes when it compacts (a user line marked isCompactSummary) is not captured as something the user said; its boundary and copied turns add nothing', async () => {
     const { root, env } = await setUp();
-    const transcript = write(tempDir(), 't.jsonl', [
-      line('user', 'u1', 'The standup moved to 9:30.'),
-      line('assistant', 'a1', 'Noted.'),
-    ].join('\n'));
+    const transcript = write(tempDir(), 't.jsonl', [line('user', 'u1', 'The standup moved to 9:30.'), line('assistant', 'a1', 'Noted.')].join('\n'));
     expect((await hookHere('claude', claudeEvent('PreCompact', { transcript_path: transcript, trigger: 'auto' }), { root, env })).code).toBe(0);
-    fs.appendFileSync(transcript, `\n${[
-      JSON.stringify({ type: 'system', subtype: 'compact_boundary', uuid: 'b1', content: 'Conversation compacted', compactMetadata: { trigger: 'auto', preTokens: 150000 } }),
-      JSON.stringify({ type: 'user', uuid: 'c1', isCompactSummary: true, isVisibleInTranscriptOnly: true, message: { role: 'user', content: 'This session is being continued from a previous conversation that ran out of context. Summary: the standup moved to 9:30.' } }),
-      // a compaction that copies earlier turns again, under their own uuids
-      line('user', 'u1', 'The standup moved to 9:30.'),
-      line('user', 'u2', 'And the retro is on Friday.'),
-    ].join('\n')}\n`);
+    fs.appendFileSync(
+      transcript,
+      `\n${[
+        JSON.stringify({
+          type: 'system',
+          subtype: 'compact_boundary',
+          uuid: 'b1',
+          content: 'Conversation compacted',
+          compactMetadata: { trigger: 'auto', preTokens: 150000 },
+        }),
+        JSON.stringify({
+          type: 'user',
+          uuid: 'c1',
+          isCompactSummary: true,
+          isVisibleInTranscriptOnly: true,
+          message: {
+            role: 'user',
+            content: 'This session is being continued from a previous conversation that ran out of context. Summary: the standup moved to 9:30.',
+          },
+        }),
+        // a compaction that copies earlier turns again, under their own uuids
+        line('user', 'u1', 'The standup moved to 9:30.'),
+        line('user', 'u2', 'And the retro is on Friday.'),
+      ].join('\n')}\n`,
+    );
     expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
-    const texts = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n'));
+    const texts = inboxFiles(root).map((f) =>
+      inboxEntry(root, f)
+        .items.map((i: any) => i.text)
+        .join('\n'),
+    );
     expect(texts).toHaveLength(2);
     expect(texts[1]).toBe('user: And the retro is on Friday.');
     expect(texts.join('\n')).not.toContain('This session is being continued');
@@ -354,11 +427,15 @@ describe('hook claude: what compaction writes', () => {
 describe('hook claude: a private span across turns', () => {
   it('a <private> opened in one message runs over the turns after it, in this capture and the next, until it is closed', async () => {
     const { root, env } = await setUp();
-    const transcript = write(tempDir(), 't.jsonl', [
-      line('user', 'u1', 'The standup is at 9. <private>What follows is mine alone:'),
-      line('assistant', 'a1', 'Understood, the diagnosis stays between us.'),
-      line('user', 'u2', [{ type: 'text', text: 'My diagnosis is lupus.' }]),
-    ].join('\n'));
+    const transcript = write(
+      tempDir(),
+      't.jsonl',
+      [
+        line('user', 'u1', 'The standup is at 9. <private>What follows is mine alone:'),
+        line('assistant', 'a1', 'Understood, the diagnosis stays between us.'),
+        line('user', 'u2', [{ type: 'text', text: 'My diagnosis is lupus.' }]),
+      ].join('\n'),
+    );
     expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
     // the session goes on; the span is closed in a later turn, captured by a later Stop
     fs.appendFileSync(transcript, `\n${line('user', 'u3', 'And my therapist is Dr Who.</private> The retro is on Friday.')}\n`);
@@ -366,8 +443,18 @@ describe('hook claude: a private span across turns', () => {
     fs.appendFileSync(transcript, `${line('assistant', 'a2', 'Noted: the retro is on Friday.')}\n`);
     expect((await hookHere('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
     const bytes = everyFile(root);
-    for (const s of ['What follows', 'diagnosis', 'lupus', 'therapist', 'Dr Who']) expect(bytes.some((b) => b.includes(s)), s).toBe(false);
-    const kept = inboxFiles(root).map((f) => inboxEntry(root, f).items.map((i: any) => i.text).join('\n')).join('\n');
+    for (const s of ['What follows', 'diagnosis', 'lupus', 'therapist', 'Dr Who'])
+      expect(
+        bytes.some((b) => b.includes(s)),
+        s,
+      ).toBe(false);
+    const kept = inboxFiles(root)
+      .map((f) =>
+        inboxEntry(root, f)
+          .items.map((i: any) => i.text)
+          .join('\n'),
+      )
+      .join('\n');
     expect(kept).toContain('The standup is at 9.');
     expect(kept).toContain('The retro is on Friday.');
     expect(kept).toContain('Noted: the retro is on Friday.');
@@ -376,13 +463,16 @@ describe('hook claude: a private span across turns', () => {
   it('a <private> tag quoted in context the memory injected opens no span: the recall block goes, the message and the turns after it are kept', async () => {
     const { root, env } = await setUp();
     const recalled = '<recall source="zk-memory">\n## Privacy (20261201-privacy.md, hit)\nWrap text in a <private> tag to keep it out.\n</recall>';
-    const transcript = write(tempDir(), 't.jsonl', [
-      line('user', 'u1', `${recalled}\nThe release is on Monday.`),
-      line('assistant', 'a1', 'Monday it is.'),
-    ].join('\n'));
+    const transcript = write(
+      tempDir(),
+      't.jsonl',
+      [line('user', 'u1', `${recalled}\nThe release is on Monday.`), line('assistant', 'a1', 'Monday it is.')].join('\n'),
+    );
     expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
     const [file] = inboxFiles(root);
-    const kept = inboxEntry(root, file).items.map((i: any) => i.text).join('\n');
+    const kept = inboxEntry(root, file)
+      .items.map((i: any) => i.text)
+      .join('\n');
     expect(kept).toContain('The release is on Monday.');
     expect(kept).toContain('Monday it is.');
     expect(kept).not.toContain('Wrap text');
@@ -394,7 +484,13 @@ describe('hook claude: distilled in the background', () => {
     // one memory per input, each on a subject of its own (no note like it: placed without a judge call)
     const memories = [
       { kind: 'entity_update', topic: 'standup', title: 'Standup moved to 9:30', slug: 'standup', content: 'The daily standup is at 9:30 from now on.' },
-      { kind: 'concept', topic: 'acknowledgements', title: 'Acknowledge requests briefly', slug: 'acknowledge', content: 'Short acknowledgements are preferred.' },
+      {
+        kind: 'concept',
+        topic: 'acknowledgements',
+        title: 'Acknowledge requests briefly',
+        slug: 'acknowledge',
+        content: 'Short acknowledgements are preferred.',
+      },
     ];
     const llm = await startFakeLlm({ record_candidates: () => ({ worth_retaining: true, candidates: [memories.shift()] }) });
     try {
@@ -402,7 +498,16 @@ describe('hook claude: distilled in the background', () => {
       const transcript = write(tempDir(), 't.jsonl', `${line('user', 'u1', 'Standup is at 9:30 from now on.')}\n`);
       // another caretaker holds the lease: the drain started by the hook leaves the inbox alone
       const lease = path.join(root, '.zk', 'lease');
-      fs.writeFileSync(lease, JSON.stringify({ host: os.hostname(), pid: process.pid, purpose: 'tend-writes', since: new Date().toISOString(), expires: new Date(Date.now() + 600_000).toISOString() }));
+      fs.writeFileSync(
+        lease,
+        JSON.stringify({
+          host: os.hostname(),
+          pid: process.pid,
+          purpose: 'tend-writes',
+          since: new Date().toISOString(),
+          expires: new Date(Date.now() + 600_000).toISOString(),
+        }),
+      );
       const r = await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env: { ...env, ...llm.env } });
       expect([r.code, r.stdout]).toEqual([0, '{}']);
       await new Promise((res) => setTimeout(res, 3000));
@@ -412,8 +517,15 @@ describe('hook claude: distilled in the background', () => {
       fs.rmSync(lease);
       fs.appendFileSync(transcript, `${line('assistant', 'a1', 'Noted.')}\n`);
       expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env: { ...env, ...llm.env } })).code).toBe(0);
-      await until('the drain wrote the notes and let the lease go', () => fs.readdirSync(root).some((f) => f.endsWith('-standup.md'))
-        && fs.readdirSync(root).some((f) => f.endsWith('-acknowledge.md')) && inboxFiles(root).length === 0 && !fs.existsSync(path.join(root, '.zk', 'lease')), 60_000);
+      await until(
+        'the drain wrote the notes and let the lease go',
+        () =>
+          fs.readdirSync(root).some((f) => f.endsWith('-standup.md')) &&
+          fs.readdirSync(root).some((f) => f.endsWith('-acknowledge.md')) &&
+          inboxFiles(root).length === 0 &&
+          !fs.existsSync(path.join(root, '.zk', 'lease')),
+        60_000,
+      );
       expect(llm.calls.map((c) => c.name)).toEqual(['record_candidates', 'record_candidates']);
       expect(llm.calls[0].messages.map((m) => m.content).join('\n')).toContain('Standup is at 9:30 from now on.');
     } finally {
@@ -423,7 +535,7 @@ describe('hook claude: distilled in the background', () => {
 });
 
 describe('hook claude: a session id that is not one plain line', () => {
-  it('a capture whose session id holds a line break and a fragment header\'s delimiters is distilled, its source made one plain line', async () => {
+  it("a capture whose session id holds a line break and a fragment header's delimiters is distilled, its source made one plain line", async () => {
     const memories = [{ kind: 'concept', topic: 'backups', title: 'Backups run nightly', slug: 'backups', content: 'Backups run every night at 2.' }];
     const llm = await startFakeLlm({ record_candidates: () => ({ worth_retaining: true, candidates: [memories.shift()] }) });
     try {
@@ -453,12 +565,21 @@ describe('hook gemini and generic', () => {
     expect(added(start.stdout, 'SessionStart')).toContain('20261201-judy.md');
     const before = await hookHere('gemini', JSON.stringify({ ...base, hook_event_name: 'BeforeAgent', prompt: 'what is the cat called?' }), { env });
     expect(added(before.stdout, 'BeforeAgent')).toContain('Judy has a cat named Miso');
-    const after = JSON.stringify({ ...base, hook_event_name: 'AfterAgent', prompt: 'Call me Jo from now on.', prompt_response: 'Will do, Jo.', stop_hook_active: false });
+    const after = JSON.stringify({
+      ...base,
+      hook_event_name: 'AfterAgent',
+      prompt: 'Call me Jo from now on.',
+      prompt_response: 'Will do, Jo.',
+      stop_hook_active: false,
+    });
     expect((await hookHere('gemini', after, { env })).stdout).toBe('{}');
     expect((await hookHere('gemini', after.replace('10:30:00Z', '10:31:00Z'), { env })).stdout).toBe('{}');
     const files = inboxFiles(root);
     expect(files).toHaveLength(1);
-    expect(inboxEntry(root, files[0])).toMatchObject({ source: 'gemini:g-1', items: [{ type: 'text', text: 'user: Call me Jo from now on.\n\nassistant: Will do, Jo.' }] });
+    expect(inboxEntry(root, files[0])).toMatchObject({
+      source: 'gemini:g-1',
+      items: [{ type: 'text', text: 'user: Call me Jo from now on.\n\nassistant: Will do, Jo.' }],
+    });
   });
 
   it('generic: the prompt as text in, the bundle as text out', async () => {
@@ -494,7 +615,8 @@ describe('hook through the resident server', () => {
     await until('a server runs', async () => (await zk(['serve', '--status', '--json', '--root', root], { env })).json?.running === true, 30_000);
     // the server's first search builds the index: done before the hooks, which answer within their deadline
     expect((await zkProcess(['--root', root, '--json', 'search', 'Judy'], { env })).json).toMatchObject({ server: true });
-    const ask = (e: Record<string, string>) => zkProcess(['hook', 'claude', '--root', root, '--json'], { input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }), env: e });
+    const ask = (e: Record<string, string>) =>
+      zkProcess(['hook', 'claude', '--root', root, '--json'], { input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }), env: e });
     const served = await ask(env);
     expect(served.json, served.stderr).toMatchObject({ ok: true, server: true, outcome: 'prompt' });
     expect(added(served.json.output, 'UserPromptSubmit')).toContain('20261201-miso.md');
@@ -504,7 +626,10 @@ describe('hook through the resident server', () => {
     expect(stop.json).toMatchObject({ server: true, outcome: 'capture', captured: { turns: 1 } });
     server.kill('SIGSTOP');
     try {
-      const plain = await zkProcess(['hook', 'claude', '--root', root], { input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }), env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+      const plain = await zkProcess(['hook', 'claude', '--root', root], {
+        input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }),
+        env: { ...env, ZK_MEMORY_SERVER: 'auto' },
+      });
       expect(plain.code).toBe(0);
       expect(() => JSON.parse(plain.stdout)).not.toThrow();
       // `on` would fail a command when no server answers: a hook still exits 0 with a valid answer
@@ -517,7 +642,10 @@ describe('hook through the resident server', () => {
     // killed: its socket is left behind; the hook answers in-process all the same
     server.kill('SIGKILL');
     await server.catch(() => undefined);
-    const killed = await zkProcess(['hook', 'claude', '--root', root], { input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }), env: { ...env, ZK_MEMORY_SERVER: 'auto' } });
+    const killed = await zkProcess(['hook', 'claude', '--root', root], {
+      input: claudeEvent('UserPromptSubmit', { prompt: 'Judy cat' }),
+      env: { ...env, ZK_MEMORY_SERVER: 'auto' },
+    });
     expect(killed.code).toBe(0);
     expect(added(killed.stdout, 'UserPromptSubmit')).toContain('20261201-miso.md');
   });

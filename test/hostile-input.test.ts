@@ -12,8 +12,9 @@ describe('write --supersedes is atomic', () => {
   it('10 racers superseding one note: one new note, nine refusals that create nothing', async () => {
     const root = tempCorpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
-    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) =>
-      zkProcess(['--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'])));
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => zkProcess(['--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'])),
+    );
     expect(runs.map((r) => r.code).sort()).toEqual([0, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
     for (const r of runs.filter((x) => x.code === 1)) expect(r.stderr.trim()).toMatch(/^error: \d{8}-old\.md is already superseded by /);
     expect(mdFiles(root)).toHaveLength(2);
@@ -23,7 +24,9 @@ describe('write --supersedes is atomic', () => {
   it('a supersede killed between its two writes is reported by tend check and completed by tend repair', async () => {
     const root = tempCorpus();
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
-    const killed = await zkProcess(['--root', root, 'write', 'new', 'New', 'After.', '--supersedes', 'old'], { env: { ZK_MEMORY_FAULT: 'supersede-after-create' } });
+    const killed = await zkProcess(['--root', root, 'write', 'new', 'New', 'After.', '--supersedes', 'old'], {
+      env: { ZK_MEMORY_FAULT: 'supersede-after-create' },
+    });
     expect(killed.code).not.toBe(0);
     const [newName] = supersedersOf(root, old.json.note.uuid);
     const env = { ZK_MEMORY_LOCK_STALE: '2' };
@@ -42,7 +45,8 @@ describe('write --supersedes is atomic', () => {
     const old = await zk(['--root', root, '--json', 'write', 'old', 'Old', 'Before.']);
     const env = { ...process.env, ZK_MEMORY_ROOT: '', ZK_MEMORY_LOCK_STALE: '2', ZK_MEMORY_LOCK_TIMEOUT: '30' };
     const procs = Array.from({ length: 10 }, (_, i) =>
-      execa('node', [BIN, '--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'], { env, reject: false }));
+      execa('node', [BIN, '--root', root, 'write', `new-${i}`, `New ${i}`, 'After.', '--supersedes', 'old'], { env, reject: false }),
+    );
     await new Promise((r) => setTimeout(r, 500));
     for (const [i, p] of procs.entries()) if (i % 2 === 0) p.kill('SIGKILL');
     await Promise.all(procs);
@@ -127,7 +131,11 @@ describe('odd input', () => {
 
   it('an error that quotes input holding a line break is still one line', async () => {
     const root = tempCorpus();
-    for (const args of [['read', 'a\nb'], ['write', 'x', 'T', '---\nuuid: evil\n---'], ['merge', '--source', 'a\nb', 'judy', 'x']]) {
+    for (const args of [
+      ['read', 'a\nb'],
+      ['write', 'x', 'T', '---\nuuid: evil\n---'],
+      ['merge', '--source', 'a\nb', 'judy', 'x'],
+    ]) {
       const r = await zk(['--root', root, ...args]);
       expect(r.code, args.join(' ')).not.toBe(0);
       expect(r.stderr.split('\n'), args.join(' ')).toHaveLength(1);
@@ -147,7 +155,10 @@ describe('odd input', () => {
     const listed = await zk(['--root', root, '--json', 'inbox']);
     expect(listed.code, listed.stdout).toBe(0);
     expect(listed.json.files.map((f: { file: string; reason: string }) => [f.file.slice(-6), f.reason.split(':')[0]])).toEqual([
-      ['a.json', 'unreadable'], ['b.json', 'unreadable'], ['c.json', 'unreadable'], ['d.json', 'no LLM configured'],
+      ['a.json', 'unreadable'],
+      ['b.json', 'unreadable'],
+      ['c.json', 'unreadable'],
+      ['d.json', 'no LLM configured'],
     ]);
     expect(listed.json.items).toBe(1);
     const text = await zk(['--root', root, 'inbox']);
@@ -155,7 +166,12 @@ describe('odd input', () => {
     expect(text.stdout).toContain('.zk/inbox/20260101T000000000Z-c.json  (unreadable: not an inbox entry');
     expect(text.stdout).toContain('  - Keep me.');
     const dismissed = await zk(['--root', root, '--json', 'inbox', 'dismiss', '.zk/inbox/20260101T000000000Z-c.json']);
-    expect(dismissed.json).toEqual({ ok: true, action: 'dismissed', file: '.zk/inbox/20260101T000000000Z-c.json', to: '.zk/inbox/dismissed/20260101T000000000Z-c.json' });
+    expect(dismissed.json).toEqual({
+      ok: true,
+      action: 'dismissed',
+      file: '.zk/inbox/20260101T000000000Z-c.json',
+      to: '.zk/inbox/dismissed/20260101T000000000Z-c.json',
+    });
   });
 
   it('init of a path under /proc or of a file ends at once with exit 4 and a sentence', async () => {

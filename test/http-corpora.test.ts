@@ -27,7 +27,14 @@ interface Setup {
 async function twoCorpora(): Promise<Setup> {
   const runtime = tempDir('zk-rt-');
   fs.chmodSync(runtime, 0o700);
-  const env = { XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: tempDir('zk-config-'), XDG_STATE_HOME: tempDir('zk-state-'), ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' };
+  const env = {
+    XDG_RUNTIME_DIR: runtime,
+    XDG_CONFIG_HOME: tempDir('zk-config-'),
+    XDG_STATE_HOME: tempDir('zk-state-'),
+    ZK_MEMORY_BACKEND: 'fts',
+    ZK_MEMORY_LLM_BASE: '',
+    ZK_MEMORY_LLM_MODEL: '',
+  };
   const alpha = tempCorpus();
   const beta = tempCorpus();
   expect((await zkProcess(['corpus', 'add', 'alpha', alpha], { env })).code).toBe(0);
@@ -38,12 +45,19 @@ async function twoCorpora(): Promise<Setup> {
   proc.stderr!.on('data', (c) => (stderr += String(c)));
   let exited: string | undefined;
   void proc.then((r) => (exited = `the server exited ${r.exitCode}: ${stderr}`));
-  await until('the server serves beta', () => /serving corpus beta .* at (\S+)\n/.test(stderr), 60_000, () => exited);
+  await until(
+    'the server serves beta',
+    () => /serving corpus beta .* at (\S+)\n/.test(stderr),
+    60_000,
+    () => exited,
+  );
   return { env, alpha, beta, url: /MCP over HTTP at (\S+)\n/.exec(stderr)![1], proc };
 }
 
 async function token(s: Setup, name: string, corpora: string[], readOnly = false): Promise<string> {
-  const r = await zkProcess(['--json', 'token', 'create', name, ...corpora.flatMap((c) => ['--corpus', c]), ...(readOnly ? ['--read-only'] : [])], { env: s.env });
+  const r = await zkProcess(['--json', 'token', 'create', name, ...corpora.flatMap((c) => ['--corpus', c]), ...(readOnly ? ['--read-only'] : [])], {
+    env: s.env,
+  });
   expect(r.code, r.stderr).toBe(0);
   return r.json.token;
 }
@@ -54,15 +68,28 @@ async function connect(url: string, bearer: string): Promise<Client> {
   return client;
 }
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** A raw POST, for the status and body a refusal comes with. */
 async function post(url: string, bearer: string, body: object): Promise<{ status: number; text: string }> {
-  const r = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, text: await r.text() };
 }
 
-const notesOf = (root: string) => fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort();
+const notesOf = (root: string) =>
+  fs
+    .readdirSync(root)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
 const write = (client: Client, slug: string, body = 'a note') => client.callTool({ name: 'write', arguments: { slug, title: slug, body } }) as Promise<any>;
 
 describe('corpora by name over HTTP', () => {
@@ -84,7 +111,12 @@ describe('corpora by name over HTTP', () => {
 
     // alpha's token at beta, at a name never registered: the same 404, before any tool runs
     const before = notesOf(s.beta);
-    const refused = await post(`${s.url}/beta`, forAlpha, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write', arguments: { slug: 'intruder', title: 'x', body: 'y' } } });
+    const refused = await post(`${s.url}/beta`, forAlpha, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'write', arguments: { slug: 'intruder', title: 'x', body: 'y' } },
+    });
     const unknown = await post(`${s.url}/gamma`, forAlpha, INIT);
     expect(refused).toEqual({ status: 404, text: unknown.text });
     expect(unknown.status).toBe(404);
@@ -98,10 +130,24 @@ describe('corpora by name over HTTP', () => {
 
     // a session opened at alpha is not one at beta, even with a token for both
     const both = await token(s, 'both', ['alpha', 'beta']);
-    const init = await fetch(`${s.url}/alpha`, { method: 'POST', headers: { authorization: `Bearer ${both}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INIT) });
+    const init = await fetch(`${s.url}/alpha`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${both}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INIT),
+    });
     const sid = init.headers.get('mcp-session-id')!;
     await init.text();
-    const crossed = await fetch(`${s.url}/beta`, { method: 'POST', headers: { authorization: `Bearer ${both}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18', 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+    const crossed = await fetch(`${s.url}/beta`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${both}`,
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-06-18',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
     expect(crossed.status).toBe(404);
     await crossed.text();
   }, 180_000);
@@ -110,7 +156,17 @@ describe('corpora by name over HTTP', () => {
     const s = await twoCorpora();
     const bearer = await token(s, 'phone', ['alpha', 'beta'], true);
     const listed = await zkProcess(['--json', '--corpus', 'beta', 'token', 'list'], { env: s.env });
-    expect(listed.json.tokens).toEqual([{ name: 'phone', read_only: true, created: expect.any(String), corpora: [{ name: 'alpha', root: fs.realpathSync(s.alpha) }, { name: 'beta', root: fs.realpathSync(s.beta) }] }]);
+    expect(listed.json.tokens).toEqual([
+      {
+        name: 'phone',
+        read_only: true,
+        created: expect.any(String),
+        corpora: [
+          { name: 'alpha', root: fs.realpathSync(s.alpha) },
+          { name: 'beta', root: fs.realpathSync(s.beta) },
+        ],
+      },
+    ]);
     expect((await zkProcess(['token', 'list', '--all'], { env: s.env })).stdout).toMatch(/^phone {2}read-only {2}alpha, beta {2}created /);
 
     const a = await connect(`${s.url}/alpha`, bearer);
@@ -133,7 +189,13 @@ describe('corpora by name over HTTP', () => {
   it('the stdio MCP server takes --corpus NAME as it takes --root', async () => {
     const s = await twoCorpora();
     const stdio = new Client({ name: 'zk-memory-test', version: '1.0.0' });
-    await stdio.connect(new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--corpus', 'beta'], env: { ...(process.env as Record<string, string>), ...s.env, ZK_MEMORY_SERVER: 'off' } }));
+    await stdio.connect(
+      new StdioClientTransport({
+        command: 'node',
+        args: [BIN, 'mcp', '--corpus', 'beta'],
+        env: { ...(process.env as Record<string, string>), ...s.env, ZK_MEMORY_SERVER: 'off' },
+      }),
+    );
     clients.push(stdio);
     expect((await write(stdio, 'heron')).structuredContent.ok).toBe(true);
     expect(notesOf(s.beta).map((f) => f.replace(/^\d+-/, ''))).toEqual(['heron.md']);
@@ -146,21 +208,25 @@ describe('corpora by name over HTTP', () => {
     const names = ['alpha', 'beta'] as const;
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => connect(`${s.url}/${names[i % 2]}`, corpora[names[i % 2]])));
     // each client writes a note of its own, then searches and lists, all at once
-    await Promise.all(all.map(async (client, i) => {
-      const w = await write(client, `${names[i % 2]}-note-${i}`, `written by client ${i} into ${names[i % 2]}`);
-      expect(w.structuredContent.ok).toBe(true);
-    }));
-    await Promise.all(all.map(async (client, i) => {
-      const mine = names[i % 2];
-      for (let round = 0; round < 3; round++) {
-        const listed = ((await client.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title);
-        expect(listed).toHaveLength(10);
-        expect(listed.every((t: string) => t.startsWith(`${mine}-note-`))).toBe(true);
-        const hits = ((await client.callTool({ name: 'search', arguments: { query: 'written by client' } })) as any).structuredContent.hits;
-        expect(hits.length).toBeGreaterThan(0);
-        expect(hits.every((h: any) => h.title.startsWith(`${mine}-note-`))).toBe(true);
-      }
-    }));
+    await Promise.all(
+      all.map(async (client, i) => {
+        const w = await write(client, `${names[i % 2]}-note-${i}`, `written by client ${i} into ${names[i % 2]}`);
+        expect(w.structuredContent.ok).toBe(true);
+      }),
+    );
+    await Promise.all(
+      all.map(async (client, i) => {
+        const mine = names[i % 2];
+        for (let round = 0; round < 3; round++) {
+          const listed = ((await client.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title);
+          expect(listed).toHaveLength(10);
+          expect(listed.every((t: string) => t.startsWith(`${mine}-note-`))).toBe(true);
+          const hits = ((await client.callTool({ name: 'search', arguments: { query: 'written by client' } })) as any).structuredContent.hits;
+          expect(hits.length).toBeGreaterThan(0);
+          expect(hits.every((h: any) => h.title.startsWith(`${mine}-note-`))).toBe(true);
+        }
+      }),
+    );
     expect(notesOf(s.alpha)).toHaveLength(10);
     expect(notesOf(s.beta)).toHaveLength(10);
     expect(notesOf(s.alpha).every((f) => f.includes('alpha-note-'))).toBe(true);
@@ -172,20 +238,40 @@ describe('corpora by name over HTTP', () => {
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
 /** A 2026-07-28 request, standing alone (no initialize, no session), as a raw fetch: the SDK's v1 client speaks only sessions. */
-async function modern(url: string, bearer: string, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function modern(
+  url: string,
+  bearer: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const r = await fetch(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...name, ...headers },
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...name,
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: MODERN_META } }),
   });
   const text = await r.text();
-  const json = r.headers.get('content-type')?.startsWith('text/event-stream') ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('') : text;
+  const json = r.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('')
+    : text;
   return { status: r.status, body: JSON.parse(json) };
 }
 
 describe('the 2026-07-28 protocol over HTTP', () => {
-  it('a stateless client (no initialize, no session) and a session client work side by side, each with its token\'s name and rights; Mcp-Method and Mcp-Name must agree with the body', async () => {
+  it("a stateless client (no initialize, no session) and a session client work side by side, each with its token's name and rights; Mcp-Method and Mcp-Name must agree with the body", async () => {
     const s = await twoCorpora();
     const writer = await token(s, 'web-app', ['alpha']);
     const reader = await token(s, 'dashboard', ['alpha'], true);
@@ -194,19 +280,37 @@ describe('the 2026-07-28 protocol over HTTP', () => {
     const listed = await modern(`${s.url}/alpha`, writer, 'tools/list');
     expect(listed.status).toBe(200);
     expect(listed.body.result.tools.map((t: any) => t.name)).toEqual((await session.listTools()).tools.map((t) => t.name));
-    const w = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'write', arguments: { slug: 'otter', title: 'Otter', body: 'Otters hold hands.', source: 'someone-else' } });
+    const w = await modern(`${s.url}/alpha`, writer, 'tools/call', {
+      name: 'write',
+      arguments: { slug: 'otter', title: 'Otter', body: 'Otters hold hands.', source: 'someone-else' },
+    });
     expect(w.body.result.structuredContent).toMatchObject({ ok: true, note: { author: 'web-app' } });
     expect((await write(session, 'badger')).structuredContent.ok).toBe(true);
     // each sees what the other wrote
     const seen = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'list', arguments: {} });
     expect(seen.body.result.structuredContent.notes.map((n: any) => n.title).sort()).toEqual(['Otter', 'badger']);
-    expect(((await session.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title).sort()).toEqual(['Otter', 'badger']);
+    expect(((await session.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title).sort()).toEqual([
+      'Otter',
+      'badger',
+    ]);
 
     // headers that disagree with the body, or are missing, are refused before any tool runs
     const before = notesOf(s.alpha);
-    const lying = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'write', arguments: { slug: 'sneaky', title: 'Sneaky', body: 'x' } }, { 'mcp-name': 'search' });
+    const lying = await modern(
+      `${s.url}/alpha`,
+      writer,
+      'tools/call',
+      { name: 'write', arguments: { slug: 'sneaky', title: 'Sneaky', body: 'x' } },
+      { 'mcp-name': 'search' },
+    );
     expect([lying.status, lying.body.error.code]).toEqual([400, -32020]);
-    const otherMethod = await modern(`${s.url}/alpha`, writer, 'tools/call', { name: 'write', arguments: { slug: 'sneaky', title: 'Sneaky', body: 'x' } }, { 'mcp-method': 'tools/list' });
+    const otherMethod = await modern(
+      `${s.url}/alpha`,
+      writer,
+      'tools/call',
+      { name: 'write', arguments: { slug: 'sneaky', title: 'Sneaky', body: 'x' } },
+      { 'mcp-method': 'tools/list' },
+    );
     expect(otherMethod.status).toBe(400);
     expect(notesOf(s.alpha)).toEqual(before);
 
@@ -221,9 +325,10 @@ describe('the 2026-07-28 protocol over HTTP', () => {
     await expect(session.callTool({ name: 'list', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
   }, 180_000);
 
-  it('what a session holds from call to call is held for the token: a stateless client\'s inbox_next shows it the same input again, and a session is given another', async () => {
+  it("what a session holds from call to call is held for the token: a stateless client's inbox_next shows it the same input again, and a session is given another", async () => {
     const s = await twoCorpora();
-    for (const turn of ['Otters hold hands', 'Herons wait in the shallows']) expect((await zkProcess(['--corpus', 'alpha', 'retain', turn, 'noted'], { env: s.env })).code).toBe(3);
+    for (const turn of ['Otters hold hands', 'Herons wait in the shallows'])
+      expect((await zkProcess(['--corpus', 'alpha', 'retain', turn, 'noted'], { env: s.env })).code).toBe(3);
     const bearer = await token(s, 'web-app', ['alpha']);
     const next = async () => (await modern(`${s.url}/alpha`, bearer, 'tools/call', { name: 'inbox_next', arguments: {} })).body.result.structuredContent;
     const first = await next();
@@ -235,4 +340,3 @@ describe('the 2026-07-28 protocol over HTTP', () => {
     expect(other.file).not.toBe(first.file);
   }, 180_000);
 });
-

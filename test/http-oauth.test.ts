@@ -1,7 +1,14 @@
 import { execa, type ResultPromise } from 'execa';
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  exchangeAuthorization,
+  refreshAuthorization,
+  registerClient,
+  startAuthorization,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { describe, expect, it } from 'vitest';
 import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
 import { httpMcpClient, stoppedAfterEach } from './helpers/mcp.js';
@@ -20,7 +27,15 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 async function oauthServer() {
   const runtime = tempDir('zk-rt-');
   fs.chmodSync(runtime, 0o700);
-  const env = { XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: tempDir('zk-config-'), XDG_STATE_HOME: tempDir('zk-state-'), ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ZK_MEMORY_OAUTH_CODE_SECONDS: '2' };
+  const env = {
+    XDG_RUNTIME_DIR: runtime,
+    XDG_CONFIG_HOME: tempDir('zk-config-'),
+    XDG_STATE_HOME: tempDir('zk-state-'),
+    ZK_MEMORY_BACKEND: 'fts',
+    ZK_MEMORY_LLM_BASE: '',
+    ZK_MEMORY_LLM_MODEL: '',
+    ZK_MEMORY_OAUTH_CODE_SECONDS: '2',
+  };
   const alpha = tempCorpus();
   const beta = tempCorpus();
   expect((await zkProcess(['corpus', 'add', 'alpha', alpha], { env })).code).toBe(0);
@@ -31,7 +46,12 @@ async function oauthServer() {
   proc.stderr!.on('data', (c) => (stderr += String(c)));
   let exited: string | undefined;
   void proc.then((r) => (exited = `the server exited ${r.exitCode}: ${stderr}`));
-  await until('the server serves beta', () => /serving corpus beta .* at (\S+)\n/.test(stderr), 60_000, () => exited);
+  await until(
+    'the server serves beta',
+    () => /serving corpus beta .* at (\S+)\n/.test(stderr),
+    60_000,
+    () => exited,
+  );
   const mcp = /MCP over HTTP at (\S+)\n/.exec(stderr)![1];
   return { env, alpha, beta, mcp, issuer: new URL('/', mcp) };
 }
@@ -44,11 +64,26 @@ async function consent(s: Server, authorizationUrl: URL, grant: { name: string; 
   const id = /name="consent" value="([^"]+)"/.exec(pageHtml)?.[1];
   expect(id, pageHtml).toBeDefined();
   const approve = code ?? (await zkProcess(['token', 'approve'], { env: s.env })).stdout.split('\n')[0];
-  const post = (fields: [string, string][]) => fetch(new URL('/consent', s.issuer), { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.issuer.origin }, body: new URLSearchParams(fields).toString() });
-  const second = await post([['consent', id!], ['code', approve]]);
+  const post = (fields: [string, string][]) =>
+    fetch(new URL('/consent', s.issuer), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: s.issuer.origin },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const second = await post([
+    ['consent', id!],
+    ['code', approve],
+  ]);
   const grantHtml = await second.text();
   expect(second.status, grantHtml).toBe(200);
-  const done = await post([['consent', id!], ['step', 'grant'], ['name', grant.name], ...grant.corpora.map((c): [string, string] => ['corpus', c]), ...(grant.readOnly ? [['read_only', '1'] as [string, string]] : [])]);
+  const done = await post([
+    ['consent', id!],
+    ['step', 'grant'],
+    ['name', grant.name],
+    ...grant.corpora.map((c): [string, string] => ['corpus', c]),
+    ...(grant.readOnly ? [['read_only', '1'] as [string, string]] : []),
+  ]);
   expect(done.status).toBe(302);
   return new URL(done.headers.get('location')!);
 }
@@ -64,7 +99,15 @@ describe('OAuth 2.1', () => {
     expect(resource.authorization_servers).toEqual([s.issuer.href]);
     const metadata = (await discoverAuthorizationServerMetadata(s.issuer))!;
     expect(metadata.code_challenge_methods_supported).toEqual(['S256']);
-    const client = await registerClient(s.issuer, { metadata, clientMetadata: { client_name: 'Web Chat', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] } });
+    const client = await registerClient(s.issuer, {
+      metadata,
+      clientMetadata: {
+        client_name: 'Web Chat',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      },
+    });
 
     const { authorizationUrl, codeVerifier } = await startAuthorization(s.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT, state: 'xyz' });
     const back = await consent(s, authorizationUrl, { name: 'web-chat', corpora: ['beta'] });
@@ -73,7 +116,9 @@ describe('OAuth 2.1', () => {
     const code = back.searchParams.get('code')!;
 
     // a wrong verifier is refused, and the right one still works
-    await expect(exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: code, codeVerifier: 'x'.repeat(64), redirectUri: REDIRECT })).rejects.toThrow(/code_verifier|PKCE|invalid_grant/i);
+    await expect(
+      exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: code, codeVerifier: 'x'.repeat(64), redirectUri: REDIRECT }),
+    ).rejects.toThrow(/code_verifier|PKCE|invalid_grant/i);
     const tokens = await exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: code, codeVerifier, redirectUri: REDIRECT });
     expect(tokens.access_token).toMatch(/^zkm_/);
 
@@ -84,7 +129,15 @@ describe('OAuth 2.1', () => {
     clients.push(b);
     const w = (await b.callTool({ name: 'write', arguments: { slug: 'heron', title: 'Heron', body: 'Herons wait.' } })) as any;
     expect(w.structuredContent.note.author).toBe('web-chat');
-    expect((await fetch(`${s.mcp}/alpha`, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${s.mcp}/alpha`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(404);
 
     // refresh: a new token under the same name; the old one stops working
     const renewed = await refreshAuthorization(s.issuer, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! });
@@ -94,26 +147,63 @@ describe('OAuth 2.1', () => {
     clients.push(b2);
     expect(((await b2.callTool({ name: 'list', arguments: {} })) as any).structuredContent.notes.map((n: any) => n.title)).toEqual(['Heron']);
     // the old refresh token was used up
-    await expect(refreshAuthorization(s.issuer, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! })).rejects.toThrow(/invalid_grant|not valid/i);
+    await expect(refreshAuthorization(s.issuer, { metadata, clientInformation: client, refreshToken: tokens.refresh_token! })).rejects.toThrow(
+      /invalid_grant|not valid/i,
+    );
 
     // revoked by its name: the token is refused on its next request, and the refresh token no longer renews it
     expect((await zkProcess(['--corpus', 'beta', 'token', 'revoke', 'web-chat'], { env: s.env })).code).toBe(0);
     await expect(b2.callTool({ name: 'list', arguments: {} })).rejects.toThrow(/401|unauthorized/i);
-    await expect(refreshAuthorization(s.issuer, { metadata, clientInformation: client, refreshToken: renewed.refresh_token! })).rejects.toThrow(/invalid_grant|revoked/i);
+    await expect(refreshAuthorization(s.issuer, { metadata, clientInformation: client, refreshToken: renewed.refresh_token! })).rejects.toThrow(
+      /invalid_grant|revoked/i,
+    );
 
     // a code sent a second time is refused, and what it was exchanged for is revoked (it may have been stolen)
     const other = await startAuthorization(s.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT });
     const otherCode = (await consent(s, other.authorizationUrl, { name: 'web-chat-2', corpora: ['beta'] })).searchParams.get('code')!;
-    const first = await exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: otherCode, codeVerifier: other.codeVerifier, redirectUri: REDIRECT });
-    await expect(exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: otherCode, codeVerifier: other.codeVerifier, redirectUri: REDIRECT })).rejects.toThrow(/invalid_grant|not valid/i);
-    await until('the replayed code\'s grant is revoked', async () => (await fetch(`${s.mcp}/beta`, { method: 'POST', headers: { authorization: `Bearer ${first.access_token}`, 'content-type': 'application/json' }, body: '{}' })).status === 401, 10_000);
+    const first = await exchangeAuthorization(s.issuer, {
+      metadata,
+      clientInformation: client,
+      authorizationCode: otherCode,
+      codeVerifier: other.codeVerifier,
+      redirectUri: REDIRECT,
+    });
+    await expect(
+      exchangeAuthorization(s.issuer, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: otherCode,
+        codeVerifier: other.codeVerifier,
+        redirectUri: REDIRECT,
+      }),
+    ).rejects.toThrow(/invalid_grant|not valid/i);
+    await until(
+      "the replayed code's grant is revoked",
+      async () =>
+        (
+          await fetch(`${s.mcp}/beta`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${first.access_token}`, 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status === 401,
+      10_000,
+    );
     expect((await zkProcess(['--json', 'token', 'list', '--all'], { env: s.env })).json.tokens).toEqual([]);
   }, 180_000);
 
   it('refuses a redirect URI not registered exactly, a wrong or used one-time code, and a code past its time; a read-only grant cannot write', async () => {
     const s = await oauthServer();
     const metadata = (await discoverAuthorizationServerMetadata(s.issuer))!;
-    const client = await registerClient(s.issuer, { metadata, clientMetadata: { client_name: 'Phone', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] } });
+    const client = await registerClient(s.issuer, {
+      metadata,
+      clientMetadata: {
+        client_name: 'Phone',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      },
+    });
 
     // a foreign redirect URI, or the registered one on another port, gets no consent page and no redirect
     for (const foreign of ['https://evil.example/callback', 'http://127.0.0.1:10/callback']) {
@@ -127,7 +217,12 @@ describe('OAuth 2.1', () => {
     const { authorizationUrl } = await startAuthorization(s.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT });
     const html = await (await fetch(authorizationUrl)).text();
     const id = /name="consent" value="([^"]+)"/.exec(html)![1];
-    const post = (code: string) => fetch(new URL('/consent', s.issuer), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ consent: id, code }).toString() });
+    const post = (code: string) =>
+      fetch(new URL('/consent', s.issuer), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ consent: id, code }).toString(),
+      });
     const wrong = await post('AAAA-AAAA-AAAA-AAAA');
     expect(wrong.status).toBe(403);
     expect(await wrong.text()).not.toContain('alpha');
@@ -135,18 +230,40 @@ describe('OAuth 2.1', () => {
     expect((await post(once)).status).toBe(200);
     const { authorizationUrl: again } = await startAuthorization(s.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT });
     const againId = /name="consent" value="([^"]+)"/.exec(await (await fetch(again)).text())![1];
-    expect((await fetch(new URL('/consent', s.issuer), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ consent: againId, code: once }).toString() })).status).toBe(403);
+    expect(
+      (
+        await fetch(new URL('/consent', s.issuer), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ consent: againId, code: once }).toString(),
+        })
+      ).status,
+    ).toBe(403);
 
     // a code not exchanged within its time is refused
     const late = await startAuthorization(s.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT });
     const lateCode = (await consent(s, late.authorizationUrl, { name: 'late', corpora: ['alpha'] })).searchParams.get('code')!;
     await new Promise((r) => setTimeout(r, 2500));
-    await expect(exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: lateCode, codeVerifier: late.codeVerifier, redirectUri: REDIRECT })).rejects.toThrow(/invalid_grant|not valid/i);
+    await expect(
+      exchangeAuthorization(s.issuer, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: lateCode,
+        codeVerifier: late.codeVerifier,
+        redirectUri: REDIRECT,
+      }),
+    ).rejects.toThrow(/invalid_grant|not valid/i);
 
     // a read-only grant reads and cannot write
     const ro = await startAuthorization(s.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT });
     const roCode = (await consent(s, ro.authorizationUrl, { name: 'phone', corpora: ['alpha'], readOnly: true })).searchParams.get('code')!;
-    const tokens = await exchangeAuthorization(s.issuer, { metadata, clientInformation: client, authorizationCode: roCode, codeVerifier: ro.codeVerifier, redirectUri: REDIRECT });
+    const tokens = await exchangeAuthorization(s.issuer, {
+      metadata,
+      clientInformation: client,
+      authorizationCode: roCode,
+      codeVerifier: ro.codeVerifier,
+      redirectUri: REDIRECT,
+    });
     const a = await httpMcpClient(s.mcp, tokens.access_token);
     clients.push(a);
     expect(((await a.callTool({ name: 'overview', arguments: {} })) as any).structuredContent.ok).toBe(true);
@@ -156,16 +273,29 @@ describe('OAuth 2.1', () => {
 
   it('--oauth needs an issuer clients accept: https through --public-url, TLS, or loopback; --public-url takes an address with no path', async () => {
     const root = tempCorpus();
-    const env = { XDG_RUNTIME_DIR: (() => { const d = tempDir('zk-rt-'); fs.chmodSync(d, 0o700); return d; })() };
+    const env = {
+      XDG_RUNTIME_DIR: (() => {
+        const d = tempDir('zk-rt-');
+        fs.chmodSync(d, 0o700);
+        return d;
+      })(),
+    };
     const wide = await zkProcess(['--json', 'serve', '--root', root, '--http', '0.0.0.0:0', '--allow-remote', '--oauth'], { env });
-    expect([wide.code, wide.json.error.message]).toEqual([2, '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1']);
-    const plain = await zkProcess(['--json', 'serve', '--root', root, '--http', '127.0.0.1:0', '--oauth', '--public-url', 'http://memory.example.net'], { env });
+    expect([wide.code, wide.json.error.message]).toEqual([
+      2,
+      '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1',
+    ]);
+    const plain = await zkProcess(['--json', 'serve', '--root', root, '--http', '127.0.0.1:0', '--oauth', '--public-url', 'http://memory.example.net'], {
+      env,
+    });
     expect([plain.code, plain.json.error.message]).toEqual([2, '--public-url must be https (OAuth clients refuse a plain-HTTP issuer)']);
-    const pathy = await zkProcess(['--json', 'serve', '--root', root, '--http', '127.0.0.1:0', '--oauth', '--public-url', 'https://memory.example.net/memory'], { env });
+    const pathy = await zkProcess(
+      ['--json', 'serve', '--root', root, '--http', '127.0.0.1:0', '--oauth', '--public-url', 'https://memory.example.net/memory'],
+      { env },
+    );
     expect([pathy.code, pathy.json.error.message]).toEqual([2, "--public-url takes the server's address with no path: https://memory.example.net"]);
     const alone = await zkProcess(['--json', 'serve', '--root', root, '--oauth'], { env });
     expect(alone.code).toBe(2);
     expect((await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running).toBe(false);
   }, 180_000);
 });
-

@@ -52,7 +52,12 @@ async function listening(proc: ResultPromise, root: string, env: Record<string, 
   proc.stderr!.on('data', (c) => (stderr += String(c)));
   let exited: string | undefined;
   void proc.then((r) => (exited = `the server exited ${r.exitCode}: ${stderr}`));
-  await until('the server listens', () => /MCP over HTTP at (\S+)/.test(stderr), 30_000, () => exited);
+  await until(
+    'the server listens',
+    () => /MCP over HTTP at (\S+)/.test(stderr),
+    30_000,
+    () => exited,
+  );
   return { root, env, url: /MCP over HTTP at (\S+)/.exec(stderr)![1], proc };
 }
 
@@ -71,9 +76,17 @@ function sharedServer(): Promise<Served> {
   shared ??= (async () => {
     const root = tempCorpus();
     const sha256 = (await import('node:crypto')).createHash('sha256').update(LEGACY_BEARER).digest('hex');
-    fs.writeFileSync(path.join(root, '.zk', 'tokens.json'), JSON.stringify([{ name: 'old-laptop', read_only: false, created: '2026-12-01T00:00:00.000Z', sha256 }]), { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(root, '.zk', 'tokens.json'),
+      JSON.stringify([{ name: 'old-laptop', read_only: false, created: '2026-12-01T00:00:00.000Z', sha256 }]),
+      { mode: 0o600 },
+    );
     const env = serverEnv();
-    const proc = execa('node', [BIN, 'serve', '--root', root, '--http', '127.0.0.1:0', '--allow-origin', 'https://app.example', '--allow-host', 'memory.example.net'], { env: { ...process.env, ...env }, reject: false });
+    const proc = execa(
+      'node',
+      [BIN, 'serve', '--root', root, '--http', '127.0.0.1:0', '--allow-origin', 'https://app.example', '--allow-host', 'memory.example.net'],
+      { env: { ...process.env, ...env }, reject: false },
+    );
     return listening(proc, root, env);
   })();
   return shared;
@@ -102,36 +115,61 @@ async function httpClient(url: string, bearer: string): Promise<Client> {
   return client;
 }
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** A raw POST to the server (node:http, which lets a test send any Host), with the headers MCP clients send unless told otherwise. */
-function post(url: string, body: string | object, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: http.IncomingHttpHeaders }> {
+function post(
+  url: string,
+  body: string | object,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += String(c)));
-      res.on('end', () => {
-        let json: any;
-        try {
-          // An answer comes as an event stream of one message; a refusal as a JSON body.
-          const sse = String(res.headers['content-type']).startsWith('text/event-stream');
-          json = JSON.parse(sse ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('') : text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode!, json, headers: res.headers });
-      });
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += String(c)));
+        res.on('end', () => {
+          let json: any;
+          try {
+            // An answer comes as an event stream of one message; a refusal as a JSON body.
+            const sse = String(res.headers['content-type']).startsWith('text/event-stream');
+            json = JSON.parse(
+              sse
+                ? text
+                    .split('\n')
+                    .filter((l) => l.startsWith('data: '))
+                    .map((l) => l.slice(6))
+                    .join('')
+                : text,
+            );
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, json, headers: res.headers });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(typeof body === 'string' ? body : JSON.stringify(body));
   });
 }
 
 /** The note files of a corpus. */
-const notesOf = (root: string) => fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort();
+const notesOf = (root: string) =>
+  fs
+    .readdirSync(root)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
 
 describe('MCP over HTTP', () => {
-  it('an SDK client with a token gets the stdio tools; what it writes carries the token\'s name, whatever source it passes', async () => {
+  it("an SDK client with a token gets the stdio tools; what it writes carries the token's name, whatever source it passes", async () => {
     const root = tempCorpus();
     const env = serverEnv();
     const bearer = await token(root, 'laptop');
@@ -140,10 +178,19 @@ describe('MCP over HTTP', () => {
     expect(status.json).toMatchObject({ running: true, http: served.url });
     const client = await httpClient(served.url, bearer);
     const stdio = new Client({ name: 'zk-memory-test', version: '1.0.0' });
-    await stdio.connect(new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--root', root], env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_SERVER: 'off' } }));
+    await stdio.connect(
+      new StdioClientTransport({
+        command: 'node',
+        args: [BIN, 'mcp', '--root', root],
+        env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_SERVER: 'off' },
+      }),
+    );
     try {
       expect((await client.listTools()).tools).toEqual((await stdio.listTools()).tools);
-      const w = (await client.callTool({ name: 'write', arguments: { slug: 'otter', title: 'Otter', body: 'Otters hold hands.', source: 'someone-else' } })) as any;
+      const w = (await client.callTool({
+        name: 'write',
+        arguments: { slug: 'otter', title: 'Otter', body: 'Otters hold hands.', source: 'someone-else' },
+      })) as any;
       expect(w.structuredContent.ok).toBe(true);
       const m = (await client.callTool({ name: 'merge', arguments: { ref: 'otter', fragment: 'They sleep afloat.', source: 'someone-else' } })) as any;
       expect(m.structuredContent.ok).toBe(true);
@@ -152,7 +199,11 @@ describe('MCP over HTTP', () => {
       expect(text).toMatch(/^author: laptop$/m);
       expect(text).toMatch(/\(laptop\):\*/);
       expect(text).not.toContain('someone-else');
-      const traced = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const traced = fs
+        .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(traced.filter((t) => t.event === 'write' || t.event === 'merge').map((t) => t.source)).toEqual(['laptop', 'laptop']);
       const s = (await client.callTool({ name: 'search', arguments: { query: 'otters afloat' } })) as any;
       expect(s.structuredContent.hits.map((h: any) => h.title)).toEqual(['Otter']);
@@ -178,12 +229,19 @@ describe('MCP over HTTP', () => {
     const kept = fs.readFileSync(file, 'utf8');
     expect(kept).not.toContain(made.json.token);
     expect(kept).not.toContain(text.stdout.split('\n')[0]);
-    expect((await zk(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => [t.name, t.read_only])).toEqual([['ci-runner', true], ['laptop', false]]);
+    expect((await zk(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => [t.name, t.read_only])).toEqual([
+      ['ci-runner', true],
+      ['laptop', false],
+    ]);
     const taken = await zk(['--root', root, '--json', 'token', 'create', 'laptop']);
     expect([taken.code, taken.json.error.code]).toEqual([1, 'exists']);
     const bad = await zk(['--root', root, '--json', 'token', 'create', 'a b']);
     expect([bad.code, bad.json.error.code]).toEqual([2, 'usage']);
-    expect((await zk(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({ ok: true, revoked: 'laptop', corpora: [{ name: null, root: fs.realpathSync(root) }] });
+    expect((await zk(['--root', root, '--json', 'token', 'revoke', 'laptop'])).json).toEqual({
+      ok: true,
+      revoked: 'laptop',
+      corpora: [{ name: null, root: fs.realpathSync(root) }],
+    });
     const gone = await zk(['--root', root, '--json', 'token', 'revoke', 'laptop']);
     expect([gone.code, gone.json.error.code]).toEqual([1, 'not_found']);
     expect((await zk(['--root', root, '--json', 'token', 'list'])).json.tokens.map((t: any) => t.name)).toEqual(['ci-runner']);
@@ -220,14 +278,19 @@ describe('MCP over HTTP', () => {
     }
   });
 
-  it('refuses before any tool runs: no token, a wrong or revoked one, another token\'s session, a foreign Host or Origin; too large or broken bodies get 413 and -32700', async () => {
+  it("refuses before any tool runs: no token, a wrong or revoked one, another token's session, a foreign Host or Origin; too large or broken bodies get 413 and -32700", async () => {
     const served = await sharedServer(); // it admits the Origin https://app.example
     const root = served.root;
     const bearer = await token(root, 'laptop');
     const other = await token(root, 'phone');
     const before = notesOf(root);
     const auth = { authorization: `Bearer ${bearer}` };
-    const write = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } } });
+    const write = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } },
+    });
 
     const none = await post(served.url, INIT);
     expect(none.status).toBe(401);
@@ -270,7 +333,12 @@ describe('MCP over HTTP', () => {
     const root = served.root;
     const writer = await token(root, 'tablet');
     const before = notesOf(root);
-    const write = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } } });
+    const write = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'write', arguments: { slug: `n${id}`, title: `N ${id}`, body: 'b' } },
+    });
     const init = await post(served.url, INIT, { authorization: `Bearer ${writer}` });
     expect(init.status).toBe(200);
     const session = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-06-18' };
@@ -394,7 +462,9 @@ describe('MCP over HTTP', () => {
     };
     const began = performance.now();
     const inHeaders = stall(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthor`);
-    const inBody = stall(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n{"jsonrpc":`);
+    const inBody = stall(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${bearer}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 5000\r\n\r\n{"jsonrpc":`,
+    );
     const client = await httpClient(served.url, bearer);
     try {
       expect(((await client.callTool({ name: 'overview', arguments: {} })) as any).structuredContent.ok).toBe(true);
@@ -426,17 +496,23 @@ describe('MCP over HTTP', () => {
     const root = tempCorpus();
     fs.writeFileSync(path.join(root, '20260101-otter.md'), '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Otter\n---\nOtters hold hands.\n');
     // far-off timeouts: only the caps close anything here
-    const env = serverEnv({ ZK_MEMORY_HTTP_MAX_CONNECTIONS: '6', ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '4', ZK_MEMORY_HTTP_HEADERS_SECONDS: '600', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' });
+    const env = serverEnv({
+      ZK_MEMORY_HTTP_MAX_CONNECTIONS: '6',
+      ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '4',
+      ZK_MEMORY_HTTP_HEADERS_SECONDS: '600',
+      ZK_MEMORY_HTTP_REQUEST_SECONDS: '600',
+    });
     const served = await serveHttp(root, env);
     const port = Number(new URL(served.url).port);
     const sockets: { socket: net.Socket; closed: boolean }[] = [];
-    const connect = (from: string) => new Promise<{ socket: net.Socket; closed: boolean }>((resolve) => {
-      const held = { socket: net.connect({ port, host: '127.0.0.1', localAddress: from }), closed: false };
-      held.socket.on('error', () => undefined);
-      held.socket.on('close', () => (held.closed = true));
-      held.socket.once('connect', () => resolve(held));
-      sockets.push(held);
-    });
+    const connect = (from: string) =>
+      new Promise<{ socket: net.Socket; closed: boolean }>((resolve) => {
+        const held = { socket: net.connect({ port, host: '127.0.0.1', localAddress: from }), closed: false };
+        held.socket.on('error', () => undefined);
+        held.socket.on('close', () => (held.closed = true));
+        held.socket.once('connect', () => resolve(held));
+        sockets.push(held);
+      });
     const closedFrom = (list: { closed: boolean }[]) => list.filter((h) => h.closed).length;
     try {
       const first: { socket: net.Socket; closed: boolean }[] = [];
@@ -477,23 +553,38 @@ describe('MCP over HTTP', () => {
     fs.writeFileSync(path.join(root, '20260101-otter.md'), '---\nuuid: 11111111-1111-4111-8111-111111111111\ntitle: Otter\n---\nOtters hold hands.\n');
     const LIMIT = 256;
     // caps above the file limit, as on a host whose limit is lower than they assume; rg spawns a process for each search
-    const env = serverEnv({ ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_HTTP_MAX_CONNECTIONS: '10000', ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '10000', ZK_MEMORY_HTTP_HEADERS_SECONDS: '600', ZK_MEMORY_HTTP_REQUEST_SECONDS: '600' });
-    const proc = execa('sh', ['-c', `ulimit -n ${LIMIT} && exec node "$0" serve --root "$1" --http 127.0.0.1:0`, BIN, root], { env: { ...process.env, ...env }, reject: false });
+    const env = serverEnv({
+      ZK_MEMORY_BACKEND: 'rg',
+      ZK_MEMORY_HTTP_MAX_CONNECTIONS: '10000',
+      ZK_MEMORY_HTTP_MAX_CONNECTIONS_PER_ADDRESS: '10000',
+      ZK_MEMORY_HTTP_HEADERS_SECONDS: '600',
+      ZK_MEMORY_HTTP_REQUEST_SECONDS: '600',
+    });
+    const proc = execa('sh', ['-c', `ulimit -n ${LIMIT} && exec node "$0" serve --root "$1" --http 127.0.0.1:0`, BIN, root], {
+      env: { ...process.env, ...env },
+      reject: false,
+    });
     running.push(proc);
     let stderr = '';
     proc.stderr!.on('data', (c) => (stderr += String(c)));
-    await until('the server listens', () => /MCP over HTTP at (\S+)/.test(stderr), 30_000, () => (proc.exitCode !== null ? stderr : undefined));
+    await until(
+      'the server listens',
+      () => /MCP over HTTP at (\S+)/.test(stderr),
+      30_000,
+      () => (proc.exitCode !== null ? stderr : undefined),
+    );
     const port = Number(new URL(/MCP over HTTP at (\S+)/.exec(stderr)![1]).port);
     const files = () => fs.readdirSync(`/proc/${proc.pid}/fd`).length;
     const held: net.Socket[] = [];
     try {
-      const connect = () => new Promise<void>((resolve) => {
-        const s = net.connect(port, '127.0.0.1');
-        s.on('error', () => resolve());
-        s.once('connect', () => resolve());
-        s.once('close', () => resolve());
-        held.push(s);
-      });
+      const connect = () =>
+        new Promise<void>((resolve) => {
+          const s = net.connect(port, '127.0.0.1');
+          s.on('error', () => resolve());
+          s.once('connect', () => resolve());
+          s.once('close', () => resolve());
+          held.push(s);
+        });
       for (let i = 0; i < LIMIT + 40 && files() < LIMIT; i++) await connect();
       await until('the server holds every file it may', () => files() >= LIMIT, 20_000);
       // three files free: enough to take the command's connection, not to search (rg's pipes)
@@ -518,7 +609,9 @@ describe('MCP over HTTP', () => {
     expect(bad.code).toBe(2);
     expect(bad.json.error.message).toMatch(/--http takes \[HOST:\]PORT/);
     expect((await zk(['serve', '--root', root, '--allow-remote'], { env })).code).toBe(2);
-    expect((await zk(['serve', '--root', root, '--ingest-from', root], { env })).stderr).toMatch(/^error: .*--ingest-from, --oauth, --public-url and --tls-\* go with --http/);
+    expect((await zk(['serve', '--root', root, '--ingest-from', root], { env })).stderr).toMatch(
+      /^error: .*--ingest-from, --oauth, --public-url and --tls-\* go with --http/,
+    );
     const notFolder = await zk(['serve', '--root', root, '--http', '127.0.0.1:0', '--ingest-from', path.join(root, 'none')], { env });
     expect(notFolder.code).toBe(2);
     expect(notFolder.stderr).toMatch(/^error: --ingest-from takes a folder, and .*none is none/);
@@ -544,18 +637,45 @@ describe('MCP over HTTP', () => {
     const root = tempCorpus();
     const dir = tempDir('zk-tls-');
     const [cert, key] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
-    await execa('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    await execa('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]);
     const bearer = await token(root, 'laptop');
     const served = await serveHttp(root, serverEnv(), ['--tls-cert', cert, '--tls-key', key]);
     expect(served.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const request = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
-      const req = https.request(served.url, { method: 'POST', ca: fs.readFileSync(cert), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
+    const request = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = https.request(
+          served.url,
+          {
+            method: 'POST',
+            ca: fs.readFileSync(cert),
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(INIT));
       });
-      req.on('error', reject);
-      req.end(JSON.stringify(INIT));
-    });
     expect(await request({})).toBe(401);
     expect(await request({ authorization: `Bearer ${bearer}` })).toBe(200);
   });
@@ -566,7 +686,8 @@ describe('MCP over HTTP', () => {
     const served = await serveHttp(root, serverEnv());
     // The command line writes from this process: another process than the server's, racing it for the lock.
     const cliWriter = (async () => {
-      for (let i = 0; i < 10; i++) expect((await zk(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
+      for (let i = 0; i < 10; i++)
+        expect((await zk(['--root', root, 'write', `cli-${i}`, `Cli ${i}`, `cliword${i} from the shell`], { env: { ZK_MEMORY_SERVER: 'off' } })).code).toBe(0);
     })();
     // what the load proves is 20 clients at once: 2 rounds each make 100 acknowledged writes, merges and successors
     const CLIENTS = 20;
@@ -590,7 +711,12 @@ describe('MCP over HTTP', () => {
           expect(found.hits.map((h: any) => h.path)).toContain(w.note.path);
           expect((await call('read', { ref: w.note.path })).note.body).toContain(fragment);
           if (i === ROUNDS - 1) {
-            const next = await call('write', { slug: `c${c}-s${i}`, title: `Client ${c} successor ${i}`, body: `Replaces it: ${word}s.`, supersedes: w.note.path });
+            const next = await call('write', {
+              slug: `c${c}-s${i}`,
+              title: `Client ${c} successor ${i}`,
+              body: `Replaces it: ${word}s.`,
+              supersedes: w.note.path,
+            });
             acked.push({ path: next.note.path, fragments: [] });
           }
         }

@@ -57,21 +57,30 @@ describe('import memory-json', () => {
     const [alice] = notesFrom(root, 'Alice');
     const [bob] = notesFrom(root, 'Bob');
     const text = read(root, alice);
-    expect(text).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: Alice\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n  format: memory-json\n  id: Alice\nentity_type: person\n---\n\n# Alice\n\nWorks at Acme\n\nLikes tea\n\n## Relations\n\n/);
+    expect(text).toMatch(
+      /^---\nuuid: [0-9a-f-]{36}\ntitle: Alice\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n  format: memory-json\n  id: Alice\nentity_type: person\n---\n\n# Alice\n\nWorks at Acme\n\nLikes tea\n\n## Relations\n\n/,
+    );
     const bobUuid = /uuid: (\S+)/.exec(read(root, bob))![1];
     expect(text).toContain(`- [manages](${bob}) <!-- uuid: ${bobUuid} -->`);
     // The links resolve as the tool reads them.
     const linked = await zk(['read', alice, '--json', '--root', root]);
-    expect(linked.json.links.map((l: any) => [l.label, l.path])).toEqual([['manages', bob], ['works at', notesFrom(root, 'Acme')[0]]]);
+    expect(linked.json.links.map((l: any) => [l.label, l.path])).toEqual([
+      ['manages', bob],
+      ['works at', notesFrom(root, 'Acme')[0]],
+    ]);
   });
 
   it('a relation type with a line break or brackets stays one link line', async () => {
     const root = tempCorpus();
-    const src = fileIn(tempDir(), 'memory.jsonl', jsonl([
-      { type: 'entity', name: 'A', entityType: 't', observations: [] },
-      { type: 'entity', name: 'B', entityType: 't', observations: [] },
-      { type: 'relation', from: 'A', to: 'B', relationType: 'knows\n# not a heading [really]' },
-    ]));
+    const src = fileIn(
+      tempDir(),
+      'memory.jsonl',
+      jsonl([
+        { type: 'entity', name: 'A', entityType: 't', observations: [] },
+        { type: 'entity', name: 'B', entityType: 't', observations: [] },
+        { type: 'relation', from: 'A', to: 'B', relationType: 'knows\n# not a heading [really]' },
+      ]),
+    );
     await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
     const a = notesFrom(root, 'A')[0];
     const links = (await zk(['read', a, '--json', '--root', root])).json.links;
@@ -110,13 +119,17 @@ describe('import memory-json', () => {
 
   it('bad lines fail one by one, naming the file and line; the rest is imported', async () => {
     const root = tempCorpus();
-    const src = fileIn(tempDir(), 'memory.jsonl', [
-      JSON.stringify({ type: 'entity', name: 'Carol', entityType: 'person', observations: ['ok'] }),
-      '{"type":"entity","name":"Trunc',
-      JSON.stringify({ type: 'entity', entityType: 'person', observations: ['no name'] }),
-      JSON.stringify({ type: 'relation', from: 'Carol', to: 'Nobody', relationType: 'knows' }),
-      JSON.stringify({ type: 'entity', name: 'Carol', entityType: 'person', observations: ['twice'] }),
-    ].join('\n'));
+    const src = fileIn(
+      tempDir(),
+      'memory.jsonl',
+      [
+        JSON.stringify({ type: 'entity', name: 'Carol', entityType: 'person', observations: ['ok'] }),
+        '{"type":"entity","name":"Trunc',
+        JSON.stringify({ type: 'entity', entityType: 'person', observations: ['no name'] }),
+        JSON.stringify({ type: 'relation', from: 'Carol', to: 'Nobody', relationType: 'knows' }),
+        JSON.stringify({ type: 'entity', name: 'Carol', entityType: 'person', observations: ['twice'] }),
+      ].join('\n'),
+    );
     const r = await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
     expect(r.code).toBe(1);
     const lines = r.stderr.split('\n');
@@ -142,7 +155,9 @@ describe('import memory-json', () => {
     expect(missing.stderr).toMatch(/^error: .*nope\.jsonl: no such file$/);
     const unknown = await zk(['import', 'evernote', dir, '--root', root]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^error: unknown import format "evernote" \(one of: jsonl, memory-json, mem0, claude-code, codex, obsidian, basic-memory, chatgpt, claude\)$/);
+    expect(unknown.stderr).toMatch(
+      /^error: unknown import format "evernote" \(one of: jsonl, memory-json, mem0, claude-code, codex, obsidian, basic-memory, chatgpt, claude\)$/,
+    );
     expect(snapshot(root)).toEqual(before);
   });
 
@@ -152,7 +167,12 @@ describe('import memory-json', () => {
     const rows = Array.from({ length: n }, (_, i) => ({ type: 'entity', name: `Entity ${i}`, entityType: 'thing', observations: [`fact ${i}`] }));
     const src = fileIn(tempDir(), 'memory.jsonl', jsonl(rows));
     const child = execa('node', [BIN, 'import', 'memory-json', src, '--root', root], { env: { ...process.env, ...ENV, ZK_MEMORY_ROOT: '' }, reject: false });
-    await until('the import writing', () => mdFiles(root).length >= 50, 60_000, () => (child.exitCode !== null ? `exited ${child.exitCode}` : undefined));
+    await until(
+      'the import writing',
+      () => mdFiles(root).length >= 50,
+      60_000,
+      () => (child.exitCode !== null ? `exited ${child.exitCode}` : undefined),
+    );
     child.kill('SIGKILL');
     await child;
     const partial = mdFiles(root).length;
@@ -173,31 +193,64 @@ describe('import mem0', () => {
   it('makes one note per memory, dated by its creation, with user and agent ids; deleted ones left out', async () => {
     const root = tempCorpus();
     const dir = tempDir();
-    const src = fileIn(dir, 'mem0.json', JSON.stringify({
-      results: [
-        { id: 'm-1', memory: 'Prefers vegetarian food', hash: 'h1', metadata: { category: 'food' }, created_at: '2025-03-04T10:11:12-08:00', updated_at: null, user_id: 'alice', agent_id: 'chef-bot' },
-        { id: 'm-2', memory: 'Is allergic to peanuts', created_at: '2025-03-05T00:00:00Z', user_id: 'alice' },
-        { id: 'm-3', created_at: '2025-03-05T00:00:00Z' },
-      ],
-    }));
+    const src = fileIn(
+      dir,
+      'mem0.json',
+      JSON.stringify({
+        results: [
+          {
+            id: 'm-1',
+            memory: 'Prefers vegetarian food',
+            hash: 'h1',
+            metadata: { category: 'food' },
+            created_at: '2025-03-04T10:11:12-08:00',
+            updated_at: null,
+            user_id: 'alice',
+            agent_id: 'chef-bot',
+          },
+          { id: 'm-2', memory: 'Is allergic to peanuts', created_at: '2025-03-05T00:00:00Z', user_id: 'alice' },
+          { id: 'm-3', created_at: '2025-03-05T00:00:00Z' },
+        ],
+      }),
+    );
     const r = await zk(['import', 'mem0', src, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: 2, failed: [{ item: 'mem0.json memory #3', reason: 'memory m-3: no text ("memory" or "content")' }] });
     expect(mdFiles(root)).toEqual(['20250304-prefers-vegetarian-food.md', '20250305-is-allergic-to-peanuts.md']);
-    expect(read(root, '20250304-prefers-vegetarian-food.md')).toMatch(/\ntitle: Prefers vegetarian food\ndate: 2025-03-04\nimported_from:\n {2}format: mem0\n {2}id: m-1\nuser_id: alice\nagent_id: chef-bot\ncreated_at: 2025-03-04T10:11:12-08:00\nmetadata:\n {2}category: food\n---\n\n# Prefers vegetarian food\n\nPrefers vegetarian food\n$/);
+    expect(read(root, '20250304-prefers-vegetarian-food.md')).toMatch(
+      /\ntitle: Prefers vegetarian food\ndate: 2025-03-04\nimported_from:\n {2}format: mem0\n {2}id: m-1\nuser_id: alice\nagent_id: chef-bot\ncreated_at: 2025-03-04T10:11:12-08:00\nmetadata:\n {2}category: food\n---\n\n# Prefers vegetarian food\n\nPrefers vegetarian food\n$/,
+    );
     const again = await zk(['import', 'mem0', src, '--json', '--root', root], { env: ENV });
     expect(again.json).toMatchObject({ created: 0, skipped: 2 });
   });
 
   it("reads OpenMemory's backup (memories.json), naming users and apps", async () => {
     const root = tempCorpus();
-    const src = fileIn(tempDir(), 'memories.json', JSON.stringify({
-      user: { id: 'u-uuid', user_id: 'dana', name: null },
-      apps: [{ id: 'a-uuid', name: 'cursor' }],
-      memories: [
-        { id: 'x1', user_id: 'u-uuid', app_id: 'a-uuid', content: 'Uses Neovim', metadata: {}, state: 'active', created_at: '2025-06-01T08:00:00+00:00', updated_at: '2025-06-01T08:00:00+00:00', category_ids: [] },
-        { id: 'x2', user_id: 'u-uuid', app_id: 'a-uuid', content: 'Old fact', metadata: {}, state: 'deleted', created_at: '2025-06-01T08:00:00+00:00' },
-      ],
-    }, null, 2));
+    const src = fileIn(
+      tempDir(),
+      'memories.json',
+      JSON.stringify(
+        {
+          user: { id: 'u-uuid', user_id: 'dana', name: null },
+          apps: [{ id: 'a-uuid', name: 'cursor' }],
+          memories: [
+            {
+              id: 'x1',
+              user_id: 'u-uuid',
+              app_id: 'a-uuid',
+              content: 'Uses Neovim',
+              metadata: {},
+              state: 'active',
+              created_at: '2025-06-01T08:00:00+00:00',
+              updated_at: '2025-06-01T08:00:00+00:00',
+              category_ids: [],
+            },
+            { id: 'x2', user_id: 'u-uuid', app_id: 'a-uuid', content: 'Old fact', metadata: {}, state: 'deleted', created_at: '2025-06-01T08:00:00+00:00' },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
     const r = await zk(['import', 'mem0', src, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: 1, failed: [] });
     expect(read(root, '20250601-uses-neovim.md')).toContain('\nuser_id: dana\napp: cursor\n');
@@ -231,10 +284,16 @@ async function featureCorpus(): Promise<string> {
   await run('write', 'cafe', 'Café Crème', 'Where we meet.', '--date', '2026-10-11');
   await run('write', 'gone', 'Gone', 'Retired.', '--date', '2026-10-12');
   await run('archive', 'gone');
-  fs.writeFileSync(path.join(root, '20261001-crlf.md'), '---\r\nuuid: 11111111-2222-4333-8444-555555555555\r\ntitle: Windows\r\ndate: 2026-10-01\r\n---\r\n\r\n# Windows\r\n\r\nWritten on Windows.\r\n');
+  fs.writeFileSync(
+    path.join(root, '20261001-crlf.md'),
+    '---\r\nuuid: 11111111-2222-4333-8444-555555555555\r\ntitle: Windows\r\ndate: 2026-10-01\r\n---\r\n\r\n# Windows\r\n\r\nWritten on Windows.\r\n',
+  );
   await run('merge', '20261001-crlf', 'Still CRLF.');
   fs.writeFileSync(path.join(root, 'hand.md'), '\uFEFF# By hand\n\nNo frontmatter at all, links to [[Plan C]].\n');
-  fs.writeFileSync(path.join(root, 'Ærø notes.md'), '---\nuuid: 9d6a3c2e-0000-4000-8000-00000000a0e0\ntitle: Ærø\ncustom: [1, 2]\n# a comment\n---\n\n# Ærø\n\nIsland.');
+  fs.writeFileSync(
+    path.join(root, 'Ærø notes.md'),
+    '---\nuuid: 9d6a3c2e-0000-4000-8000-00000000a0e0\ntitle: Ærø\ncustom: [1, 2]\n# a comment\n---\n\n# Ærø\n\nIsland.',
+  );
   return root;
 }
 
@@ -244,9 +303,20 @@ describe('export and import jsonl', () => {
     const out = path.join(tempDir(), 'corpus.jsonl');
     const ex = await zk(['export', 'jsonl', '--out', out, '--json', '--root', root]);
     expect(ex.json).toMatchObject({ ok: true, format: 'jsonl', lines: 10, out });
-    const rows = fs.readFileSync(out, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const rows = fs
+      .readFileSync(out, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const judy = rows.find((r) => r.path === '20261130-judy.md');
-    expect(judy).toMatchObject({ title: 'Judy', date: '2026-11-30', author: 'phone', kind: null, archived: false, body: '# Judy\n\nJudy paints lake sunrises.' });
+    expect(judy).toMatchObject({
+      title: 'Judy',
+      date: '2026-11-30',
+      author: 'phone',
+      kind: null,
+      archived: false,
+      body: '# Judy\n\nJudy paints lake sunrises.',
+    });
     expect(judy.fragments).toEqual([
       { date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), source: 'laptop', text: 'Moved to Paris.' },
       { date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), source: null, text: 'Studio\n------\nShe rents one in Montmartre.' },
@@ -300,12 +370,16 @@ describe('export and import jsonl', () => {
   it('refuses a note name that would leave the corpus, and a line that is no export', async () => {
     const root = tempCorpus();
     const outside = tempDir();
-    const src = fileIn(tempDir(), 'x.jsonl', jsonl([
-      { path: '../escape.md', raw: '# Escape\n' },
-      { path: '.archive/../../escape2.md', raw: '# Escape\n' },
-      { title: 'no raw' },
-      { path: 'fine.md', raw: '# Fine\n' },
-    ]));
+    const src = fileIn(
+      tempDir(),
+      'x.jsonl',
+      jsonl([
+        { path: '../escape.md', raw: '# Escape\n' },
+        { path: '.archive/../../escape2.md', raw: '# Escape\n' },
+        { title: 'no raw' },
+        { path: 'fine.md', raw: '# Fine\n' },
+      ]),
+    );
     const r = await zk(['import', 'jsonl', src, '--json', '--root', root], { env: ENV });
     expect(r.code).toBe(1);
     expect(r.json.created).toBe(1);
@@ -328,7 +402,10 @@ describe('import jsonl into a corpus that has notes of its own', () => {
     const other = tempCorpus();
     fileIn(other, '20261130-judy.md', '---\nuuid: 00000000-0000-4000-8000-000000000001\ntitle: Another Judy\n---\n\n# Another Judy\n');
     const r = await zk(['import', 'jsonl', out, '--json', '--root', other], { env: ENV });
-    expect(r.json).toMatchObject({ created: 9, failed: [{ item: expect.stringContaining('(20261130-judy.md)'), reason: "20261130-judy.md is another note's name in this corpus" }] });
+    expect(r.json).toMatchObject({
+      created: 9,
+      failed: [{ item: expect.stringContaining('(20261130-judy.md)'), reason: "20261130-judy.md is another note's name in this corpus" }],
+    });
     expect(read(other, '20261130-judy.md')).toContain('Another Judy');
   });
 });
@@ -369,7 +446,8 @@ describe('export memory-json', () => {
       { type: 'relation', from: 'Alice', to: 'Acme', relationType: 'works at' },
     ]);
     // Every line is what the server's loader accepts: an entity or relation with exactly its keys.
-    for (const row of rows) expect(Object.keys(row)).toEqual(row.type === 'entity' ? ['type', 'name', 'entityType', 'observations'] : ['type', 'from', 'to', 'relationType']);
+    for (const row of rows)
+      expect(Object.keys(row)).toEqual(row.type === 'entity' ? ['type', 'name', 'entityType', 'observations'] : ['type', 'from', 'to', 'relationType']);
   });
 });
 
@@ -378,7 +456,10 @@ describe('one import at a time', () => {
     const root = tempCorpus();
     const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
     // A live holder of the caretaker lease (this test process): the import must wait its turn.
-    fs.writeFileSync(path.join(root, '.zk', 'lease'), `${JSON.stringify({ host: os.hostname(), pid: process.pid, purpose: 'import mem0', since: new Date().toISOString(), expires: new Date(Date.now() + 60_000).toISOString() })}\n`);
+    fs.writeFileSync(
+      path.join(root, '.zk', 'lease'),
+      `${JSON.stringify({ host: os.hostname(), pid: process.pid, purpose: 'import mem0', since: new Date().toISOString(), expires: new Date(Date.now() + 60_000).toISOString() })}\n`,
+    );
     const r = await zk(['import', 'memory-json', src, '--root', root], { env: ENV });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^error: caretaker lease held by .* \(import mem0\) until /);
@@ -389,7 +470,11 @@ describe('one import at a time', () => {
 describe('import obsidian and basic-memory', () => {
   it('flattens nested folders (numbered names for the same note name), keeps frontmatter, adds a uuid, and keeps links resolving', async () => {
     const vault = tempDir();
-    fileIn(vault, 'Home.md', '---\naliases: [Start]\ntags: [index]\n---\n# Home\n\nSee [[Projects/Plan]], [[Areas/Plan|the other plan]], [[Recipes]] and [the map](Areas/Plan.md#Goals).\n\n![[map.png]]\n');
+    fileIn(
+      vault,
+      'Home.md',
+      '---\naliases: [Start]\ntags: [index]\n---\n# Home\n\nSee [[Projects/Plan]], [[Areas/Plan|the other plan]], [[Recipes]] and [the map](Areas/Plan.md#Goals).\n\n![[map.png]]\n',
+    );
     fileIn(vault, 'Projects/Plan.md', 'Ship it. Back to [[Start]].\n');
     fileIn(vault, 'Areas/Plan.md', '## Goals\n\nStay well. Also [[Plan]] here, and [[Recipes#Soup]].\n');
     fileIn(vault, 'Recipes.md', '---\ntitle: Recipes\ncreated: 2025-05-06\n---\n## Soup\n\nLentils.\n');
@@ -405,7 +490,9 @@ describe('import obsidian and basic-memory', () => {
     expect(files).toContain('20250506-recipes.md');
     const byId = (id: string) => notesFrom(root, id)[0];
     const home = read(root, byId('Home.md'));
-    expect(home).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: Home\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n {2}format: obsidian\n {2}id: Home\.md\naliases:\n {2}- Start\ntags:\n {2}- index\n---\n\n# Home\n\n/);
+    expect(home).toMatch(
+      /^---\nuuid: [0-9a-f-]{36}\ntitle: Home\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n {2}format: obsidian\n {2}id: Home\.md\naliases:\n {2}- Start\ntags:\n {2}- index\n---\n\n# Home\n\n/,
+    );
     const planA = byId('Projects/Plan.md').replace(/\.md$/, '');
     const planB = byId('Areas/Plan.md').replace(/\.md$/, '');
     // Two notes are titled Plan: a link by a path is rewritten to the file name, keeping what it showed; one to Recipes still fits.
@@ -428,13 +515,19 @@ describe('import obsidian and basic-memory', () => {
 
   it('basic-memory: titles from frontmatter, relations as wikilinks to titles keep resolving', async () => {
     const project = tempDir();
-    fileIn(project, 'people/dana.md', '---\ntitle: Dana Whitfield\ntype: note\npermalink: people/dana-whitfield\n---\n\n# Dana Whitfield\n\n## Observations\n- [role] Welder on the night shift\n\n## Relations\n- works_at [[Acme Works]]\n');
+    fileIn(
+      project,
+      'people/dana.md',
+      '---\ntitle: Dana Whitfield\ntype: note\npermalink: people/dana-whitfield\n---\n\n# Dana Whitfield\n\n## Observations\n- [role] Welder on the night shift\n\n## Relations\n- works_at [[Acme Works]]\n',
+    );
     fileIn(project, 'orgs/acme.md', '---\ntitle: Acme Works\ntype: note\npermalink: orgs/acme-works\n---\n\n# Acme Works\n\nA foundry.\n');
     const root = tempCorpus();
     const r = await zk(['import', 'basic-memory', project, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: 2, failed: [] });
     const dana = notesFrom(root, 'people/dana.md')[0];
-    expect(read(root, dana)).toMatch(/\ntitle: Dana Whitfield\n[\s\S]*\ntype: note\npermalink: people\/dana-whitfield\n---\n\n# Dana Whitfield\n\n## Observations\n- \[role\] Welder on the night shift\n\n## Relations\n- works_at \[\[Acme Works\]\]\n$/);
+    expect(read(root, dana)).toMatch(
+      /\ntitle: Dana Whitfield\n[\s\S]*\ntype: note\npermalink: people\/dana-whitfield\n---\n\n# Dana Whitfield\n\n## Observations\n- \[role\] Welder on the night shift\n\n## Relations\n- works_at \[\[Acme Works\]\]\n$/,
+    );
     const links = (await zk(['read', dana, '--json', '--root', root])).json.links;
     expect(links.map((l: any) => l.path)).toEqual([notesFrom(root, 'orgs/acme.md')[0]]);
   });
@@ -446,7 +539,9 @@ describe('import obsidian and basic-memory', () => {
     const r = await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: 1, failed: [] });
     const text = read(root, mdFiles(root)[0]);
-    expect(text).toMatch(/^---\nuuid: [0-9a-f-]{36}\ntitle: Spoof\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n {2}format: obsidian\n {2}id: Spoof\.md\ncolor: red\n---\n/);
+    expect(text).toMatch(
+      /^---\nuuid: [0-9a-f-]{36}\ntitle: Spoof\ndate: \d{4}-\d{2}-\d{2}\nimported_from:\n {2}format: obsidian\n {2}id: Spoof\.md\ncolor: red\n---\n/,
+    );
     expect((await zk(['import', 'obsidian', vault, '--json', '--root', root], { env: ENV })).json).toMatchObject({ skipped: 1 });
   });
 
@@ -466,15 +561,25 @@ describe('import obsidian and basic-memory', () => {
 describe('import claude-code and codex', () => {
   it('Claude Code: one note per topic file, the index lines that are no pointers a note of their own', async () => {
     const dir = tempDir();
-    fileIn(dir, 'MEMORY.md', '# Memory index\n\n## Feedback\n- [Testing style](feedback_testing.md) — real databases, no mocks\n- [Deploys](project_deploys.md) — freeze on Fridays\n\n## Loose\n- The user prefers short answers.\n');
-    fileIn(dir, 'feedback_testing.md', '---\nname: Testing style\ndescription: integration tests hit a real database\ntype: feedback\n---\n\nNever mock the database; see [deploys](project_deploys.md).\n');
+    fileIn(
+      dir,
+      'MEMORY.md',
+      '# Memory index\n\n## Feedback\n- [Testing style](feedback_testing.md) — real databases, no mocks\n- [Deploys](project_deploys.md) — freeze on Fridays\n\n## Loose\n- The user prefers short answers.\n',
+    );
+    fileIn(
+      dir,
+      'feedback_testing.md',
+      '---\nname: Testing style\ndescription: integration tests hit a real database\ntype: feedback\n---\n\nNever mock the database; see [deploys](project_deploys.md).\n',
+    );
     fileIn(dir, 'project_deploys.md', '---\nname: Deploys\ndescription: release rules\ntype: project\n---\n\nNo deploys on Fridays.\n');
     const root = tempCorpus();
     const r = await zk(['import', 'claude-code', dir, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: 3, failed: [] });
     const testing = read(root, notesFrom(root, 'feedback_testing.md')[0]);
     const deploys = notesFrom(root, 'project_deploys.md')[0];
-    expect(testing).toMatch(/\ntitle: Testing style\n[\s\S]*\ndescription: integration tests hit a real database\ntype: feedback\n---\n\n# Testing style\n\nNever mock the database; see \[deploys\]\(/);
+    expect(testing).toMatch(
+      /\ntitle: Testing style\n[\s\S]*\ndescription: integration tests hit a real database\ntype: feedback\n---\n\n# Testing style\n\nNever mock the database; see \[deploys\]\(/,
+    );
     expect(testing).toContain(`[deploys](${deploys})`);
     const index = read(root, notesFrom(root, 'MEMORY.md')[0]);
     expect(index).toContain('# Claude Code memory index\n\n# Memory index\n\n## Feedback\n\n## Loose\n- The user prefers short answers.\n');
@@ -484,7 +589,11 @@ describe('import claude-code and codex', () => {
   it('Codex: the summary, each handbook block, rollout summaries and skills; raw memories left out', async () => {
     const dir = tempDir();
     fileIn(dir, 'memory_summary.md', '## User Profile\n\nLikes Rust.\n\n## General Tips\n- Run cargo test -p core first.\n');
-    fileIn(dir, 'MEMORY.md', '---\nrollout_summary_files:\n  - 2026-02-12T10-30-00-ci.md (success, cwd=/repo, updated_at=2026-02-12T10:30:00Z)\ndescription: Fixing flaky CI\nkeywords: ci, flaky, retry\n---\n\n- Retry the network tests once.\n\n---\nrollout_summary_files:\n  - 2026-02-13T09-00-00-docs.md (partial, cwd=/repo, updated_at=2026-02-13T09:00:00Z)\ndescription: Docs build\nkeywords: mdbook\n---\n\n- mdbook needs the linkcheck plugin.\n');
+    fileIn(
+      dir,
+      'MEMORY.md',
+      '---\nrollout_summary_files:\n  - 2026-02-12T10-30-00-ci.md (success, cwd=/repo, updated_at=2026-02-12T10:30:00Z)\ndescription: Fixing flaky CI\nkeywords: ci, flaky, retry\n---\n\n- Retry the network tests once.\n\n---\nrollout_summary_files:\n  - 2026-02-13T09-00-00-docs.md (partial, cwd=/repo, updated_at=2026-02-13T09:00:00Z)\ndescription: Docs build\nkeywords: mdbook\n---\n\n- mdbook needs the linkcheck plugin.\n',
+    );
     fileIn(dir, 'raw_memories.md', 'scratch input\n');
     fileIn(dir, 'rollout_summaries/2026-02-12T10-30-00-ci.md', '# CI fix\n\nThe retry worked.\n');
     fileIn(dir, 'skills/ci-retry/SKILL.md', '---\nname: ci-retry\ndescription: retry flaky network tests\n---\n\n1. Rerun once.\n');
@@ -492,7 +601,9 @@ describe('import claude-code and codex', () => {
     const root = tempCorpus();
     const r = await zk(['import', 'codex', dir, '--json', '--root', root], { env: ENV });
     expect(r.json).toMatchObject({ created: 5, failed: [], attachments: ['skills/ci-retry/scripts/retry.sh'] });
-    const titles = mdFiles(root).map((f) => /\ntitle: '?(.*?)'?\n/.exec(read(root, f))![1]).sort();
+    const titles = mdFiles(root)
+      .map((f) => /\ntitle: '?(.*?)'?\n/.exec(read(root, f))![1])
+      .sort();
     expect(titles).toEqual(['CI fix', 'Codex memory summary', 'Docs build', 'Fixing flaky CI', 'Skill: ci-retry']);
     const ci = read(root, notesFrom(root, "'MEMORY.md: Fixing flaky CI'")[0]);
     expect(ci).toContain('keywords: ci, flaky, retry\n');
@@ -504,31 +615,69 @@ describe('import claude-code and codex', () => {
 /** A ChatGPT conversation with an edited question (two branches) and null messages, as its export writes the mapping tree. */
 function chatgptExport(): unknown[] {
   const node = (id: string, parent: string | null, children: string[], message: unknown) => ({ id, parent, children, message });
-  const msg = (id: string, role: string, parts: unknown[], extra: Record<string, unknown> = {}) => ({ id, author: { role, name: null, metadata: {} }, create_time: 1700000000, content: { content_type: 'text', parts }, status: 'finished_successfully', metadata: {}, ...extra });
-  return [{
-    title: 'Trip to Lisbon', create_time: 1700000000.5, update_time: 1700000900, conversation_id: 'c-lisbon', id: 'c-lisbon', current_node: 'a2',
-    mapping: {
-      root: node('root', null, ['sys'], null),
-      sys: node('sys', 'root', ['u1'], msg('sys', 'system', [''], { metadata: { is_visually_hidden_from_conversation: true } })),
-      u1: node('u1', 'sys', ['a1-old', 'a1'], msg('u1', 'user', ['Where should I stay in Lisbon?'])),
-      'a1-old': node('a1-old', 'u1', [], msg('a1-old', 'assistant', ['A REGENERATED ANSWER NOT SHOWN'])),
-      a1: node('a1', 'u1', ['u2-old', 'u2'], msg('a1', 'assistant', ['Alfama is lovely.'])),
-      'u2-old': node('u2-old', 'a1', [], msg('u2-old', 'user', ['AN EDITED-AWAY QUESTION'])),
-      u2: node('u2', 'a1', ['gap'], msg('u2', 'user', ['And for food?', { content_type: 'image_asset_pointer', asset_pointer: 'file-service://x' }])),
-      gap: node('gap', 'u2', ['a2'], null),
-      a2: node('a2', 'gap', [], msg('a2', 'assistant', ['Try the pastéis de nata.'])),
+  const msg = (id: string, role: string, parts: unknown[], extra: Record<string, unknown> = {}) => ({
+    id,
+    author: { role, name: null, metadata: {} },
+    create_time: 1700000000,
+    content: { content_type: 'text', parts },
+    status: 'finished_successfully',
+    metadata: {},
+    ...extra,
+  });
+  return [
+    {
+      title: 'Trip to Lisbon',
+      create_time: 1700000000.5,
+      update_time: 1700000900,
+      conversation_id: 'c-lisbon',
+      id: 'c-lisbon',
+      current_node: 'a2',
+      mapping: {
+        root: node('root', null, ['sys'], null),
+        sys: node('sys', 'root', ['u1'], msg('sys', 'system', [''], { metadata: { is_visually_hidden_from_conversation: true } })),
+        u1: node('u1', 'sys', ['a1-old', 'a1'], msg('u1', 'user', ['Where should I stay in Lisbon?'])),
+        'a1-old': node('a1-old', 'u1', [], msg('a1-old', 'assistant', ['A REGENERATED ANSWER NOT SHOWN'])),
+        a1: node('a1', 'u1', ['u2-old', 'u2'], msg('a1', 'assistant', ['Alfama is lovely.'])),
+        'u2-old': node('u2-old', 'a1', [], msg('u2-old', 'user', ['AN EDITED-AWAY QUESTION'])),
+        u2: node('u2', 'a1', ['gap'], msg('u2', 'user', ['And for food?', { content_type: 'image_asset_pointer', asset_pointer: 'file-service://x' }])),
+        gap: node('gap', 'u2', ['a2'], null),
+        a2: node('a2', 'gap', [], msg('a2', 'assistant', ['Try the pastéis de nata.'])),
+      },
     },
-  }];
+  ];
 }
 
 function claudeExport(): unknown[] {
-  return [{
-    uuid: 'k-1', name: 'Garden plans', created_at: '2025-04-01T09:00:00.000000Z', updated_at: '2025-04-01T10:00:00Z', account: { uuid: 'acc' },
-    chat_messages: [
-      { uuid: 'm1', sender: 'human', text: 'Plan my beds.', content: [{ type: 'text', text: 'Plan my beds.' }], created_at: '2025-04-01T09:00:00Z', attachments: [{ file_name: 'beds.txt', file_type: 'txt', file_size: 20, extracted_content: 'Bed A: 2x1 m' }], files: [{ file_name: 'photo.jpg' }] },
-      { uuid: 'm2', sender: 'assistant', text: 'Tomatoes in bed A.', content: [{ type: 'text', text: 'Tomatoes in bed A.' }], created_at: '2025-04-01T09:01:00Z', attachments: [], files: [] },
-    ],
-  }, { uuid: 'k-2', name: 'Empty', created_at: '2025-04-02T09:00:00Z', chat_messages: [] }];
+  return [
+    {
+      uuid: 'k-1',
+      name: 'Garden plans',
+      created_at: '2025-04-01T09:00:00.000000Z',
+      updated_at: '2025-04-01T10:00:00Z',
+      account: { uuid: 'acc' },
+      chat_messages: [
+        {
+          uuid: 'm1',
+          sender: 'human',
+          text: 'Plan my beds.',
+          content: [{ type: 'text', text: 'Plan my beds.' }],
+          created_at: '2025-04-01T09:00:00Z',
+          attachments: [{ file_name: 'beds.txt', file_type: 'txt', file_size: 20, extracted_content: 'Bed A: 2x1 m' }],
+          files: [{ file_name: 'photo.jpg' }],
+        },
+        {
+          uuid: 'm2',
+          sender: 'assistant',
+          text: 'Tomatoes in bed A.',
+          content: [{ type: 'text', text: 'Tomatoes in bed A.' }],
+          created_at: '2025-04-01T09:01:00Z',
+          attachments: [],
+          files: [],
+        },
+      ],
+    },
+    { uuid: 'k-2', name: 'Empty', created_at: '2025-04-02T09:00:00Z', chat_messages: [] },
+  ];
 }
 
 describe('import chatgpt and claude conversations', () => {
@@ -540,7 +689,9 @@ describe('import chatgpt and claude conversations', () => {
     const inbox = await zk(['inbox', '--json', '--root', root]);
     expect(inbox.json.files).toHaveLength(1);
     expect(inbox.json.files[0].source).toBe('chatgpt c-lisbon');
-    expect(inbox.json.files[0].items[0].text).toBe('Conversation: Trip to Lisbon (2023-11-14T22:13:20.500Z, chatgpt c-lisbon)\n\n**User:** Where should I stay in Lisbon?\n\n**Assistant:** Alfama is lovely.\n\n**User:** And for food?\n\n[image_asset_pointer]\n\n**Assistant:** Try the pastéis de nata.');
+    expect(inbox.json.files[0].items[0].text).toBe(
+      'Conversation: Trip to Lisbon (2023-11-14T22:13:20.500Z, chatgpt c-lisbon)\n\n**User:** Where should I stay in Lisbon?\n\n**Assistant:** Alfama is lovely.\n\n**User:** And for food?\n\n[image_asset_pointer]\n\n**Assistant:** Try the pastéis de nata.',
+    );
     const again = await zk(['import', 'chatgpt', src, '--json', '--root', root], { env: ENV });
     expect(again.json).toMatchObject({ queued: 0, skipped: 1 });
     expect((await zk(['inbox', '--json', '--root', root])).json.files).toHaveLength(1);
@@ -550,9 +701,14 @@ describe('import chatgpt and claude conversations', () => {
     const root = tempCorpus();
     const src = fileIn(tempDir(), 'conversations.json', JSON.stringify(claudeExport()));
     const r = await zk(['import', 'claude', src, '--verbatim', '--json', '--root', root], { env: ENV });
-    expect(r.json).toMatchObject({ created: 1, failed: [{ item: 'conversations.json conversation #2 (k-2)', reason: 'no message from the user or the assistant' }] });
+    expect(r.json).toMatchObject({
+      created: 1,
+      failed: [{ item: 'conversations.json conversation #2 (k-2)', reason: 'no message from the user or the assistant' }],
+    });
     expect(mdFiles(root)).toEqual(['20250401-garden-plans.md']);
-    expect(read(root, '20250401-garden-plans.md')).toMatch(/\ntitle: Garden plans\ndate: 2025-04-01\nkind: conversation\nimported_from:\n {2}format: claude\n {2}id: k-1\nconversation_id: k-1\ncreated_at: '?2025-04-01T09:00:00.000000Z'?\n---\n\n# Garden plans\n\n\*\*User:\*\* Plan my beds\.\n\nAttached beds\.txt:\n\nBed A: 2x1 m\n\n\[file photo\.jpg\]\n\n\*\*Assistant:\*\* Tomatoes in bed A\.\n$/);
+    expect(read(root, '20250401-garden-plans.md')).toMatch(
+      /\ntitle: Garden plans\ndate: 2025-04-01\nkind: conversation\nimported_from:\n {2}format: claude\n {2}id: k-1\nconversation_id: k-1\ncreated_at: '?2025-04-01T09:00:00.000000Z'?\n---\n\n# Garden plans\n\n\*\*User:\*\* Plan my beds\.\n\nAttached beds\.txt:\n\nBed A: 2x1 m\n\n\[file photo\.jpg\]\n\n\*\*Assistant:\*\* Tomatoes in bed A\.\n$/,
+    );
     const listed = await zk(['list', '--kind', 'conversation', '--json', '--root', root]);
     expect(listed.json.notes.map((n: any) => n.kind)).toEqual(['conversation']);
   });
@@ -564,7 +720,10 @@ describe('import chatgpt and claude conversations', () => {
     const src = fileIn(tempDir(), 'conversations.json', JSON.stringify(big));
     const r = await zk(['import', 'claude', src, '--json', '--root', root], { env: { ...ENV, ZK_MEMORY_MAX_BODY: '2000' } });
     expect(r.code).toBe(1);
-    expect(r.json.failed[1]).toEqual({ item: 'conversations.json conversation #1 ("Garden plans")', reason: expect.stringMatching(/^\d+ bytes, over the 2000 an input may have/) });
+    expect(r.json.failed[1]).toEqual({
+      item: 'conversations.json conversation #1 ("Garden plans")',
+      reason: expect.stringMatching(/^\d+ bytes, over the 2000 an input may have/),
+    });
     expect(fs.existsSync(path.join(root, '.zk', 'inbox'))).toBe(false);
     const wrong = await zk(['import', 'mem0', src, '--verbatim', '--root', root]);
     expect(wrong.code).toBe(2);
@@ -577,7 +736,13 @@ describe('import --commit', () => {
     const top = tempDir('zk-git-');
     const git = async (...args: string[]) => String((await execa('git', args, { cwd: top })).stdout);
     await git('init', '-q', '-b', 'main');
-    for (const [k, v] of [['user.name', 'Test'], ['user.email', 'test@example.org'], ['commit.gpgsign', 'false'], ['core.hooksPath', '.git/hooks']]) await git('config', k, v);
+    for (const [k, v] of [
+      ['user.name', 'Test'],
+      ['user.email', 'test@example.org'],
+      ['commit.gpgsign', 'false'],
+      ['core.hooksPath', '.git/hooks'],
+    ])
+      await git('config', k, v);
     fileIn(top, 'unrelated.txt', 'not mine\n');
     const src = fileIn(tempDir(), 'memory.jsonl', MEMORY);
     const r = await zk(['import', 'memory-json', src, '--commit', '--json', '--root', top], { env: ENV });
@@ -591,12 +756,19 @@ describe('import --commit', () => {
 describe('import: more of what every import keeps', () => {
   it('an item over the size limit fails on its own; the others are written', async () => {
     const root = tempCorpus();
-    const src = fileIn(tempDir(), 'memory.jsonl', jsonl([
-      { type: 'entity', name: 'Huge', entityType: 'blob', observations: ['x'.repeat(5000)] },
-      { type: 'entity', name: 'Small', entityType: 'thing', observations: ['ok'] },
-    ]));
+    const src = fileIn(
+      tempDir(),
+      'memory.jsonl',
+      jsonl([
+        { type: 'entity', name: 'Huge', entityType: 'blob', observations: ['x'.repeat(5000)] },
+        { type: 'entity', name: 'Small', entityType: 'thing', observations: ['ok'] },
+      ]),
+    );
     const r = await zk(['import', 'memory-json', src, '--json', '--root', root], { env: { ...ENV, ZK_MEMORY_MAX_BODY: '4000' } });
-    expect(r.json).toMatchObject({ created: 1, failed: [{ item: 'memory.jsonl:1 (entity "Huge")', reason: expect.stringMatching(/^note too large: \d+ bytes \(limit 4000/) }] });
+    expect(r.json).toMatchObject({
+      created: 1,
+      failed: [{ item: 'memory.jsonl:1 (entity "Huge")', reason: expect.stringMatching(/^note too large: \d+ bytes \(limit 4000/) }],
+    });
     expect(mdFiles(root).map((f) => f.replace(/^\d{8}-/, ''))).toEqual(['small.md']);
   });
 
@@ -614,7 +786,10 @@ describe('import: more of what every import keeps', () => {
     const rows = Array.from({ length: 400 }, (_, i) => ({ type: 'entity', name: `E${i}`, entityType: 't', observations: [`o${i}`] }));
     const src = fileIn(tempDir(), 'memory.jsonl', jsonl(rows));
     // `script` gives the command a terminal; its output is what that terminal showed.
-    const r = await execa('script', ['-qec', `node ${BIN} import memory-json ${src} --root ${root}`, '/dev/null'], { env: { ...process.env, ...ENV, ZK_MEMORY_ROOT: '' }, reject: false });
+    const r = await execa('script', ['-qec', `node ${BIN} import memory-json ${src} --root ${root}`, '/dev/null'], {
+      env: { ...process.env, ...ENV, ZK_MEMORY_ROOT: '' },
+      reject: false,
+    });
     expect(r.exitCode).toBe(0);
     expect(String(r.stdout)).toMatch(/\rimporting: 400\/400 items\r?\n/);
     expect(mdFiles(root)).toHaveLength(400);

@@ -25,7 +25,12 @@ async function capture(root: string, session: string, turns: [string, string]): 
   expect([r.code, r.stdout]).toEqual([0, '{}']);
 }
 
-const trace = (root: string) => fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const trace = (root: string) =>
+  fs
+    .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('the inbox kept by the agent', () => {
   it('inbox_next takes the oldest input (again while held), write keeps it, inbox_done and inbox_skip set inputs aside; then done', async () => {
@@ -35,7 +40,14 @@ describe('the inbox kept by the agent', () => {
     const call = await mcpClient(clients, root);
     const first = await call('inbox_next');
     expect(first.isError).toBe(false);
-    expect(first.structuredContent).toMatchObject({ ok: true, done: false, held: false, source: 'claude:s-1', remaining: 1, items: [{ type: 'text', text: expect.stringContaining('staging database is called orca') }] });
+    expect(first.structuredContent).toMatchObject({
+      ok: true,
+      done: false,
+      held: false,
+      source: 'claude:s-1',
+      remaining: 1,
+      items: [{ type: 'text', text: expect.stringContaining('staging database is called orca') }],
+    });
     expect(first.content[0].text).toMatch(/inbox_done \{"file":"\.zk\/inbox\/[^"]+\.json"\}/);
     const file = first.structuredContent.file;
     // held: shown again, not the next one; and no longer listed as waiting
@@ -53,7 +65,14 @@ describe('the inbox kept by the agent', () => {
     const skipped = await call('inbox_skip', { file: second.structuredContent.file, reason: 'small talk' });
     expect(skipped.structuredContent).toMatchObject({ ok: true, action: 'skipped' });
     expect((await call('inbox_next')).structuredContent).toMatchObject({ ok: true, done: true });
-    expect(trace(root).filter((l) => l.event.startsWith('inbox_')).map((l) => [l.event, l.reason])).toEqual([['inbox_done', undefined], ['inbox_skip', 'small talk']]);
+    expect(
+      trace(root)
+        .filter((l) => l.event.startsWith('inbox_'))
+        .map((l) => [l.event, l.reason]),
+    ).toEqual([
+      ['inbox_done', undefined],
+      ['inbox_skip', 'small talk'],
+    ]);
     // a file no longer waiting, or a path that is not an inbox file, is refused
     expect((await call('inbox_done', { file })).structuredContent.error.code).toBe('not_found');
     expect((await call('inbox_done', { file: '../../etc/passwd' })).structuredContent.error.code).toBe('invalid_ref');
@@ -61,7 +80,7 @@ describe('the inbox kept by the agent', () => {
   });
 });
 
-describe('redaction of what a host\'s MCP entry writes', () => {
+describe("redaction of what a host's MCP entry writes", () => {
   it('with ZK_MEMORY_REDACT=1, write and merge lose private spans and secrets before anything is written; the trace counts them', async () => {
     const root = tempCorpus();
     const call = await mcpClient(clients, root, { ZK_MEMORY_REDACT: '1' });
@@ -72,10 +91,14 @@ describe('redaction of what a host\'s MCP entry writes', () => {
     const text = fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8');
     expect(text).toContain('Push with [redacted]. Then wait.');
     expect(text).toContain('password: [redacted]');
-    for (const b of [secret, 'my salary', 'correct horse']) expect(fs.readdirSync(root, { recursive: true }).some((f) => {
-      const p = path.join(root, String(f));
-      return fs.statSync(p).isFile() && fs.readFileSync(p).includes(b);
-    }), b).toBe(false);
+    for (const b of [secret, 'my salary', 'correct horse'])
+      expect(
+        fs.readdirSync(root, { recursive: true }).some((f) => {
+          const p = path.join(root, String(f));
+          return fs.statSync(p).isFile() && fs.readFileSync(p).includes(b);
+        }),
+        b,
+      ).toBe(false);
     expect(trace(root).filter((l) => l.event === 'redact')).toEqual([
       expect.objectContaining({ tool: 'write', private: 1, secrets: 1 }),
       expect.objectContaining({ tool: 'merge', private: 0, secrets: 1 }),
@@ -86,16 +109,26 @@ describe('redaction of what a host\'s MCP entry writes', () => {
     const root = tempCorpus();
     const call = await mcpClient(clients, root, { ZK_MEMORY_REDACT: '1' });
     const secret = 'AKIAQWERTYUIOPASDFGH';
-    const started = await call('ingest_start', { text: `# Runbook\n\nDeploy with the key ${secret}. <private>The on-call phone is 555-0199.</private> Then watch the dashboards.\n`, name: 'runbook.md' });
+    const started = await call('ingest_start', {
+      text: `# Runbook\n\nDeploy with the key ${secret}. <private>The on-call phone is 555-0199.</private> Then watch the dashboards.\n`,
+      name: 'runbook.md',
+    });
     expect(started.isError, JSON.stringify(started)).toBe(false);
     const next = await call('ingest_next');
     expect(next.isError, JSON.stringify(next)).toBe(false);
-    const accepted = await call('ingest_accept', { title: 'Deploy runbook', body: `Deploys use the key ${secret} and are watched on the dashboards. <private>Call 555-0199.</private>` });
+    const accepted = await call('ingest_accept', {
+      title: 'Deploy runbook',
+      body: `Deploys use the key ${secret} and are watched on the dashboards. <private>Call 555-0199.</private>`,
+    });
     expect(accepted.isError, JSON.stringify(accepted)).toBe(false);
-    for (const b of [secret, '555-0199']) expect(fs.readdirSync(root, { recursive: true }).some((f) => {
-      const p = path.join(root, String(f));
-      return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(b);
-    }), b).toBe(false);
+    for (const b of [secret, '555-0199'])
+      expect(
+        fs.readdirSync(root, { recursive: true }).some((f) => {
+          const p = path.join(root, String(f));
+          return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(b);
+        }),
+        b,
+      ).toBe(false);
     expect(fs.readFileSync(path.join(root, mdFiles(root)[0]), 'utf8')).toContain('Deploys use the key [redacted] and are watched on the dashboards.');
   });
 

@@ -21,10 +21,16 @@ function seedCorpus(): string {
   return root;
 }
 
-const journal = (root: string) => fs.readFileSync(path.join(root, '.zk', 'index', 'changes.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const journal = (root: string) =>
+  fs
+    .readFileSync(path.join(root, '.zk', 'index', 'changes.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('search freshness without a full check', () => {
-  it("finds what another process of the tool wrote: created and merged notes are in the journal", async () => {
+  it('finds what another process of the tool wrote: created and merged notes are in the journal', async () => {
     const root = seedCorpus();
     expect(await titles(root, 'lake')).toEqual(['Lake']);
     const w = await zkProcess(['--root', root, 'write', 'okapi', 'Okapi', 'An okapi at the zoo.']);
@@ -164,7 +170,8 @@ describe('same-size edits that keep the mtime', () => {
     const root = seedCorpus();
     // A clock a minute ahead: every note looks long settled, so only its stamp can tell.
     const later = () => Date.now() + 60_000;
-    const fts = async (q: string) => (await zk(['--root', root, '--json', 'search', q, '--backend', 'fts'], { clock: later })).json.hits.map((h: any) => h.title);
+    const fts = async (q: string) =>
+      (await zk(['--root', root, '--json', 'search', q, '--backend', 'fts'], { clock: later })).json.hits.map((h: any) => h.title);
     expect(await fts('climb')).toEqual(['Hill']);
     editKeepingMtime(path.join(root, '20260102-hill.md'), 'climb', 'ibexs');
     const status = await zk(['--root', root, '--json', 'status'], { clock: later });

@@ -7,7 +7,13 @@ import { decideIndexLocation, networkFileSystem, type IndexSettings } from '../s
 import { tempCorpus, write, zk } from './helpers/corpus.js';
 
 const EXT4 = 0xef53;
-const NETWORK: [string, number][] = [['nfs', 0x6969], ['smb', 0x517b], ['cifs', 0xff534d42], ['smb2', 0xfe534d42], ['fuse', 0x65735546]];
+const NETWORK: [string, number][] = [
+  ['nfs', 0x6969],
+  ['smb', 0x517b],
+  ['cifs', 0xff534d42],
+  ['smb2', 0xfe534d42],
+  ['fuse', 0x65735546],
+];
 
 const made: string[] = [];
 afterEach(() => {
@@ -56,9 +62,16 @@ describe('where the index lives', () => {
 
   it('ZK_MEMORY_INDEX_DIR overrides, on any file system', () => {
     const root = corpus();
-    for (const [type, fileSystem] of [[EXT4, null], [0x6969, 'nfs']] as const) {
+    for (const [type, fileSystem] of [
+      [EXT4, null],
+      [0x6969, 'nfs'],
+    ] as const) {
       // The corpus is still known to be on a network file system, which decides how freshness is checked.
-      expect(decideIndexLocation(root, settings({ indexDir: '/srv/zk-index' }), type)).toMatchObject({ dir: '/srv/zk-index', placement: 'setting', fileSystem });
+      expect(decideIndexLocation(root, settings({ indexDir: '/srv/zk-index' }), type)).toMatchObject({
+        dir: '/srv/zk-index',
+        placement: 'setting',
+        fileSystem,
+      });
     }
   });
 

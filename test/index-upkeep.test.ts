@@ -10,8 +10,7 @@ import { tempCorpus, write, zk } from './helpers/corpus.js';
 // search), compaction after many small refreshes, and the rows of a large refresh folded into the
 // indexes.
 
-const note = (i: number, body: string) =>
-  `---\nuuid: 00000000-0000-4000-8000-${String(i).padStart(12, '0')}\n---\n# Note ${i}\n\n${body}\n`;
+const note = (i: number, body: string) => `---\nuuid: 00000000-0000-4000-8000-${String(i).padStart(12, '0')}\n---\n# Note ${i}\n\n${body}\n`;
 
 async function notesTable(root: string) {
   return (await ldb.connect(path.join(root, '.zk', 'index'))).openTable('notes');
@@ -26,7 +25,11 @@ describe('the full-text table', () => {
     for (let i = 0; i < 3; i++) write(root, `20260101-note-${i}.md`, note(i, `Plain words ${i}.`));
     expect((await zk(['--root', root, 'index', '--rebuild'])).code).toBe(0);
     let table = await notesTable(root);
-    const scalarIndexes = async () => (await table.listIndices()).flatMap((i) => i.columns).filter((c) => c === 'path' || c === 'current').sort();
+    const scalarIndexes = async () =>
+      (await table.listIndices())
+        .flatMap((i) => i.columns)
+        .filter((c) => c === 'path' || c === 'current')
+        .sort();
     expect(await scalarIndexes()).toEqual(['current', 'path']);
     await table.dropIndex('path_idx');
     await table.dropIndex('current_idx');

@@ -7,8 +7,10 @@ import { mdFiles, tempCorpus, zk, zkProcess, tempDir } from './helpers/corpus.js
 import { bigText, CONVERTED, GUIDE_MD, sourceTree } from './helpers/sources.js';
 
 const env = { ZK_MEMORY_BACKEND: 'rg' };
-const cli = (root: string) => (args: string[], extraEnv: Record<string, string> = {}) =>
-  zk(['--root', root, ...args], { env: { ...env, ...extraEnv } });
+const cli =
+  (root: string) =>
+  (args: string[], extraEnv: Record<string, string> = {}) =>
+    zk(['--root', root, ...args], { env: { ...env, ...extraEnv } });
 
 /** A source folder holding one file; returns the file's path. */
 function oneFileSource(name: string, content: string): string {
@@ -28,7 +30,11 @@ describe('ingest: a whole folder, window by window, through the CLI', () => {
     expect(started.code).toBe(0);
     expect(started.json).toMatchObject({ ok: true, action: 'created', job: 'team-docs', window_chars: 20000 });
     expect(started.json.documents.map((d: any) => [d.path, d.kind])).toEqual([
-      ['guide.md', 'markdown'], ['notes/big.txt', 'text'], ['page.html', 'html'], ['slides.pdf', 'pdf'], ['spec.docx', 'docx'],
+      ['guide.md', 'markdown'],
+      ['notes/big.txt', 'text'],
+      ['page.html', 'html'],
+      ['slides.pdf', 'pdf'],
+      ['spec.docx', 'docx'],
     ]);
     expect(started.json.unsupported).toEqual([
       { path: 'broken.txt', reason: 'not valid UTF-8' },
@@ -64,7 +70,15 @@ describe('ingest: a whole folder, window by window, through the CLI', () => {
         lastEvent = 'skip';
         continue;
       }
-      const a = await run(['ingest', 'accept', '--title', `Thought ${step}`, `What window ${w.id} taught me.`, ...(step % 5 === 1 ? ['--keep'] : []), '--json']);
+      const a = await run([
+        'ingest',
+        'accept',
+        '--title',
+        `Thought ${step}`,
+        `What window ${w.id} taught me.`,
+        ...(step % 5 === 1 ? ['--keep'] : []),
+        '--json',
+      ]);
       expect(a.code).toBe(0);
       expect(a.json).toMatchObject({ ok: true, window: w.id, action: 'created', repeated: false, window_status: step % 5 === 1 ? 'open' : 'done' });
       e.paths.push(a.json.note.path);
@@ -184,7 +198,8 @@ describe('ingest: crashes and concurrent readers', () => {
     expect((await later(['ingest', 'next', '--json'], a)).json).toMatchObject({ window: { id: 'd1-w3' }, held: true });
     const busy = await later(['ingest', 'next'], b);
     expect([busy.code, busy.stdout.trim()]).toEqual([
-      1, 'nothing free in job guide: the 2 remaining window(s) are claimed by other readers; try again when they are closed or their claims run out',
+      1,
+      'nothing free in job guide: the 2 remaining window(s) are claimed by other readers; try again when they are closed or their claims run out',
     ]);
     expect((await later(['ingest', 'skip', '--json'], a)).json).toMatchObject({ window: 'd1-w3', window_status: 'skipped' });
     expect((await later(['ingest', 'status'])).stdout).toMatch(/^claimed: d1-w1 until \d{4}-/m);
@@ -204,7 +219,10 @@ describe('ingest: crashes and concurrent readers', () => {
     expect(third.stdout).toContain('you still hold this window from an earlier `next`: accept or skip it to move on');
     expect(jobState(root, 'guide').windows['d1-w2']).toBeUndefined();
     // Accept without --window goes to that window, and the next call moves on.
-    expect((await run(['ingest', 'accept', '--title', 'Clean builds', 'Builds run in clean containers.', '--json'])).json).toMatchObject({ window: 'd1-w1', window_status: 'done' });
+    expect((await run(['ingest', 'accept', '--title', 'Clean builds', 'Builds run in clean containers.', '--json'])).json).toMatchObject({
+      window: 'd1-w1',
+      window_status: 'done',
+    });
     expect((await run(['ingest', 'next', '--json'])).json).toMatchObject({ window: { id: 'd1-w2' }, held: false });
     // A named reader's window is its own: an unnamed call does not take it back.
     expect((await run(['ingest', 'skip', '--json'])).json).toMatchObject({ window: 'd1-w2' });
@@ -247,9 +265,14 @@ describe('ingest: starting, resuming and refusing', () => {
       expect(blank.json, JSON.stringify(from)).toEqual({ ok: false, error: { code: 'usage', message: 'ingest start needs --from PATH: a file or a folder' } });
       expect(blank.code).toBe(2);
     }
-    expect(fs.existsSync(path.join(root, '.zk', 'ingest')) ? fs.readdirSync(path.join(root, '.zk', 'ingest')).filter((n) => !n.startsWith('.')) : []).toEqual([]);
+    expect(fs.existsSync(path.join(root, '.zk', 'ingest')) ? fs.readdirSync(path.join(root, '.zk', 'ingest')).filter((n) => !n.startsWith('.')) : []).toEqual(
+      [],
+    );
     const empty = await run(['ingest', 'start', '--from', path.dirname(oneFileSource('a.png', 'x'))]);
-    expect([empty.code, empty.stderr.trim()]).toEqual([1, expect.stringMatching(/^error: nothing to read under .* \(a\.png: unsupported file type \(\.png\)\)$/)]);
+    expect([empty.code, empty.stderr.trim()]).toEqual([
+      1,
+      expect.stringMatching(/^error: nothing to read under .* \(a\.png: unsupported file type \(\.png\)\)$/),
+    ]);
 
     await run(['ingest', 'start', '--from', oneFileSource('guide.md', GUIDE_MD)]);
     const unknown = await run(['ingest', 'status', '--job', 'nope', '--json']);

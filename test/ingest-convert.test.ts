@@ -28,7 +28,17 @@ describe('ingest start: what cannot be read is listed with the reason, never dro
     expect(r.manifest.documents.map((d) => d.path)).toEqual(['i-windows.md']);
     expect(fs.readFileSync(path.join(root, '.zk/ingest/mixed/docs/d1.md'), 'utf8')).toBe('# Title\n\nLine one.\nLine two.\n');
     const reasons = Object.fromEntries(r.manifest.unsupported.map((u) => [u.path, u.reason]));
-    expect(Object.keys(reasons)).toEqual(['a-empty.md', 'b-binary.txt', 'c-latin1.txt', 'd-scan.pdf', 'e-bad.pdf', 'f-bad.docx', 'g-data.csv', 'h-noext', 'j-link']);
+    expect(Object.keys(reasons)).toEqual([
+      'a-empty.md',
+      'b-binary.txt',
+      'c-latin1.txt',
+      'd-scan.pdf',
+      'e-bad.pdf',
+      'f-bad.docx',
+      'g-data.csv',
+      'h-noext',
+      'j-link',
+    ]);
     expect(reasons).toMatchObject({
       'a-empty.md': 'empty file',
       'b-binary.txt': 'binary content (NUL bytes) in a text file',

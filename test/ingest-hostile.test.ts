@@ -56,7 +56,10 @@ describe('ingest start: a document that would eat the machine is refused, and th
     expect(r.code).toBe(0);
     expect(r.json.documents.map((d: any) => d.path)).toEqual(['guide.md']);
     const refused = 'conversion took longer than 1 s: refused (ZK_MEMORY_INGEST_CONVERT_SECONDS)';
-    expect(r.json.unsupported).toEqual([{ path: 'page.html', reason: refused }, { path: 'spec.docx', reason: refused }]);
+    expect(r.json.unsupported).toEqual([
+      { path: 'page.html', reason: refused },
+      { path: 'spec.docx', reason: refused },
+    ]);
   }, 120_000);
 });
 

@@ -84,7 +84,7 @@ describe('ingest next: windows an agent can work through', () => {
     expect(again.captured.map((c) => c.title)).toEqual(['Point 3', 'Point 4', 'Point 5', 'Point 6', 'Point 7']);
   });
 
-  it('shows as related only notes that share the window\'s own terms', async () => {
+  it("shows as related only notes that share the window's own terms", async () => {
     const root = corpus();
     writeNote(root, { slug: 'kafka-plan', title: 'Kafka cutover plan', body: 'The order queue moves to Kafka; consumer lag is watched during the cutover.' });
     writeNote(root, { slug: 'canteen', title: 'Canteen at noon', body: 'The queue at the canteen is long on Fridays.' });
@@ -120,7 +120,10 @@ describe('ingest jobs started by an earlier version', () => {
     fs.writeFileSync(state, JSON.stringify({ windows: { 'd1-w1': { status: 'open', notes: [], claim } }, intents: [] }));
 
     const r = await nextWindow(root, { job: 'old' });
-    expect(r.window).toMatchObject({ id: 'd1-w2', sections: [{ start: manifest.documents[0].windows[1].start, headings: manifest.documents[0].windows[1].headings }] });
+    expect(r.window).toMatchObject({
+      id: 'd1-w2',
+      sections: [{ start: manifest.documents[0].windows[1].start, headings: manifest.documents[0].windows[1].headings }],
+    });
     await acceptWindow(root, { job: 'old', title: 'Risk', body: 'Consumer lag is the risk.' });
 
     manifest.version = 3;

@@ -70,7 +70,7 @@ describe('planWindows', () => {
     expect(ws.map((w) => w.headings)).toEqual([['A'], ['B'], ['C']]);
   });
 
-  it('reads a source\'s frontmatter with the first section, never as a window of its own', () => {
+  it("reads a source's frontmatter with the first section, never as a window of its own", () => {
     const fm = '---\ntitle: Scripts\nsection: 7\n---\n\n';
     const small = `${fm}### Description\n\nThe scripts field.\n`;
     expect(planWindows(small, 6000)).toEqual([{ start: 0, end: small.length, headings: ['Description'] }]);
@@ -87,8 +87,26 @@ describe('planWindows', () => {
 
   it('reads setext headings as headings, but not a rule after a blank line or under a list item', () => {
     const text = [
-      'Guide', '=====', '', 'Intro text.', '', 'Install', '-------', '', 'Run it', 'twice.', '', '---', '',
-      'After the rule.', '', '- a list item', '---', '', 'End.', '',
+      'Guide',
+      '=====',
+      '',
+      'Intro text.',
+      '',
+      'Install',
+      '-------',
+      '',
+      'Run it',
+      'twice.',
+      '',
+      '---',
+      '',
+      'After the rule.',
+      '',
+      '- a list item',
+      '---',
+      '',
+      'End.',
+      '',
     ].join('\n');
     const ws = planWindows(text, 30);
     expectTiling(text, ws);
@@ -107,11 +125,7 @@ describe('planWindows', () => {
     const text = `# Long\n\n${[1, 2, 3, 4, 5].map(para).join('\n\n')}\n`;
     const ws = planWindows(text, 250);
     expectTiling(text, ws);
-    expect(texts(text, ws)).toEqual([
-      `# Long\n\n${para(1)}\n\n${para(2)}\n\n`,
-      `${para(3)}\n\n${para(4)}\n\n`,
-      `${para(5)}\n`,
-    ]);
+    expect(texts(text, ws)).toEqual([`# Long\n\n${para(1)}\n\n${para(2)}\n\n`, `${para(3)}\n\n${para(4)}\n\n`, `${para(5)}\n`]);
     expect(ws.every((w) => w.end - w.start <= 250)).toBe(true);
     expect(ws.every((w) => w.headings.join('/') === 'Long')).toBe(true);
   });
@@ -143,17 +157,25 @@ describe('planWindows', () => {
 
   it('tiles arbitrary documents exactly, and only unsplittable blocks exceed the cap', () => {
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const block = (): string => {
       switch (rand(9)) {
-        case 7: return `Setext ${rand(100)}\n${rand(2) ? '===' : '---'}\n`;
-        case 8: return '---\n';
-        case 0: return `${'#'.repeat(1 + rand(4))} Heading ${rand(100)}\n`;
-        case 1: return '```\ncode\n\n' + 'x'.repeat(rand(900)) + '\n```\n';
-        case 2: return '| h |\n|---|\n' + '| c |\n'.repeat(rand(80));
-        case 3: return '\n'.repeat(1 + rand(3));
-        case 4: return 'long '.repeat(rand(300)) + '\n';
-        default: return `Some words ${'z'.repeat(rand(60))}\nmore ${rand(9)}\n`;
+        case 7:
+          return `Setext ${rand(100)}\n${rand(2) ? '===' : '---'}\n`;
+        case 8:
+          return '---\n';
+        case 0:
+          return `${'#'.repeat(1 + rand(4))} Heading ${rand(100)}\n`;
+        case 1:
+          return '```\ncode\n\n' + 'x'.repeat(rand(900)) + '\n```\n';
+        case 2:
+          return '| h |\n|---|\n' + '| c |\n'.repeat(rand(80));
+        case 3:
+          return '\n'.repeat(1 + rand(3));
+        case 4:
+          return 'long '.repeat(rand(300)) + '\n';
+        default:
+          return `Some words ${'z'.repeat(rand(60))}\nmore ${rand(9)}\n`;
       }
     };
     for (let doc = 0; doc < 60; doc++) {

@@ -48,7 +48,12 @@ describe('integrate', () => {
     expect(r.action).toBe('created');
     expect(r.note.title).toBe('Judy and jazz');
     expect(fs.readFileSync(judy.file, 'utf8')).toBe(before);
-    const line = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.event === 'integrate');
+    const line = fs
+      .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.event === 'integrate');
     expect(line).toMatchObject({ action: 'created', model: 'stub-model', prompt_version: expect.any(String), shown: [judy.path] });
     expect(line.reason).toMatch(/not among the shown notes/);
   });
@@ -67,10 +72,19 @@ describe('integrate', () => {
     const { root } = corpusWithJudy();
     writeNote(root, { slug: 'db', title: 'Database choice', body: 'We looked at databases.' });
     const llm = stubLlm({ record_merge_decision: (m) => ({ action: 'merge', target: shownIds(m)[0], reason: 'x' }) });
-    const r = await integrate(root, toCandidate({
-      content: 'For the booking service.', topic: 'database', title: 'Use PostgreSQL', kind: 'decision',
-      choice: 'PostgreSQL', alternatives: ['MySQL', 'SQLite'], rationale: 'the team knows it',
-    }), { llm, ...rg });
+    const r = await integrate(
+      root,
+      toCandidate({
+        content: 'For the booking service.',
+        topic: 'database',
+        title: 'Use PostgreSQL',
+        kind: 'decision',
+        choice: 'PostgreSQL',
+        alternatives: ['MySQL', 'SQLite'],
+        rationale: 'the team knows it',
+      }),
+      { llm, ...rg },
+    );
     expect(r.action).toBe('created');
     expect(llm.calls).toHaveLength(0);
     expect(fs.readFileSync(r.note.file, 'utf8')).toContain(
@@ -82,7 +96,10 @@ describe('integrate', () => {
   it('fails cleanly (nothing written) when the judge cannot answer', async () => {
     const { root } = corpusWithJudy();
     const llm = stubLlm({ record_merge_decision: () => null });
-    await expect(integrate(root, toCandidate({ content: 'Judy again.', topic: 'Judy' }), { llm, ...rg })).rejects.toMatchObject({ code: 'llm_failed', exitCode: 3 });
+    await expect(integrate(root, toCandidate({ content: 'Judy again.', topic: 'Judy' }), { llm, ...rg })).rejects.toMatchObject({
+      code: 'llm_failed',
+      exitCode: 3,
+    });
     expect(loadNotes(root)).toHaveLength(2);
   });
 });
@@ -104,9 +121,16 @@ describe('retain', () => {
     });
     const r = await retain(root, { turn: { user: 'We went kayaking.', assistant: 'Nice!' } }, { llm, ...rg });
     expect(r.spooled).toBeNull();
-    expect(r.results.map((x) => [x.action, x.kind, x.title])).toEqual([['created', 'concept', 'Kayak trip'], ['created', 'concept', 'Kayak club']]);
+    expect(r.results.map((x) => [x.action, x.kind, x.title])).toEqual([
+      ['created', 'concept', 'Kayak trip'],
+      ['created', 'concept', 'Kayak club'],
+    ]);
     expect(r.results.map((x) => x.note!.path).sort()).toEqual([expect.stringMatching(/^\d{8}-kayak-2\.md$/), expect.stringMatching(/^\d{8}-kayak\.md$/)]);
-    const lines = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = fs
+      .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const judged = lines.find((l) => Array.isArray(l.repairs) && l.repairs.length);
     expect(judged.repairs).toEqual([expect.stringMatching(/kind: "fact" is not a kind; read as concept$/)]);
   });
@@ -123,14 +147,18 @@ describe('retain', () => {
     const root = tempCorpus();
     const seen: string[] = [];
     const llm = stubLlm({ record_candidates: (m) => (seen.push(conversationOf(m)), { worth_retaining: false, candidates: [] }) });
-    await retain(root, {
-      messages: [
-        { role: 'system', content: 'SYSTEM-SECRET' },
-        { role: 'user', content: '<recall>OLD-MEMORY</recall>My cat is called Miso.' },
-        { role: 'tool', content: 'TOOL-OUTPUT' },
-        { role: 'assistant', content: [{ type: 'text', text: 'Miso is a lovely name.' }] },
-      ],
-    }, { llm, ...rg });
+    await retain(
+      root,
+      {
+        messages: [
+          { role: 'system', content: 'SYSTEM-SECRET' },
+          { role: 'user', content: '<recall>OLD-MEMORY</recall>My cat is called Miso.' },
+          { role: 'tool', content: 'TOOL-OUTPUT' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Miso is a lovely name.' }] },
+        ],
+      },
+      { llm, ...rg },
+    );
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain('My cat is called Miso.');
     expect(seen[0]).toContain('Miso is a lovely name.');
@@ -167,7 +195,13 @@ describe('retain', () => {
     for (let i = 0; i < 600; i++) expect(inNotes.has(`FACT-${i}`) || inSpool.has(`FACT-${i}`), `FACT-${i}`).toBe(true);
     expect(inSpool.size).toBeGreaterThan(0);
     // A later drain with a working model lands the rest and empties the inbox.
-    const ok = stubLlm({ ...create, record_candidates: (m) => ({ worth_retaining: true, candidates: [candidate({ topic: 'drained', title: 'Drained facts', content: [...conversationOf(m).matchAll(/FACT-\d+/g)].map((x) => x[0]).join(' ') })] }) });
+    const ok = stubLlm({
+      ...create,
+      record_candidates: (m) => ({
+        worth_retaining: true,
+        candidates: [candidate({ topic: 'drained', title: 'Drained facts', content: [...conversationOf(m).matchAll(/FACT-\d+/g)].map((x) => x[0]).join(' ') })],
+      }),
+    });
     const d = await drain(root, { llm: ok, ...rg });
     expect(d).toMatchObject({ files: 1, done: 1, kept: 0 });
     expect(inboxFiles(root)).toEqual([]);
@@ -191,7 +225,10 @@ describe('retain', () => {
       delete process.env.ZK_MEMORY_SEGMENT_CHARS;
     }
     expect(ra.failure).toBe('2 of 3 segments failed: stub: no answer');
-    expect(JSON.parse(fs.readFileSync(path.join(root, ra.spooled!), 'utf8')).items.map((i: { text: string }) => i.text.slice(0, 14))).toEqual(['user: FAIL one', 'user: FAIL two']);
+    expect(JSON.parse(fs.readFileSync(path.join(root, ra.spooled!), 'utf8')).items.map((i: { text: string }) => i.text.slice(0, 14))).toEqual([
+      'user: FAIL one',
+      'user: FAIL two',
+    ]);
     expect(rb.failure).toMatch(/^invalid answer twice: /);
     expect(rb.failure).not.toContain('stub: no answer');
     fs.rmSync(root, { recursive: true });

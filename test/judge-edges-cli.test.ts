@@ -44,7 +44,11 @@ const run = (root: string, args: string[], o: { input?: string; env?: Record<str
   zk(['--root', root, ...args], { env: { ...llm.env, ...o.env }, input: o.input });
 
 function traceEvents(root: string): any[] {
-  return fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return fs
+    .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 function inbox(root: string): any[] {
@@ -137,7 +141,11 @@ describe('a multi-part retain that fails', () => {
     expect(message).toMatch(/^3 of 4 segments failed: HTTP 400: .*context_length_exceeded.*; no JSON answer twice: .*; input kept in \.zk\/inbox\//);
     expect(message.match(/context_length_exceeded/g)).toHaveLength(1);
     const [kept] = inbox(root);
-    expect(kept.items.map((i: { text: string }) => /(REFUSE one|GARBLE two|REFUSE three)/.exec(i.text)?.[1])).toEqual(['REFUSE one', 'GARBLE two', 'REFUSE three']);
+    expect(kept.items.map((i: { text: string }) => /(REFUSE one|GARBLE two|REFUSE three)/.exec(i.text)?.[1])).toEqual([
+      'REFUSE one',
+      'GARBLE two',
+      'REFUSE three',
+    ]);
     expect(kept.reason).toBe(message.replace(/; input kept in .*$/, ''));
   });
 });
@@ -147,12 +155,18 @@ describe('split families and decision children', () => {
     const root = corpus();
     const big = writeNote(root, { slug: 'rollout', title: 'Rollout', body: 'We release on Tuesdays.\n\nWe chose blue-green over canary: fastest rollback.' });
     splitScript = () => ({
-      split: true, parent_summary: 'How the booking service rolls out.',
+      split: true,
+      parent_summary: 'How the booking service rolls out.',
       fragments: [
         { title: 'Release day', slug: 'release-day', content: 'We release on Tuesdays.', kind: 'concept' },
         {
-          title: 'Rollback: blue-green', slug: 'rollback', content: 'The booking service rolls back by switching traffic.', kind: 'decision',
-          choice: 'blue-green', alternatives: ['canary'], rationale: 'fastest rollback',
+          title: 'Rollback: blue-green',
+          slug: 'rollback',
+          content: 'The booking service rolls back by switching traffic.',
+          kind: 'decision',
+          choice: 'blue-green',
+          alternatives: ['canary'],
+          rationale: 'fastest rollback',
         },
       ],
     });
@@ -160,7 +174,9 @@ describe('split families and decision children', () => {
     expect(s.code, s.stderr).toBe(0);
     const [release, rollback] = s.json.children;
     const body = fs.readFileSync(path.join(root, rollback.path), 'utf8');
-    expect(body).toContain('**Decision:** blue-green\n\nThe booking service rolls back by switching traffic.\n\n**Alternatives considered:**\n- canary\n\n**Rationale:** fastest rollback');
+    expect(body).toContain(
+      '**Decision:** blue-green\n\nThe booking service rolls back by switching traffic.\n\n**Alternatives considered:**\n- canary\n\n**Rationale:** fastest rollback',
+    );
 
     // The judge wants every member of the family folded into another one it is shown.
     mergeScript = (m) => ({ action: 'merge', target: shownIds(m)[0], reason: 'same' });
@@ -178,6 +194,9 @@ describe('split families and decision children', () => {
     expect(read.json.links[0].anchor_uuid).toBeUndefined();
     const plain = writeNote(root, { slug: 'fan', title: 'Fan', body: `[Rollout](${big.path}) and [old](${big.path}) <!-- uuid: ${big.uuid} -->` });
     const fan = await run(root, ['--json', 'read', plain.path]);
-    expect(fan.json.links.map((l: any) => [l.uuid, l.anchor_uuid ?? null])).toEqual([[s.json.parent.uuid, null], [s.json.parent.uuid, big.uuid]]);
+    expect(fan.json.links.map((l: any) => [l.uuid, l.anchor_uuid ?? null])).toEqual([
+      [s.json.parent.uuid, null],
+      [s.json.parent.uuid, big.uuid],
+    ]);
   });
 });

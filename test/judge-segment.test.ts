@@ -44,7 +44,7 @@ describe('segmenting', () => {
   it('never loses a character, whatever the input', () => {
     const alphabet = ['a', 'b ', '.', '\n', '\n\n', ' \n \n', '東', '😀', '!', '\t'];
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     for (let round = 0; round < 200; round++) {
       let text = '';
       const len = rand(400);

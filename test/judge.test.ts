@@ -19,28 +19,49 @@ interface Call {
 /** A StructuredLLM that answers from a script and remembers what it was asked. */
 function stub(answers: (Record<string, unknown> | null | string)[], model = 'stub-model') {
   const calls: Call[] = [];
-  const llm = Object.assign(async (messages: ChatMessage[], options: StructuredCallOptions) => {
-    calls.push({ messages, options });
-    const a = answers[calls.length - 1];
-    if (a === undefined) throw new Error('unexpected call');
-    if (a === null || typeof a === 'string') {
-      options.onFailure?.(typeof a === 'string' ? a : 'no answer');
-      return null;
-    }
-    return structuredClone(a);
-  }, { model }) as StructuredLLM;
+  const llm = Object.assign(
+    async (messages: ChatMessage[], options: StructuredCallOptions) => {
+      calls.push({ messages, options });
+      const a = answers[calls.length - 1];
+      if (a === undefined) throw new Error('unexpected call');
+      if (a === null || typeof a === 'string') {
+        options.onFailure?.(typeof a === 'string' ? a : 'no answer');
+        return null;
+      }
+      return structuredClone(a);
+    },
+    { model },
+  ) as StructuredLLM;
   return { llm, calls };
 }
 
 function traceLines(root: string): any[] {
   const file = path.join(root, '.zk', 'trace.jsonl');
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
-const judy = { kind: 'concept', topic: 'Judy', title: 'Judy paints sunrises', slug: 'judy-paints-sunrises', content: 'Judy Chen paints lake sunrises at dawn.' };
+const judy = {
+  kind: 'concept',
+  topic: 'Judy',
+  title: 'Judy paints sunrises',
+  slug: 'judy-paints-sunrises',
+  content: 'Judy Chen paints lake sunrises at dawn.',
+};
 const decision = {
-  kind: 'decision', topic: 'rollback strategy', title: 'Rollback: blue-green', slug: 'rollback-blue-green',
-  content: 'The booking service rolls back by switching traffic.', choice: 'blue-green', alternatives: ['canary'], rationale: 'fastest rollback',
+  kind: 'decision',
+  topic: 'rollback strategy',
+  title: 'Rollback: blue-green',
+  slug: 'rollback-blue-green',
+  content: 'The booking service rolls back by switching traffic.',
+  choice: 'blue-green',
+  alternatives: ['canary'],
+  rationale: 'fastest rollback',
 };
 
 describe('distill', () => {
@@ -88,14 +109,16 @@ describe('distill', () => {
     expect(b).toMatchObject({ kind: 'decision', alternatives: ['canary', 'rolling update'] });
     expect(c).toMatchObject({ kind: 'entity_update', title: '', slug: '' });
     expect(candidateNoteName(c)).toEqual({ title: 'Judy Chen', slug: 'judy-chen' });
-    expect(r.repairs).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^candidates\/0\/kind: "insight" is not a kind; read as concept/),
-      expect.stringMatching(/^candidates\/0\/title: clipped from 300 to 200/),
-      expect.stringMatching(/^candidates\/0\/slug: .* sanitized to "judy-paints"/),
-      expect.stringMatching(/^candidates\/1\/kind: "Decision" read as "decision"/),
-      expect.stringMatching(/^candidates\/1\/alternatives: text read as a list of 2/),
-      expect.stringMatching(/^worth_retaining: "true" read as a boolean/),
-    ]));
+    expect(r.repairs).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^candidates\/0\/kind: "insight" is not a kind; read as concept/),
+        expect.stringMatching(/^candidates\/0\/title: clipped from 300 to 200/),
+        expect.stringMatching(/^candidates\/0\/slug: .* sanitized to "judy-paints"/),
+        expect.stringMatching(/^candidates\/1\/kind: "Decision" read as "decision"/),
+        expect.stringMatching(/^candidates\/1\/alternatives: text read as a list of 2/),
+        expect.stringMatching(/^worth_retaining: "true" read as a boolean/),
+      ]),
+    );
     const [line] = traceLines(root);
     expect(line.repairs).toEqual(r.repairs);
     expect(line.answer.candidates[0].kind).toBe('insight');
@@ -220,7 +243,10 @@ describe('merge judge', () => {
   it('never merges a decision, and reads an unknown or target-less action as create', async () => {
     expect(verifyMergeDecision({ action: 'merge', target: shown[0].id, reason: '' }, shown, 'decision').action).toBe('create');
     expect(verifyMergeDecision({ action: 'supersede', target: shown[0].id, reason: '' }, shown, 'decision').action).toBe('supersede');
-    const { llm } = stub([{ action: 'append', target: shown[0].id, reason: '?' }, { action: 'merge', reason: 'same' }]);
+    const { llm } = stub([
+      { action: 'append', target: shown[0].id, reason: '?' },
+      { action: 'merge', reason: 'same' },
+    ]);
     for (const _ of [1, 2]) {
       const r = await judgeMerge(llm, update, shown);
       expect(r).toMatchObject({ ok: true, value: { action: 'create' } });
@@ -267,7 +293,10 @@ describe('split judge', () => {
   });
 
   it('keeps a note whole when the judge says so, or gives a single fragment', async () => {
-    const { llm } = stub([{ split: false, parent_summary: '', fragments: [] }, { split: true, parent_summary: 'x', fragments: [fragment(1)] }]);
+    const { llm } = stub([
+      { split: false, parent_summary: '', fragments: [] },
+      { split: true, parent_summary: 'x', fragments: [fragment(1)] },
+    ]);
     expect(await judgeSplit(llm, note)).toMatchObject({ ok: true, value: { split: false, fragments: [] } });
     expect(await judgeSplit(llm, note)).toMatchObject({ ok: true, value: { split: false, fragments: [] } });
   });

@@ -55,7 +55,11 @@ describe('what a resident process keeps of every note', () => {
     const body = `Text of the note. ${'lorem ipsum dolor '.repeat((BODY_KB * 1024) / 18)}\n`;
     for (let i = 0; i < NOTES; i++) {
       const uuid = `${String(i).padStart(8, '0')}-1111-4111-8111-111111111111`;
-      write(root, `20260101-note-${i}.md`, `---\nuuid: ${uuid}\ntitle: A note numbered ${i} with a long title\ndate: 2026-01-01\n---\n\n# A note numbered ${i}\n\n${body}`);
+      write(
+        root,
+        `20260101-note-${i}.md`,
+        `---\nuuid: ${uuid}\ntitle: A note numbered ${i} with a long title\ndate: 2026-01-01\n---\n\n# A note numbered ${i}\n\n${body}`,
+      );
     }
     const read = (NOTES * BODY_KB) / 1024; // about 30 MB of text
     for (const cached of ['cached', 'uncached']) {

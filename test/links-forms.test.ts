@@ -60,7 +60,10 @@ describe('links as people write them', () => {
 
   it('gives line numbers of the whole file when only the body is parsed', () => {
     const text = '---\ntitle: x\n---\n\n[[a]] and [b](b.md)\n';
-    expect(parseLinks(text, text.indexOf('\n\n') + 1).map((l) => [l.target, l.line])).toEqual([['a', 5], ['b.md', 5]]);
+    expect(parseLinks(text, text.indexOf('\n\n') + 1).map((l) => [l.target, l.line])).toEqual([
+      ['a', 5],
+      ['b.md', 5],
+    ]);
   });
 });
 
@@ -99,7 +102,9 @@ describe('the plain scan', () => {
 
 describe('headings', () => {
   it('counts ATX and setext headings outside code, by GitHub slugs and by text for wikilinks', () => {
-    const body = ['Setext *one*', '===', '', 'Two: the sequel', '---', '', '```', '# not a heading', '```', '', '# Two: the sequel #', 'para ^blk-1'].join('\n');
+    const body = ['Setext *one*', '===', '', 'Two: the sequel', '---', '', '```', '# not a heading', '```', '', '# Two: the sequel #', 'para ^blk-1'].join(
+      '\n',
+    );
     expect([...headingSlugs(body)]).toEqual(['setext-one', 'two-the-sequel', 'two-the-sequel-1']);
     const h = noteHeadings(parseMarkdown(body));
     expect(hasWikiFragment(h, 'Setext one')).toBe(true);

@@ -63,11 +63,23 @@ function config(over: Partial<LlmConfig> = {}): LlmConfig {
 }
 
 const toolAnswer = (args: unknown) => ({
-  choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'record_x', arguments: typeof args === 'string' ? args : JSON.stringify(args) } }] } }],
+  choices: [
+    {
+      finish_reason: 'tool_calls',
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'record_x', arguments: typeof args === 'string' ? args : JSON.stringify(args) } }],
+      },
+    },
+  ],
 });
 const contentAnswer = (content: string) => ({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content } }] });
 
-const messages: ChatMessage[] = [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }];
+const messages: ChatMessage[] = [
+  { role: 'system', content: 'be brief' },
+  { role: 'user', content: 'hello' },
+];
 const schema = { type: 'object', properties: { x: { type: 'number' } }, required: ['x'] };
 
 /** Call the adapter and also collect why it failed, if it did. */
@@ -93,9 +105,10 @@ describe('chat-completions adapter', () => {
   });
 
   it('falls back to JSON mode when the server rejects tools, and remembers it', async () => {
-    script = (req) => req.body.tools
-      ? { status: 400, body: { error: { message: 'tools are not supported by this model' } } }
-      : { body: contentAnswer('```json\n{"x": 2}\n```') };
+    script = (req) =>
+      req.body.tools
+        ? { status: 400, body: { error: { message: 'tools are not supported by this model' } } }
+        : { body: contentAnswer('```json\n{"x": 2}\n```') };
     const { answer, llm } = await ask(config());
     expect(answer).toEqual({ x: 2 });
     expect(seen).toHaveLength(2);
@@ -146,7 +159,8 @@ describe('chat-completions adapter', () => {
   });
 
   it('takes a 500 that refuses tools as a refusal, not a hiccup', async () => {
-    script = (req) => (req.body.tools ? { status: 500, body: { error: { message: 'tools param requires --jinja flag' } } } : { body: contentAnswer('{"x": 8}') });
+    script = (req) =>
+      req.body.tools ? { status: 500, body: { error: { message: 'tools param requires --jinja flag' } } } : { body: contentAnswer('{"x": 8}') };
     expect((await ask(config())).answer).toEqual({ x: 8 });
     expect(seen.map((s) => Boolean(s.body.tools))).toEqual([true, false]);
   });
@@ -160,11 +174,16 @@ describe('chat-completions adapter', () => {
   });
 
   it('takes a 401 or a 403 as an unreachable endpoint: one request, the endpoint and the answer named', async () => {
-    for (const [status, cause] of [[401, 'the key was not accepted'], [403, 'access denied']] as const) {
+    for (const [status, cause] of [
+      [401, 'the key was not accepted'],
+      [403, 'access denied'],
+    ] as const) {
       seen = [];
       script = () => ({ status, body: { error: 'bad key' } });
       expect(await ask(config())).toMatchObject({
-        answer: null, kind: 'unreachable', reason: `LLM endpoint ${base}/v1/chat/completions unreachable: HTTP ${status}, ${cause}: {"error":"bad key"}`,
+        answer: null,
+        kind: 'unreachable',
+        reason: `LLM endpoint ${base}/v1/chat/completions unreachable: HTTP ${status}, ${cause}: {"error":"bad key"}`,
       });
       expect(seen).toHaveLength(1);
     }
@@ -173,15 +192,23 @@ describe('chat-completions adapter', () => {
   it('takes a refused connection, an unknown host or a failed TLS handshake as unreachable, never retried; a reset is retried', async () => {
     // Nothing listens on port 1.
     expect(await ask(config({ base: 'http://127.0.0.1:1' }))).toMatchObject({
-      answer: null, kind: 'unreachable', reason: 'LLM endpoint http://127.0.0.1:1/v1/chat/completions unreachable: connection refused (ECONNREFUSED)',
+      answer: null,
+      kind: 'unreachable',
+      reason: 'LLM endpoint http://127.0.0.1:1/v1/chat/completions unreachable: connection refused (ECONNREFUSED)',
     });
     // The .invalid domain never resolves.
     expect(await ask(config({ base: 'http://zk-memory-test.invalid' }))).toMatchObject({
-      answer: null, kind: 'unreachable', reason: expect.stringMatching(/^LLM endpoint http:\/\/zk-memory-test\.invalid\/v1\/chat\/completions unreachable: host not found \((ENOTFOUND|EAI_AGAIN)\)$/),
+      answer: null,
+      kind: 'unreachable',
+      reason: expect.stringMatching(
+        /^LLM endpoint http:\/\/zk-memory-test\.invalid\/v1\/chat\/completions unreachable: host not found \((ENOTFOUND|EAI_AGAIN)\)$/,
+      ),
     });
     // TLS spoken to this plain-HTTP server fails its handshake, once: the server sees one connection.
     expect(await ask(config({ base: base.replace('http:', 'https:') }))).toMatchObject({
-      answer: null, kind: 'unreachable', reason: expect.stringMatching(/ unreachable: TLS failed \(\w+\)$/),
+      answer: null,
+      kind: 'unreachable',
+      reason: expect.stringMatching(/ unreachable: TLS failed \(\w+\)$/),
     });
     expect(connections).toBe(1);
     // A connection reset is a hiccup, not a dead endpoint: it is retried.

@@ -22,7 +22,11 @@ describe('settings', () => {
   });
 
   it('flags win over the environment; defaults apply; blank is unset', () => {
-    const s = settingsFrom(['--llm-base', 'http://flag', '--llm-timeout', '2.5', '--llm-max-tokens', '100'], { ZK_MEMORY_LLM_BASE: 'http://env', ZK_MEMORY_LLM_MODEL: 'm', ZK_MEMORY_LLM_KEY: 'k' });
+    const s = settingsFrom(['--llm-base', 'http://flag', '--llm-timeout', '2.5', '--llm-max-tokens', '100'], {
+      ZK_MEMORY_LLM_BASE: 'http://env',
+      ZK_MEMORY_LLM_MODEL: 'm',
+      ZK_MEMORY_LLM_KEY: 'k',
+    });
     expect(llmConfig(s)).toMatchObject({ base: 'http://flag', model: 'm', key: 'k', timeoutMs: 2500, maxTokens: 100, retries: 3 });
     const d = llmConfig(new Settings({ ZK_MEMORY_LLM_BASE: 'b', ZK_MEMORY_LLM_MODEL: 'm', ZK_MEMORY_LLM_MAX_TOKENS: '' }));
     expect(d?.maxTokens).toBe(8192);

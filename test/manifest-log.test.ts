@@ -1,9 +1,26 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { manifestId, manifestLogPath, manifestPath, readManifest, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from '../src/search/manifest.js';
+import {
+  manifestId,
+  manifestLogPath,
+  manifestPath,
+  readManifest,
+  recordManifestChange,
+  writeManifest,
+  type FileState,
+  type KnownManifest,
+  type Manifest,
+} from '../src/search/manifest.js';
 import { tempCorpus } from './helpers/corpus.js';
 
-const state = (i: number, hash = `${i}`.padStart(16, 'a')): FileState => ({ mtimeMs: 1764000000000.25 + i, size: 100 + i, hash, ctimeMs: 1764000000001.5 + i, ino: 4000 + i, unsure: i % 3 === 0 });
+const state = (i: number, hash = `${i}`.padStart(16, 'a')): FileState => ({
+  mtimeMs: 1764000000000.25 + i,
+  size: 100 + i,
+  hash,
+  ctimeMs: 1764000000001.5 + i,
+  ino: 4000 + i,
+  unsure: i % 3 === 0,
+});
 
 function written(root: string, n: number): KnownManifest {
   const m: Manifest = { files: new Map(), refreshes: 2, builtAt: '2026-12-01T10:00:00.000Z', refreshedAt: '2026-12-02T10:00:00.000Z' };
@@ -34,7 +51,15 @@ describe('the manifest and its log', () => {
     const root = tempCorpus();
     const m = written(root, 50);
     const size = fs.statSync(manifestPath(root)).size;
-    refresh(root, m, [['20261201-note-7.md', state(7, 'ffffffffffffffff')], ['20261202-new.md', state(60)]], ['20261201-note-3.md']);
+    refresh(
+      root,
+      m,
+      [
+        ['20261201-note-7.md', state(7, 'ffffffffffffffff')],
+        ['20261202-new.md', state(60)],
+      ],
+      ['20261201-note-3.md'],
+    );
     refresh(root, m, [['20261201-note-8.md', state(8, 'eeeeeeeeeeeeeeee')]], []);
     // The manifest file was not written again: the changes are lines of the log.
     expect(fs.statSync(manifestPath(root)).size).toBe(size);

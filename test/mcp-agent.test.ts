@@ -25,7 +25,10 @@ beforeAll(async () => {
     record_candidates: (m) => {
       if (modelDown) return null;
       const cat = /cat is called (\w+)/.exec(conversationOf(m));
-      return { worth_retaining: Boolean(cat), candidates: cat ? [{ kind: 'entity_update', topic: 'cat', title: `Cat ${cat[1]}`, slug: '', content: `The user's cat is called ${cat[1]}.` }] : [] };
+      return {
+        worth_retaining: Boolean(cat),
+        candidates: cat ? [{ kind: 'entity_update', topic: 'cat', title: `Cat ${cat[1]}`, slug: '', content: `The user's cat is called ${cat[1]}.` }] : [],
+      };
     },
     record_merge_decision: () => ({ action: 'create', target: '', reason: 'new subject' }),
   });
@@ -53,7 +56,7 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<a
   return r;
 }
 
-describe('an agent keeps a user\'s memory over MCP', () => {
+describe("an agent keeps a user's memory over MCP", () => {
   it('is told how the memory works when it connects, and can look around', async () => {
     expect(client.getInstructions()).toMatch(/one thought per note/);
     expect(client.getInstructions()).toMatch(/supersede/);
@@ -64,7 +67,12 @@ describe('an agent keeps a user\'s memory over MCP', () => {
 
   it('stores facts, changes one, and the answers show the current value with the date it changed', async () => {
     await call('write', { slug: 'user-editor', title: 'The user edits in Helix', body: 'The user prefers the Helix editor.', kind: 'entity_update' });
-    const atlas = await call('write', { slug: 'project-atlas', title: 'Atlas deadline is 13 March 2026', body: 'Project Atlas: deadline 13 March 2026. Owner: the user.', kind: 'entity_update' });
+    const atlas = await call('write', {
+      slug: 'project-atlas',
+      title: 'Atlas deadline is 13 March 2026',
+      body: 'Project Atlas: deadline 13 March 2026. Owner: the user.',
+      kind: 'entity_update',
+    });
     await call('merge', { ref: 'project-atlas', fragment: 'Deadline moved: Atlas is now due on 20 March 2026.' });
     const found = await call('search', { query: 'Atlas project deadline' });
     const hit = found.structuredContent.hits[0];
@@ -75,7 +83,13 @@ describe('an agent keeps a user\'s memory over MCP', () => {
     expect(found.content[0].text).toContain('20 March 2026');
 
     // A fact that changes is superseded: the bare slug now names the current note.
-    const next = await call('write', { slug: 'user-editor', title: 'The user now edits in Zed', body: 'The user switched to the Zed editor.', kind: 'entity_update', supersedes: 'user-editor' });
+    const next = await call('write', {
+      slug: 'user-editor',
+      title: 'The user now edits in Zed',
+      body: 'The user switched to the Zed editor.',
+      kind: 'entity_update',
+      supersedes: 'user-editor',
+    });
     expect(next.structuredContent).toMatchObject({ ok: true, action: 'superseded' });
     const read = await call('read', { ref: 'user-editor' });
     expect(read.structuredContent.note.title).toBe('The user now edits in Zed');
@@ -119,10 +133,16 @@ describe('an agent keeps a user\'s memory over MCP', () => {
 describe('an agent studies three documents over MCP', () => {
   it('reads every window, writes notes in its own words, and is told clearly when it is done', async () => {
     const docs = tempDir('zk-docs-');
-    const sections = (name: string, n: number) => [
-      '---', `title: ${name}`, '---', '', `# ${name}`, '',
-      ...Array.from({ length: n }, (_, i) => [`## Part ${i + 1}`, '', `${name} part ${i + 1}: a short paragraph about step ${i + 1}.`, '']).flat(),
-    ].join('\n');
+    const sections = (name: string, n: number) =>
+      [
+        '---',
+        `title: ${name}`,
+        '---',
+        '',
+        `# ${name}`,
+        '',
+        ...Array.from({ length: n }, (_, i) => [`## Part ${i + 1}`, '', `${name} part ${i + 1}: a short paragraph about step ${i + 1}.`, '']).flat(),
+      ].join('\n');
     fs.writeFileSync(path.join(docs, 'deploy.md'), sections('Deploying', 6));
     fs.writeFileSync(path.join(docs, 'oncall.md'), sections('On call', 5));
     fs.writeFileSync(path.join(docs, 'backups.md'), sections('Backups', 4));
@@ -141,7 +161,11 @@ describe('an agent studies three documents over MCP', () => {
       }
       const w = next.structuredContent.window;
       expect(w.text.length).toBeGreaterThan(0);
-      const acc = await call('ingest_accept', { source: 'agent', title: `Notes on ${w.document.path} window ${w.index}`, body: `In my words: ${w.headings.join(' / ')}.` });
+      const acc = await call('ingest_accept', {
+        source: 'agent',
+        title: `Notes on ${w.document.path} window ${w.index}`,
+        body: `In my words: ${w.headings.join(' / ')}.`,
+      });
       expect(acc.structuredContent).toMatchObject({ ok: true, action: 'created', window_status: 'done' });
       expect(nexts).toBeLessThan(40);
     }
@@ -153,7 +177,7 @@ describe('an agent studies three documents over MCP', () => {
 
 describe('an agent that makes the mistakes agents make', () => {
   it('names a note by its title, is offered the note it mistyped, and a number in a slug stays part of the name', async () => {
-    await call('write', { slug: 'dana-whitfield', title: 'Dana Whitfield', body: 'Dana is the studio\'s client.', kind: 'entity_update' });
+    await call('write', { slug: 'dana-whitfield', title: 'Dana Whitfield', body: "Dana is the studio's client.", kind: 'entity_update' });
     await call('write', { slug: 'lisbon-trip', title: 'Lisbon/Porto 🚆 trip: April', body: 'Dana plans a trip to Lisbon and Porto in April.' });
     const byTitle = await call('read', { ref: 'Lisbon/Porto 🚆 trip: April' });
     expect(byTitle.structuredContent.note.title).toBe('Lisbon/Porto 🚆 trip: April');

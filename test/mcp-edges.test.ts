@@ -20,7 +20,12 @@ const SOME_LLM = { ZK_MEMORY_BACKEND: 'rg', ZK_MEMORY_LLM_BASE: 'http://127.0.0.
 const clients: Client[] = [];
 
 async function connect(root: string, env: Record<string, string>): Promise<Client> {
-  const transport = new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--root', root], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: 'node',
+    args: [BIN, 'mcp', '--root', root],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'zk-memory-edges', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
@@ -31,7 +36,10 @@ afterAll(async () => {
   for (const c of clients) await c.close();
 });
 
-const caller = (client: Client) => async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as any;
+const caller =
+  (client: Client) =>
+  async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as any;
 /** The command line on `root`, in this process (the MCP server a test compares it with runs in its own). */
 const cliIn = (root: string) => (args: string[], input?: string) => zk(['--root', root, ...args], { env: NO_LLM, input });
 
@@ -52,7 +60,7 @@ beforeAll(async () => {
 });
 
 describe('an empty search query is a usage error', () => {
-  it('over MCP: an error answer, in the tool\'s own terms', async () => {
+  it("over MCP: an error answer, in the tool's own terms", async () => {
     for (const query of ['', '   ', '\n\t']) {
       const r = await call('search', { query });
       expect(r.isError, JSON.stringify(query)).toBe(true);
@@ -105,7 +113,12 @@ describe('what a session offers follows what the corpus and the server have', ()
     expect(told).not.toMatch(/\blog\b|integrate|retain/);
     expect(told).toContain('This session has no LLM: keep memories yourself with write, merge and supersede.');
     const o = await call('overview');
-    expect(o.structuredContent).toMatchObject({ ok: true, git: { work_tree: false, reason: 'the corpus is not in a git work tree' }, llm: { configured: false }, server: { running: false } });
+    expect(o.structuredContent).toMatchObject({
+      ok: true,
+      git: { work_tree: false, reason: 'the corpus is not in a git work tree' },
+      llm: { configured: false },
+      server: { running: false },
+    });
     const text = o.content[0].text;
     expect(text).toContain('LLM: not configured (keep memories yourself: `write` a new note, `merge` into one, `supersede` one that changed)');
     expect(text).not.toMatch(/integrate|retain/);
@@ -258,7 +271,11 @@ describe('a fragment merged by ingest records its source document', () => {
     expect(read.structuredContent.note.body.endsWith(`\n---\n*${at}:* On Linux, use the package manager.\n`)).toBe(true);
     // The note still reads as before: its title, and its uuid.
     expect(read.structuredContent.note).toMatchObject({ title: 'Installing the agent', uuid: target.uuid });
-    const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const trace = fs
+      .readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(trace.find((t) => t.event === 'ingest_accept')).toMatchObject({ action: 'merged', source_doc: 'install.md' });
     expect(trace.find((t) => t.event === 'merge')).toMatchObject({ origin: { source_doc: 'install.md', ingest_window: 'handbook/d1-w1' } });
   });
@@ -283,7 +300,7 @@ describe('a fragment merged by ingest records its source document', () => {
   });
 });
 
-describe('a title like a live note\'s is written, and the similar note named', () => {
+describe("a title like a live note's is written, and the similar note named", () => {
   it('over MCP: similar in the JSON and a line in the text with the tools to use', async () => {
     const root = tempCorpus();
     const mcp = caller(await connect(root, NO_LLM));
@@ -301,7 +318,9 @@ describe('a title like a live note\'s is written, and the similar note named', (
     ]);
     // A superseded note is no longer a live one.
     await mcp('supersede', { old: first.path, by: w.structuredContent.note.path });
-    expect((await mcp('write', { slug: 'cats-of-judy', title: 'Judy cats' })).structuredContent.similar.map((s: any) => s.path)).toEqual([w.structuredContent.note.path]);
+    expect((await mcp('write', { slug: 'cats-of-judy', title: 'Judy cats' })).structuredContent.similar.map((s: any) => s.path)).toEqual([
+      w.structuredContent.note.path,
+    ]);
   });
 
   it('on the command line: a warning on stderr naming the note and the commands, similar in the JSON', async () => {
@@ -326,11 +345,17 @@ describe('a title like a live note\'s is written, and the similar note named', (
 describe('replacing a note under its own slug', () => {
   it('is what the write tool says, and what it does', async () => {
     const write = (await plainClient.listTools()).tools.find((t) => t.name === 'write')!;
-    expect(write.description).toContain('To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it.');
+    expect(write.description).toContain(
+      'To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it.',
+    );
     expect(write.inputSchema.properties).toHaveProperty('date');
     const old = (await call('write', { slug: 'standup', title: 'Standup is at 9:30' })).structuredContent.note;
     const next = await call('write', { slug: 'standup', title: 'Standup moved to 10:00', supersedes: 'standup' });
-    expect(next.structuredContent).toMatchObject({ action: 'superseded', note: { path: old.path.replace(/standup\.md$/, 'standup-2.md') }, target: { path: old.path } });
+    expect(next.structuredContent).toMatchObject({
+      action: 'superseded',
+      note: { path: old.path.replace(/standup\.md$/, 'standup-2.md') },
+      target: { path: old.path },
+    });
     expect((await call('read', { ref: 'standup' })).structuredContent.note.title).toBe('Standup moved to 10:00');
   });
 });

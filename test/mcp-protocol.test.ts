@@ -104,7 +104,12 @@ describe('MCP server: a misbehaving client gets an answer and the server keeps s
   });
 
   it('answers a 16 MB message with an error, then serves the next call', async () => {
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'write', arguments: { slug: 'huge', title: 'Huge', body: 'x'.repeat(16 * 1024 * 1024) } } });
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 77,
+      method: 'tools/call',
+      params: { name: 'write', arguments: { slug: 'huge', title: 'Huge', body: 'x'.repeat(16 * 1024 * 1024) } },
+    });
     send(huge);
     expect(await answer()).toMatchObject({ jsonrpc: '2.0', id: 77, error: { code: -32600, message: expect.stringMatching(/too large/) } });
     expect(mdFiles(root).some((f) => f.endsWith('-huge.md'))).toBe(false);

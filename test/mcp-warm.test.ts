@@ -31,7 +31,14 @@ beforeAll(async () => {
   const transport = new StdioClientTransport({
     command: 'node',
     args: [BIN, 'mcp', '--root', root],
-    env: { ...(process.env as Record<string, string>), ZK_MEMORY_BACKEND: 'fts', ZK_MEMORY_INDEX_SCAN_SECONDS: '', ZK_MEMORY_INDEX_SCAN_BELOW: '', ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+    env: {
+      ...(process.env as Record<string, string>),
+      ZK_MEMORY_BACKEND: 'fts',
+      ZK_MEMORY_INDEX_SCAN_SECONDS: '',
+      ZK_MEMORY_INDEX_SCAN_BELOW: '',
+      ZK_MEMORY_LLM_BASE: '',
+      ZK_MEMORY_LLM_MODEL: '',
+    },
     stderr: 'pipe',
   });
   client = new Client({ name: 'zk-memory-warm-test', version: '1.0.0' });
@@ -92,7 +99,7 @@ describe('a warm MCP server searches a corpus others change', () => {
     expect(await titles('yurts')).toEqual(['Hill']);
   });
 
-  it("finds a note an editor replaced under its own name", async () => {
+  it('finds a note an editor replaced under its own name', async () => {
     const tmp = path.join(root, '.20260102-hill.md.swp');
     fs.writeFileSync(tmp, fs.readFileSync(path.join(root, '20260102-hill.md'), 'utf8').replace('climb', 'scramble with goats'));
     fs.renameSync(tmp, path.join(root, '20260102-hill.md'));

@@ -34,8 +34,27 @@ describe('MCP server over stdio', () => {
     const { tools } = await client.listTools();
     // Without an LLM, the tools that could only park their input are not offered; without git, log is not.
     expect(tools.map((t) => t.name).sort()).toEqual([
-      'archive', 'context', 'inbox', 'inbox_done', 'inbox_next', 'inbox_skip', 'ingest_accept', 'ingest_next', 'ingest_skip', 'ingest_start', 'ingest_status',
-      'list', 'merge', 'overview', 'read', 'search', 'supersede', 'tend_check', 'tend_repair', 'tend_robustify', 'write',
+      'archive',
+      'context',
+      'inbox',
+      'inbox_done',
+      'inbox_next',
+      'inbox_skip',
+      'ingest_accept',
+      'ingest_next',
+      'ingest_skip',
+      'ingest_start',
+      'ingest_status',
+      'list',
+      'merge',
+      'overview',
+      'read',
+      'search',
+      'supersede',
+      'tend_check',
+      'tend_repair',
+      'tend_robustify',
+      'write',
     ]);
     expect(tools.find((t) => t.name === 'search')!.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === 'write')!.annotations?.readOnlyHint).toBe(false);
@@ -80,7 +99,7 @@ describe('MCP server over stdio', () => {
     expect(found.structuredContent.hits[0]).toMatchObject({ path: dana.structuredContent.note.path, updated: localDay(fragmentDates(file)[0]) });
   });
 
-  it('search snippets show the best passage, the note\'s own text or a fragment, without fragment markup', async () => {
+  it("search snippets show the best passage, the note's own text or a fragment, without fragment markup", async () => {
     const padding = 'Filler about the weather and the harbour lights at dusk. '.repeat(6);
     const pim = await call('write', { slug: 'pim-jansen', title: 'Pim Jansen', body: `Pim Jansen repairs the ferry engines at the Zaandam yard. ${padding}` });
     await call('merge', { ref: 'pim-jansen', fragment: 'Pim likes black coffee.', source: 'probe-agent' });
@@ -98,7 +117,14 @@ describe('MCP server over stdio', () => {
     const before = mdFiles(root);
     const bad = await call('read', { ref: '../../etc/passwd' });
     expect(bad.isError).toBe(true);
-    expect(bad.structuredContent).toEqual({ ok: false, error: { code: 'invalid_ref', message: 'invalid ref: "../../etc/passwd" (a ref names a note in the corpus root, not a path, unless it is a note\'s title)', suggestions: [] } });
+    expect(bad.structuredContent).toEqual({
+      ok: false,
+      error: {
+        code: 'invalid_ref',
+        message: 'invalid ref: "../../etc/passwd" (a ref names a note in the corpus root, not a path, unless it is a note\'s title)',
+        suggestions: [],
+      },
+    });
     const unknown = await call('read', { ref: 'nobody' });
     expect(unknown.content[0].text).toBe('error: unknown ref: nobody');
     const slug = await call('write', { slug: '???', title: 'T' });

@@ -75,7 +75,8 @@ describe('the name index', () => {
 
   it('passes over a torn line and a name that is no note', async () => {
     const { root, run } = await indexed();
-    for (const f of fs.readdirSync(names(root))) if (f !== 'complete') fs.appendFileSync(path.join(names(root), f), '["s judy", "../outside.md"]\n["t cat judi"');
+    for (const f of fs.readdirSync(names(root)))
+      if (f !== 'complete') fs.appendFileSync(path.join(names(root), f), '["s judy", "../outside.md"]\n["t cat judi"');
     const w = await run('write', 'judy', 'Judy cats', 'x', '--json');
     expect(w.code, w.stderr).toBe(0);
     expect(w.json.similar).toEqual([]);

@@ -51,7 +51,11 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     const c = shared('merges');
     fs.writeFileSync(path.join(c.server, '20261201-judy.md'), NOTE);
     const workers = ['a1', 'a2', 'b1', 'b2'].map((tag) =>
-      execa('node', [LOOP, tag.startsWith('a') ? c.a : c.b, 'merge', '20261201-judy', '5', tag], { reject: false, env: nas![tag.startsWith('a') ? 'a' : 'b'].env }));
+      execa('node', [LOOP, tag.startsWith('a') ? c.a : c.b, 'merge', '20261201-judy', '5', tag], {
+        reject: false,
+        env: nas![tag.startsWith('a') ? 'a' : 'b'].env,
+      }),
+    );
     const results = await Promise.all(workers);
     for (const r of results) expect(r.exitCode, r.stderr).toBe(0);
     const text = fs.readFileSync(path.join(c.server, '20261201-judy.md'), 'utf8');
@@ -93,7 +97,9 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     fs.writeFileSync(path.join(c.server, 'counter.txt'), '0\n');
     // Four writers take turns 24 times over two cached mounts: on a loaded machine one may wait
     // longer than the default 30 s for its turn, which is a wait, not a lost update.
-    const runs = [c.a, c.a, c.b, c.b].map((root, i) => execa('node', [COUNTER, root, '6'], { reject: false, env: { ...(i < 2 ? nas!.a : nas!.b).env, ZK_MEMORY_LOCK_TIMEOUT: '120' } }));
+    const runs = [c.a, c.a, c.b, c.b].map((root, i) =>
+      execa('node', [COUNTER, root, '6'], { reject: false, env: { ...(i < 2 ? nas!.a : nas!.b).env, ZK_MEMORY_LOCK_TIMEOUT: '120' } }),
+    );
     for (const r of await Promise.all(runs)) expect(r.exitCode, r.stderr).toBe(0);
     expect(fs.readFileSync(path.join(c.server, 'counter.txt'), 'utf8').trim()).toBe('24');
   }, 150_000);
@@ -134,7 +140,7 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     expect(fs.readFileSync(path.join(c.server, written.json.note.path), 'utf8')).toContain('In October.');
   });
 
-  it('fts and auto search from both hosts never exit 4 and never wait on the other host\'s index', async () => {
+  it("fts and auto search from both hosts never exit 4 and never wait on the other host's index", async () => {
     const c = shared('search');
     for (let i = 0; i < 30; i++) {
       fs.writeFileSync(path.join(c.server, `20261101-trip-${i}.md`), `# Trip ${i}\n\nA kayak trip to the glacier lake, day ${i}.\n`);
@@ -147,10 +153,7 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     const writer = async () => {
       for (let i = 0; i < 4; i++) await on(nas!.a, c.a, ['write', `more-${i}`, `More ${i}`, 'Another glacier kayak day.']);
     };
-    const [searches] = await Promise.all([
-      Promise.all([searcher(nas!.a, c.a), searcher(nas!.a, c.a), searcher(nas!.b, c.b), searcher(nas!.b, c.b)]),
-      writer(),
-    ]);
+    const [searches] = await Promise.all([Promise.all([searcher(nas!.a, c.a), searcher(nas!.a, c.a), searcher(nas!.b, c.b), searcher(nas!.b, c.b)]), writer()]);
     for (const r of searches.flat()) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.json.backend).toBe('fts');
@@ -176,7 +179,7 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
     }
   });
 
-  it("a resident server on one host answers only after checking every note: it sees what the other host wrote once its own mount does", async () => {
+  it('a resident server on one host answers only after checking every note: it sees what the other host wrote once its own mount does', async () => {
     const c = shared('served');
     for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(c.server, `20261101-trip-${i}.md`), `# Trip ${i}\n\nA kayak trip to the glacier lake, day ${i}.\n`);
     const runtime = tempDir('zk-rt-');
@@ -196,10 +199,14 @@ describe.skipIf(!nas)('one corpus on a NAS, two hosts with cached mounts', () =>
       fs.writeFileSync(path.join(c.b, name), was.replace('glacier', 'narwhal'));
       const onA = fs.statSync(path.join(c.a, name)).mtimeMs;
       // Searched all along, so the last check of every note is always a moment old when A sees the edit.
-      await until("A's mount shows the edit", async () => {
-        await search('glacier');
-        return fs.statSync(path.join(c.a, name)).mtimeMs !== onA && fs.readFileSync(path.join(c.a, name), 'utf8').includes('narwhal');
-      }, 60_000);
+      await until(
+        "A's mount shows the edit",
+        async () => {
+          await search('glacier');
+          return fs.statSync(path.join(c.a, name)).mtimeMs !== onA && fs.readFileSync(path.join(c.a, name), 'utf8').includes('narwhal');
+        },
+        60_000,
+      );
       const r = await search('narwhal');
       expect(r.json).toMatchObject({ ok: true, server: true, hits: [{ path: name }] });
     } finally {

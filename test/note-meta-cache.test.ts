@@ -79,8 +79,15 @@ describe('the note metadata cache behind list and status', () => {
     expect((await listed(root)).map((n) => n.title).sort()).toEqual(['Appended', 'EDITED', 'Fresh', 'Kept again', 'Renamed']);
     expect(await statusOf(root)).toEqual({ notes: 6, byKind: { concept: 4, entity_update: 0, decision: 1, none: 1 }, superseded: 1 });
     // The cache now holds exactly the notes on disk.
-    const rows = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows.map((r: unknown[]) => r[0]).sort();
-    expect(rows).toEqual(fs.readdirSync(root).filter((f) => f.endsWith('.md')).sort());
+    const rows = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8'))
+      .rows.map((r: unknown[]) => r[0])
+      .sort();
+    expect(rows).toEqual(
+      fs
+        .readdirSync(root)
+        .filter((f) => f.endsWith('.md'))
+        .sort(),
+    );
   });
 
   it('rebuilds a damaged, truncated or foreign cache from the files', async () => {
@@ -102,9 +109,13 @@ describe('the note metadata cache behind list and status', () => {
       edit(c);
       fs.writeFileSync(cacheFile(root), JSON.stringify(c));
     };
-    forged((c) => { c.version = 1; });
+    forged((c) => {
+      c.version = 1;
+    });
     expect(await listed(root)).toEqual(expected);
-    forged((c) => { c.rows[0].push('a column no version has'); });
+    forged((c) => {
+      c.rows[0].push('a column no version has');
+    });
     expect(await listed(root)).toEqual(expected);
     fs.rmSync(cacheFile(root));
     fs.mkdirSync(cacheFile(root)); // not even a file: the notes are read, and nothing is kept

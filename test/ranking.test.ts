@@ -93,7 +93,12 @@ describe('query terms', () => {
     ]);
     expect(queryWords('what kind of thing did she say?')).toEqual(['what', 'kind', 'of', 'thing', 'did', 'she', 'say']);
     // Parsed once, the query carries what each backend and the snippet read of it.
-    expect(parseQuery('Running happy runs')).toMatchObject({ text: 'Running happy runs', words: ['running', 'happy', 'runs'], stems: ['run', 'happi'], prefixes: ['run', 'happ'] });
+    expect(parseQuery('Running happy runs')).toMatchObject({
+      text: 'Running happy runs',
+      words: ['running', 'happy', 'runs'],
+      stems: ['run', 'happi'],
+      prefixes: ['run', 'happ'],
+    });
   });
 
   it("are found in a text's words as stemming every word finds them, though only words that begin as a term does are stemmed", () => {
@@ -102,9 +107,14 @@ describe('query terms', () => {
     const texts = [
       ...['README.md', ...fs.readdirSync(path.join(dir, 'docs')).map((f) => `docs/${f}`)].map((f) => path.join(dir, f)),
       ...fs.readdirSync(path.join(dir, 'examples', 'corpus')).map((f) => path.join(dir, 'examples', 'corpus', f)),
-    ].filter((f) => f.endsWith('.md')).map((f) => fs.readFileSync(f, 'utf8'));
-    texts.push('skis skies dying lying tying idly gently ugly early only singly sky news howe atlas cosmos bias andes yelling ies yes',
-      'Übermäßig ÉCOLE naïve café straße Дом домами 東京 タワー 𝒳ylophone ｆｕｌｌ \u0301accent e\u0301cole', 'ties cries generously happily relational conditional');
+    ]
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => fs.readFileSync(f, 'utf8'));
+    texts.push(
+      'skis skies dying lying tying idly gently ugly early only singly sky news howe atlas cosmos bias andes yelling ies yes',
+      'Übermäßig ÉCOLE naïve café straße Дом домами 東京 タワー 𝒳ylophone ｆｕｌｌ \u0301accent e\u0301cole',
+      'ties cries generously happily relational conditional',
+    );
     const words = new Set(texts.flatMap(wordsOf));
     expect(words.size).toBeGreaterThan(3000);
     // What the shortcut rests on: every stem begins with its word's first character.
@@ -113,7 +123,18 @@ describe('query terms', () => {
     // mark, or a character beyond the 16-bit range, among them).
     const all = [...words].map(stem);
     for (const [i, text] of texts.entries()) {
-      const terms = [all[(i * 7919) % all.length], all[(i * 104729) % all.length], 'run', 'happi', 'die', 'ski', 'дом', stem('𝒳ylophone'), stem('ｆｕｌｌ'), stem('école')];
+      const terms = [
+        all[(i * 7919) % all.length],
+        all[(i * 104729) % all.length],
+        'run',
+        'happi',
+        'die',
+        'ski',
+        'дом',
+        stem('𝒳ylophone'),
+        stem('ｆｕｌｌ'),
+        stem('école'),
+      ];
       const found = new Set(stemsOf(text));
       expect(stemFinder(terms)(text)).toEqual(new Set(terms.filter((t) => found.has(t))));
     }
@@ -162,7 +183,11 @@ describe('hybrid fusion', () => {
     // The toy embedder knows nothing of "sourdough": it puts the garden note nearest the query and
     // the sourdough note (which speaks of another topic) no nearer than any other note.
     const root = topicCorpus();
-    write(root, 'sourdough.md', `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough\n---\n\n# Sourdough\n\nThe sourdough starter lives in the fridge by the okapi magnet; feed it on Sundays.\n`);
+    write(
+      root,
+      'sourdough.md',
+      `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough\n---\n\n# Sourdough\n\nThe sourdough starter lives in the fridge by the okapi magnet; feed it on Sundays.\n`,
+    );
     const query = 'sourdough starter for the garden';
     const vector = await searchCorpus(root, query, { backend: 'vector', embedder: toyEmbedder });
     expect(vector.hits[0].path).toBe('garden.md');
@@ -172,8 +197,15 @@ describe('hybrid fusion', () => {
 
   it('lets a note both rankings agree on rise above one only the words favour', () => {
     const fused = fuseScores(
-      [{ name: 'words', score: 10 }, { name: 'both', score: 9 }],
-      [{ name: 'both', score: 0.9 }, { name: 'other', score: 0.8 }, { name: 'words', score: 0.2 }],
+      [
+        { name: 'words', score: 10 },
+        { name: 'both', score: 9 },
+      ],
+      [
+        { name: 'both', score: 0.9 },
+        { name: 'other', score: 0.8 },
+        { name: 'words', score: 0.2 },
+      ],
     );
     expect(fused.map((r) => r.name)).toEqual(['both', 'words', 'other']);
   });

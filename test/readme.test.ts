@@ -67,7 +67,10 @@ function words(line: string): Word[] {
 
 /** Logical lines of a block: continuations joined, blank lines dropped. */
 function commands(block: string): string[] {
-  return block.replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+  return block
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((l) => l.trim() && !l.trim().startsWith('#'));
 }
 
 /** The exit a command's comment announces (`… exits 1`), else 0. */
@@ -95,7 +98,10 @@ async function run(line: string, sh: Shell) {
   if (pipe >= 0) {
     const producer = ws.slice(0, pipe);
     if (producer[0]?.text !== 'echo') throw new Error(`cannot run this pipe: ${line}`);
-    input = `${producer.slice(1).map((w) => w.text).join(' ')}\n`;
+    input = `${producer
+      .slice(1)
+      .map((w) => w.text)
+      .join(' ')}\n`;
     ws = ws.slice(pipe + 1);
   }
   const env: Record<string, string> = {};
@@ -104,7 +110,10 @@ async function run(line: string, sh: Shell) {
     env[k] = v.join('=');
   }
   if (ws[0]?.text !== 'zk-memory') throw new Error(`not a zk-memory command: ${line}`);
-  return zk(ws.slice(1).map((w) => w.text), { cwd: sh.cwd, input, env: { HOME: sh.home, XDG_CACHE_HOME: path.join(sh.home, '.cache'), ...env } });
+  return zk(
+    ws.slice(1).map((w) => w.text),
+    { cwd: sh.cwd, input, env: { HOME: sh.home, XDG_CACHE_HOME: path.join(sh.home, '.cache'), ...env } },
+  );
 }
 
 describe('the README', () => {
@@ -134,9 +143,16 @@ describe('the README', () => {
     }
     // The tour leaves what it says: the note, its successor, the archived slip, and the two team leads.
     const root = path.join(sh.home, 'memory');
-    expect(fs.readdirSync(root).filter((f) => f.endsWith('.md')).map((f) => f.slice(9)).sort()).toEqual(['judy-paris.md', 'judy.md', 'team-lead.md', 'team-lead.md']);
+    expect(
+      fs
+        .readdirSync(root)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => f.slice(9))
+        .sort(),
+    ).toEqual(['judy-paris.md', 'judy.md', 'team-lead.md', 'team-lead.md']);
     // And the answers about 15 March are the ones its comments give.
-    const asked = async (flag: string) => (await zk(['--root', root, '--json', 'search', 'who leads the team', flag, '2026-03-15'])).json.hits.map((h: any) => [h.title, Boolean(h.superseded_by)]);
+    const asked = async (flag: string) =>
+      (await zk(['--root', root, '--json', 'search', 'who leads the team', flag, '2026-03-15'])).json.hits.map((h: any) => [h.title, Boolean(h.superseded_by)]);
     expect(await asked('--as-of')).toEqual([['Ana leads the team', false]]);
     expect(await asked('--valid-at')).toEqual([['Ana leads the team', true]]);
     expect(fs.readdirSync(path.join(root, '.archive')).map((f) => f.slice(9))).toEqual(['typo.md']);

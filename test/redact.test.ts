@@ -8,14 +8,26 @@ import { MAX_HOOK_CONTEXT_CHARS, recallBlock } from '../src/api/hook.js';
 
 describe('redact', () => {
   it('drops private spans, closed or left open, and counts them', () => {
-    expect(redact('a <private>x\ny</private> b <PRIVATE reason="health">z</Private > c')).toEqual({ text: 'a  b  c', redactions: { private: 2, secrets: 0 }, open: false });
+    expect(redact('a <private>x\ny</private> b <PRIVATE reason="health">z</Private > c')).toEqual({
+      text: 'a  b  c',
+      redactions: { private: 2, secrets: 0 },
+      open: false,
+    });
     expect(redact('kept <private>never closed, to the end')).toEqual({ text: 'kept ', redactions: { private: 1, secrets: 0 }, open: true });
   });
 
   it('continues a span an earlier text left open, up to its first closing tag', () => {
-    expect(redact('still mine</private> public <private>again', { inPrivate: true })).toEqual({ text: ' public ', redactions: { private: 2, secrets: 0 }, open: true });
+    expect(redact('still mine</private> public <private>again', { inPrivate: true })).toEqual({
+      text: ' public ',
+      redactions: { private: 2, secrets: 0 },
+      open: true,
+    });
     expect(redact('all of it mine', { inPrivate: true })).toEqual({ text: '', redactions: { private: 1, secrets: 0 }, open: true });
-    expect(redact('closed</private> then <private>a</private> b', { inPrivate: true })).toEqual({ text: ' then  b', redactions: { private: 2, secrets: 0 }, open: false });
+    expect(redact('closed</private> then <private>a</private> b', { inPrivate: true })).toEqual({
+      text: ' then  b',
+      redactions: { private: 2, secrets: 0 },
+      open: false,
+    });
   });
 
   it('replaces each kind of secret, keeping the name of an assignment or a bearer', () => {
@@ -35,19 +47,32 @@ describe('redact', () => {
   });
 
   it('leaves ordinary text alone', () => {
-    for (const text of ['the password policy asks for 12 characters', 'scikit-learn and task-management-systems', 'Bearer of bad news', 'ssh-keygen -t ed25519']) {
+    for (const text of [
+      'the password policy asks for 12 characters',
+      'scikit-learn and task-management-systems',
+      'Bearer of bad news',
+      'ssh-keygen -t ed25519',
+    ]) {
       expect(redact(text), text).toEqual({ text, redactions: { private: 0, secrets: 0 }, open: false });
     }
   });
 
   it('redacts every string of structured input and sums the counts', () => {
-    const r = redactDeep({ title: 'Deploy', body: 'token sk-abcdefghijklmnopqrstuvwx', messages: [{ role: 'user', content: '<private>no</private>yes' }], n: 3 });
-    expect(r).toEqual({ value: { title: 'Deploy', body: 'token [redacted]', messages: [{ role: 'user', content: 'yes' }], n: 3 }, redactions: { private: 1, secrets: 1 } });
+    const r = redactDeep({
+      title: 'Deploy',
+      body: 'token sk-abcdefghijklmnopqrstuvwx',
+      messages: [{ role: 'user', content: '<private>no</private>yes' }],
+      n: 3,
+    });
+    expect(r).toEqual({
+      value: { title: 'Deploy', body: 'token [redacted]', messages: [{ role: 'user', content: 'yes' }], n: 3 },
+      redactions: { private: 1, secrets: 1 },
+    });
   });
 });
 
 describe('recallBlock', () => {
-  it('never passes the host\'s limit: a long bundle is cut at a line and marked', () => {
+  it("never passes the host's limit: a long bundle is cut at a line and marked", () => {
     const long = Array.from({ length: 2000 }, (_, i) => `line ${i} of a long note`).join('\n');
     const block = recallBlock(long);
     expect(block.length).toBeLessThanOrEqual(MAX_HOOK_CONTEXT_CHARS);

@@ -26,12 +26,20 @@ beforeAll(async () => {
   await w('mia-age-8', 'Mia is 8', 'Mia turned eight.', '--supersedes', 'mia-age');
   await w('team-python', 'The team writes Python', 'All services are in Python.');
   await w('team-python', 'The team writes Go', 'All services moved to Go.', '--supersedes', 'team-python');
-  await w('meeting', 'Meeting with Dana', 'Met [Dana](dana-whitfield), [her](<Dana Whitfield>), [again](Dana%20Whitfield), [typo](dana-whitfeld) and [a file](notes.txt).');
+  await w(
+    'meeting',
+    'Meeting with Dana',
+    'Met [Dana](dana-whitfield), [her](<Dana Whitfield>), [again](Dana%20Whitfield), [typo](dana-whitfeld) and [a file](notes.txt).',
+  );
   client = new Client({ name: 'refs-test', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({
-    command: 'node', args: [BIN, 'mcp', '--root', root], stderr: 'pipe',
-    env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
-  }));
+  await client.connect(
+    new StdioClientTransport({
+      command: 'node',
+      args: [BIN, 'mcp', '--root', root],
+      stderr: 'pipe',
+      env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -108,7 +116,10 @@ describe('Markdown links by slug or title', () => {
     const check = await cli('--json', 'tend', 'check');
     const mine = check.json.findings.filter((f: any) => f.file.endsWith('-meeting.md'));
     expect(mine.map((f: any) => [f.target, f.verdict])).toEqual([
-      ['dana-whitfield', 'unanchored'], ['Dana Whitfield', 'unanchored'], ['Dana%20Whitfield', 'unanchored'], ['dana-whitfeld', 'broken'],
+      ['dana-whitfield', 'unanchored'],
+      ['Dana Whitfield', 'unanchored'],
+      ['Dana%20Whitfield', 'unanchored'],
+      ['dana-whitfeld', 'broken'],
     ]);
     const overMcp = await mcp('tend_check', {});
     expect(overMcp.content[0].text).toMatch(/unanchored links can be anchored: `tend_robustify \{"write":true\}`/);

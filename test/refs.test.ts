@@ -10,7 +10,9 @@ describe('an undated slug names one subject on every date', () => {
     const before = snapshot(root);
     const again = await zk(['--root', root, 'write', 'judy', 'Judy again', 'Judy sails.', '--date', '2026-11-02']);
     expect(again.code).toBe(1);
-    expect(again.stderr).toBe(`error: a note named "judy" exists already: ${first.json.note.path} (add to it with \`merge judy\`, or pass --unique for a note of its own)`);
+    expect(again.stderr).toBe(
+      `error: a note named "judy" exists already: ${first.json.note.path} (add to it with \`merge judy\`, or pass --unique for a note of its own)`,
+    );
     expect(snapshot(root)).toEqual(before);
     // `merge judy` keeps working, and --unique takes a slug free on every date.
     expect((await zk(['--root', root, 'merge', 'judy', 'She sails too.'])).code).toBe(0);
@@ -21,7 +23,18 @@ describe('an undated slug names one subject on every date', () => {
   it('a note that supersedes the holder may take its slug; the bare slug then names the current note', async () => {
     const root = tempCorpus();
     const old = await zk(['--root', root, '--json', 'write', 'project-atlas', 'Atlas deadline: 13 March', '--date', '2026-11-01']);
-    const next = await zk(['--root', root, '--json', 'write', 'project-atlas', 'Atlas deadline: 20 March', '--date', '2026-11-20', '--supersedes', 'project-atlas']);
+    const next = await zk([
+      '--root',
+      root,
+      '--json',
+      'write',
+      'project-atlas',
+      'Atlas deadline: 20 March',
+      '--date',
+      '2026-11-20',
+      '--supersedes',
+      'project-atlas',
+    ]);
     expect(next.code).toBe(0);
     expect(next.json).toMatchObject({ action: 'superseded', target: { path: old.json.note.path } });
     const read = await zk(['--root', root, '--json', 'read', 'project-atlas']);
@@ -51,7 +64,12 @@ describe('a ref is slugged the way write slugs a title', () => {
     const tokyo = await zk(['--root', root, '--json', 'write', '東京 2026', '東京 2026', 'Trip.']);
     const cafe = await zk(['--root', root, '--json', 'write', 'Café Crème', 'Café Crème', 'Coffee.']);
     const judy = await zk(['--root', root, '--json', 'write', 'judy', 'Judy', 'Paints.']);
-    for (const [ref, note] of [['東京 2026', tokyo], ['Café Crème', cafe], ['Judy', judy], ['  judy ', judy]] as const) {
+    for (const [ref, note] of [
+      ['東京 2026', tokyo],
+      ['Café Crème', cafe],
+      ['Judy', judy],
+      ['  judy ', judy],
+    ] as const) {
       const r = await zk(['--root', root, '--json', 'read', ref]);
       expect(r.json?.note.path, ref).toBe(note.json.note.path);
     }

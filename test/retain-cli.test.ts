@@ -15,7 +15,10 @@ beforeAll(async () => {
       if (failDistill) return null;
       const text = conversationOf(m);
       const cat = /cat is called (\w+)/.exec(text);
-      return { worth_retaining: Boolean(cat), candidates: cat ? [{ kind: 'entity_update', topic: 'cat', title: `Cat ${cat[1]}`, slug: '', content: `The cat is called ${cat[1]}.` }] : [] };
+      return {
+        worth_retaining: Boolean(cat),
+        candidates: cat ? [{ kind: 'entity_update', topic: 'cat', title: `Cat ${cat[1]}`, slug: '', content: `The cat is called ${cat[1]}.` }] : [],
+      };
     },
     record_merge_decision: (m) => ({ action: 'merge', target: shownIds(m)[0], reason: 'same cat' }),
   });
@@ -29,7 +32,9 @@ describe('retain and integrate from the command line', () => {
     const a = await zk(['--root', root, '--json', 'retain', 'My cat is called Miso.', 'What a nice name!', '--backend', 'rg'], { env: llm.env });
     expect(a.code).toBe(0);
     expect(a.json).toMatchObject({ ok: true, spooled: null, results: [{ action: 'created', kind: 'entity_update', title: 'Cat Miso' }] });
-    const b = await zk(['--root', root, '--json', 'integrate', 'The cat sleeps on the piano.', '--topic', 'cat', '--source', 'phone', '--backend', 'rg'], { env: llm.env });
+    const b = await zk(['--root', root, '--json', 'integrate', 'The cat sleeps on the piano.', '--topic', 'cat', '--source', 'phone', '--backend', 'rg'], {
+      env: llm.env,
+    });
     expect(b.json).toMatchObject({ ok: true, action: 'merged', note: { path: a.json.results[0].note.path } });
     expect(fs.readFileSync(path.join(root, b.json.note.path), 'utf8')).toMatch(/\(phone\):\* The cat sleeps on the piano\.\n$/);
     const trace = fs.readFileSync(path.join(root, '.zk', 'trace.jsonl'), 'utf8');
@@ -52,7 +57,19 @@ describe('retain and integrate from the command line', () => {
     expect(j.code).toBe(3);
     expect(j.stderr).toMatch(/^error: no LLM configured: .* \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/);
     // A decision never merges, so it needs no judge either.
-    const dec = await zk(['--root', root, '--json', 'integrate', 'We feed Tofu twice a day.', '--kind', 'decision', '--title', 'Feeding twice a day', '--backend', 'rg']);
+    const dec = await zk([
+      '--root',
+      root,
+      '--json',
+      'integrate',
+      'We feed Tofu twice a day.',
+      '--kind',
+      'decision',
+      '--title',
+      'Feeding twice a day',
+      '--backend',
+      'rg',
+    ]);
     expect(dec.json).toMatchObject({ ok: true, action: 'created', note: { kind: 'decision' } });
     const d = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: llm.env });
     expect(d.code).toBe(0);
@@ -122,10 +139,16 @@ describe('retain and integrate from the command line', () => {
 describe('retain and integrate with the LLM endpoint unreachable', () => {
   const inbox = (root: string) => {
     const dir = path.join(root, '.zk', 'inbox');
-    return Object.fromEntries(fs.readdirSync(dir).sort().map((f) => [f, JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).items]));
+    return Object.fromEntries(
+      fs
+        .readdirSync(dir)
+        .sort()
+        .map((f) => [f, JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')).items]),
+    );
   };
   /** A server that refuses every call with this status, and counts the calls. */
-  const refusing = (status: number) => startFakeLlm({ record_candidates: () => refuse(status, { error: 'no key' }), record_merge_decision: () => refuse(status, { error: 'no key' }) });
+  const refusing = (status: number) =>
+    startFakeLlm({ record_candidates: () => refuse(status, { error: 'no key' }), record_merge_decision: () => refuse(status, { error: 'no key' }) });
 
   it('retain --drain stops at the first item: exit 3, one line naming the endpoint, every inbox file kept', async () => {
     const root = tempCorpus();
@@ -134,9 +157,13 @@ describe('retain and integrate with the LLM endpoint unreachable', () => {
     expect(Object.keys(before)).toHaveLength(2);
 
     const base = await closedBase();
-    const closed = await zk(['--root', root, 'retain', '--drain', '--backend', 'rg'], { env: { ...llm.env, ZK_MEMORY_LLM_BASE: base, ZK_MEMORY_LLM_RETRIES: '3' } });
+    const closed = await zk(['--root', root, 'retain', '--drain', '--backend', 'rg'], {
+      env: { ...llm.env, ZK_MEMORY_LLM_BASE: base, ZK_MEMORY_LLM_RETRIES: '3' },
+    });
     expect(closed.code).toBe(3);
-    expect(closed.stderr).toBe(`error: LLM endpoint ${base}/chat/completions unreachable: connection refused (ECONNREFUSED); the drain stopped, and the rest stays in the inbox`);
+    expect(closed.stderr).toBe(
+      `error: LLM endpoint ${base}/chat/completions unreachable: connection refused (ECONNREFUSED); the drain stopped, and the rest stays in the inbox`,
+    );
     expect(inbox(root)).toEqual(before);
 
     for (const status of [401, 403]) {
@@ -144,7 +171,11 @@ describe('retain and integrate with the LLM endpoint unreachable', () => {
       try {
         const r = await zk(['--root', root, '--json', 'retain', '--drain', '--backend', 'rg'], { env: server.env });
         expect(r.code).toBe(3);
-        expect(r.json).toMatchObject({ ok: false, drained: 0, error: { code: 'llm_unreachable', message: expect.stringContaining(`unreachable: HTTP ${status}, `) } });
+        expect(r.json).toMatchObject({
+          ok: false,
+          drained: 0,
+          error: { code: 'llm_unreachable', message: expect.stringContaining(`unreachable: HTTP ${status}, `) },
+        });
         expect(server.calls).toHaveLength(1);
       } finally {
         await server.close();
@@ -164,16 +195,28 @@ describe('retain and integrate with the LLM endpoint unreachable', () => {
       const env = { ...server.env, ZK_MEMORY_SEGMENT_CHARS: '400' };
       const r = await zk(['--root', root, '--json', 'retain', '--transcript', '-', '--backend', 'rg'], { env, input: transcript });
       expect(r.code).toBe(3);
-      expect(r.json.error).toEqual({ code: 'llm_unreachable', message: expect.stringMatching(/^LLM endpoint .+ unreachable: HTTP 401, .+; input kept in \.zk\/inbox\/.+\.json \(retry with retain --drain\)$/) });
+      expect(r.json.error).toEqual({
+        code: 'llm_unreachable',
+        message: expect.stringMatching(/^LLM endpoint .+ unreachable: HTTP 401, .+; input kept in \.zk\/inbox\/.+\.json \(retry with retain --drain\)$/),
+      });
       expect(server.calls).toHaveLength(1);
       const kept = inbox(root)[path.basename(r.json.spooled)];
       expect(kept.length).toBeGreaterThan(1);
-      for (let i = 0; i < 6; i++) expect(kept.some((item: { text: string }) => item.text.includes(`fact ${i}:`)), `fact ${i}`).toBe(true);
+      for (let i = 0; i < 6; i++)
+        expect(
+          kept.some((item: { text: string }) => item.text.includes(`fact ${i}:`)),
+          `fact ${i}`,
+        ).toBe(true);
 
       const i = await zk(['--root', root, '--json', 'integrate', 'Tofu sleeps a lot.', '--topic', 'cat Tofu', '--backend', 'rg'], { env });
       expect(i.code).toBe(3);
-      expect(i.json.error).toMatchObject({ code: 'llm_unreachable', message: expect.stringMatching(/ unreachable: HTTP 401, .+ \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/) });
-      expect(inbox(root)[path.basename(i.json.error.spooled)]).toEqual([expect.objectContaining({ type: 'candidate', candidate: expect.objectContaining({ content: 'Tofu sleeps a lot.' }) })]);
+      expect(i.json.error).toMatchObject({
+        code: 'llm_unreachable',
+        message: expect.stringMatching(/ unreachable: HTTP 401, .+ \(kept in \.zk\/inbox\/.+\.json for retain --drain\)$/),
+      });
+      expect(inbox(root)[path.basename(i.json.error.spooled)]).toEqual([
+        expect.objectContaining({ type: 'candidate', candidate: expect.objectContaining({ content: 'Tofu sleeps a lot.' }) }),
+      ]);
       expect(server.calls).toHaveLength(2);
     } finally {
       await server.close();

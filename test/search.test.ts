@@ -67,7 +67,11 @@ async function mergedCorpus(): Promise<{ root: string; today: string }> {
   await zk(['--root', root, 'merge', 'dana', `The Atlas deadline is now 20 March. ${PADDING}`, '--source', 'probe-agent']);
   await zk(['--root', root, 'merge', 'dana', 'Dana likes green tea.', '--source', 'probe-agent']);
   // Written by hand in the fragment form every version of the tool writes.
-  write(root, 'okapi.md', '---\nuuid: 33333333-3333-3333-3333-333333333333\ntitle: Okapi\ndate: 2026-11-01\n---\n\n# Okapi\n\nAn okapi at the zoo.\n\n\n---\n*2026-12-01 (probe-agent):* It likes quinces.\n');
+  write(
+    root,
+    'okapi.md',
+    '---\nuuid: 33333333-3333-3333-3333-333333333333\ntitle: Okapi\ndate: 2026-11-01\n---\n\n# Okapi\n\nAn okapi at the zoo.\n\n\n---\n*2026-12-01 (probe-agent):* It likes quinces.\n',
+  );
   const d = new Date();
   return { root, today: `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}` };
 }
@@ -79,7 +83,7 @@ describe.each(['rg', 'fts'])('snippets with %s', (backend) => {
     return r.json.hits[0];
   };
 
-  it('come from the note\'s own text when it holds the best match, though the latest fragment mentions the query', async () => {
+  it("come from the note's own text when it holds the best match, though the latest fragment mentions the query", async () => {
     const { root, today } = await mergedCorpus();
     const hit = await search(root, 'Dana welding Rotterdam shipyard');
     expect(hit).toMatchObject({ title: 'Dana Okafor', updated: today });
@@ -87,7 +91,7 @@ describe.each(['rg', 'fts'])('snippets with %s', (backend) => {
     expect(hit.snippet).not.toContain('green tea');
   });
 
-  it('show a merged fragment\'s text without its separator or date line', async () => {
+  it("show a merged fragment's text without its separator or date line", async () => {
     const { root } = await mergedCorpus();
     const hit = await search(root, 'green tea');
     expect(hit.snippet).toMatch(/^….*Dana likes green tea\.$/);
@@ -128,7 +132,11 @@ describe('rg ranking', () => {
     const usual = await zkProcess(['--root', root, '--json', 'search', 'lake', '--backend', 'rg']);
     const r = await zkProcess(['--root', root, '--json', 'search', 'lake', '--backend', 'rg'], { env: { TMPDIR: path.join(root, 'no-such-folder') } });
     expect(r.code, r.stderr).toBe(0);
-    expect(found(usual).map(([p]: [string]) => p).sort()).toEqual(['20261104-trip.md', '20261105-caroline.md']);
+    expect(
+      found(usual)
+        .map(([p]: [string]) => p)
+        .sort(),
+    ).toEqual(['20261104-trip.md', '20261105-caroline.md']);
     expect(found(r)).toEqual(found(usual));
   });
 
@@ -168,7 +176,8 @@ describe('fts index freshness', () => {
     const refreshed = await zk(['--root', root, '--json', 'index']);
     expect(refreshed.json).toMatchObject({ action: 'refreshed', added: 1, changed: 0, removed: 0, notes: 21 });
     // Scribble over every data file of the table.
-    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+    const walk = (d: string): string[] =>
+      fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
     for (const f of walk(path.join(root, '.zk', 'index')).filter((f) => !f.endsWith('manifest.json'))) fs.writeFileSync(f, 'garbage');
     const r = await zk(['--root', root, '--json', 'search', 'okapi']);
     expect(r.code).toBe(0);
@@ -210,11 +219,22 @@ describe('fts index freshness', () => {
 
   it('leaves superseded notes out unless --history', async () => {
     const root = unrelatedCorpus();
-    write(root, 'london.md', '---\nuuid: 11111111-1111-1111-1111-111111111111\ntitle: Judy in London\nsuperseded_by: 22222222-2222-2222-2222-222222222222\n---\n# Judy in London\n\nJudy lives in London.\n');
-    write(root, 'paris.md', '---\nuuid: 22222222-2222-2222-2222-222222222222\ntitle: Judy in Paris\nsupersedes: [11111111-1111-1111-1111-111111111111]\n---\n# Judy in Paris\n\nJudy moved to Paris.\n');
+    write(
+      root,
+      'london.md',
+      '---\nuuid: 11111111-1111-1111-1111-111111111111\ntitle: Judy in London\nsuperseded_by: 22222222-2222-2222-2222-222222222222\n---\n# Judy in London\n\nJudy lives in London.\n',
+    );
+    write(
+      root,
+      'paris.md',
+      '---\nuuid: 22222222-2222-2222-2222-222222222222\ntitle: Judy in Paris\nsupersedes: [11111111-1111-1111-1111-111111111111]\n---\n# Judy in Paris\n\nJudy moved to Paris.\n',
+    );
     for (const backend of ['rg', 'fts']) {
       const now = await zk(['--root', root, '--json', 'search', 'judy', '--backend', backend]);
-      expect(now.json.hits.map((h: any) => h.path), backend).toEqual(['paris.md']);
+      expect(
+        now.json.hits.map((h: any) => h.path),
+        backend,
+      ).toEqual(['paris.md']);
       const all = await zk(['--root', root, '--json', 'search', 'judy', '--backend', backend, '--history']);
       expect(all.json.hits.map((h: any) => h.path).sort(), backend).toEqual(['london.md', 'paris.md']);
       expect(all.json.hits.find((h: any) => h.path === 'london.md').superseded_by).toBe('22222222-2222-2222-2222-222222222222');

@@ -42,7 +42,12 @@ async function serve(root: string, env: Record<string, string>, own: Record<stri
   foreground.push(p);
   let exited: string | undefined;
   void p.then((r) => (exited = `the server exited ${r.exitCode}: ${r.stderr}`));
-  await until('the server runs', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running === true, 30_000, () => exited);
+  await until(
+    'the server runs',
+    async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running === true,
+    30_000,
+    () => exited,
+  );
   return { proc: p };
 }
 

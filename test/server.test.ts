@@ -94,7 +94,12 @@ async function untilRunning(root: string, env: Record<string, string>, proc?: Re
   void proc?.then((r) => (exited = `the server exited ${r.exitCode}: ${r.stderr}`));
   // with `proc`, its own server: another may still be making way for it
   const ours = () => state.running === true && (!proc || state.pid === proc.pid);
-  await until('a server runs', async () => ((state = await serverState(root, env)), ours()), 30_000, () => exited);
+  await until(
+    'a server runs',
+    async () => ((state = await serverState(root, env)), ours()),
+    30_000,
+    () => exited,
+  );
   return state;
 }
 
@@ -110,7 +115,12 @@ function serveInForeground(root: string, env: Record<string, string>, args: stri
 
 /** An MCP session of `zk-memory mcp`, as an agent starts it with `env` (no LLM unless `env` names one), closed when the test ends. */
 async function bridged(root: string, env: Record<string, string>): Promise<Client> {
-  const transport = new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--root', root], env: { ...(process.env as Record<string, string>), ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: 'node',
+    args: [BIN, 'mcp', '--root', root],
+    env: { ...(process.env as Record<string, string>), ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '', ...env },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
@@ -124,7 +134,14 @@ function rawAsk(socket: string, line: string): Promise<any[]> {
     const c = net.connect(socket, () => c.write(`${line}\n`));
     c.on('data', (d) => (text += d));
     c.on('error', reject);
-    c.on('close', () => resolve(text.split('\n').filter(Boolean).map((l) => JSON.parse(l))));
+    c.on('close', () =>
+      resolve(
+        text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      ),
+    );
   });
 }
 
@@ -145,7 +162,14 @@ describe('the resident server', () => {
     const first = await search(root, env, 'topic1');
     expect(first.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-1.md' }] });
     const state = await untilRunning(root, env);
-    expect(state).toMatchObject({ ok: true, running: true, pid: expect.any(Number), since: expect.any(String), rss: expect.any(Number), socket: expect.stringMatching(/\.sock$/) });
+    expect(state).toMatchObject({
+      ok: true,
+      running: true,
+      pid: expect.any(Number),
+      since: expect.any(String),
+      rss: expect.any(Number),
+      socket: expect.stringMatching(/\.sock$/),
+    });
     expect(Buffer.byteLength(state.socket)).toBeLessThanOrEqual(107);
     // ps shows which corpus the server serves
     const cmdline = fs.readFileSync(`/proc/${state.pid}/cmdline`, 'utf8').split('\0');
@@ -158,7 +182,10 @@ describe('the resident server', () => {
     expect(second.json).toMatchObject({ ok: true, server: true, hits: [{ path: '20261201-note-1.md' }] });
     expect(second.json.hits).toEqual(first.json.hits);
     // a reader that goes away before the server's answer is written is no error either
-    const early = await execa('bash', ['-o', 'pipefail', '-c', `node "${BIN}" --root "${root}" --json list | head -c 0`], { env: { ...process.env, ...env }, reject: false });
+    const early = await execa('bash', ['-o', 'pipefail', '-c', `node "${BIN}" --root "${root}" --json list | head -c 0`], {
+      env: { ...process.env, ...env },
+      reject: false,
+    });
     expect([early.exitCode, early.stderr]).toEqual([0, '']);
     for (const args of [['read', 'note-2'], ['list'], ['tend', 'check']]) {
       const r = await zkProcess(['--root', root, '--json', ...args], { env });
@@ -371,7 +398,12 @@ describe('the resident server', () => {
   it('compacts the search index once writes pause after many refreshes, while searches go on; every search before and after finds every change, in the server and in-process', async () => {
     const { root, env } = setUp('on');
     const server = await untilRunning(root, env, serveInForeground(root, env));
-    const log = () => fs.readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const log = () =>
+      fs
+        .readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
     // the server asked from this process, as the command line's client asks it; the same search in-process
     const hits = async (q: string, mode = 'on') => {
       const args = ['--root', root, '--json', 'search', q];
@@ -386,11 +418,15 @@ describe('the resident server', () => {
     }
     expect(log().at(-1)).toMatchObject({ refreshes: TIDY_AFTER_WRITES + 1 });
     // a line that changes no note, and counts no refresh since: the table was compacted, though searches never paused
-    await until('the index is compacted', async () => {
-      expect(await hits('topic1')).toEqual(['20261201-note-1.md']);
-      await new Promise((r) => setTimeout(r, 200)); // a search every quarter second or so
-      return log().at(-1).refreshes === 0;
-    }, 30_000);
+    await until(
+      'the index is compacted',
+      async () => {
+        expect(await hits('topic1')).toEqual(['20261201-note-1.md']);
+        await new Promise((r) => setTimeout(r, 200)); // a search every quarter second or so
+        return log().at(-1).refreshes === 0;
+      },
+      30_000,
+    );
     expect(log().at(-1)).toMatchObject({ set: [], del: [] });
     for (let i = 0; i < TIDY_AFTER_WRITES + 1; i++) {
       expect(await hits(`word${i}x`)).toEqual([`20261201-note-${i % 3}.md`]);
@@ -406,7 +442,10 @@ describe('the resident server', () => {
     it("read's backlinks and tend check's findings come from what the server keeps of every note: they follow added, edited and removed links as in-process", async () => {
       const { root, env, state: server } = await sharedServer();
       // the server asked from this process, as the command line's client asks it; the same command in-process
-      const run = (mode: string, args: string[]) => (mode === 'on' ? askServer(server, ['--root', root, '--json', ...args], { env }) : zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: mode } }));
+      const run = (mode: string, args: string[]) =>
+        mode === 'on'
+          ? askServer(server, ['--root', root, '--json', ...args], { env })
+          : zk(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: mode } });
       const backlinks = async (mode: string) => {
         const r = await run(mode, ['read', 'note-0']);
         expect(r.json.server).toBe(mode === 'on');
@@ -437,11 +476,19 @@ describe('the resident server', () => {
       expect(await agreed()).toEqual([]);
       write(root, '20261201-inline.md', note(UUID(61), 'Inline', 'Line one.\n\nAs [the note](20261201-note-0.md) says.'));
       write(root, '20261201-anchored.md', note(UUID(62), 'Anchored', `[old name](20261130-gone.md)<!-- uuid: ${UUID(0)} -->`));
-      expect(await agreed()).toEqual([['20261201-anchored.md', 6], ['20261201-inline.md', 8]]);
+      expect(await agreed()).toEqual([
+        ['20261201-anchored.md', 6],
+        ['20261201-inline.md', 8],
+      ]);
       fs.rmSync(path.join(root, '20261201-inline.md'));
       expect(await agreed()).toEqual([['20261201-anchored.md', 6]]);
       // the link edited in place to a note that is not there was found broken, and the stale anchor
-      expect(broken).toEqual(expect.arrayContaining([['20261201-wiki.md', 'broken', 'Note 9'], ['20261201-anchored.md', 'stale', '20261130-gone.md']]));
+      expect(broken).toEqual(
+        expect.arrayContaining([
+          ['20261201-wiki.md', 'broken', 'Note 9'],
+          ['20261201-anchored.md', 'stale', '20261130-gone.md'],
+        ]),
+      );
       // a dead link is looked up in the archive, which nothing watches: a note archived by hand counts at once
       write(root, '20261201-dead.md', note(UUID(63), 'Dead', 'See [it](20261120-moved.md).'));
       expect((await findings('on')).filter((f: string[]) => f[0] === '20261201-dead.md')).toEqual([['20261201-dead.md', 'broken', '20261120-moved.md']]);
@@ -453,7 +500,11 @@ describe('the resident server', () => {
     });
 
     it("a client's fault seam and process settings stay its own: the server lives on and every other session answers", async () => {
-      const { root, env, state: { pid } } = await sharedServer();
+      const {
+        root,
+        env,
+        state: { pid },
+      } = await sharedServer();
       const other = await bridged(root, env);
       // A seam that kills the process making a merge, and a body limit the server does not have.
       const hostile = await bridged(root, { ...env, ZK_MEMORY_FAULT: 'append-partial', ZK_MEMORY_MAX_BODY: '10', ZK_MEMORY_SOURCE: 'alice' });
@@ -470,17 +521,25 @@ describe('the resident server', () => {
     });
 
     it("a bridged session's ZK_MEMORY_REDACT (a host's MCP entry) is its own: what it writes through a server started without it is redacted, and another session's is not", async () => {
-      const { root, env, state: { pid } } = await sharedServer();
+      const {
+        root,
+        env,
+        state: { pid },
+      } = await sharedServer();
       const host = await bridged(root, { ...env, ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' });
       const secrets = ['AKIAQWERTYUIOPASDFGH', 'sk-ant-abcdefghijklmnopqrstuv', 'my bank pin\nis 4321'];
-      const w = (await host.callTool({ name: 'write', arguments: { slug: 'keys', title: 'Keys', body: `Deploy with ${secrets[0]} and ${secrets[1]}. <private>${secrets[2]}</private>Done.` } })) as any;
+      const w = (await host.callTool({
+        name: 'write',
+        arguments: { slug: 'keys', title: 'Keys', body: `Deploy with ${secrets[0]} and ${secrets[1]}. <private>${secrets[2]}</private>Done.` },
+      })) as any;
       expect(w.structuredContent, JSON.stringify(w)).toMatchObject({ ok: true, note: { author: 'claude' } });
       await host.callTool({ name: 'merge', arguments: { ref: 'keys', fragment: `Later: password=${'hunter2hunter2'}` } });
       expect(fs.readFileSync(path.join(root, w.structuredContent.note.path), 'utf8')).toContain('Deploy with [redacted] and [redacted]. Done.');
-      const everywhere = (needle: string) => fs.readdirSync(root, { recursive: true }).some((f) => {
-        const p = path.join(root, String(f));
-        return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(needle);
-      });
+      const everywhere = (needle: string) =>
+        fs.readdirSync(root, { recursive: true }).some((f) => {
+          const p = path.join(root, String(f));
+          return fs.lstatSync(p).isFile() && fs.readFileSync(p).includes(needle);
+        });
       for (const s of [...secrets, 'my bank pin', 'hunter2hunter2']) expect(everywhere(s), s).toBe(false);
       // the setting is the session's, not the server's: a session without it writes as given
       const plain = await bridged(root, env);
@@ -493,7 +552,17 @@ describe('the resident server', () => {
       const { root, env } = await sharedServer();
       const inbox = path.join(root, '.zk', 'inbox');
       fs.mkdirSync(inbox, { recursive: true });
-      for (const n of [1, 2]) fs.writeFileSync(path.join(inbox, `2026120${n}T000000000Z-input-${n}.json`), JSON.stringify({ version: 1, created: `2026-12-0${n}T00:00:00.000Z`, source: 'claude:s', reason: 'waits', items: [{ type: 'text', text: `input ${n}` }] }));
+      for (const n of [1, 2])
+        fs.writeFileSync(
+          path.join(inbox, `2026120${n}T000000000Z-input-${n}.json`),
+          JSON.stringify({
+            version: 1,
+            created: `2026-12-0${n}T00:00:00.000Z`,
+            source: 'claude:s',
+            reason: 'waits',
+            items: [{ type: 'text', text: `input ${n}` }],
+          }),
+        );
       const next = async (c: Client) => ((await c.callTool({ name: 'inbox_next', arguments: {} })) as any).structuredContent;
       const [a, b] = [await bridged(root, env), await bridged(root, env)];
       const first = await next(a);
@@ -503,13 +572,20 @@ describe('the resident server', () => {
       expect(await next(a)).toMatchObject({ file: first.file, held: true });
       expect(await next(b)).toMatchObject({ file: second.file, held: true });
       // done by one session: gone for both, and the other's input is still its own
-      expect(((await a.callTool({ name: 'inbox_done', arguments: { file: first.file } })) as any).structuredContent).toMatchObject({ ok: true, action: 'done' });
+      expect(((await a.callTool({ name: 'inbox_done', arguments: { file: first.file } })) as any).structuredContent).toMatchObject({
+        ok: true,
+        action: 'done',
+      });
       expect(await next(b)).toMatchObject({ file: second.file, held: true });
       expect(await next(a)).toMatchObject({ done: true });
     });
 
     it('a client that sends half a line, or a line past the limit, is cut off; connections that have not spoken are bounded; the server answers on', async () => {
-      const { root, env, state: { socket, pid } } = await sharedServer();
+      const {
+        root,
+        env,
+        state: { socket, pid },
+      } = await sharedServer();
       const half = await connectRaw(socket);
       half.write('{"kind": "status"');
       const big = await connectRaw(socket);
@@ -527,12 +603,22 @@ describe('the resident server', () => {
     });
 
     it('refuses a call for another corpus than its own, however the call names it, and answers one for its own', async () => {
-      const { root, env, state: { socket, build } } = await sharedServer();
+      const {
+        root,
+        env,
+        state: { socket, build },
+      } = await sharedServer();
       const other = setUp('on').root;
       const call = (argv: string[], o: { settings?: Record<string, string>; cwd?: string } = {}) =>
         rawAsk(socket, JSON.stringify({ kind: 'call', build, command: 'search', argv, settings: o.settings ?? {}, cwd: o.cwd ?? root }));
-      for (const [argv, o] of [[['--root', other, '--json', 'search', 'topic1'], {}], [['--json', 'search', 'topic1'], { settings: { ZK_MEMORY_ROOT: other } }], [['--json', 'search', 'topic1'], { cwd: other }]] as const) {
-        expect(await call([...argv], o), JSON.stringify([argv, o])).toEqual([{ refused: `another corpus: this server serves ${fs.realpathSync(root)}, not ${fs.realpathSync(other)}` }]);
+      for (const [argv, o] of [
+        [['--root', other, '--json', 'search', 'topic1'], {}],
+        [['--json', 'search', 'topic1'], { settings: { ZK_MEMORY_ROOT: other } }],
+        [['--json', 'search', 'topic1'], { cwd: other }],
+      ] as const) {
+        expect(await call([...argv], o), JSON.stringify([argv, o])).toEqual([
+          { refused: `another corpus: this server serves ${fs.realpathSync(root)}, not ${fs.realpathSync(other)}` },
+        ]);
       }
       const own = await call(['--root', root, '--json', 'search', 'topic1']);
       expect(own[0]).toMatchObject({ accepted: true });
@@ -553,7 +639,9 @@ describe('the resident server', () => {
       expect(await names(without)).not.toContain('retain');
       const drain = (await without.callTool({ name: 'inbox', arguments: { action: 'drain' } })) as any;
       expect(drain.structuredContent.error).toMatchObject({ code: 'llm_unconfigured' });
-      expect(drain.structuredContent.error.message).toMatch(/this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with/);
+      expect(drain.structuredContent.error.message).toMatch(
+        /this session has none: set ZK_MEMORY_LLM_BASE and ZK_MEMORY_LLM_MODEL in the environment this MCP server is started with/,
+      );
       expect(drain.structuredContent.error.message).not.toMatch(/server was started without/);
       const withLlm = await bridged(root, { ...env, ...llm });
       expect(await names(withLlm)).toEqual(expect.arrayContaining(['integrate', 'retain']));
@@ -569,7 +657,11 @@ describe('the resident server', () => {
     expect(old).toMatchObject({ background: false, http: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/) });
     const first = await search(root, env, 'topic1');
     expect(first.json).toMatchObject({ ok: true, server: false, hits: [{ path: '20261201-note-1.md' }] });
-    expect(first.stderr).toMatch(new RegExp(`^warning: the corpus's server \\(pid ${old.pid}\\) is of another build .* with MCP over HTTP, so it keeps running: commands of this build answer in-process until it is restarted$`));
+    expect(first.stderr).toMatch(
+      new RegExp(
+        `^warning: the corpus's server \\(pid ${old.pid}\\) is of another build .* with MCP over HTTP, so it keeps running: commands of this build answer in-process until it is restarted$`,
+      ),
+    );
     const second = await search(root, env, 'topic2');
     expect([second.json.server, second.json.hits[0].path, second.stderr]).toEqual([false, '20261201-note-2.md', '']);
     // an MCP session of this build is served in-process, and the server stays
@@ -584,7 +676,12 @@ describe('the resident server', () => {
   it('zk-memory mcp bridges to the server: two sessions share one server, and a write through one is found by the other', async () => {
     const { root, env } = setUp();
     const session = async () => {
-      const transport = new StdioClientTransport({ command: 'node', args: [BIN, 'mcp', '--root', root], env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' }, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: 'node',
+        args: [BIN, 'mcp', '--root', root],
+        env: { ...(process.env as Record<string, string>), ...env, ZK_MEMORY_LLM_BASE: '', ZK_MEMORY_LLM_MODEL: '' },
+        stderr: 'pipe',
+      });
       const client = new Client({ name: 'zk-memory-test', version: '1.0.0' });
       await client.connect(transport);
       return client;

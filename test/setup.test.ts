@@ -57,7 +57,12 @@ describe('setup claude', () => {
     expect(c).toMatchObject({ numStartups: 3, projects: { '/x': { allowedTools: [] } } });
     expect(c.mcpServers).toEqual({
       other: { command: 'other-server' },
-      'zk-memory': { type: 'stdio', command: process.execPath, args: [fs.realpathSync(BIN), 'mcp', '--root', root], env: { ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' } },
+      'zk-memory': {
+        type: 'stdio',
+        command: process.execPath,
+        args: [fs.realpathSync(BIN), 'mcp', '--root', root],
+        env: { ZK_MEMORY_REDACT: '1', ZK_MEMORY_SOURCE: 'claude' },
+      },
     });
     // every path written is absolute
     for (const p of [process.execPath, ...c.mcpServers['zk-memory'].args.filter((a: string) => a.includes('/'))]) expect(path.isAbsolute(p)).toBe(true);
@@ -66,7 +71,10 @@ describe('setup claude', () => {
     expect(again.json.files.map((f: any) => f.action)).toEqual(['unchanged', 'unchanged']);
 
     const removed = await setup('claude', '--remove');
-    expect(removed.json.files.map((f: any) => [f.action, f.changes.length])).toEqual([['updated', 5], ['updated', 1]]);
+    expect(removed.json.files.map((f: any) => [f.action, f.changes.length])).toEqual([
+      ['updated', 5],
+      ['updated', 1],
+    ]);
     expect(readJson(settings)).toEqual(JSON.parse(before.settings));
     expect(readJson(claudeJson)).toEqual(JSON.parse(before.claudeJson));
     expect((await setup('claude', '--remove')).json.files.map((f: any) => f.action)).toEqual(['unchanged', 'unchanged']);
@@ -88,10 +96,17 @@ describe('setup claude', () => {
     writeJson(settings, s0);
 
     const r = await setup('claude');
-    expect(r.json.files[0]).toMatchObject({ action: 'updated', changes: ['hooks.SessionStart', 'hooks.UserPromptSubmit', 'hooks.PreCompact', 'hooks.Stop', 'hooks.SessionEnd'] });
+    expect(r.json.files[0]).toMatchObject({
+      action: 'updated',
+      changes: ['hooks.SessionStart', 'hooks.UserPromptSubmit', 'hooks.PreCompact', 'hooks.Stop', 'hooks.SessionEnd'],
+    });
     const s = readJson(settings);
     expect(s.hooks.SessionStart).toEqual([{ hooks: [{ type: 'command', command, timeout: 5 }] }]);
-    expect(s.hooks.Stop).toEqual([...unrelated.hooks.Stop, { hooks: [{ type: 'command', command, timeout: 5 }] }, { hooks: [{ type: 'command', command: other, timeout: 5 }] }]);
+    expect(s.hooks.Stop).toEqual([
+      ...unrelated.hooks.Stop,
+      { hooks: [{ type: 'command', command, timeout: 5 }] },
+      { hooks: [{ type: 'command', command: other, timeout: 5 }] },
+    ]);
     expect((await setup('claude')).json.files[0].action).toBe('unchanged');
 
     // --remove on what the older install wrote takes it out as well
@@ -126,14 +141,23 @@ describe('setup claude', () => {
     const { home, project, root, setup } = place();
     const realProject = fs.realpathSync(project);
     expect((await setup('claude', '--scope', 'project')).code).toBe(0);
-    expect(Object.keys(readJson(path.join(project, '.claude', 'settings.json')).hooks)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreCompact', 'Stop', 'SessionEnd']);
+    expect(Object.keys(readJson(path.join(project, '.claude', 'settings.json')).hooks)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreCompact',
+      'Stop',
+      'SessionEnd',
+    ]);
     expect(readJson(path.join(project, '.mcp.json')).mcpServers['zk-memory'].args).toEqual([fs.realpathSync(BIN), 'mcp', '--root', root]);
     expect((await setup('claude', '--scope', 'local')).code).toBe(0);
     expect(Object.keys(readJson(path.join(project, '.claude', 'settings.local.json')).hooks)).toHaveLength(5);
     expect(Object.keys(readJson(path.join(home, '.claude.json')).projects)).toEqual([realProject]);
     for (const scope of ['project', 'local']) {
       const r = await setup('claude', '--scope', scope, '--remove');
-      expect(r.json.files.map((f: any) => f.action), scope).toEqual(['deleted', 'deleted']);
+      expect(
+        r.json.files.map((f: any) => f.action),
+        scope,
+      ).toEqual(['deleted', 'deleted']);
     }
     expect(fs.readdirSync(path.join(project, '.claude'))).toEqual([]);
     expect(fs.existsSync(path.join(project, '.mcp.json'))).toBe(false);
@@ -147,7 +171,10 @@ describe('setup claude', () => {
     fs.writeFileSync(settings, '{ "hooks": { "Stop": [ }\n');
     const r = await setup('claude');
     expect(r.code).toBe(1);
-    expect(r.json.error).toMatchObject({ code: 'refused', message: expect.stringMatching(new RegExp(`^${settings.replace(/[.]/g, '\\.')} is not valid JSON \\(.*\\): fix it first; nothing was changed$`)) });
+    expect(r.json.error).toMatchObject({
+      code: 'refused',
+      message: expect.stringMatching(new RegExp(`^${settings.replace(/[.]/g, '\\.')} is not valid JSON \\(.*\\): fix it first; nothing was changed$`)),
+    });
     expect(fs.readFileSync(settings, 'utf8')).toBe('{ "hooks": { "Stop": [ }\n');
     expect(fs.existsSync(path.join(home, '.claude.json'))).toBe(false);
     // hooks of the wrong shape are refused alike
@@ -156,7 +183,14 @@ describe('setup claude', () => {
 
     fs.writeFileSync(settings, '{"model": "opus"}\n');
     const dry = await setup('claude', '--dry-run');
-    expect(dry.json).toMatchObject({ ok: true, dry_run: true, files: [{ action: 'updated', changes: expect.arrayContaining(['hooks.Stop']) }, { action: 'created', changes: ['mcpServers.zk-memory'] }] });
+    expect(dry.json).toMatchObject({
+      ok: true,
+      dry_run: true,
+      files: [
+        { action: 'updated', changes: expect.arrayContaining(['hooks.Stop']) },
+        { action: 'created', changes: ['mcpServers.zk-memory'] },
+      ],
+    });
     expect(fs.readFileSync(settings, 'utf8')).toBe('{"model": "opus"}\n');
     expect(fs.existsSync(path.join(home, '.claude.json'))).toBe(false);
     const text = await zkProcess(['setup', 'claude', '--dry-run', '--root', dry.json.root], { env: { HOME: home } });
@@ -180,12 +214,20 @@ describe('setup gemini', () => {
   it('hooks and the MCP server in ~/.gemini/settings.json, timeouts in ms; no local scope; --remove restores the file', async () => {
     const { home, root, setup } = place();
     const settings = path.join(home, '.gemini', 'settings.json');
-    const before = { theme: 'GitHub', hooks: { BeforeTool: [{ matcher: 'write_file', hooks: [{ name: 'scan', type: 'command', command: 'scan.sh' }] }] }, mcpServers: { gh: { command: 'gh-mcp' } } };
+    const before = {
+      theme: 'GitHub',
+      hooks: { BeforeTool: [{ matcher: 'write_file', hooks: [{ name: 'scan', type: 'command', command: 'scan.sh' }] }] },
+      mcpServers: { gh: { command: 'gh-mcp' } },
+    };
     writeJson(settings, before);
     const r = await setup('gemini');
-    expect(r.json.files).toEqual([{ file: settings, action: 'updated', changes: ['hooks.SessionStart', 'hooks.BeforeAgent', 'hooks.AfterAgent', 'mcpServers.zk-memory'] }]);
+    expect(r.json.files).toEqual([
+      { file: settings, action: 'updated', changes: ['hooks.SessionStart', 'hooks.BeforeAgent', 'hooks.AfterAgent', 'mcpServers.zk-memory'] },
+    ]);
     const s = readJson(settings);
-    expect(s.hooks.BeforeAgent).toEqual([{ hooks: [{ name: 'zk-memory', type: 'command', command: `${process.execPath} ${fs.realpathSync(BIN)} hook gemini --root ${root}`, timeout: 5000 }] }]);
+    expect(s.hooks.BeforeAgent).toEqual([
+      { hooks: [{ name: 'zk-memory', type: 'command', command: `${process.execPath} ${fs.realpathSync(BIN)} hook gemini --root ${root}`, timeout: 5000 }] },
+    ]);
     expect(s.hooks.BeforeTool).toEqual(before.hooks.BeforeTool);
     expect(s.mcpServers.gh).toEqual(before.mcpServers.gh);
     expect((await setup('gemini')).json.files[0].action).toBe('unchanged');
@@ -198,6 +240,9 @@ describe('setup gemini', () => {
   it('an unknown host or scope is a usage error', async () => {
     const { setup } = place();
     expect((await setup('vim')).json.error).toMatchObject({ code: 'usage', message: expect.stringContaining('unknown host: "vim"') });
-    expect((await setup('claude', '--scope', 'galaxy')).json.error).toMatchObject({ code: 'usage', message: 'unknown scope: "galaxy" (user, project or local)' });
+    expect((await setup('claude', '--scope', 'galaxy')).json.error).toMatchObject({
+      code: 'usage',
+      message: 'unknown scope: "galaxy" (user, project or local)',
+    });
   });
 });

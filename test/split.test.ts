@@ -22,23 +22,36 @@ function fragments(extra: Record<string, unknown>[] = []) {
     { title: 'Judy the painter', slug: 'judy-painter', content: 'Judy is a painter who lives in London.', kind: 'entity_update' },
     { title: 'Judy goes sailing', slug: 'garden', content: 'In 2024 Judy took up sailing and crossed the Channel in a small boat.', kind: 'concept' },
     {
-      title: 'No more commissions', slug: 'no-commissions', content: 'Judy stopped taking commissions: she paints only what she chooses.', kind: 'decision',
-      choice: 'no commissions', alternatives: ['a waiting list'], rationale: 'she paints only what she chooses',
+      title: 'No more commissions',
+      slug: 'no-commissions',
+      content: 'Judy stopped taking commissions: she paints only what she chooses.',
+      kind: 'decision',
+      choice: 'no commissions',
+      alternatives: ['a waiting list'],
+      rationale: 'she paints only what she chooses',
     },
     ...extra,
   ];
 }
 
-const splitting = (frags = fragments()) => stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'Judy: painter, sailor, no commissions.', fragments: frags }) });
+const splitting = (frags = fragments()) =>
+  stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'Judy: painter, sailor, no commissions.', fragments: frags }) });
 
 /** A corpus with an overgrown note and notes that link to it by name, by uuid, and by a stale name with its uuid. */
 function corpus() {
   const root = tempCorpus();
-  const judy = writeNote(root, { slug: 'judy', title: 'Judy', body: `${BIO}\n\n## Related\n\n- [Sailing](20260101-sailing.md)` , date: '2026-01-01', source: 'chef' });
+  const judy = writeNote(root, {
+    slug: 'judy',
+    title: 'Judy',
+    body: `${BIO}\n\n## Related\n\n- [Sailing](20260101-sailing.md)`,
+    date: '2026-01-01',
+    source: 'chef',
+  });
   writeNote(root, { slug: 'sailing', title: 'Sailing', body: 'Boats.', date: '2026-01-01' });
   writeNote(root, { slug: 'garden', title: 'Garden', body: 'Tomatoes.', date: new Date().toISOString().slice(0, 10) });
   const friends = writeNote(root, {
-    slug: 'friends', title: 'Friends',
+    slug: 'friends',
+    title: 'Friends',
     body: `[Judy](${judy.path}) <!-- uuid: ${judy.uuid} -->\n\nAlso [her](${judy.path}) and [by old name](19990101-judy.md) <!-- uuid: ${judy.uuid} -->.`,
   });
   return { root, judy, friends };
@@ -65,17 +78,26 @@ describe('split', () => {
     // When it was replaced and archived is recorded beside superseded_by.
     expect(archived.times.superseded_at).toMatch(new RegExp(`^${MOMENT}$`));
     expect(archived.times.archived_at).toMatch(new RegExp(`^${MOMENT}$`));
-    expect(archived.raw.replace(`superseded_by: ${parent.uuid}\nsuperseded_at: ${archived.times.superseded_at}\narchived_at: ${archived.times.archived_at}\n`, '')).toBe(judy.raw);
+    expect(
+      archived.raw.replace(`superseded_by: ${parent.uuid}\nsuperseded_at: ${archived.times.superseded_at}\narchived_at: ${archived.times.archived_at}\n`, ''),
+    ).toBe(judy.raw);
 
     // children: unique names (the "garden" slug is taken today), decisions stay decisions, each links back
     expect(r.children.map((c) => c.path)).toEqual([
-      expect.stringMatching(/^\d{8}-judy-painter\.md$/), expect.stringMatching(/^\d{8}-garden-2\.md$/), expect.stringMatching(/^\d{8}-no-commissions\.md$/),
+      expect.stringMatching(/^\d{8}-judy-painter\.md$/),
+      expect.stringMatching(/^\d{8}-garden-2\.md$/),
+      expect.stringMatching(/^\d{8}-no-commissions\.md$/),
     ]);
     expect(r.children.map((c) => c.kind)).toEqual(['entity_update', 'concept', 'decision']);
-    expect(r.children[2].parsed.body).toContain([
-      '**Decision:** no commissions', 'Judy stopped taking commissions: she paints only what she chooses.',
-      '**Alternatives considered:**\n- a waiting list', '**Rationale:** she paints only what she chooses', 'Part of [Judy](',
-    ].join('\n\n'));
+    expect(r.children[2].parsed.body).toContain(
+      [
+        '**Decision:** no commissions',
+        'Judy stopped taking commissions: she paints only what she chooses.',
+        '**Alternatives considered:**\n- a waiting list',
+        '**Rationale:** she paints only what she chooses',
+        'Part of [Judy](',
+      ].join('\n\n'),
+    );
     for (const c of r.children) {
       expect(c.parsed.frontmatter.split_from).toBe(parent.uuid);
       expect(parseLinks(c.raw).map((l) => [l.target, l.uuid])).toContainEqual([parent.path, parent.uuid]);
@@ -90,7 +112,10 @@ describe('split', () => {
     const f = fs.readFileSync(friends.file, 'utf8');
     expect(f).toBe(friends.raw.replaceAll(judy.uuid, parent.uuid).replace('19990101-judy.md', judy.path));
     for (const n of loadNotes(root)) {
-      expect(parseLinks(n.raw).filter((l) => l.uuid === judy.uuid), n.path).toEqual([]);
+      expect(
+        parseLinks(n.raw).filter((l) => l.uuid === judy.uuid),
+        n.path,
+      ).toEqual([]);
     }
     const check = tendCheck(root);
     expect(check.counts).toMatchObject({ stale: 0, broken: 0 });
@@ -104,7 +129,10 @@ describe('split', () => {
     const before = snapshot(root, { skip: /^\.zk/ });
     const bare = fragments().map((f) => ({ title: f.title, slug: f.slug, content: f.content, kind: f.kind }));
     const llm = splitting(bare);
-    await expect(splitNote(root, 'judy', { llm })).rejects.toMatchObject({ code: 'llm_failed', message: expect.stringMatching(/fragments\/2\/choice: a decision needs the choice/) });
+    await expect(splitNote(root, 'judy', { llm })).rejects.toMatchObject({
+      code: 'llm_failed',
+      message: expect.stringMatching(/fragments\/2\/choice: a decision needs the choice/),
+    });
     expect(llm.calls).toHaveLength(2);
     expect(llm.calls[0].messages[0].content).toMatch(/a fragment of kind decision also gives choice/);
     expect(snapshot(root, { skip: /^\.zk/ })).toEqual(before);
@@ -121,7 +149,11 @@ describe('split', () => {
 
   it('a hand-written author that no source could be is carried to the children as plain words', async () => {
     const root = tempCorpus();
-    write(root, '20260101-judy.md', `---\nuuid: 2a0c5b1e-3f4d-4e5f-8a6b-7c8d9e0f1a2b\ntitle: Judy\ndate: 2026-01-01\nauthor: "Jane (PM)\u2028*notes*"\n---\n\n# Judy\n\n${BIO}\n`);
+    write(
+      root,
+      '20260101-judy.md',
+      `---\nuuid: 2a0c5b1e-3f4d-4e5f-8a6b-7c8d9e0f1a2b\ntitle: Judy\ndate: 2026-01-01\nauthor: "Jane (PM)\u2028*notes*"\n---\n\n# Judy\n\n${BIO}\n`,
+    );
     const r = await splitNote(root, 'judy', { llm: splitting() });
     expect(r.action).toBe('split');
     expect(r.failed ?? []).toEqual([]);

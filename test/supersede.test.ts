@@ -6,7 +6,17 @@ import { expectMomentSince } from './helpers/moments.js';
 
 async function judy(root: string) {
   const london = await zk(['--root', root, '--json', 'write', 'judy-london', 'Judy lives in London', 'Judy lives in London, near the river.']);
-  const paris = await zk(['--root', root, '--json', 'write', 'judy-paris', 'Judy moved to Paris', 'Judy moved to Paris in October.', '--supersedes', london.json.note.uuid]);
+  const paris = await zk([
+    '--root',
+    root,
+    '--json',
+    'write',
+    'judy-paris',
+    'Judy moved to Paris',
+    'Judy moved to Paris in October.',
+    '--supersedes',
+    london.json.note.uuid,
+  ]);
   return { london: london.json.note, paris: paris.json };
 }
 
@@ -31,7 +41,9 @@ describe('supersession', () => {
     const s = await zk(['--root', root, '--json', 'supersede', paris.note.slug, '--by', berlin.json.note.slug]);
     expect(s.json).toMatchObject({ ok: true, action: 'superseded', old: { path: paris.note.path }, new: { path: berlin.json.note.path } });
     const text = await zk(['--root', root, 'read', london.path]);
-    expect(text.stdout.split('\n')[0]).toBe(`note: superseded by ${paris.note.path} (Judy moved to Paris); current: ${berlin.json.note.path} (Judy moved to Berlin)`);
+    expect(text.stdout.split('\n')[0]).toBe(
+      `note: superseded by ${paris.note.path} (Judy moved to Paris); current: ${berlin.json.note.path} (Judy moved to Berlin)`,
+    );
     const json = await zk(['--root', root, '--json', 'read', london.path]);
     expect(json.json.chain.map((n: any) => n.path)).toEqual([paris.note.path, berlin.json.note.path]);
     expect(json.json.note.superseded_by).toBe(paris.note.uuid);
@@ -41,7 +53,8 @@ describe('supersession', () => {
 
   it('rewrites only the frontmatter key it sets, every other byte kept (BOM and CRLF too)', async () => {
     const root = tempCorpus();
-    const oldText = '---\r\ntitle: "Hand, quoted"\r\ncustom: [a, b]   # keep me\r\nuuid: 33333333-3333-3333-3333-333333333333\r\n---\r\n# Hand\r\nOld claim.\r\n';
+    const oldText =
+      '---\r\ntitle: "Hand, quoted"\r\ncustom: [a, b]   # keep me\r\nuuid: 33333333-3333-3333-3333-333333333333\r\n---\r\n# Hand\r\nOld claim.\r\n';
     write(root, 'hand.md', oldText);
     const noFm = '# Bare\r\n\r\nNew claim.\r\n';
     write(root, 'bare.md', `\uFEFF${noFm}`);
@@ -86,11 +99,19 @@ describe('supersession', () => {
     const cases: [string[], number, string][] = [
       [['supersede', paris.note.slug, '--by', paris.note.slug], 1, `error: a note cannot supersede itself: ${paris.note.path}`],
       [['supersede', paris.note.slug, '--by', london.path], 1, `error: superseding ${paris.note.path} by ${london.path} would make a cycle`],
-      [['supersede', london.path, '--by', 'other'], 1, `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title}); supersede the current note instead: \`zk-memory supersede ${paris.note.path} --by NEW\``],
+      [
+        ['supersede', london.path, '--by', 'other'],
+        1,
+        `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title}); supersede the current note instead: \`zk-memory supersede ${paris.note.path} --by NEW\``,
+      ],
       [['supersede', 'nobody', '--by', 'other'], 1, 'error: unknown ref: nobody'],
       [['supersede', 'other'], 2, 'error: supersede needs --by NEW: the note that replaces OLD'],
       [['write', 'x', 'X', '--supersedes', 'nobody'], 1, 'error: unknown ref: nobody'],
-      [['write', 'x', 'X', '--supersedes', london.path], 1, `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title}); supersede the current note instead: \`zk-memory supersede ${paris.note.path} --by NEW\``],
+      [
+        ['write', 'x', 'X', '--supersedes', london.path],
+        1,
+        `error: ${london.path} is already superseded by ${paris.note.path} (${paris.note.title}); supersede the current note instead: \`zk-memory supersede ${paris.note.path} --by NEW\``,
+      ],
     ];
     for (const [args, code, message] of cases) {
       const r = await zk(['--root', root, ...args]);

@@ -17,7 +17,9 @@ const STEPS = ['after-commit', 'after-fetch', 'mid-merge', 'mid-resolve', 'befor
 describe('a sync killed half-way', { timeout: 180_000 }, () => {
   it.concurrent.each(STEPS)('at %s: the next sync finishes, nothing is lost', async (step) => {
     // b is behind a by a merge into a shared note and a note under a name b writes too: made once, copied for each step
-    const { clones: [a, b] } = await preparedHosts('b behind a', 2, async ({ clones: [a, b] }) => {
+    const {
+      clones: [a, b],
+    } = await preparedHosts('b behind a', 2, async ({ clones: [a, b] }) => {
       await run(a, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-12-01');
       await run(a, 'sync');
       await run(b, 'sync');

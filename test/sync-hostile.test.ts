@@ -18,7 +18,10 @@ const sync = (clone: string) => run(clone, 'sync', '--json');
 /** Two hosts sharing a note; the attacker's clone `a` commits what `plant` makes and pushes it. */
 async function planted(plant: (a: string) => Promise<string[] | void> | string[] | void) {
   // the shared note, made once and copied for each test
-  const { remote, clones: [a, b] } = await preparedHosts('judy on both', 2, async ({ clones: [a, b] }) => {
+  const {
+    remote,
+    clones: [a, b],
+  } = await preparedHosts('judy on both', 2, async ({ clones: [a, b] }) => {
     await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
     await git(a, 'add', '-A');
     await git(a, 'commit', '-q', '-m', 'a note');
@@ -64,8 +67,8 @@ describe('sync refuses a remote that would own its clones', () => {
     ['a driver the tool owns, on the wrong files', '/*.md merge=zk-memory-trace', '20'],
     ['merging turned off', '*.md -merge', '20'],
     ['binary', '/*.md binary', '20'],
-    ['git\'s own text merge', '/*.md merge', '20'],
-    ['a driver of someone else\'s', '/.zk/trace.jsonl merge=ours', '.zk/trace.jsonl'],
+    ["git's own text merge", '/*.md merge', '20'],
+    ["a driver of someone else's", '/.zk/trace.jsonl merge=ours', '.zk/trace.jsonl'],
   ])('.gitattributes with %s (%s) is refused before merging, with the way out', async (_what, line, named) => {
     const h = await planted((a) => fs.appendFileSync(path.join(a, '.gitattributes'), `${line}\n`));
     const error = await refused(h, 'attributes');
@@ -111,8 +114,10 @@ describe('sync refuses a remote that would own its clones', () => {
     expect(fs.existsSync(path.join(h.b, file))).toBe(false);
   });
 
-  it('a remote that drops the rules outright: the merge still runs the tool\'s driver, and the next sync writes the rules back', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
+  it("a remote that drops the rules outright: the merge still runs the tool's driver, and the next sync writes the rules back", async () => {
+    const {
+      clones: [a, b],
+    } = await gitHosts(2);
     await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
     await sync(a);
     await sync(b);
@@ -136,7 +141,13 @@ describe('sync refuses a remote that would own its clones', () => {
     const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
     fs.mkdirSync(a);
     await git(a, 'init', '-q', '-b', 'main');
-    for (const c of [a]) for (const [k, v] of [['user.name', 'a'], ['user.email', 'a@example.org'], ['commit.gpgsign', 'false']]) await git(c, 'config', k, v);
+    for (const c of [a])
+      for (const [k, v] of [
+        ['user.name', 'a'],
+        ['user.email', 'a@example.org'],
+        ['commit.gpgsign', 'false'],
+      ])
+        await git(c, 'config', k, v);
     fs.mkdirSync(path.join(a, 'my notes'));
     await zk(['init', path.join(a, 'my notes')]);
     await git(a, 'add', '-A');
@@ -144,7 +155,12 @@ describe('sync refuses a remote that would own its clones', () => {
     await git(a, 'remote', 'add', 'origin', remote);
     await git(a, 'push', '-q', '-u', 'origin', 'main');
     await git(dir, 'clone', '-q', remote, b);
-    for (const [k, v] of [['user.name', 'b'], ['user.email', 'b@example.org'], ['commit.gpgsign', 'false']]) await git(b, 'config', k, v);
+    for (const [k, v] of [
+      ['user.name', 'b'],
+      ['user.email', 'b@example.org'],
+      ['commit.gpgsign', 'false'],
+    ])
+      await git(b, 'config', k, v);
     fs.appendFileSync(path.join(a, 'my notes', '.gitattributes'), '/*.md -merge\n');
     await zk(['--root', path.join(a, 'my notes'), 'write', 'judy', 'Judy', 'Paints.']);
     await git(a, 'add', '-A');
@@ -166,7 +182,10 @@ describe('.archive that is not a folder of the corpus', () => {
     fs.symlinkSync(outside, path.join(root, '.archive'));
     const r = await run(root, 'archive', 'judy', '--json');
     expect(r.code).toBe(4);
-    expect(r.json.error).toMatchObject({ code: 'io', message: `refusing to write through a symlink planted at ${path.join(root, '.archive')}: remove it and run again` });
+    expect(r.json.error).toMatchObject({
+      code: 'io',
+      message: `refusing to write through a symlink planted at ${path.join(root, '.archive')}: remove it and run again`,
+    });
     expect(mdFiles(root)).toHaveLength(1);
     expect(fs.readdirSync(outside)).toEqual([]);
     fs.rmSync(path.join(root, '.archive'));
@@ -183,10 +202,16 @@ describe('.archive that is not a folder of the corpus', () => {
     writeNote(root, { slug: 'judy', title: 'Judy', body: 'Judy paints.\n\nJudy sails.', date: '2026-01-01' });
     fs.symlinkSync(outside, path.join(root, '.archive'));
     const before = snapshot(root, { skip: /^\.zk/ });
-    const llm = stubLlm({ record_split_decision: () => ({ split: true, parent_summary: 'Judy.', fragments: [
-      { title: 'Judy paints', slug: 'judy-paints', content: 'Judy paints.', kind: 'concept' },
-      { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails.', kind: 'concept' },
-    ] }) });
+    const llm = stubLlm({
+      record_split_decision: () => ({
+        split: true,
+        parent_summary: 'Judy.',
+        fragments: [
+          { title: 'Judy paints', slug: 'judy-paints', content: 'Judy paints.', kind: 'concept' },
+          { title: 'Judy sails', slug: 'judy-sails', content: 'Judy sails.', kind: 'concept' },
+        ],
+      }),
+    });
     await expect(splitNote(root, 'judy', { llm })).rejects.toThrow(`refusing to write through a symlink planted at ${path.join(root, '.archive')}`);
     expect(snapshot(root, { skip: /^\.zk/ })).toEqual(before);
     expect(fs.readdirSync(outside)).toEqual([]);

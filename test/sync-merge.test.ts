@@ -33,7 +33,11 @@ describe('a note merged from two hosts', () => {
     const r = both(BASE, a, b);
     expect(r).toEqual({
       kind: 'clean',
-      text: BASE + frag('2026-12-02T10:00:00Z', 'Moved to Paris.', 'laptop') + frag('2026-12-02T11:00:00Z', 'Has a cat.', 'phone') + frag('2026-12-02T12:00:00Z', 'Bought a bike.', 'laptop'),
+      text:
+        BASE +
+        frag('2026-12-02T10:00:00Z', 'Moved to Paris.', 'laptop') +
+        frag('2026-12-02T11:00:00Z', 'Has a cat.', 'phone') +
+        frag('2026-12-02T12:00:00Z', 'Bought a bike.', 'laptop'),
     });
   });
 
@@ -55,18 +59,28 @@ describe('a note merged from two hosts', () => {
     const a = crlf + mergeFragment('2026-12-02T10:00:00Z', 'Studio\n------\nIn Montmartre.', 'a', '\r\n');
     const b = crlf + mergeFragment('2026-12-02T09:00:00Z', 'Early.', 'b', '\r\n');
     const r = both(crlf, a, b);
-    expect(r).toEqual({ kind: 'clean', text: crlf + mergeFragment('2026-12-02T09:00:00Z', 'Early.', 'b', '\r\n') + mergeFragment('2026-12-02T10:00:00Z', 'Studio\n------\nIn Montmartre.', 'a', '\r\n') });
+    expect(r).toEqual({
+      kind: 'clean',
+      text:
+        crlf +
+        mergeFragment('2026-12-02T09:00:00Z', 'Early.', 'b', '\r\n') +
+        mergeFragment('2026-12-02T10:00:00Z', 'Studio\n------\nIn Montmartre.', 'a', '\r\n'),
+    });
   });
 
   it('combines the frontmatter keys the tool writes: supersedes and fragment_sources grow, a key set on one side is kept', () => {
     const withKeys = (keys: string) => BASE.replace('date: 2026-12-01\n', `date: 2026-12-01\n${keys}`);
     const base = withKeys('supersedes:\n  - aaaaaaaa-0000-4000-8000-000000000001\n');
     const a = withKeys('supersedes:\n  - aaaaaaaa-0000-4000-8000-000000000001\n  - cccccccc-0000-4000-8000-000000000003\nvalid_from: 2026-01-01\n');
-    const b = withKeys('kind: concept\nsupersedes:\n  - aaaaaaaa-0000-4000-8000-000000000001\n  - bbbbbbbb-0000-4000-8000-000000000002\nfragment_sources:\n  - date: 2026-12-02T10:00:00Z\n    source_doc: guide.md\n');
+    const b = withKeys(
+      'kind: concept\nsupersedes:\n  - aaaaaaaa-0000-4000-8000-000000000001\n  - bbbbbbbb-0000-4000-8000-000000000002\nfragment_sources:\n  - date: 2026-12-02T10:00:00Z\n    source_doc: guide.md\n',
+    );
     const r = both(base, a, b);
     expect(r).toEqual({
       kind: 'clean',
-      text: withKeys('kind: concept\nsupersedes:\n  - aaaaaaaa-0000-4000-8000-000000000001\n  - bbbbbbbb-0000-4000-8000-000000000002\n  - cccccccc-0000-4000-8000-000000000003\nvalid_from: 2026-01-01\nfragment_sources:\n  - date: 2026-12-02T10:00:00Z\n    source_doc: guide.md\n'),
+      text: withKeys(
+        'kind: concept\nsupersedes:\n  - aaaaaaaa-0000-4000-8000-000000000001\n  - bbbbbbbb-0000-4000-8000-000000000002\n  - cccccccc-0000-4000-8000-000000000003\nvalid_from: 2026-01-01\nfragment_sources:\n  - date: 2026-12-02T10:00:00Z\n    source_doc: guide.md\n',
+      ),
     });
   });
 
@@ -114,7 +128,9 @@ describe('the trace merged from two hosts', () => {
     const b = base + line('2026-12-02T11:00:00.000Z', 'archive');
     const merged = mergeLogTexts(base, a, b);
     expect(merged).toBe(mergeLogTexts(base, b, a));
-    expect(merged).toBe(base + line('2026-12-02T10:00:00.000Z', 'write') + line('2026-12-02T11:00:00.000Z', 'archive') + line('2026-12-02T12:00:00.000Z', 'merge'));
+    expect(merged).toBe(
+      base + line('2026-12-02T10:00:00.000Z', 'write') + line('2026-12-02T11:00:00.000Z', 'archive') + line('2026-12-02T12:00:00.000Z', 'merge'),
+    );
     // Two hosts that merged the same pair, merged with each other (a criss-cross): nothing doubles.
     expect(mergeLogTexts(base, merged, merged)).toBe(merged);
     expect(mergeLogTexts(a, merged, a + line('2026-12-02T13:00:00.000Z', 'write'))).toBe(merged + line('2026-12-02T13:00:00.000Z', 'write'));

@@ -23,7 +23,7 @@ const ROUNDS = Number(process.env.ZK_SOAK_ROUNDS ?? 6);
 /** A small seeded generator, so a failure can be replayed. */
 function random(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function documents(): string {
@@ -82,9 +82,10 @@ describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
           } else {
             const next = await run(clone, 'ingest', 'next', '--json');
             if (next.code !== 0) continue;
-            r = rnd() < 0.5
-              ? await run(clone, 'ingest', 'accept', '--title', `Ingested ${marker}`, `body ${marker}`, '--date', '2026-12-02')
-              : await run(clone, 'ingest', 'accept', '--merge', `shared-${Math.floor(rnd() * 4)}`, `fragment ${marker}`);
+            r =
+              rnd() < 0.5
+                ? await run(clone, 'ingest', 'accept', '--title', `Ingested ${marker}`, `body ${marker}`, '--date', '2026-12-02')
+                : await run(clone, 'ingest', 'accept', '--merge', `shared-${Math.floor(rnd() * 4)}`, `fragment ${marker}`);
           }
           if (r.code === 0) acknowledged.push(marker);
         }
@@ -101,7 +102,10 @@ describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
       syncs.push({ clone: path.basename(c), code: s.code, out: s.stderr });
     }
 
-    expect(syncs.filter((s) => s.code !== 0), `seed ${seed}`).toEqual([]);
+    expect(
+      syncs.filter((s) => s.code !== 0),
+      `seed ${seed}`,
+    ).toEqual([]);
     const [first, ...rest] = clones.map(tree);
     for (const t of rest) expect(t).toEqual(first);
     for (const [p, text] of Object.entries(first)) expect(/^(<<<<<<<|=======|>>>>>>>)( |$)/m.test(text), p).toBe(false);
@@ -117,4 +121,3 @@ describe(`three hosts syncing through one remote for ${ROUNDS} rounds`, () => {
     expect(findings.filter((f: any) => !['fork', 'same_slug'].includes(f.verdict))).toEqual([]);
   }, 300_000);
 });
-

@@ -29,16 +29,19 @@ async function tendClean(clone: string): Promise<any> {
 }
 
 /** Two hosts that both hold one note, `judy`, written on `a` and synced: made once, copied for each test. */
-const judyOnBoth = () => preparedHosts('judy on both', 2, async ({ clones: [a, b] }) => {
-  await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
-  await syncAll([a, b]);
-});
+const judyOnBoth = () =>
+  preparedHosts('judy on both', 2, async ({ clones: [a, b] }) => {
+    await run(a, 'write', 'judy', 'Judy', 'Judy paints lake sunrises.');
+    await syncAll([a, b]);
+  });
 
 const uuidOf = (clone: string, name: string) => /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(clone, name), 'utf8'))![1];
 
 describe('sync', () => {
   it('fragments merged into one note on two hosts: the note holds every fragment once, in date order, on every host', async () => {
-    const { clones: [a, b] } = await judyOnBoth();
+    const {
+      clones: [a, b],
+    } = await judyOnBoth();
     await run(a, 'merge', 'judy', 'Moved to Paris.', '--source', 'laptop');
     await run(b, 'merge', 'judy', 'Has a cat called Miso.', '--source', 'phone');
     await run(a, 'merge', 'judy', 'Bought a bike.', '--source', 'laptop');
@@ -64,7 +67,9 @@ describe('sync', () => {
   });
 
   it('the same slug written on one day on two hosts: both notes kept, one under a numbered name, links by uuid follow it', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
+    const {
+      clones: [a, b],
+    } = await gitHosts(2);
     await run(a, 'write', 'plan', 'Plan A', 'Ship on Monday.', '--date', '2026-12-02');
     await run(b, 'write', 'plan', 'Plan B', 'Ship on Friday.', '--date', '2026-12-02');
     // b links to its own note, anchored by uuid, as the tool writes links
@@ -88,7 +93,9 @@ describe('sync', () => {
   });
 
   it('the same undated slug on two days on two hosts: both kept, the slug names the newer', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
+    const {
+      clones: [a, b],
+    } = await gitHosts(2);
     await run(a, 'write', 'judy', 'Judy', 'Judy paints.', '--date', '2026-12-01');
     await run(b, 'write', 'judy', 'Judy', 'Judy sings.', '--date', '2026-12-03');
     await syncAll([a, b]);
@@ -99,7 +106,9 @@ describe('sync', () => {
   });
 
   it('archived on one host, merged into on the other: the note stays archived and holds the fragment', async () => {
-    const { clones: [a, b] } = await judyOnBoth();
+    const {
+      clones: [a, b],
+    } = await judyOnBoth();
     await run(a, 'archive', 'judy', '--reason', 'written by mistake');
     await run(b, 'merge', 'judy', 'She moved in October.', '--source', 'phone');
     await syncAll([a, b]);
@@ -113,7 +122,9 @@ describe('sync', () => {
   });
 
   it('one note superseded on two hosts: both successors kept and current, tend check reports the fork', async () => {
-    const { clones: [a, b] } = await judyOnBoth();
+    const {
+      clones: [a, b],
+    } = await judyOnBoth();
     await run(a, 'write', 'judy-paris', 'Judy paints in Paris', 'Judy paints the Seine now.', '--supersedes', 'judy');
     await run(b, 'write', 'judy-rome', 'Judy paints in Rome', 'Judy paints the Tiber now.', '--supersedes', 'judy');
     await syncAll([a, b]);
@@ -128,9 +139,15 @@ describe('sync', () => {
   });
 
   it('a hand edit both hosts made to the same text stops the sync (exit 1), names the file, pushes nothing; finished by hand, the next sync goes on', async () => {
-    const { remote, clones: [a, b] } = await judyOnBoth();
+    const {
+      remote,
+      clones: [a, b],
+    } = await judyOnBoth();
     const [note] = mdFiles(a);
-    for (const [c, what] of [[a, 'mountains'], [b, 'the sea']]) {
+    for (const [c, what] of [
+      [a, 'mountains'],
+      [b, 'the sea'],
+    ]) {
       const f = path.join(c, note);
       fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('lake sunrises', what));
     }
@@ -153,7 +170,10 @@ describe('sync', () => {
   });
 
   it('a remote that cannot be reached is exit 4 with nothing lost; the next sync catches up', async () => {
-    const { remote, clones: [a, b] } = await gitHosts(2);
+    const {
+      remote,
+      clones: [a, b],
+    } = await gitHosts(2);
     fs.renameSync(remote, `${remote}.away`);
     await run(a, 'write', 'offline', 'Written offline', 'While the remote was away.');
     const r = await zkProcess(['--root', a, 'sync', '--json']);
@@ -169,7 +189,9 @@ describe('sync', () => {
   });
 
   it('a push that loses a race fetches, merges and pushes again', async () => {
-    const { clones: [a, b, c] } = await gitHosts(3);
+    const {
+      clones: [a, b, c],
+    } = await gitHosts(3);
     await run(a, 'write', 'from-a', 'From A', 'a');
     await run(c, 'write', 'from-c', 'From C', 'c');
     await run(c, 'sync');
@@ -178,7 +200,11 @@ describe('sync', () => {
     const zkBin = path.resolve('bin/zk-memory.js');
     const again = `node '${zkBin}' --root '${c}'`;
     const raced = path.join(a, '.git', 'raced');
-    fs.writeFileSync(hook, `#!/bin/sh\n[ -e '${raced}' ] && exit 0\ntouch '${raced}'\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX\n${again} write from-c2 'From C2' c2 >/dev/null && ${again} sync >/dev/null\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      hook,
+      `#!/bin/sh\n[ -e '${raced}' ] && exit 0\ntouch '${raced}'\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX\n${again} write from-c2 'From C2' c2 >/dev/null && ${again} sync >/dev/null\n`,
+      { mode: 0o755 },
+    );
     const r = await sync(a);
     expect(r.json, r.stdout).toMatchObject({ ok: true, outgoing: { pushed: true } });
     expect(fs.existsSync(raced)).toBe(true);
@@ -189,7 +215,9 @@ describe('sync', () => {
   });
 
   it('a note whose name is a shell command, merged on two hosts, merges as a note and runs nothing', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
+    const {
+      clones: [a, b],
+    } = await gitHosts(2);
     const name = '20261202-x $(touch pwned) `touch pwned2`.md';
     const note = (body: string) => `---\nuuid: 7a0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: X\ndate: 2026-12-02\n---\n\n# X\n\n${body}\n`;
     fs.writeFileSync(path.join(a, name), note('x'));
@@ -204,7 +232,9 @@ describe('sync', () => {
   });
 
   it('init in a git work tree installs the merge rules; sync outside one is refused in one line', async () => {
-    const { clones: [, b] } = await gitHosts(2);
+    const {
+      clones: [, b],
+    } = await gitHosts(2);
     expect(fs.readFileSync(path.join(b, '.gitattributes'), 'utf8')).toContain('/*.md merge=zk-memory');
     // a clone's config is its own: sync installs the driver where init did not run
     await expect(git(b, 'config', '--get', 'merge.zk-memory.driver')).rejects.toThrow();
@@ -218,8 +248,10 @@ describe('sync', () => {
     expect(r.stderr).toMatch(/^error: sync needs the corpus in a git work tree/);
   });
 
-  it('after a sync the receiving host\'s resident server finds the notes that came in, and links into them resolve', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
+  it("after a sync the receiving host's resident server finds the notes that came in, and links into them resolve", async () => {
+    const {
+      clones: [a, b],
+    } = await gitHosts(2);
     const runtime = tempDir('zk-rt-');
     fs.chmodSync(runtime, 0o700);
     const env = { ZK_MEMORY_SERVER: 'on', XDG_RUNTIME_DIR: runtime, ZK_MEMORY_BACKEND: 'fts' };

@@ -9,37 +9,48 @@ const MISSING_UUID = '99999999-0000-4000-8000-000000000000';
 /** a.md holds one link of every kind, plus links that are not links (code, URLs). */
 function mixedCorpus(): string {
   const root = tempCorpus();
-  write(root, 'a.md', noteText(UUID.a, 'A', [
-    '## Setup steps', //                                             line 8
-    '',
-    '[plain](b.md)', //                                              line 10
-    `[anchored](b.md) <!-- uuid: ${UUID.b} -->`,
-    `[heading](b.md#deploy-notes) <!-- uuid: ${UUID.b} -->`,
-    `[bad heading](b.md#nope) <!-- uuid: ${UUID.b} -->`,
-    '[self](#setup-steps)',
-    '[self bad](#missing)', //                                       line 15
-    '[missing](nowhere.md)',
-    `[mismatch](c.md) <!-- uuid: ${MISSING_UUID} -->`,
-    'Not links: [web](https://example.org/b.md), [mail](mailto:x@example.org), `[inline](nowhere.md)`.',
-    '```',
-    '[fenced](nowhere.md)', //                                       line 20
-    '```',
-    '~~~md',
-    '[tilde](nowhere.md)',
-    '~~~',
-    '````',
-    '```',
-    '[inside a longer fence](nowhere.md)',
-    '```',
-    '````',
-  ]));
+  write(
+    root,
+    'a.md',
+    noteText(UUID.a, 'A', [
+      '## Setup steps', //                                             line 8
+      '',
+      '[plain](b.md)', //                                              line 10
+      `[anchored](b.md) <!-- uuid: ${UUID.b} -->`,
+      `[heading](b.md#deploy-notes) <!-- uuid: ${UUID.b} -->`,
+      `[bad heading](b.md#nope) <!-- uuid: ${UUID.b} -->`,
+      '[self](#setup-steps)',
+      '[self bad](#missing)', //                                       line 15
+      '[missing](nowhere.md)',
+      `[mismatch](c.md) <!-- uuid: ${MISSING_UUID} -->`,
+      'Not links: [web](https://example.org/b.md), [mail](mailto:x@example.org), `[inline](nowhere.md)`.',
+      '```',
+      '[fenced](nowhere.md)', //                                       line 20
+      '```',
+      '~~~md',
+      '[tilde](nowhere.md)',
+      '~~~',
+      '````',
+      '```',
+      '[inside a longer fence](nowhere.md)',
+      '```',
+      '````',
+    ]),
+  );
   write(root, 'b.md', noteText(UUID.b, 'B', ['## Deploy notes', '', 'Text.']));
   write(root, 'c.md', noteText(UUID.c, 'C', ['Nothing here.']));
   return root;
 }
 
 const finding = (line: number, label: string, target: string, uuid: string | null, verdict: string, extra: object = {}) => ({
-  file: 'a.md', line, label, target, form: 'inline', uuid, verdict, ...extra,
+  file: 'a.md',
+  line,
+  label,
+  target,
+  form: 'inline',
+  uuid,
+  verdict,
+  ...extra,
 });
 
 describe('tend check', () => {
@@ -85,9 +96,11 @@ describe('tend check', () => {
 
   it('reports a link whose uuid now lives in another file as stale, with the fix', async () => {
     const root = tempCorpus();
-    write(root, 'a.md', noteText(UUID.a, 'A', [
-      `See [B](old-b.md) <!-- uuid: ${UUID.b} --> and [B notes](old-b.md#deploy-notes)<!--uuid:${UUID.b.toUpperCase()}-->.`,
-    ]));
+    write(
+      root,
+      'a.md',
+      noteText(UUID.a, 'A', [`See [B](old-b.md) <!-- uuid: ${UUID.b} --> and [B notes](old-b.md#deploy-notes)<!--uuid:${UUID.b.toUpperCase()}-->.`]),
+    );
     write(root, 'b.md', noteText(UUID.b, 'B', ['## Deploy notes']));
     const r = await zk(['tend', 'check', '--root', root, '--json']);
     expect(r.code).toBe(1);
@@ -100,11 +113,7 @@ describe('tend check', () => {
 
   it('reports links to archived notes: stale toward a live successor, broken without one', async () => {
     const root = tempCorpus();
-    write(root, 'a.md', noteText(UUID.a, 'A', [
-      `[old](old.md) <!-- uuid: ${UUID.old} -->`,
-      '[old plain](old.md#details)',
-      '[gone](gone.md)',
-    ]));
+    write(root, 'a.md', noteText(UUID.a, 'A', [`[old](old.md) <!-- uuid: ${UUID.old} -->`, '[old plain](old.md#details)', '[gone](gone.md)']));
     write(root, 'next.md', noteText(UUID.next, 'Next', ['## Details']));
     fs.mkdirSync(path.join(root, '.archive'));
     write(root, '.archive/old.md', noteText(UUID.old, 'Old', [], [`superseded_by: ${UUID.next}`]));

@@ -25,7 +25,17 @@ describe('dry runs', () => {
     expect(repair.code).toBe(0);
     expect(repair.json).toMatchObject({ ok: true, write: false, changed: 0, files: [], counts: { stale: 1, broken: 0 } });
     expect(repair.json.findings).toEqual([
-      { file: 'a.md', line: 8, label: 'B', target: 'old-b.md', form: 'inline', uuid: UUID.b, verdict: 'stale', reason: 'uuid now lives in b.md', fix: { target: 'b.md' } },
+      {
+        file: 'a.md',
+        line: 8,
+        label: 'B',
+        target: 'old-b.md',
+        form: 'inline',
+        uuid: UUID.b,
+        verdict: 'stale',
+        reason: 'uuid now lives in b.md',
+        fix: { target: 'b.md' },
+      },
     ]);
     const robustify = await zk(['tend', 'robustify', '--root', root]);
     expect(robustify.code).toBe(1); // bare.md has no uuid yet
@@ -56,12 +66,15 @@ describe('tend repair --write', () => {
     expect(r.code).toBe(1); // the broken link is left for a person
     expect(r.json).toMatchObject({ write: true, changed: 2, files: ['a.md'], counts: { stale: 2, broken: 1 } });
     const b = 'my%20b%20%28draft%29.md';
-    expect(fs.readFileSync(path.join(root, 'a.md'))).toEqual(Buffer.from(original
-      .replace(`(old-b.md) <!--`, `(${b}) <!--`)
-      .replace('(old-b.md#deploy-notes)', `(${b}#deploy-notes)`)));
+    expect(fs.readFileSync(path.join(root, 'a.md'))).toEqual(
+      Buffer.from(original.replace(`(old-b.md) <!--`, `(${b}) <!--`).replace('(old-b.md#deploy-notes)', `(${b}#deploy-notes)`)),
+    );
     const check = await zk(['tend', 'check', '--root', root, '--json']);
     expect(check.json.counts).toEqual({ ok: 3, stale: 0, broken: 1, unanchored: 0 });
-    const events = read(root, '.zk/trace.jsonl').trim().split('\n').map((l) => JSON.parse(l));
+    const events = read(root, '.zk/trace.jsonl')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events).toMatchObject([{ event: 'tend', action: 'repair', files: ['a.md'], changed: 2 }]);
   });
 
@@ -73,10 +86,7 @@ describe('tend repair --write', () => {
     write(root, '.archive/old.md', noteText(UUID.old, 'Old', ['## Gone heading'], [`superseded_by: ${UUID.next}`]));
     const r = await zk(['tend', 'repair', '--write', '--root', root]);
     expect(r.code).toBe(0);
-    expect(read(root, 'a.md')).toBe(noteText(UUID.a, 'A', [
-      `[old](next.md) <!-- uuid: ${UUID.next} -->`,
-      `[old plain](next.md) <!-- uuid: ${UUID.next} -->`,
-    ]));
+    expect(read(root, 'a.md')).toBe(noteText(UUID.a, 'A', [`[old](next.md) <!-- uuid: ${UUID.next} -->`, `[old plain](next.md) <!-- uuid: ${UUID.next} -->`]));
     expect((await zk(['tend', 'check', '--root', root])).code).toBe(0);
   });
 
@@ -102,9 +112,7 @@ describe('tend robustify --write', () => {
     const r = await zk(['tend', 'robustify', '--write', '--root', root, '--json']);
     expect(r.code).toBe(1);
     expect(r.json).toMatchObject({ changed: 1, files: ['a.md'], counts: { unanchored: 2 } });
-    expect(read(root, 'a.md')).toBe(noteText(UUID.a, 'A', [
-      `[B](old-b.md) <!-- uuid: ${UUID.b} -->`, `[C](c.md) <!-- uuid: ${UUID.c} -->`, '[bare](bare.md)',
-    ]));
+    expect(read(root, 'a.md')).toBe(noteText(UUID.a, 'A', [`[B](old-b.md) <!-- uuid: ${UUID.b} -->`, `[C](c.md) <!-- uuid: ${UUID.c} -->`, '[bare](bare.md)']));
   });
 });
 

@@ -47,10 +47,18 @@ describe('a note superseded by two notes is a fork', () => {
     forked(root);
     const r = await check(root);
     expect(r.code).toBe(1);
-    expect(of(r.findings, 'fork', 'broken', 'stale')).toEqual([{
-      file: OLD, line: 5, label: 'superseded_by', target: A, uuid: UUID.old, verdict: 'fork',
-      reason: `${OLD} was superseded by two notes: ${A} and ${B}`, notes: [A, B],
-    }]);
+    expect(of(r.findings, 'fork', 'broken', 'stale')).toEqual([
+      {
+        file: OLD,
+        line: 5,
+        label: 'superseded_by',
+        target: A,
+        uuid: UUID.old,
+        verdict: 'fork',
+        reason: `${OLD} was superseded by two notes: ${A} and ${B}`,
+        notes: [A, B],
+      },
+    ]);
     expect(r.json.counts).toMatchObject({ fork: 1, broken: 0, stale: 0 });
     const text = await zk(['--root', root, 'tend', 'check']);
     expect(text.code).toBe(1);
@@ -139,22 +147,35 @@ describe('one undated slug written on two hosts', () => {
     expect(read.json.note.path).toBe('20261203-judy.md');
     expect((await zk(['--root', root, '--json', 'read', 'Judy'])).json.note.path).toBe('20261203-judy.md');
     const links = await zk(['--root', root, '--json', 'read', 'links']);
-    expect(links.json.links.map((l: { target: string; path: string }) => [l.target, l.path])).toEqual([['judy', '20261203-judy.md'], ['Judy', '20261203-judy.md']]);
+    expect(links.json.links.map((l: { target: string; path: string }) => [l.target, l.path])).toEqual([
+      ['judy', '20261203-judy.md'],
+      ['Judy', '20261203-judy.md'],
+    ]);
     const backlinks = async (name: string) => (await zk(['--root', root, '--json', 'read', name])).json.backlinks.map((b: { path: string }) => b.path);
     expect(await backlinks('20261203-judy.md')).toEqual(['links.md']);
     expect(await backlinks('20261201-judy.md')).toEqual([]);
 
     const r = await check(root);
     expect(r.code).toBe(0);
-    expect(of(r.findings, 'same_slug', 'broken', 'stale', 'fork')).toEqual([{
-      file: '20261203-judy.md', line: 1, label: 'slug', target: 'judy', uuid: UUID.b, verdict: 'same_slug',
-      reason: 'judy is the undated slug of 20261201-judy.md and 20261203-judy.md; refs name the newest', notes: ['20261201-judy.md', '20261203-judy.md'],
-    }]);
+    expect(of(r.findings, 'same_slug', 'broken', 'stale', 'fork')).toEqual([
+      {
+        file: '20261203-judy.md',
+        line: 1,
+        label: 'slug',
+        target: 'judy',
+        uuid: UUID.b,
+        verdict: 'same_slug',
+        reason: 'judy is the undated slug of 20261201-judy.md and 20261203-judy.md; refs name the newest',
+        notes: ['20261201-judy.md', '20261203-judy.md'],
+      },
+    ]);
     // the wikilinks are sound: they name one note, and only lack an anchor
     expect(r.findings.filter((f) => f.file === 'links.md').map((f) => f.verdict)).toEqual(['unanchored', 'unanchored']);
     const text = await zk(['--root', root, 'tend', 'check']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('20261203-judy.md:1: same_slug: [slug](judy) (judy is the undated slug of 20261201-judy.md and 20261203-judy.md; refs name the newest)');
+    expect(text.stdout).toContain(
+      '20261203-judy.md:1: same_slug: [slug](judy) (judy is the undated slug of 20261201-judy.md and 20261203-judy.md; refs name the newest)',
+    );
     expect((await zk(['--root', root, 'tend', 'check', '--strict'])).code).toBe(1);
   });
 
@@ -164,11 +185,13 @@ describe('one undated slug written on two hosts', () => {
     note(root, '20261202-judy.md', UUID.b, 'Judy', 'Judy sails.', ['supersedes:', `  - ${UUID.c}`]);
     note(root, '20261203-judy.md', UUID.c, 'Judy', 'Judy swims.', [`superseded_by: ${UUID.b}`]);
     expect((await zk(['--root', root, '--json', 'read', 'judy'])).json.note.path).toBe('20261202-judy.md');
-    expect(of((await check(root)).findings, 'same_slug').map((f) => [f.file, f.reason, f.notes])).toEqual([[
-      '20261202-judy.md',
-      'judy is the undated slug of 20261201-judy.md, 20261202-judy.md and 20261203-judy.md; refs name the newest current one, 20261202-judy.md',
-      ['20261201-judy.md', '20261202-judy.md', '20261203-judy.md'],
-    ]]);
+    expect(of((await check(root)).findings, 'same_slug').map((f) => [f.file, f.reason, f.notes])).toEqual([
+      [
+        '20261202-judy.md',
+        'judy is the undated slug of 20261201-judy.md, 20261202-judy.md and 20261203-judy.md; refs name the newest current one, 20261202-judy.md',
+        ['20261201-judy.md', '20261202-judy.md', '20261203-judy.md'],
+      ],
+    ]);
   });
 
   it('numbered names are other slugs: no finding, and each name reads its own note', async () => {

@@ -5,9 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { tempCorpus, zk } from './helpers/corpus.js';
 
 const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.org',
-  GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.org',
-  GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent',
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.org',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.org',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: '/nonexistent',
 };
 
 async function git(root: string, ...args: string[]): Promise<string> {
@@ -37,8 +40,14 @@ describe('renaming a note in a git-versioned corpus', () => {
     const stale = await zk(['tend', 'check', '--root', root, '--json']);
     expect(stale.code).toBe(1);
     expect(stale.json.counts).toEqual({ ok: 1, stale: 2, broken: 0, unanchored: 0 });
-    expect(stale.json.findings.filter((f: { verdict: string }) => f.verdict === 'stale').map((f: { file: string; line: number; fix: unknown }) => [f.file, f.line, f.fix]))
-      .toEqual([['20261130-cafe.md', 9, { target: renamed }], ['20261130-paris.md', 9, { target: renamed }]]);
+    expect(
+      stale.json.findings
+        .filter((f: { verdict: string }) => f.verdict === 'stale')
+        .map((f: { file: string; line: number; fix: unknown }) => [f.file, f.line, f.fix]),
+    ).toEqual([
+      ['20261130-cafe.md', 9, { target: renamed }],
+      ['20261130-paris.md', 9, { target: renamed }],
+    ]);
 
     expect((await zk(['tend', 'repair', '--write', '--root', root])).code).toBe(0);
     expect((await zk(['tend', 'check', '--strict', '--root', root])).code).toBe(0);
@@ -70,10 +79,19 @@ describe('a .zk/.gitignore that is not a file', () => {
 
     const r = await zk(['--root', root, 'tend', 'check', '--json']);
     expect(r.code).toBe(1);
-    expect(r.json.findings.filter((f: { file: string }) => f.file === '.zk/.gitignore')).toEqual([{
-      file: '.zk/.gitignore', line: 1, label: '.gitignore', target: '.zk/.gitignore', uuid: null, verdict: 'broken',
-      reason: expect.stringMatching(/^\.zk\/\.gitignore is a folder, so git would version .*: move it out of \.zk\/, and the next write \(or zk-memory init\) writes the file$/),
-    }]);
+    expect(r.json.findings.filter((f: { file: string }) => f.file === '.zk/.gitignore')).toEqual([
+      {
+        file: '.zk/.gitignore',
+        line: 1,
+        label: '.gitignore',
+        target: '.zk/.gitignore',
+        uuid: null,
+        verdict: 'broken',
+        reason: expect.stringMatching(
+          /^\.zk\/\.gitignore is a folder, so git would version .*: move it out of \.zk\/, and the next write \(or zk-memory init\) writes the file$/,
+        ),
+      },
+    ]);
     const text = await zk(['--root', root, 'tend', 'check']);
     expect(text.stdout).toMatch(/^\.zk\/\.gitignore:1: broken: .*\(\.zk\/\.gitignore is a folder, /m);
 

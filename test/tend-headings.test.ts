@@ -28,9 +28,7 @@ describe('heading slugs', () => {
       'text <a name="custom-anchor"></a>',
       '#hashtag is not a heading',
     ].join('\r\n');
-    expect([...headingSlugs(body)]).toEqual([
-      'intro', 'intro-1', 'intro-1-1', 'intro-2', 'the-run-command-and-links', 'setext-title', 'custom-anchor',
-    ]);
+    expect([...headingSlugs(body)]).toEqual(['intro', 'intro-1', 'intro-1-1', 'intro-2', 'the-run-command-and-links', 'setext-title', 'custom-anchor']);
   });
 
   it('matches fragments as written, percent-encoded or in other case', () => {

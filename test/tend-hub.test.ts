@@ -27,35 +27,49 @@ function hubLine(k: number, anchored: boolean): string {
 function hubText(anchored: boolean): string {
   const lines = Array.from({ length: LINKS }, (_, k) => hubLine(k, anchored));
   return noteText(uuidOf(999_999), 'Hub', [
-    'Where every topic is.', '', ...lines, '',
-    '```md', `[not a link](${targetName(1)})`, '```', '',
+    'Where every topic is.',
+    '',
+    ...lines,
+    '',
+    '```md',
+    `[not a link](${targetName(1)})`,
+    '```',
+    '',
     `More at [the docs](https://example.org/docs.md) and [target 0](${targetName(0)}) <!-- uuid: ${uuidOf(0)} -->.`,
   ]);
 }
 
 describe('a note of 100,000 links', () => {
-  it('tend check, robustify --write and read finish; robustify anchors every link and changes nothing else', async () => {
-    const root = tempCorpus();
-    for (let j = 0; j < TARGETS; j++) write(root, targetName(j), noteText(uuidOf(j), `Target ${j}`, ['## Details', '', 'Text.']));
-    write(root, '20261201-hub.md', hubText(false));
-    const run = (args: string[]) => zkProcess([...args, '--root', root, '--json'], { timeout: DEADLINE_MS, maxBuffer: 1 << 30 });
+  it(
+    'tend check, robustify --write and read finish; robustify anchors every link and changes nothing else',
+    async () => {
+      const root = tempCorpus();
+      for (let j = 0; j < TARGETS; j++) write(root, targetName(j), noteText(uuidOf(j), `Target ${j}`, ['## Details', '', 'Text.']));
+      write(root, '20261201-hub.md', hubText(false));
+      const run = (args: string[]) => zkProcess([...args, '--root', root, '--json'], { timeout: DEADLINE_MS, maxBuffer: 1 << 30 });
 
-    const before = await run(['tend', 'check']);
-    expect(before.code).toBe(0);
-    expect(before.json.counts).toEqual({ ok: 1, stale: 0, broken: 0, unanchored: LINKS });
+      const before = await run(['tend', 'check']);
+      expect(before.code).toBe(0);
+      expect(before.json.counts).toEqual({ ok: 1, stale: 0, broken: 0, unanchored: LINKS });
 
-    const robustify = await run(['tend', 'robustify', '--write']);
-    expect(robustify.code).toBe(0);
-    expect(robustify.json).toMatchObject({ changed: LINKS, files: ['20261201-hub.md'] });
-    expect(fs.readFileSync(path.join(root, '20261201-hub.md'), 'utf8')).toBe(hubText(true));
+      const robustify = await run(['tend', 'robustify', '--write']);
+      expect(robustify.code).toBe(0);
+      expect(robustify.json).toMatchObject({ changed: LINKS, files: ['20261201-hub.md'] });
+      expect(fs.readFileSync(path.join(root, '20261201-hub.md'), 'utf8')).toBe(hubText(true));
 
-    const after = await run(['tend', 'check']);
-    expect(after.json.counts).toEqual({ ok: 1 + LINKS, stale: 0, broken: 0, unanchored: 0 });
+      const after = await run(['tend', 'check']);
+      expect(after.json.counts).toEqual({ ok: 1 + LINKS, stale: 0, broken: 0, unanchored: 0 });
 
-    const read = await run(['read', '20261201-hub']);
-    expect(read.code).toBe(0);
-    expect(read.json.links).toHaveLength(LINKS + 1);
-    expect(read.json.links.filter((l: { resolved: boolean }) => !l.resolved)).toEqual([]);
-    expect(read.json.links[LINKS - 1]).toMatchObject({ target: targetName((LINKS - 1) % TARGETS), title: `Target ${(LINKS - 1) % TARGETS}`, line: LINKS + 9 });
-  }, 4 * DEADLINE_MS);
+      const read = await run(['read', '20261201-hub']);
+      expect(read.code).toBe(0);
+      expect(read.json.links).toHaveLength(LINKS + 1);
+      expect(read.json.links.filter((l: { resolved: boolean }) => !l.resolved)).toEqual([]);
+      expect(read.json.links[LINKS - 1]).toMatchObject({
+        target: targetName((LINKS - 1) % TARGETS),
+        title: `Target ${(LINKS - 1) % TARGETS}`,
+        line: LINKS + 9,
+      });
+    },
+    4 * DEADLINE_MS,
+  );
 });

@@ -6,9 +6,12 @@ import { snapshot, tempCorpus, write, zk } from './helpers/corpus.js';
 import { noteText, UUID } from './tend-fixtures.js';
 
 const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.org',
-  GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.org',
-  GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent',
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.org',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.org',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: '/nonexistent',
 };
 const git = async (root: string, ...args: string[]) => String((await execa('git', args, { cwd: root, env: GIT_ENV })).stdout);
 
@@ -78,25 +81,44 @@ describe('the links people write', () => {
     const removed = diff.split('\n').filter((l) => l.startsWith('-') && !l.startsWith('---'));
     const added = diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++'));
     expect(removed).toHaveLength(2);
-    const swap = (l: string) => `+${l.slice(1)
-      .replace('[[20261201-target]]', '[[20261201-renamed]]')
-      .replace('(20261201-target(1).md)', '(20261201-second.md)')
-      .replace('[t]: 20261201-target.md', '[t]: 20261201-renamed.md')}`;
+    const swap = (l: string) =>
+      `+${l
+        .slice(1)
+        .replace('[[20261201-target]]', '[[20261201-renamed]]')
+        .replace('(20261201-target(1).md)', '(20261201-second.md)')
+        .replace('[t]: 20261201-target.md', '[t]: 20261201-renamed.md')}`;
     expect(added).toEqual(removed.map(swap));
     expect(added.join('\n')).toContain('[[Target]]'); // by title: still right, untouched
   });
 
   it('a corpus written in Obsidian style round-trips through check, repair and read with no false reports', async () => {
     const root = tempCorpus();
-    write(root, 'Judy Martin.md', 'Judy Martin\n===========\n\nPaints lake sunrises. Regular at [[Café de Flore]].\n\nEarly years\n-----------\n\nBorn in Lyon. ^born\n');
-    write(root, 'Paris.md', [
-      '# Paris', '',
-      'Home of [[Judy Martin]]: see [[Judy Martin#Early years|her youth]] and [[Judy Martin#^born]].',
-      '![[map.png]] and [[#Places]] and [[Paris#Places]].', '',
-      '## Places', '',
-      '| who | link |', '|---|---|', '| Judy | [[Judy Martin\\|Judy]] |', '',
-      '```', '[[Not A Link]]', '```', '',
-    ].join('\n'));
+    write(
+      root,
+      'Judy Martin.md',
+      'Judy Martin\n===========\n\nPaints lake sunrises. Regular at [[Café de Flore]].\n\nEarly years\n-----------\n\nBorn in Lyon. ^born\n',
+    );
+    write(
+      root,
+      'Paris.md',
+      [
+        '# Paris',
+        '',
+        'Home of [[Judy Martin]]: see [[Judy Martin#Early years|her youth]] and [[Judy Martin#^born]].',
+        '![[map.png]] and [[#Places]] and [[Paris#Places]].',
+        '',
+        '## Places',
+        '',
+        '| who | link |',
+        '|---|---|',
+        '| Judy | [[Judy Martin\\|Judy]] |',
+        '',
+        '```',
+        '[[Not A Link]]',
+        '```',
+        '',
+      ].join('\n'),
+    );
     write(root, '20261201-cafe.md', noteText(UUID.c, 'Café de Flore', ['Where [[judy martin]] meets people from [[Paris]]; see [places](Paris.md#places).']));
     // The derived caches beside the index are not the corpus.
     const notesOnly = { skip: /^\.zk\/index\// };
@@ -112,7 +134,10 @@ describe('the links people write', () => {
 
     const read = await zk(['--root', root, '--json', 'read', 'Judy Martin']);
     expect(read.json.links.map((l: { target: string; path: string }) => [l.target, l.path])).toEqual([['Café de Flore', '20261201-cafe.md']]);
-    expect(read.json.backlinks.map((b: { path: string; line: number }) => [b.path, b.line])).toEqual([['20261201-cafe.md', 8], ['Paris.md', 3]]);
+    expect(read.json.backlinks.map((b: { path: string; line: number }) => [b.path, b.line])).toEqual([
+      ['20261201-cafe.md', 8],
+      ['Paris.md', 3],
+    ]);
   });
 
   it('reports a wikilink whose name fits several notes as ambiguous, unless its anchor says which', async () => {
@@ -139,9 +164,9 @@ describe('the links people write', () => {
     const r = await zk(['tend', 'repair', '--write', '--root', root]);
     expect(r.code).toBe(0);
     const anchor = ` <!-- uuid: ${UUID.next} -->`;
-    expect(fs.readFileSync(path.join(root, 'a.md'), 'utf8')).toBe(noteText(UUID.a, 'A', [
-      `[[20261201-next#Gone heading|old]]${anchor}, [[Next Plans]]${anchor} and [[20261201-next.md]]${anchor}`,
-    ]));
+    expect(fs.readFileSync(path.join(root, 'a.md'), 'utf8')).toBe(
+      noteText(UUID.a, 'A', [`[[20261201-next#Gone heading|old]]${anchor}, [[Next Plans]]${anchor} and [[20261201-next.md]]${anchor}`]),
+    );
     expect((await zk(['tend', 'check', '--strict', '--root', root])).code).toBe(0);
   });
 });

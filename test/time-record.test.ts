@@ -21,17 +21,38 @@ const cli = (root: string, args: string[], env: Record<string, string> = {}) => 
 describe('validity on the command line', () => {
   it('write --valid-from and --valid-until set the keys; a bad date or an end before the start is refused in one line, writing nothing', async () => {
     const root = tempCorpus();
-    const w = await cli(root, ['--json', 'write', 'judy-london', 'Judy lives in London', 'London.', '--date', '2026-05-01', '--valid-from', '2026-03-01', '--valid-until', '2026-09-30T18:00:00Z']);
+    const w = await cli(root, [
+      '--json',
+      'write',
+      'judy-london',
+      'Judy lives in London',
+      'London.',
+      '--date',
+      '2026-05-01',
+      '--valid-from',
+      '2026-03-01',
+      '--valid-until',
+      '2026-09-30T18:00:00Z',
+    ]);
     expect(w.code, w.stderr).toBe(0);
     expect(text(root, w.json.note.path)).toMatch(/\nvalid_from: 2026-03-01\nvalid_until: 2026-09-30T18:00:00Z\n---\n/);
     expect(frontmatterOf(root, w.json.note.path)).toMatchObject({ valid_from: '2026-03-01', valid_until: '2026-09-30T18:00:00Z' });
     const before = snapshot(root);
     const bad = await cli(root, ['write', 'judy-x', 'Judy X', '--valid-from', 'since October']);
-    expect([bad.code, bad.stderr]).toEqual([2, 'error: invalid --valid-from: "since October" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'error: invalid --valid-from: "since October" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)',
+    ]);
     const noDay = await cli(root, ['write', 'judy-x', 'Judy X', '--valid-until', '2026-02-30']);
-    expect([noDay.code, noDay.stderr.trim().split('\n')]).toEqual([2, ['error: invalid --valid-until: "2026-02-30" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)']]);
+    expect([noDay.code, noDay.stderr.trim().split('\n')]).toEqual([
+      2,
+      ['error: invalid --valid-until: "2026-02-30" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)'],
+    ]);
     const backwards = await cli(root, ['write', 'judy-x', 'Judy X', '--valid-from', '2026-03-01', '--valid-until', '2026-02-01']);
-    expect([backwards.code, backwards.stderr]).toEqual([2, 'error: --valid-until 2026-02-01 is before --valid-from 2026-03-01: a note cannot stop holding true before it starts']);
+    expect([backwards.code, backwards.stderr]).toEqual([
+      2,
+      'error: --valid-until 2026-02-01 is before --valid-from 2026-03-01: a note cannot stop holding true before it starts',
+    ]);
     expect(snapshot(root)).toEqual(before);
   });
 
@@ -63,18 +84,51 @@ describe('validity on the command line', () => {
 
 /** Two notes whose validity no note can have, written by hand: one ends before it starts, one holds true before the note it supersedes. */
 function impossibleCorpus(root: string) {
-  write(root, 'ends-early.md', '---\nuuid: 11111111-1111-1111-1111-111111111111\ntitle: Ends early\ndate: 2026-03-01\nvalid_from: 2026-03-01\nvalid_until: 2026-02-01\n---\n\n# Ends early\n');
-  write(root, 'old.md', '---\nuuid: 22222222-2222-2222-2222-222222222222\ntitle: Old\ndate: 2026-05-01\nsuperseded_by: 33333333-3333-3333-3333-333333333333\n---\n\n# Old\n');
-  write(root, 'new.md', '---\nuuid: 33333333-3333-3333-3333-333333333333\ntitle: New\ndate: 2026-06-01\nsupersedes:\n  - 22222222-2222-2222-2222-222222222222\nvalid_from: 2026-04-01\n---\n\n# New\n');
+  write(
+    root,
+    'ends-early.md',
+    '---\nuuid: 11111111-1111-1111-1111-111111111111\ntitle: Ends early\ndate: 2026-03-01\nvalid_from: 2026-03-01\nvalid_until: 2026-02-01\n---\n\n# Ends early\n',
+  );
+  write(
+    root,
+    'old.md',
+    '---\nuuid: 22222222-2222-2222-2222-222222222222\ntitle: Old\ndate: 2026-05-01\nsuperseded_by: 33333333-3333-3333-3333-333333333333\n---\n\n# Old\n',
+  );
+  write(
+    root,
+    'new.md',
+    '---\nuuid: 33333333-3333-3333-3333-333333333333\ntitle: New\ndate: 2026-06-01\nsupersedes:\n  - 22222222-2222-2222-2222-222222222222\nvalid_from: 2026-04-01\n---\n\n# New\n',
+  );
   // Possible: a successor that starts on the day its predecessor did, and a note without validity keys.
-  write(root, 'a.md', '---\nuuid: 44444444-4444-4444-4444-444444444444\ntitle: A\ndate: 2026-05-01\nsuperseded_by: 55555555-5555-5555-5555-555555555555\n---\n\n# A\n');
-  write(root, 'b.md', '---\nuuid: 55555555-5555-5555-5555-555555555555\ntitle: B\ndate: 2026-05-01\nsupersedes:\n  - 44444444-4444-4444-4444-444444444444\n---\n\n# B\n');
+  write(
+    root,
+    'a.md',
+    '---\nuuid: 44444444-4444-4444-4444-444444444444\ntitle: A\ndate: 2026-05-01\nsuperseded_by: 55555555-5555-5555-5555-555555555555\n---\n\n# A\n',
+  );
+  write(
+    root,
+    'b.md',
+    '---\nuuid: 55555555-5555-5555-5555-555555555555\ntitle: B\ndate: 2026-05-01\nsupersedes:\n  - 44444444-4444-4444-4444-444444444444\n---\n\n# B\n',
+  );
 }
 
 const IMPOSSIBLE = [
-  { file: 'ends-early.md', line: 6, label: 'valid_until', target: '2026-02-01', uuid: '11111111-1111-1111-1111-111111111111', verdict: 'impossible', reason: 'valid_until 2026-02-01 is before valid_from 2026-03-01' },
   {
-    file: 'new.md', line: 7, label: 'valid_from', target: '2026-04-01', uuid: '33333333-3333-3333-3333-333333333333', verdict: 'impossible',
+    file: 'ends-early.md',
+    line: 6,
+    label: 'valid_until',
+    target: '2026-02-01',
+    uuid: '11111111-1111-1111-1111-111111111111',
+    verdict: 'impossible',
+    reason: 'valid_until 2026-02-01 is before valid_from 2026-03-01',
+  },
+  {
+    file: 'new.md',
+    line: 7,
+    label: 'valid_from',
+    target: '2026-04-01',
+    uuid: '33333333-3333-3333-3333-333333333333',
+    verdict: 'impossible',
     reason: 'new.md holds true from 2026-04-01, before old.md, which it supersedes, began (date 2026-05-01)',
   },
 ];
@@ -106,9 +160,17 @@ describe('tend check reports impossible validity (CLI)', () => {
 
 describe('keys written by a newer build survive every rewrite (CLI)', () => {
   const NEWER = [
-    'uuid: 66666666-6666-6666-6666-666666666666', 'title: Judy', 'date: 2026-05-01', 'superseded_at: 2026-04-01T10:00:00Z',
-    'archived_at: 2026-04-02T10:00:00Z', 'valid_from: 2026-03-01', 'valid_until: "2026-12-31"', 'certainty: {level: high, by: [ops]}   # newer',
-    'observed:', '  - 2026-02-01', '  - 2026-03-01',
+    'uuid: 66666666-6666-6666-6666-666666666666',
+    'title: Judy',
+    'date: 2026-05-01',
+    'superseded_at: 2026-04-01T10:00:00Z',
+    'archived_at: 2026-04-02T10:00:00Z',
+    'valid_from: 2026-03-01',
+    'valid_until: "2026-12-31"',
+    'certainty: {level: high, by: [ops]}   # newer',
+    'observed:',
+    '  - 2026-02-01',
+    '  - 2026-03-01',
   ];
   const fm = (lines: string[]) => `---\n${lines.join('\n')}\n---\n`;
   const NOTE = `${fm(NEWER)}\n# Judy\n\nJudy lives in London.\n`;
@@ -152,17 +214,29 @@ describe('validity over MCP', () => {
   it('write takes valid_from and valid_until, supersede valid_from; a bad date is refused naming the argument', async () => {
     const root = tempCorpus();
     const call = await mcp(root);
-    const w = await call('write', { slug: 'judy-london', title: 'Judy lives in London', body: 'London.', date: '2026-01-10', valid_from: '2026-01-01', valid_until: '2026-10-01' });
+    const w = await call('write', {
+      slug: 'judy-london',
+      title: 'Judy lives in London',
+      body: 'London.',
+      date: '2026-01-10',
+      valid_from: '2026-01-01',
+      valid_until: '2026-10-01',
+    });
     expect(w.isError, w.content[0].text).toBe(false);
     expect(frontmatterOf(root, w.structuredContent.note.path)).toMatchObject({ valid_from: '2026-01-01', valid_until: '2026-10-01' });
     const bad = await call('write', { slug: 'judy-x', title: 'Judy X', valid_from: 'since October' });
     expect(bad.isError).toBe(true);
     expect(bad.content[0].text).toBe('error: invalid "valid_from": "since October" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)');
     const backwards = await call('write', { slug: 'judy-x', title: 'Judy X', valid_from: '2026-03-01', valid_until: '2026-02-01' });
-    expect(backwards.content[0].text).toBe('error: "valid_until" 2026-02-01 is before "valid_from" 2026-03-01: a note cannot stop holding true before it starts');
+    expect(backwards.content[0].text).toBe(
+      'error: "valid_until" 2026-02-01 is before "valid_from" 2026-03-01: a note cannot stop holding true before it starts',
+    );
     const next = await call('write', { slug: 'judy-paris', title: 'Judy lives in Paris', body: 'Paris.' });
     const refused = await call('supersede', { old: 'judy-london', by: 'judy-paris', valid_from: 'October' });
-    expect([refused.isError, refused.content[0].text]).toEqual([true, 'error: invalid "valid_from": "October" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)']);
+    expect([refused.isError, refused.content[0].text]).toEqual([
+      true,
+      'error: invalid "valid_from": "October" (expected YYYY-MM-DD or a date-time such as 2026-10-01T09:30:00Z)',
+    ]);
     expect(frontmatterOf(root, w.structuredContent.note.path).superseded_by).toBeUndefined();
     const started = Date.now();
     const s = await call('supersede', { old: 'judy-london', by: 'judy-paris', valid_from: '2026-10-01' });
@@ -241,7 +315,7 @@ describe('the judge over the command line and MCP', () => {
     expect(frontmatterOf(root, r.json.note.path).valid_from).toBeUndefined();
   });
 
-  it('integrate writes the judge\'s valid_from on the new note (MCP)', async () => {
+  it("integrate writes the judge's valid_from on the new note (MCP)", async () => {
     const root = tempCorpus();
     writeNote(root, { slug: 'judy', title: 'Judy', body: 'Judy is a painter who lives in London.' });
     answer = '2026-10-01';
@@ -257,8 +331,16 @@ describe('tend check reports every date it cannot read (CLI)', () => {
   it('names the note, the key, its line and the value, says how it is read, and fails the check', async () => {
     const root = tempCorpus();
     write(root, '20260215-leap.md', '---\nuuid: 77777777-7777-7777-7777-777777777777\ntitle: Leap\ndate: 2026-02-30\n---\n\n# Leap\n');
-    write(root, 'old.md', '---\nuuid: 88888888-8888-8888-8888-888888888888\ntitle: Old\ndate: 2026-01-01\nsuperseded_by: 99999999-9999-9999-9999-999999999999\nsuperseded_at: yesterday\nvalid_until: [2026, 3]\n---\n\n# Old\n');
-    write(root, 'new.md', '---\nuuid: 99999999-9999-9999-9999-999999999999\ntitle: New\ndate: 2026-04-01 10:00:00 +05:00\nsupersedes:\n  - 88888888-8888-8888-8888-888888888888\n---\n\n# New\n');
+    write(
+      root,
+      'old.md',
+      '---\nuuid: 88888888-8888-8888-8888-888888888888\ntitle: Old\ndate: 2026-01-01\nsuperseded_by: 99999999-9999-9999-9999-999999999999\nsuperseded_at: yesterday\nvalid_until: [2026, 3]\n---\n\n# Old\n',
+    );
+    write(
+      root,
+      'new.md',
+      '---\nuuid: 99999999-9999-9999-9999-999999999999\ntitle: New\ndate: 2026-04-01 10:00:00 +05:00\nsupersedes:\n  - 88888888-8888-8888-8888-888888888888\n---\n\n# New\n',
+    );
     write(root, 'always.md', '---\nuuid: 55555555-5555-5555-5555-555555555555\ntitle: Always\ndate: 2026-01-01\nvalid_from: 0000-01-01\n---\n\n# Always\n');
     write(root, 'undated.md', '---\nuuid: 66666666-6666-6666-6666-666666666666\ntitle: Undated\ndate: 2026-13-01\nvalid_from: soon\n---\n\n# Undated\n');
     const check = await cli(root, ['--json', 'tend', 'check']);
@@ -272,14 +354,19 @@ describe('tend check reports every date it cannot read (CLI)', () => {
       ['undated.md', 4, 'date', '2026-13-01', '66666666-6666-6666-6666-666666666666'],
       ['undated.md', 5, 'valid_from', 'soon', '66666666-6666-6666-6666-666666666666'],
     ]);
-    expect(bad[0].reason).toBe('date "2026-02-30" is no date (YYYY-MM-DD, or a date-time such as 2026-10-01T09:30:00Z or 2026-10-01 09:30:00 +05:00); read as the file name\'s date, 2026-02-15');
+    expect(bad[0].reason).toBe(
+      'date "2026-02-30" is no date (YYYY-MM-DD, or a date-time such as 2026-10-01T09:30:00Z or 2026-10-01 09:30:00 +05:00); read as the file name\'s date, 2026-02-15',
+    );
     expect(bad[3].reason).toMatch(/read as undated, as if the note had always been held$/);
     const shown = await cli(root, ['tend', 'check']);
     expect(shown.stdout).toContain('old.md:6: bad_date: [superseded_at](yesterday) (superseded_at "yesterday" is no date');
     expect(shown.stdout).toContain('a date that is no date is read as if absent: correct it in the notes named (repair does not change it)');
     // Corrected by hand, the check passes.
     fs.writeFileSync(path.join(root, '20260215-leap.md'), text(root, '20260215-leap.md').replace('2026-02-30', '2026-02-28'));
-    fs.writeFileSync(path.join(root, 'old.md'), text(root, 'old.md').replace('yesterday', '2026-03-31').replace('valid_until: [2026, 3]', 'valid_until: 2026-03-01'));
+    fs.writeFileSync(
+      path.join(root, 'old.md'),
+      text(root, 'old.md').replace('yesterday', '2026-03-31').replace('valid_until: [2026, 3]', 'valid_until: 2026-03-01'),
+    );
     fs.writeFileSync(path.join(root, 'undated.md'), text(root, 'undated.md').replace('2026-13-01', '2026-12-01').replace('soon', '2026-12-24'));
     const mended = await cli(root, ['--json', 'tend', 'check']);
     expect(mended.json.counts.bad_date ?? 0).toBe(0);

@@ -79,8 +79,12 @@ describe('notes named by the earlier rule', () => {
     expect(mdFiles(root)).toEqual([`20250310-${LONG_BEFORE}.md`, `20250311-${DANA_BEFORE}.md`]);
     const read = async (ref: string) => (await zk(['--root', root, '--json', 'read', ref])).json?.note.path;
     for (const [ref, note] of [
-      [LONG_BEFORE, long], [LONG, long], ['how-we-check-egress-proxy-certificates-and-the-trust-store', long],
-      [DANA_BEFORE, dana], [DANA, dana], ['danas-notes-on-checking-egress-proxy-certificates-and-the', dana],
+      [LONG_BEFORE, long],
+      [LONG, long],
+      ['how-we-check-egress-proxy-certificates-and-the-trust-store', long],
+      [DANA_BEFORE, dana],
+      [DANA, dana],
+      ['danas-notes-on-checking-egress-proxy-certificates-and-the', dana],
     ] as const) {
       expect(await read(ref), ref).toBe(note.path);
       expect(resolveRef(root, ref).uuid, ref).toBe(note.uuid);
@@ -113,6 +117,8 @@ describe('notes named by the earlier rule', () => {
     const b = writeNote(root, { slug: `${LONG_BEFORE.replace(/-agent$/, '')}-host`, title: LONG.replace(/agent$/, 'host'), body: 'Two.', date: '2025-03-12' });
     const r = await zk(['--root', root, 'read', 'how-we-check-egress-proxy-certificates-and-the-trust-store']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`error: ambiguous ref: how-we-check-egress-proxy-certificates-and-the-trust-store matches ${a.path}, ${b.path} (name one by its file name)`);
+    expect(r.stderr).toBe(
+      `error: ambiguous ref: how-we-check-egress-proxy-certificates-and-the-trust-store matches ${a.path}, ${b.path} (name one by its file name)`,
+    );
   });
 });

@@ -21,8 +21,10 @@ function corpusTokenFile(root: string, token: string, name: string): string {
 }
 
 describe('the token store', () => {
-  it('a .zk/tokens.json that came by git (a plain pull, past sync) lets no one in, even 0600 and the user\'s own', async () => {
-    const { clones: [a, b] } = await gitHosts(2);
+  it("a .zk/tokens.json that came by git (a plain pull, past sync) lets no one in, even 0600 and the user's own", async () => {
+    const {
+      clones: [a, b],
+    } = await gitHosts(2);
     const stolen = 'zkm_pushed-by-someone-who-can-push-to-the-remote-00000';
     corpusTokenFile(a, stolen, 'intruder');
     await git(a, 'add', '-f', '.zk/tokens.json');

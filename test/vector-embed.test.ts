@@ -41,7 +41,10 @@ function config(over: Partial<EmbedConfig> = {}): EmbedConfig {
 }
 
 async function failure(p: Promise<unknown>): Promise<ZkError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ZkError);
   return err as ZkError;
 }
@@ -56,15 +59,35 @@ describe('the embeddings client', () => {
   it('sends batches of the configured size, keeps input order, clips long texts, sends the key', async () => {
     const texts = ['a', 'bb', 'ccc', 'dddd', 'eeeee', 'ffffff', 'g'.repeat(50)];
     const vectors = await openAiEmbedder(config({ batchSize: 3, maxChars: 10, key: 'sk-1' })).embed(texts);
-    expect(server.requests).toEqual([{ model: 'm', size: 3 }, { model: 'm', size: 3 }, { model: 'm', size: 1 }]);
-    expect(vectors).toEqual([[1, 97], [2, 98], [3, 99], [4, 100], [5, 101], [6, 102], [10, 103]]);
+    expect(server.requests).toEqual([
+      { model: 'm', size: 3 },
+      { model: 'm', size: 3 },
+      { model: 'm', size: 1 },
+    ]);
+    expect(vectors).toEqual([
+      [1, 97],
+      [2, 98],
+      [3, 99],
+      [4, 100],
+      [5, 101],
+      [6, 102],
+      [10, 103],
+    ]);
     expect(headers.every((h) => h.authorization === 'Bearer sk-1')).toBe(true);
     await openAiEmbedder(config()).embed(['x']);
     expect(headers.at(-1)?.authorization).toBeUndefined();
   });
 
   it('orders the answer by its index fields', async () => {
-    scripted = () => ({ status: 200, body: JSON.stringify({ data: [{ index: 1, embedding: [2] }, { index: 0, embedding: [1] }] }) });
+    scripted = () => ({
+      status: 200,
+      body: JSON.stringify({
+        data: [
+          { index: 1, embedding: [2] },
+          { index: 0, embedding: [1] },
+        ],
+      }),
+    });
     expect(await openAiEmbedder(config()).embed(['a', 'b'])).toEqual([[1], [2]]);
   });
 
@@ -88,7 +111,9 @@ describe('the embeddings client', () => {
     }
     count = 0;
     scripted = (n) => ({ status: 200, body: JSON.stringify({ data: [{ index: 0, embedding: n === 1 ? [1] : [1, 2] }] }) });
-    expect((await failure(openAiEmbedder(config({ batchSize: 1 })).embed(['a', 'b']))).message).toBe('embedding endpoint failed: embeddings of one run differ in dimension');
+    expect((await failure(openAiEmbedder(config({ batchSize: 1 })).embed(['a', 'b']))).message).toBe(
+      'embedding endpoint failed: embeddings of one run differ in dimension',
+    );
     scripted = () => ({ status: 500, body: 'boom' });
     const err = await failure(openAiEmbedder(config()).embed(['a'], { retries: 0 }));
     expect(err.message).toBe('embedding endpoint failed: HTTP 500: boom');
@@ -97,10 +122,17 @@ describe('the embeddings client', () => {
   it('an endpoint refusing the key or the connection is llm_unreachable, after one request', async () => {
     scripted = () => ({ status: 401, body: 'no' });
     const refused = await failure(openAiEmbedder(config()).embed(['a']));
-    expect([refused.code, refused.exitCode, refused.message]).toEqual(['llm_unreachable', 3, `embedding endpoint ${server.url}/v1/embeddings unreachable: HTTP 401, the key was not accepted: no`]);
+    expect([refused.code, refused.exitCode, refused.message]).toEqual([
+      'llm_unreachable',
+      3,
+      `embedding endpoint ${server.url}/v1/embeddings unreachable: HTTP 401, the key was not accepted: no`,
+    ]);
     expect(count).toBe(1);
     const closed = await failure(openAiEmbedder(config({ base: 'http://127.0.0.1:1' })).embed(['a']));
-    expect([closed.code, closed.message]).toEqual(['llm_unreachable', 'embedding endpoint http://127.0.0.1:1/v1/embeddings unreachable: connection refused (ECONNREFUSED)']);
+    expect([closed.code, closed.message]).toEqual([
+      'llm_unreachable',
+      'embedding endpoint http://127.0.0.1:1/v1/embeddings unreachable: connection refused (ECONNREFUSED)',
+    ]);
   });
 });
 
@@ -110,11 +142,20 @@ describe('embedding configuration', () => {
 
   it('is configured only with base and model; flags win over the environment', () => {
     expect(embedConfig(new Settings({ ZK_MEMORY_EMBED_BASE: 'http://h' }))).toBeUndefined();
-    const c = embedConfig(settings(['--embed-model', 'flag-model', '--embed-batch', '8', '--embed-timeout', '2'], {
-      ZK_MEMORY_EMBED_BASE: 'http://env', ZK_MEMORY_EMBED_MODEL: 'env-model', ZK_MEMORY_EMBED_KEY: 'k', ZK_MEMORY_EMBED_MAX_CHARS: '500',
-    }));
+    const c = embedConfig(
+      settings(['--embed-model', 'flag-model', '--embed-batch', '8', '--embed-timeout', '2'], {
+        ZK_MEMORY_EMBED_BASE: 'http://env',
+        ZK_MEMORY_EMBED_MODEL: 'env-model',
+        ZK_MEMORY_EMBED_KEY: 'k',
+        ZK_MEMORY_EMBED_MAX_CHARS: '500',
+      }),
+    );
     expect(c).toMatchObject({ base: 'http://env', model: 'flag-model', key: 'k', batchSize: 8, timeoutMs: 2000, maxChars: 500, retries: 3 });
-    expect(embedConfig(new Settings({ ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' }))).toMatchObject({ batchSize: 64, maxChars: 2000, timeoutMs: 60_000 });
+    expect(embedConfig(new Settings({ ZK_MEMORY_EMBED_BASE: 'b', ZK_MEMORY_EMBED_MODEL: 'm' }))).toMatchObject({
+      batchSize: 64,
+      maxChars: 2000,
+      timeoutMs: 60_000,
+    });
   });
 
   it('refuses malformed numbers as usage errors', () => {
@@ -126,7 +167,17 @@ describe('embedding configuration', () => {
 
 describe('score fusion', () => {
   it('adds 0.3 × the normalised similarity to the full-text score relative to the best', () => {
-    const fused = fuseScores([{ name: 'a', score: 8 }, { name: 'b', score: 4 }], [{ name: 'c', score: 0.9 }, { name: 'a', score: 0.7 }, { name: 'd', score: 0.5 }]);
+    const fused = fuseScores(
+      [
+        { name: 'a', score: 8 },
+        { name: 'b', score: 4 },
+      ],
+      [
+        { name: 'c', score: 0.9 },
+        { name: 'a', score: 0.7 },
+        { name: 'd', score: 0.5 },
+      ],
+    );
     expect(fused.map((r) => r.name)).toEqual(['a', 'b', 'c', 'd']);
     expect(fused[0].score).toBeCloseTo(1 + 0.3 * 0.5);
     expect(fused[1].score).toBeCloseTo(0.5);

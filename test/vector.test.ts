@@ -31,8 +31,16 @@ function corpus(): string {
   const root = tempCorpus();
   note(root, 'sam.md', 'Sam', 'Sam turns 40 on June 18; dinner at the harbour.');
   note(root, 'cake.md', 'Cake recipe', 'A birthday cake: flour, eggs, butter and an oven at 180 degrees.');
-  const topics = ['rollback of the billing service', 'tomatoes in the garden', 'the kayak club', 'the office move', 'the yearly budget',
-    'the piano teacher', 'a hotel in Lisbon', 'the plumber on Monday'];
+  const topics = [
+    'rollback of the billing service',
+    'tomatoes in the garden',
+    'the kayak club',
+    'the office move',
+    'the yearly budget',
+    'the piano teacher',
+    'a hotel in Lisbon',
+    'the plumber on Monday',
+  ];
   topics.forEach((t, i) => note(root, `misc-${i}.md`, `Misc ${i}`, `Notes about ${t}.`));
   return root;
 }
@@ -50,8 +58,7 @@ beforeEach(() => {
 
 const embedEnv = (model = 'test-model', base = server.url) => ({ ZK_MEMORY_EMBED_BASE: base, ZK_MEMORY_EMBED_MODEL: model });
 const noEmbedEnv = { ZK_MEMORY_EMBED_BASE: '', ZK_MEMORY_EMBED_MODEL: '', ZK_MEMORY_EMBED: 'off' };
-const search = (root: string, args: string[], env: Record<string, string> = embedEnv()) =>
-  zk(['--root', root, '--json', 'search', QUERY, ...args], { env });
+const search = (root: string, args: string[], env: Record<string, string> = embedEnv()) => zk(['--root', root, '--json', 'search', QUERY, ...args], { env });
 const paths = (r: { json: any }) => r.json.hits.map((h: any) => h.path);
 /** What the server was asked to embed besides the query, then clears its log. */
 function embeddedNotes(): string[] {
@@ -122,7 +129,7 @@ describe('hybrid search', () => {
 });
 
 describe('snippets of vector and hybrid hits', () => {
-  it('show a merged fragment\'s text without its separator or date line', async () => {
+  it("show a merged fragment's text without its separator or date line", async () => {
     const root = corpus();
     await zk(['--root', root, 'merge', 'sam', 'The birthday dinner moved to the lighthouse.', '--source', 'probe-agent']);
     for (const backend of ['vector', 'hybrid']) {
@@ -138,7 +145,8 @@ describe('a damaged vector table', () => {
     const root = corpus();
     expect((await search(root, ['--backend', 'vector'])).code).toBe(0);
     embeddedNotes();
-    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+    const walk = (d: string): string[] =>
+      fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
     for (const f of walk(path.join(root, '.zk', 'index', 'vectors.lance'))) fs.writeFileSync(f, 'garbage');
     fs.writeFileSync(path.join(root, 'misc-0.md'), '# Misc 0\n\nChanged, so the table must take a write.\n');
     const corrupt = await search(root, ['--backend', 'vector']);
@@ -171,7 +179,12 @@ describe('the pinned embedding model', () => {
     expect(server.requests).toEqual([]);
 
     const rebuilt = await zk(['--root', root, '--json', 'index', '--rebuild', '--embed-model', 'other-model'], { env: embedEnv() });
-    expect(rebuilt.json).toMatchObject({ ok: true, action: 'rebuilt', notes: NOTES, vectors: { model: 'other-model', dimension: 32, rebuilt: true, embedded: NOTES } });
+    expect(rebuilt.json).toMatchObject({
+      ok: true,
+      action: 'rebuilt',
+      notes: NOTES,
+      vectors: { model: 'other-model', dimension: 32, rebuilt: true, embedded: NOTES },
+    });
     expect(server.requests.every((r) => r.model === 'other-model')).toBe(true);
     const status = await zk(['--root', root, '--json', 'index', 'status']);
     expect(status.json.index.vectors).toMatchObject({ model: 'other-model', dimension: 32, notes: NOTES, pending: 0 });
@@ -238,7 +251,10 @@ describe('without a working embedder', () => {
     expect(human.stderr).toMatch(/^warning: vector search failed: embedding endpoint \S+ unreachable: .*; answered with fts$/);
     const vector = await zk(['--root', root, '--json', 'search', QUERY, '--backend', 'vector'], { env: { ...env, ZK_MEMORY_EMBED_RETRIES: '0' } });
     expect(vector.code).toBe(3);
-    expect(vector.json.error).toMatchObject({ code: 'llm_unreachable', message: expect.stringMatching(/^embedding endpoint \S+ unreachable: connection refused/) });
+    expect(vector.json.error).toMatchObject({
+      code: 'llm_unreachable',
+      message: expect.stringMatching(/^embedding endpoint \S+ unreachable: connection refused/),
+    });
   });
 });
 
@@ -258,8 +274,11 @@ describe('past the size threshold', () => {
     expect(paths(first)[0]).toBe('sam.md');
     // The same notes as an exact scan above the relevance floor, which leaves most notes out.
     const floor = relevanceFloor(readVectorState(root)?.baseline);
-    const exact = (await table!.vectorSearch(testVector(QUERY, 'test-model')).distanceType('cosine').bypassVectorIndex().select(['path', '_distance']).limit(50).toArray())
-      .filter((r: any) => 1 - r._distance >= floor).map((r: any) => r.path);
+    const exact = (
+      await table!.vectorSearch(testVector(QUERY, 'test-model')).distanceType('cosine').bypassVectorIndex().select(['path', '_distance']).limit(50).toArray()
+    )
+      .filter((r: any) => 1 - r._distance >= floor)
+      .map((r: any) => r.path);
     expect(exact.length).toBeLessThan(50);
     expect(paths(first)).toEqual(exact.slice(0, paths(first).length));
 

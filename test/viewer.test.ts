@@ -38,21 +38,45 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     const runtime = tempDir('zk-rt-');
     fs.chmodSync(runtime, 0o700);
     env = { XDG_RUNTIME_DIR: runtime, ZK_MEMORY_SERVER: 'auto', ZK_MEMORY_BACKEND: 'fts' };
-    await run('write', 'judy', 'Judy', 'Judy paints lake sunrises. She knows [Ben](20261201-ben.md).', '--date', '2026-12-01', '--kind', 'entity_update', '--source', 'phone');
+    await run(
+      'write',
+      'judy',
+      'Judy',
+      'Judy paints lake sunrises. She knows [Ben](20261201-ben.md).',
+      '--date',
+      '2026-12-01',
+      '--kind',
+      'entity_update',
+      '--source',
+      'phone',
+    );
     await run('write', 'ben', 'Ben', 'Ben builds kayaks.', '--date', '2026-12-01', '--kind', 'entity_update');
     await run('merge', 'judy', 'Prefers oils to acrylics.', '--source', 'laptop');
     await run('write', 'judy-paris', 'Judy lives in Paris', 'Since October, in Montmartre.', '--supersedes', 'judy', '--kind', 'entity_update');
     await run('write', 'hostile', 'Hostile note', HOSTILE, '--date', '2026-12-01');
-    await run('write', 'breakout', '</script><script>window.__pwned = 3</script>', 'Its title tries to end the data block of the graph page.', '--date', '2026-12-01');
+    await run(
+      'write',
+      'breakout',
+      '</script><script>window.__pwned = 3</script>',
+      'Its title tries to end the data block of the graph page.',
+      '--date',
+      '2026-12-01',
+    );
     // a part split from Ben, as `split` leaves one
     const benUuid = /^uuid: (.+)$/m.exec(fs.readFileSync(path.join(root, '20261201-ben.md'), 'utf8'))![1];
-    fs.writeFileSync(path.join(root, '20261201-ben-kayaks.md'), `---\nuuid: 1b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Ben's kayaks\ndate: 2026-12-01\nsplit_from: ${benUuid}\n---\n\n# Ben's kayaks\n\nCedar strip.\n\nPart of [Ben](20261201-ben.md)\n`);
+    fs.writeFileSync(
+      path.join(root, '20261201-ben-kayaks.md'),
+      `---\nuuid: 1b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Ben's kayaks\ndate: 2026-12-01\nsplit_from: ${benUuid}\n---\n\n# Ben's kayaks\n\nCedar strip.\n\nPart of [Ben](20261201-ben.md)\n`,
+    );
     await execa('git', ['init', '-q', '-b', 'main'], { cwd: root });
     await execa('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', 'commit', '-q', '--allow-empty', '-m', 'empty'], { cwd: root });
     await execa('git', ['add', '-A'], { cwd: root });
     await execa('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.org', 'commit', '-q', '-m', 'Notes of the viewer test'], { cwd: root });
     // 10 MB, more than `write` takes: written as another program would
-    fs.writeFileSync(path.join(root, '20261201-huge.md'), `---\nuuid: 0b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Huge note\n---\n\n# Huge note\n\n<script>window.__pwned = 7</script>\n\n${'A long line of plain words about rivers. '.repeat(25).concat('\n').repeat(10_000)}`);
+    fs.writeFileSync(
+      path.join(root, '20261201-huge.md'),
+      `---\nuuid: 0b0c8a4e-5b7d-4a39-9a51-0f2b8c1d7e6a\ntitle: Huge note\n---\n\n# Huge note\n\n<script>window.__pwned = 7</script>\n\n${'A long line of plain words about rivers. '.repeat(25).concat('\n').repeat(10_000)}`,
+    );
     browser = await launchBrowser();
   });
 
@@ -123,7 +147,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     await page.goto(`${base}/graph?note=20261201-judy.md&hops=1`);
     await page.waitForFunction(() => Number(document.body.dataset.graphNodes) === 3);
     await page.waitForTimeout(300); // the page's event stream is open
-    await run('write', 'judy-friend', 'Judy\'s friend', 'A friend of [Judy](20261201-judy.md).');
+    await run('write', 'judy-friend', "Judy's friend", 'A friend of [Judy](20261201-judy.md).');
     await page.waitForFunction(() => Number(document.body.dataset.graphNodes) === 4, undefined, { timeout: 2000 });
     expect(await list.allTextContents()).toContain("Judy's friend");
     await page.goto(`${base}/graph`);
@@ -190,7 +214,8 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     expect(cookie).toMatch(/SameSite=Strict/);
     const session = cookie.split(';')[0];
     expect((await fetch(launch, { redirect: 'manual' })).status).toBe(401);
-    const at = (p: string, init: RequestInit = {}) => fetch(`${base}${p}`, { redirect: 'manual', ...init, headers: { cookie: session, ...(init.headers ?? {}) } });
+    const at = (p: string, init: RequestInit = {}) =>
+      fetch(`${base}${p}`, { redirect: 'manual', ...init, headers: { cookie: session, ...(init.headers ?? {}) } });
     expect((await at('/search?q=judy')).status).toBe(200);
     // An asset the browser has is revalidated without its body.
     const script = await at('/assets/viewer.js');
@@ -232,9 +257,14 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
       await new Promise((resolve) => service.close(resolve));
     }
     await page.close();
-    const cookies = received[0].split(';').map((c) => c.trim()).filter(Boolean).map((c) => [c.slice(0, c.indexOf('=')), c.slice(c.indexOf('=') + 1)]);
+    const cookies = received[0]
+      .split(';')
+      .map((c) => c.trim())
+      .filter(Boolean)
+      .map((c) => [c.slice(0, c.indexOf('=')), c.slice(c.indexOf('=') + 1)]);
     expect(cookies).toHaveLength(2);
-    const taken = async (at: string, name: string, value: string) => (await fetch(`${at}/recent`, { redirect: 'manual', headers: { cookie: `${name}=${value}` } })).status;
+    const taken = async (at: string, name: string, value: string) =>
+      (await fetch(`${at}/recent`, { redirect: 'manual', headers: { cookie: `${name}=${value}` } })).status;
     // Each value is taken by its own viewer under its own name only: never by the other viewer,
     // under either name, so a cookie replayed from another service opens no other corpus.
     const accepted: string[] = [];
@@ -273,7 +303,7 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
   });
 });
 
-describe('the search page\'s backends', () => {
+describe("the search page's backends", () => {
   it('offers vector and hybrid when an embedder is there: the built-in one, or an endpoint', async () => {
     const { withContext } = await import('../src/context.js');
     const { Settings } = await import('../src/settings.js');
@@ -286,7 +316,13 @@ describe('the search page\'s backends', () => {
     };
     expect(await options({ ZK_MEMORY_EMBED: 'off' })).toEqual(['auto', 'rg', 'fts']);
     expect(await options({})).toEqual(['auto', 'rg', 'fts', 'vector', 'hybrid']);
-    expect(await options({ ZK_MEMORY_EMBED: 'off', ZK_MEMORY_EMBED_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_EMBED_MODEL: 'nomic-embed-text' })).toEqual(['auto', 'rg', 'fts', 'vector', 'hybrid']);
+    expect(await options({ ZK_MEMORY_EMBED: 'off', ZK_MEMORY_EMBED_BASE: 'http://127.0.0.1:9/v1', ZK_MEMORY_EMBED_MODEL: 'nomic-embed-text' })).toEqual([
+      'auto',
+      'rg',
+      'fts',
+      'vector',
+      'hybrid',
+    ]);
   });
 });
 
@@ -298,8 +334,13 @@ describe('a viewer session', () => {
     expect(viewer.admits(`other=1; ${viewer.cookieName}=${session}`)).toBe(true);
     expect(viewer.open('never-made')).toBeUndefined();
     const [id] = session.split('.');
-    for (const forged of [id, `${id}.`, `${id}.${'A'.repeat(43)}`, `${session}.x`, `x${session}`]) expect(viewer.admits(`${viewer.cookieName}=${forged}`)).toBe(false);
-    for (const elsewhere of [new ViewerAccess(40002, '/home/judy/notes'), new ViewerAccess(40001, '/home/judy/other'), new ViewerAccess(40001, '/home/judy/notes')]) {
+    for (const forged of [id, `${id}.`, `${id}.${'A'.repeat(43)}`, `${session}.x`, `x${session}`])
+      expect(viewer.admits(`${viewer.cookieName}=${forged}`)).toBe(false);
+    for (const elsewhere of [
+      new ViewerAccess(40002, '/home/judy/notes'),
+      new ViewerAccess(40001, '/home/judy/other'),
+      new ViewerAccess(40001, '/home/judy/notes'),
+    ]) {
       expect(elsewhere.admits(`${elsewhere.cookieName}=${session}`)).toBe(false);
       expect(elsewhere.admits(`${viewer.cookieName}=${session}`)).toBe(false);
     }

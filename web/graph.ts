@@ -119,7 +119,7 @@ function buildGraph(data: GraphAnswer): Graph<NodeAttrs> {
       x: random() * 100,
       y: random() * 100,
       size: scale * (center ? SIZE.center : superseded ? SIZE.superseded : SIZE.normal),
-      color: superseded ? palette.superseded : palette[kind] ?? palette.none,
+      color: superseded ? palette.superseded : (palette[kind] ?? palette.none),
       label: node.title || node.id,
       href: noteHref(node.href, node.id),
       kind,

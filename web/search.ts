@@ -157,5 +157,5 @@ function statusLine(results: HTMLElement): HTMLElement {
 
 function errorText(error: SearchAnswer['error']): string {
   if (!error) return 'unknown error';
-  return typeof error === 'string' ? error : error.message ?? 'unknown error';
+  return typeof error === 'string' ? error : (error.message ?? 'unknown error');
 }

@@ -36,28 +36,31 @@ async function embed(texts) {
   return out;
 }
 
-http.createServer((req, res) => {
-  if (req.method !== 'POST' || !req.url?.endsWith('/embeddings')) return send(res, 404, { error: { message: 'POST /v1/embeddings only' } });
-  const chunks = [];
-  let size = 0;
-  req.on('data', (c) => {
-    size += c.length;
-    if (size > MAX_BODY) req.destroy();
-    else chunks.push(c);
-  });
-  req.on('end', async () => {
-    try {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const input = Array.isArray(body.input) ? body.input : [body.input];
-      if (!input.every((t) => typeof t === 'string')) return send(res, 400, { error: { message: 'input must be a string or an array of strings' } });
-      const vectors = await embed(input);
-      send(res, 200, {
-        object: 'list', model: body.model ?? 'use-lite',
-        data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
-        usage: { prompt_tokens: 0, total_tokens: 0 },
-      });
-    } catch (err) {
-      send(res, 400, { error: { message: String(err?.message ?? err) } });
-    }
-  });
-}).listen(PORT, '127.0.0.1', () => process.stderr.write(`sentence-embed: Universal Sentence Encoder lite on http://127.0.0.1:${PORT}/v1\n`));
+http
+  .createServer((req, res) => {
+    if (req.method !== 'POST' || !req.url?.endsWith('/embeddings')) return send(res, 404, { error: { message: 'POST /v1/embeddings only' } });
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > MAX_BODY) req.destroy();
+      else chunks.push(c);
+    });
+    req.on('end', async () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        const input = Array.isArray(body.input) ? body.input : [body.input];
+        if (!input.every((t) => typeof t === 'string')) return send(res, 400, { error: { message: 'input must be a string or an array of strings' } });
+        const vectors = await embed(input);
+        send(res, 200, {
+          object: 'list',
+          model: body.model ?? 'use-lite',
+          data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+          usage: { prompt_tokens: 0, total_tokens: 0 },
+        });
+      } catch (err) {
+        send(res, 400, { error: { message: String(err?.message ?? err) } });
+      }
+    });
+  })
+  .listen(PORT, '127.0.0.1', () => process.stderr.write(`sentence-embed: Universal Sentence Encoder lite on http://127.0.0.1:${PORT}/v1\n`));

@@ -30,7 +30,7 @@ const LOCK_WAIT_MS = 10_000;
  */
 async function holdingIndexLock<T>(tree: WorkTree, fn: () => Promise<T>): Promise<T | { skipped: string }> {
   const lock = path.join(tree.gitDir, 'index.lock');
-  for (const until = performance.now() + LOCK_WAIT_MS; ;) {
+  for (const until = performance.now() + LOCK_WAIT_MS; ; ) {
     try {
       fs.closeSync(fs.openSync(lock, 'wx'));
       break;
@@ -153,20 +153,22 @@ export const commitPaths: CommitPaths = async (dir, paths, message, o = {}) => {
   if (why) return { skipped: why };
   const keep = await committable(dir, [...new Set(paths)].sort());
   if (!keep.length) return { skipped: 'nothing to commit' };
-  return holdingIndexLock(tree, () => withScratchIndex(tree, async (index): Promise<CommitOutcome> => {
-    const refused = await stage(dir, tree, index, keep, o.ownLines ?? {});
-    if (refused) return { skipped: refused };
-    const commit = await git(dir, ['commit', '--file=-'], message, { index });
-    if (commit.code !== 0) return { skipped: commitRefused(commit) };
-    // Its name from its own report (`[main 1a2b3c4] subject`).
-    const short = /^\[[^\]]*?([0-9a-f]{7,})\]/m.exec(commit.stdout)?.[1];
-    const { sha, files } = await commitFiles(dir, short ?? 'HEAD');
-    const warnings: string[] = [];
-    const own = new Set(keep.map((p) => tree.prefix + p));
-    const added = files.filter((f) => !own.has(f)).map((f) => path.posix.relative(`/${tree.prefix}`, `/${f}`));
-    if (added.length) warnings.push(`a git hook added files this command did not write to its commit ${sha.slice(0, 12)}: ${added.join(', ')}`);
-    const stale = await catchUpIndex(tree, sha, files);
-    if (stale) warnings.push(`committed ${sha.slice(0, 12)}, but the git index still shows its files as before: ${stale}`);
-    return { sha, message, ...(warnings.length ? { warnings } : {}) };
-  }));
+  return holdingIndexLock(tree, () =>
+    withScratchIndex(tree, async (index): Promise<CommitOutcome> => {
+      const refused = await stage(dir, tree, index, keep, o.ownLines ?? {});
+      if (refused) return { skipped: refused };
+      const commit = await git(dir, ['commit', '--file=-'], message, { index });
+      if (commit.code !== 0) return { skipped: commitRefused(commit) };
+      // Its name from its own report (`[main 1a2b3c4] subject`).
+      const short = /^\[[^\]]*?([0-9a-f]{7,})\]/m.exec(commit.stdout)?.[1];
+      const { sha, files } = await commitFiles(dir, short ?? 'HEAD');
+      const warnings: string[] = [];
+      const own = new Set(keep.map((p) => tree.prefix + p));
+      const added = files.filter((f) => !own.has(f)).map((f) => path.posix.relative(`/${tree.prefix}`, `/${f}`));
+      if (added.length) warnings.push(`a git hook added files this command did not write to its commit ${sha.slice(0, 12)}: ${added.join(', ')}`);
+      const stale = await catchUpIndex(tree, sha, files);
+      if (stale) warnings.push(`committed ${sha.slice(0, 12)}, but the git index still shows its files as before: ${stale}`);
+      return { sha, message, ...(warnings.length ? { warnings } : {}) };
+    }),
+  );
 };

@@ -25,14 +25,23 @@ const FORMAT = '--format=%x1e%H%x1f%P%x1f%aI%x1f%an%x1f%s';
 const NOTE_FILES = [':(glob)*.md', ':(glob).archive/*.md'];
 
 function parseLog(out: string): LoggedCommit[] {
-  return out.split('\x1e').filter((c) => c.trim()).map((c) => {
-    const end = c.indexOf('\0');
-    const [sha, parents, date, author, subject] = (end < 0 ? c : c.slice(0, end)).trim().split('\x1f');
-    const fields = end < 0 ? [] : c.slice(end + 1).replace(/^\n/, '').split('\0');
-    const files: LoggedCommit['files'] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) files.push({ status: fields[i], path: fields[i + 1] });
-    return { sha, date, author, subject, parent: parents.split(' ')[0] || undefined, files };
-  });
+  return out
+    .split('\x1e')
+    .filter((c) => c.trim())
+    .map((c) => {
+      const end = c.indexOf('\0');
+      const [sha, parents, date, author, subject] = (end < 0 ? c : c.slice(0, end)).trim().split('\x1f');
+      const fields =
+        end < 0
+          ? []
+          : c
+              .slice(end + 1)
+              .replace(/^\n/, '')
+              .split('\0');
+      const files: LoggedCommit['files'] = [];
+      for (let i = 0; i + 1 < fields.length; i += 2) files.push({ status: fields[i], path: fields[i + 1] });
+      return { sha, date, author, subject, parent: parents.split(' ')[0] || undefined, files };
+    });
 }
 
 /** `git log` with FORMAT and the files, or why there is no history to read (none at all on a branch without commits). */
@@ -100,15 +109,16 @@ export async function gitLog(dir: string, o: { file?: string; limit?: number } =
   if ('skipped' in tree) return tree;
   const format = '--format=%x1e%H%x1f%aI%x1f%an%x1f%s';
   const args = ['log', format, ...(o.limit ? [`--max-count=${o.limit}`] : [])];
-  const r = o.file
-    ? await git(dir, [...args, '--follow', '--name-only', '--', o.file])
-    : await git(dir, [...args, '--', '.']);
+  const r = o.file ? await git(dir, [...args, '--follow', '--name-only', '--', o.file]) : await git(dir, [...args, '--', '.']);
   if (r.code !== 0) return noHistory(r);
   const realDir = o.file ? fs.realpathSync(dir) : dir;
-  return r.stdout.split('\x1e').filter((c) => c.trim()).map((c) => {
-    const [head, ...rest] = c.split('\n');
-    const [sha, date, author, subject] = head.split('\x1f');
-    const name = rest.map((l) => l.trim()).find(Boolean);
-    return { sha, date, author, subject, ...(o.file && name ? { path: path.relative(realDir, path.join(tree.top, name)).split(path.sep).join('/') } : {}) };
-  });
+  return r.stdout
+    .split('\x1e')
+    .filter((c) => c.trim())
+    .map((c) => {
+      const [head, ...rest] = c.split('\n');
+      const [sha, date, author, subject] = head.split('\x1f');
+      const name = rest.map((l) => l.trim()).find(Boolean);
+      return { sha, date, author, subject, ...(o.file && name ? { path: path.relative(realDir, path.join(tree.top, name)).split(path.sep).join('/') } : {}) };
+    });
 }

@@ -42,7 +42,8 @@ export async function pushHead(top: string, u: Upstream): Promise<{ ok: true } |
   if (r.code === 0) return { ok: true };
   // Another host pushed first: refused as not a fast-forward, or, when it landed while this push
   // was under way, as a ref that moved from the value this push expected.
-  if (/\[rejected\]|non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(r.stdout + r.stderr)) return { rejected: remoteFailure(r) };
+  if (/\[rejected\]|non-fast-forward|fetch first|stale info|cannot lock ref|failed to update ref/i.test(r.stdout + r.stderr))
+    return { rejected: remoteFailure(r) };
   return { failed: remoteFailure(r) };
 }
 
@@ -65,7 +66,11 @@ export async function aheadBehind(top: string, other: string): Promise<{ ahead: 
  * when it can. Answers git's run; conflicts are read after with unmergedPaths.
  */
 export function mergeNoCommit(top: string, rev: string, drivers: Record<string, string>, attributesFile: string): Promise<Run> {
-  const config = [...Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]), '-c', `core.attributesFile=${attributesFile}`];
+  const config = [
+    ...Object.entries(drivers).flatMap(([name, command]) => ['-c', `merge.${name}.driver=${command}`]),
+    '-c',
+    `core.attributesFile=${attributesFile}`,
+  ];
   return git(top, [...QUIET, ...config, 'merge', '--no-commit', '--no-edit', '--quiet', rev]);
 }
 
@@ -126,7 +131,12 @@ export async function mergeAttributes(top: string, rev: string, paths: string[],
   try {
     const read = await git(top, ['read-tree', rev], undefined, { index: indexFile });
     if (read.code !== 0) throw new ZkError('io', `git read-tree ${rev} failed: ${remoteFailure(read)}`);
-    const r = await git(top, ['-c', `core.attributesFile=${attributesFile}`, 'check-attr', '--cached', '-z', '--stdin', 'merge'], paths.map((p) => `${p}\0`).join(''), { index: indexFile });
+    const r = await git(
+      top,
+      ['-c', `core.attributesFile=${attributesFile}`, 'check-attr', '--cached', '-z', '--stdin', 'merge'],
+      paths.map((p) => `${p}\0`).join(''),
+      { index: indexFile },
+    );
     if (r.code !== 0) throw new ZkError('io', `git check-attr failed: ${remoteFailure(r)}`);
     const parts = r.stdout.split('\0');
     const out = new Map<string, string>();

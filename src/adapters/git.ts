@@ -37,7 +37,12 @@ export async function git(cwd: string, args: string[], input?: string, o: GitOpt
 }
 
 export function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.replace(/^(?:fatal|error): /, '').trim()).find(Boolean) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.replace(/^(?:fatal|error): /, '').trim())
+      .find(Boolean) ?? ''
+  );
 }
 
 /** NUL-separated names git printed. */
@@ -77,7 +82,13 @@ export async function workTree(dir: string): Promise<WorkTree | { skipped: strin
 
 /** Why a commit must not be made now (a merge, rebase, cherry-pick or revert under way; a detached HEAD). */
 export async function notNow(dir: string, tree: WorkTree): Promise<string | undefined> {
-  const underway: [string, string][] = [['MERGE_HEAD', 'a merge'], ['rebase-merge', 'a rebase'], ['rebase-apply', 'a rebase'], ['CHERRY_PICK_HEAD', 'a cherry-pick'], ['REVERT_HEAD', 'a revert']];
+  const underway: [string, string][] = [
+    ['MERGE_HEAD', 'a merge'],
+    ['rebase-merge', 'a rebase'],
+    ['rebase-apply', 'a rebase'],
+    ['CHERRY_PICK_HEAD', 'a cherry-pick'],
+    ['REVERT_HEAD', 'a revert'],
+  ];
   for (const [name, what] of underway) if (fs.existsSync(path.join(tree.gitDir, name))) return `${what} is in progress`;
   const head = await git(dir, ['symbolic-ref', '-q', 'HEAD']);
   if (head.code !== 0) return 'HEAD is detached';

@@ -222,17 +222,20 @@ export class RootWatch implements NoteWatch {
   private listLinks(): void {
     const run = (this.listing = ++this.listings);
     this.listed = false;
-    fs.promises.readdir(this.root, { withFileTypes: true }).then((entries) => {
-      if (run !== this.listing || !this.alive) return;
-      for (const d of entries) {
-        if (!d.isSymbolicLink() || !isNoteName(d.name) || this.links.has(d.name)) continue;
-        if (this.relink(d.name)) this.names.add(d.name);
-      }
-      this.listed = true;
-      this.listing = undefined;
-    }, () => {
-      if (run === this.listing) this.listing = undefined; // the next take lists again
-    });
+    fs.promises.readdir(this.root, { withFileTypes: true }).then(
+      (entries) => {
+        if (run !== this.listing || !this.alive) return;
+        for (const d of entries) {
+          if (!d.isSymbolicLink() || !isNoteName(d.name) || this.links.has(d.name)) continue;
+          if (this.relink(d.name)) this.names.add(d.name);
+        }
+        this.listed = true;
+        this.listing = undefined;
+      },
+      () => {
+        if (run === this.listing) this.listing = undefined; // the next take lists again
+      },
+    );
   }
 
   /** What a stat through the link shows of its target: which file, which version; '' when it leads nowhere. */

@@ -26,11 +26,21 @@ export const NOTE_FILES = ['--no-config', '--max-depth', '1', '--no-ignore', '--
 export const ripgrepNoteGrep: NoteGrep = {
   filesMatching(root, patterns, o) {
     // NUL-separated, so a file name holding a newline cannot pass for two names.
-    const args = ['--files-with-matches', '--null', '--ignore-case', ...(o.fixed ? ['--fixed-strings'] : []), ...patterns.flatMap((p) => ['-e', p]), ...NOTE_FILES];
+    const args = [
+      '--files-with-matches',
+      '--null',
+      '--ignore-case',
+      ...(o.fixed ? ['--fixed-strings'] : []),
+      ...patterns.flatMap((p) => ['-e', p]),
+      ...NOTE_FILES,
+    ];
     const rg = spawnSync(rgPath(), args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     // 1 means "no match"; anything else (a missing binary, a crash) leaves the caller's fallback.
     if (rg.status !== 0 && rg.status !== 1) return undefined;
-    return rg.stdout.split('\0').filter(Boolean).map((l) => path.basename(l));
+    return rg.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((l) => path.basename(l));
   },
 };
 

@@ -100,7 +100,10 @@ export function noteByUuid(root: string, uuid: string): { path: string; title: s
   return archived ? { path: `.archive/${archived.path}`, title: archived.title, archived: true } : undefined;
 }
 
-const splitFrom = (fm: Record<string, unknown>) => String(fm.split_from ?? '').trim().toLowerCase();
+const splitFrom = (fm: Record<string, unknown>) =>
+  String(fm.split_from ?? '')
+    .trim()
+    .toLowerCase();
 
 /** The uuid a note was split from, lower case, or '' when it was not. */
 export function splitFromOf(frontmatter: Record<string, unknown>): string {
@@ -114,7 +117,10 @@ export function splitFromOf(frontmatter: Record<string, unknown>): string {
 export function splitParts(root: string, uuid: string, backlinks: readonly { path: string }[]): { path: string; title: string }[] {
   const own = uuid.toLowerCase();
   if (!own) return [];
-  return backlinks.flatMap((b) => readNoteFile(root, b.path) ?? []).filter((n) => splitFrom(n.parsed.frontmatter) === own).map((n) => ({ path: n.path, title: n.title }));
+  return backlinks
+    .flatMap((b) => readNoteFile(root, b.path) ?? [])
+    .filter((n) => splitFrom(n.parsed.frontmatter) === own)
+    .map((n) => ({ path: n.path, title: n.title }));
 }
 
 /** An archived note (a file name in `.archive/`), read-only. */
@@ -122,7 +128,18 @@ export function archivedNote(root: string, name: string): NoteInfo & { frontmatt
   if (name.includes('/') || name.startsWith('.') || !/\.md$/i.test(name)) throw new ZkError('not_found', `no archived note ${name}`);
   const n = readNoteFile(sidecar(root).archive, name);
   if (!n) throw new ZkError('not_found', `no archived note ${name}`);
-  return { uuid: n.uuid, slug: n.slug, path: path.posix.join('.archive', name), title: n.title, date: n.date, kind: n.kind, author: n.author, superseded_by: n.superseded_by, frontmatter: n.parsed.frontmatter, body: n.parsed.body };
+  return {
+    uuid: n.uuid,
+    slug: n.slug,
+    path: path.posix.join('.archive', name),
+    title: n.title,
+    date: n.date,
+    kind: n.kind,
+    author: n.author,
+    superseded_by: n.superseded_by,
+    frontmatter: n.parsed.frontmatter,
+    body: n.parsed.body,
+  };
 }
 
 /** A live note named by its file name, or undefined when the root has none of that name. */

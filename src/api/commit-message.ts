@@ -1,5 +1,16 @@
 import type { AcceptResult } from '../ingest/accept.js';
-import type { ArchiveResult, DrainResult, IntegrateResult, MergeResult, RetainResult, SplitResult, SupersedeResult, TendResult, TendWritesResult, WriteResult } from './results.js';
+import type {
+  ArchiveResult,
+  DrainResult,
+  IntegrateResult,
+  MergeResult,
+  RetainResult,
+  SplitResult,
+  SupersedeResult,
+  TendResult,
+  TendWritesResult,
+  WriteResult,
+} from './results.js';
 import type { NoteInfo } from '../corpus/note/notes.js';
 import type { GardenerRow } from '../pipelines/gardener.js';
 import type { RetainResultRow } from '../pipelines/retain.js';
@@ -15,7 +26,11 @@ export interface CommitMessage {
 
 /** Counts for people: `3 kept, 1 merged`, or `none` when there are none. */
 export function countsText(counts: Record<string, number>, none = 'none'): string {
-  return Object.entries(counts).map(([what, n]) => `${n} ${what}`).join(', ') || none;
+  return (
+    Object.entries(counts)
+      .map(([what, n]) => `${n} ${what}`)
+      .join(', ') || none
+  );
 }
 
 /** A note's title from its path (live, or where this call archived it). */
@@ -46,7 +61,12 @@ export function archiveCommit(r: ArchiveResult): CommitMessage {
 }
 
 export function integrateCommit(r: IntegrateResult): CommitMessage {
-  const what = r.action === 'created' ? `created ${named(r.note)}` : r.action === 'merged' ? `merged into ${named(r.note)}` : `${named(r.note)} supersedes ${named(r.target ?? r.note)}`;
+  const what =
+    r.action === 'created'
+      ? `created ${named(r.note)}`
+      : r.action === 'merged'
+        ? `merged into ${named(r.note)}`
+        : `${named(r.note)} supersedes ${named(r.target ?? r.note)}`;
   return { subject: `integrate: ${r.action} ${r.note.title}`, lines: [what, `verdict: ${r.reason}`] };
 }
 
@@ -106,7 +126,9 @@ export function gardenerCommit(r: TendWritesResult, titleOf: TitleOf): CommitMes
 
 export function tendCommit(r: TendResult): CommitMessage {
   const fixed = r.findings.filter((f) => f.fix);
-  const lines = fixed.map((f) => `${f.file}:${f.line} ${f.target}${'target' in (f.fix ?? {}) ? ` -> ${(f.fix as { target?: string }).target}` : ''} (${f.verdict})`);
+  const lines = fixed.map(
+    (f) => `${f.file}:${f.line} ${f.target}${'target' in (f.fix ?? {}) ? ` -> ${(f.fix as { target?: string }).target}` : ''} (${f.verdict})`,
+  );
   return { subject: `tend ${r.action}: ${r.changed} change(s) in ${r.files.length} file(s)`, lines };
 }
 

@@ -33,7 +33,10 @@ function touchedPaths(root: string, changes: WrittenFile[]): string[] {
 
 /** The lines the call appended to the trace, for a commit of those alone. */
 function ownTraceLines(root: string, changes: WrittenFile[]): Record<string, string> {
-  const text = changes.filter((c) => c.text !== undefined && relToRoot(root, c.path) === TRACE).map((c) => c.text).join('');
+  const text = changes
+    .filter((c) => c.text !== undefined && relToRoot(root, c.path) === TRACE)
+    .map((c) => c.text)
+    .join('');
   return text ? { [TRACE]: text } : {};
 }
 
@@ -60,7 +63,11 @@ function messageText(m: CommitMessage): string {
  * result stands whatever git says: a commit that cannot be made is skipped with a warning, and
  * the result says why in `commit`.
  */
-export async function committing<T extends object>(root: string, run: () => Promise<T>, describe: (r: T, titleOf: TitleOf) => CommitMessage): Promise<T & { commit?: CommitOutcome }> {
+export async function committing<T extends object>(
+  root: string,
+  run: () => Promise<T>,
+  describe: (r: T, titleOf: TitleOf) => CommitMessage,
+): Promise<T & { commit?: CommitOutcome }> {
   // A write inside another committing write is part of the outer one's commit.
   if (!settings().gitCommit() || current().changes) return run();
   const changes: WrittenFile[] = [];
@@ -70,7 +77,9 @@ export async function committing<T extends object>(root: string, run: () => Prom
   if (!paths.length) return { ...result, commit: { skipped: 'nothing changed' } };
   // A context built without the git port (a program's own) has no way to commit: said as git's refusals are.
   const message = messageText(describe(result, titleFinder(root, changes)));
-  const commit: CommitOutcome = ctx.commit ? await ctx.commit(root, paths, message, { ownLines: ownTraceLines(root, changes) }) : { skipped: 'no git adapter in this call' };
+  const commit: CommitOutcome = ctx.commit
+    ? await ctx.commit(root, paths, message, { ownLines: ownTraceLines(root, changes) })
+    : { skipped: 'no git adapter in this call' };
   if ('skipped' in commit) warn(`not committed to git: ${commit.skipped}`);
   else for (const w of commit.warnings ?? []) warn(w);
   return { ...result, commit };

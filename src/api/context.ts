@@ -70,9 +70,7 @@ export async function context(root: string, o: ContextRequest = {}): Promise<Con
   const notes = noteSource(root, asOf);
   const query = queryWords(o.query);
   const inbox = inboxFiles(root);
-  const gathered = query
-    ? await queryOffers(root, query, { budget, hops, asOf, backend: o.backend }, notes)
-    : sessionOffers(root, notes, asOf, inbox);
+  const gathered = query ? await queryOffers(root, query, { budget, hops, asOf, backend: o.backend }, notes) : sessionOffers(root, notes, asOf, inbox);
   return pack(gathered, budget, inbox.length);
 }
 
@@ -182,7 +180,12 @@ function hitLimit(budget: number): number {
   return Math.min(50, Math.max(8, Math.ceil(budget / 50)));
 }
 
-async function queryOffers(root: string, query: string, o: { budget: number; hops: number; asOf?: string; backend?: string }, notes: NoteSource): Promise<Gathered> {
+async function queryOffers(
+  root: string,
+  query: string,
+  o: { budget: number; hops: number; asOf?: string; backend?: string },
+  notes: NoteSource,
+): Promise<Gathered> {
   const r = await search(root, query, { backend: o.backend, asOf: o.asOf, limit: hitLimit(o.budget) });
   const found = new Candidates(notes);
   const best = r.hits[0]?.score || 1;
@@ -226,8 +229,14 @@ function sessionNotes(metas: readonly NoteMeta[], asOf: boolean): SessionNotes {
   const newest = (list: NoteMeta[], n: number) => list.sort(byRecency(asOf)).slice(0, n);
   return {
     figures: noteFigures(metas),
-    pinned: newest(live.filter((m) => m.pinned), SESSION.pinned),
-    current: newest(live.filter((m) => m.supersedes.length > 0), SESSION.current),
+    pinned: newest(
+      live.filter((m) => m.pinned),
+      SESSION.pinned,
+    ),
+    current: newest(
+      live.filter((m) => m.supersedes.length > 0),
+      SESSION.current,
+    ),
     recent: newest(live.slice(), SESSION.recent),
   };
 }
@@ -235,9 +244,10 @@ function sessionNotes(metas: readonly NoteMeta[], asOf: boolean): SessionNotes {
 function sessionOffers(root: string, notes: NoteSource, asOf: string | undefined, inbox: string[]): Gathered {
   const pick = (metas: readonly NoteMeta[]) => sessionNotes(metas, asOf !== undefined);
   // A resident process keeps what it picked until a note changes: no call sorts every note again.
-  const s = asOf === undefined
-    ? keptMetasBuilt(root, 'context-session', pick) ?? pick(loadNoteMetas(root))
-    : pick(notesHeldAt(root, loadNoteMetas(root), timeAsked(asOf, 'as-of date')));
+  const s =
+    asOf === undefined
+      ? (keptMetasBuilt(root, 'context-session', pick) ?? pick(loadNoteMetas(root)))
+      : pick(notesHeldAt(root, loadNoteMetas(root), timeAsked(asOf, 'as-of date')));
   const found = new Candidates(notes);
   const offer = (metas: NoteMeta[], why: Candidate['why'], value: number) => {
     for (const m of metas) found.addPath(m.path, why, value);
@@ -251,8 +261,13 @@ function sessionOffers(root: string, notes: NoteSource, asOf: string | undefined
 /** What the corpus is, in numbers, and what waits in its inbox (the oldest inputs' sources and first lines). */
 function sessionHeading(root: string, f: NoteFigures, asOf: string | undefined, inbox: string[]): string {
   const st = corpusStatus(root, f);
-  const kinds = Object.entries(f.byKind).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k === 'none' ? 'without a kind' : k}`).join(', ');
-  const lines = [`# Memory${asOf !== undefined ? ` as of ${asOf}` : ''}: ${f.notes} notes${kinds ? ` (${kinds})` : ''}, ${f.superseded} superseded, ${st.archived} archived`];
+  const kinds = Object.entries(f.byKind)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k === 'none' ? 'without a kind' : k}`)
+    .join(', ');
+  const lines = [
+    `# Memory${asOf !== undefined ? ` as of ${asOf}` : ''}: ${f.notes} notes${kinds ? ` (${kinds})` : ''}, ${f.superseded} superseded, ${st.archived} archived`,
+  ];
   if (inbox.length) {
     lines.push(`Inbox: ${inbox.length} input${inbox.length === 1 ? '' : 's'} waiting to be kept as notes (inbox lists them), oldest first:`);
     for (const name of inbox.slice(0, SESSION.inbox)) {

@@ -11,13 +11,19 @@ export type { NamedCorpus };
 
 /** Register the corpus at `dir` (a folder holding `.zk/`) as `name`. */
 export async function addCorpus(name: string, dir: string): Promise<NamedCorpus> {
-  if (!CORPUS_NAME.test(name)) throw new ZkError('usage', `invalid corpus name ${JSON.stringify(name)}: letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit`);
+  if (!CORPUS_NAME.test(name))
+    throw new ZkError('usage', `invalid corpus name ${JSON.stringify(name)}: letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit`);
   const abs = path.resolve(current().io.cwd(), dir);
-  if (!fs.statSync(path.join(abs, '.zk'), { throwIfNoEntry: false })?.isDirectory()) throw new ZkError('no_root', `${dir} is not a corpus (no .zk/ folder in it): zk-memory init makes one`);
+  if (!fs.statSync(path.join(abs, '.zk'), { throwIfNoEntry: false })?.isDirectory())
+    throw new ZkError('no_root', `${dir} is not a corpus (no .zk/ folder in it): zk-memory init makes one`);
   const root = fs.realpathSync(abs);
   return updateRegistry((corpora) => {
     const taken = corpora.find((c) => c.name === name || c.root === root);
-    if (taken) throw new ZkError('exists', taken.name === name ? `a corpus is registered as ${name} already (${taken.root}): remove it first` : `${root} is registered already, as ${taken.name}`);
+    if (taken)
+      throw new ZkError(
+        'exists',
+        taken.name === name ? `a corpus is registered as ${name} already (${taken.root}): remove it first` : `${root} is registered already, as ${taken.name}`,
+      );
     const added = { name, root };
     return { corpora: [...corpora, added], result: added };
   });

@@ -51,7 +51,12 @@ export async function overview(root: string, o: { recent?: number } = {}): Promi
   const llm = endpointConfigured('llm') ? llmConfig() : undefined;
   const embed = endpointConfigured('embed') ? embedConfig() : undefined;
   return {
-    root, notes: s.notes, by_kind: s.byKind, superseded: s.superseded, archived: s.archived, inbox: s.inbox,
+    root,
+    notes: s.notes,
+    by_kind: s.byKind,
+    superseded: s.superseded,
+    archived: s.archived,
+    inbox: s.inbox,
     recent: listNotes(root, { recent: o.recent ?? 5 }).map(noteInfo),
     llm: { configured: Boolean(llm), model: llm?.model ?? null },
     embeddings: { configured: Boolean(embed), model: embed?.model ?? null },
@@ -65,13 +70,23 @@ export async function overview(root: string, o: { recent?: number } = {}): Promi
  * is re-linked to what replaced it, or is the current belief again (src/corpus/ops/relink.ts).
  */
 export async function archive(root: string, ref: string, o: { reason?: string } = {}): Promise<ArchiveResult> {
-  return committing(root, async () => {
-    const note = noteInfo(resolveRef(root, ref));
-    const { archived, relinked } = await retireNote(root, note.path);
-    const reason = o.reason?.trim() || null;
-    trace(root, 'retract', { path: note.path, archived, reason });
-    return { action: 'archived' as const, note, archived, reason, relinked: relinked.map((r) => ({ note: noteInfo(r.note), to: r.to ? noteInfo(r.to) : null })) };
-  }, archiveCommit);
+  return committing(
+    root,
+    async () => {
+      const note = noteInfo(resolveRef(root, ref));
+      const { archived, relinked } = await retireNote(root, note.path);
+      const reason = o.reason?.trim() || null;
+      trace(root, 'retract', { path: note.path, archived, reason });
+      return {
+        action: 'archived' as const,
+        note,
+        archived,
+        reason,
+        relinked: relinked.map((r) => ({ note: noteInfo(r.note), to: r.to ? noteInfo(r.to) : null })),
+      };
+    },
+    archiveCommit,
+  );
 }
 
 export interface InboxItemView {
@@ -115,9 +130,12 @@ export function readInboxFile(root: string, name: string): InboxFileView | undef
   // A file damaged by hand is shown as such (so it can be dismissed), never a failure of the whole list.
   try {
     const entry = JSON.parse(text) as InboxEntry;
-    const items = (entry.items ?? []).map((it): InboxItemView => (it.type === 'text'
-      ? { type: 'text', text: String(it.text) }
-      : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind }));
+    const items = (entry.items ?? []).map(
+      (it): InboxItemView =>
+        it.type === 'text'
+          ? { type: 'text', text: String(it.text) }
+          : { type: 'candidate', text: String(it.candidate.content), title: it.candidate.title || it.candidate.topic, kind: it.candidate.kind },
+    );
     return { file, created: String(entry.created ?? ''), source: entry.source ?? null, reason: String(entry.reason ?? ''), items };
   } catch (err) {
     return { file, created: '', source: null, reason: `unreadable: not an inbox entry (${(err as Error).message.split('\n')[0]})`, items: [] };
@@ -146,13 +164,15 @@ export function inboxDismiss(root: string, file: string, o: { as?: InboxSetAside
   fs.renameSync(from, to);
   const action = o.as ?? 'dismissed';
   const reason = o.reason?.trim() || undefined;
-  trace(root, action === 'dismissed' ? 'inbox_dismiss' : `inbox_${action === 'done' ? 'done' : 'skip'}`, { file: relToRoot(root, path.join(dir, name)), to: relToRoot(root, to), ...(reason ? { reason } : {}) });
+  trace(root, action === 'dismissed' ? 'inbox_dismiss' : `inbox_${action === 'done' ? 'done' : 'skip'}`, {
+    file: relToRoot(root, path.join(dir, name)),
+    to: relToRoot(root, to),
+    ...(reason ? { reason } : {}),
+  });
   return { action, file: relToRoot(root, path.join(dir, name)), to: relToRoot(root, to) };
 }
 
-export type InboxNextResult =
-  | ({ done: false; held: boolean; remaining: number } & InboxFileView)
-  | { done: true; held: false; remaining: 0 };
+export type InboxNextResult = ({ done: false; held: boolean; remaining: number } & InboxFileView) | { done: true; held: false; remaining: 0 };
 
 /**
  * The oldest input waiting in the inbox, taken for the agent to keep by hand: it writes what

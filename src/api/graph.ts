@@ -59,13 +59,14 @@ export function noteGraph(root: string, note: string | undefined, hops: number):
     const seen = new Set(chosen);
     for (let depth = 0, frontier = [note]; depth < hops && frontier.length && seen.size < AROUND_MAX; depth++) {
       const next: string[] = [];
-      for (const p of frontier) for (const q of adjacent.get(p) ?? []) {
-        if (seen.size >= AROUND_MAX) break;
-        if (!seen.has(q)) {
-          seen.add(q);
-          next.push(q);
+      for (const p of frontier)
+        for (const q of adjacent.get(p) ?? []) {
+          if (seen.size >= AROUND_MAX) break;
+          if (!seen.has(q)) {
+            seen.add(q);
+            next.push(q);
+          }
         }
-      }
       chosen.push(...next);
       frontier = next;
     }

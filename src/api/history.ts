@@ -33,7 +33,9 @@ export interface LogResult {
 }
 
 function splitFrom(n: Note): string {
-  return String(n.parsed.frontmatter[SPLIT_FROM] ?? '').trim().toLowerCase();
+  return String(n.parsed.frontmatter[SPLIT_FROM] ?? '')
+    .trim()
+    .toLowerCase();
 }
 
 function family(root: string, note: Note): LogResult['split'] {
@@ -41,7 +43,11 @@ function family(root: string, note: Note): LogResult['split'] {
   const parent = parentId ? noteByUuid(root, parentId) : undefined;
   const own = note.uuid.toLowerCase();
   // Only the notes that mention the uuid are read: a child names its parent's uuid in `split_from`.
-  const children = own ? candidateFiles(root, [own], { fixed: true }).flatMap((name) => readNoteFile(root, name) ?? []).filter((n) => splitFrom(n) === own) : [];
+  const children = own
+    ? candidateFiles(root, [own], { fixed: true })
+        .flatMap((name) => readNoteFile(root, name) ?? [])
+        .filter((n) => splitFrom(n) === own)
+    : [];
   return { parent: parent ? noteInfo(parent) : null, children: children.map(noteInfo) };
 }
 
@@ -59,12 +65,21 @@ function findNote(root: string, ref: string): { note: Note; file: string } {
     if (!(err instanceof ZkError) || err.code !== 'not_found') throw err;
     const dir = sidecar(root).archive;
     const want = ref.replace(/^\.archive\//, '').toLowerCase();
-    const names = fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.md')).sort() : [];
+    const names = fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((n) => n.endsWith('.md'))
+          .sort()
+      : [];
     for (const name of names) {
       const n = readNoteFile(dir, name);
       const uuid = n?.uuid.toLowerCase() ?? '';
       const stem = name.toLowerCase().replace(/\.md$/, '');
-      const named = stem === want.replace(/\.md$/, '') || stem.replace(/^\d{8}-/, '') === want || uuid === want || (want.length >= 8 && /^[0-9a-f-]+$/.test(want) && uuid.startsWith(want));
+      const named =
+        stem === want.replace(/\.md$/, '') ||
+        stem.replace(/^\d{8}-/, '') === want ||
+        uuid === want ||
+        (want.length >= 8 && /^[0-9a-f-]+$/.test(want) && uuid.startsWith(want));
       if (n && named) return { note: n, file: path.posix.join('.archive', name) };
     }
     throw err;

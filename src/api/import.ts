@@ -31,7 +31,8 @@ export interface ImportRequest {
 export async function importMemory(root: string, o: ImportRequest): Promise<ImportResult> {
   const source = path.resolve(o.path);
   // A corpus read as a vault would import every note as a copy of itself.
-  if (fs.existsSync(source) && fs.realpathSync(source) === fs.realpathSync(root)) throw new ZkError('usage', `${o.path} is the corpus itself: import reads memory kept elsewhere`);
+  if (fs.existsSync(source) && fs.realpathSync(source) === fs.realpathSync(root))
+    throw new ZkError('usage', `${o.path} is the corpus itself: import reads memory kept elsewhere`);
   const input = readInput(o.format, source, { verbatim: o.verbatim });
   const run = async () => ({ ...(await runImport(root, o.format, input, { dryRun: o.dryRun, progress: o.progress })), source });
   if (o.dryRun) return run();

@@ -49,10 +49,14 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
   // Only a real judge call needs the LLM: a decision, or a memory with no note like it, is written without one.
   const llm = o.llm ?? callLlm();
   try {
-    return await committing(root, async (): Promise<IntegrateResult> => {
-      const r = await integrateCandidate(root, candidate, { llm, backend, source });
-      return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
-    }, integrateCommit);
+    return await committing(
+      root,
+      async (): Promise<IntegrateResult> => {
+        const r = await integrateCandidate(root, candidate, { llm, backend, source });
+        return { action: r.action, note: noteInfo(r.note), ...(r.target ? { target: noteInfo(r.target) } : {}), reason: r.reason };
+      },
+      integrateCommit,
+    );
   } catch (err) {
     if (!(err instanceof ZkError) || !['llm_failed', 'llm_unreachable', 'llm_unconfigured'].includes(err.code)) throw err;
     const spooled = spool(root, [{ type: 'candidate', candidate }], { source, reason: err.code === 'llm_unconfigured' ? 'no LLM configured' : err.message });
@@ -60,10 +64,7 @@ export async function integrate(root: string, o: IntegrateRequest): Promise<Inte
   }
 }
 
-export type RetainRequestInput =
-  | { user: string; assistant: string }
-  | { messages: InputMessage[] }
-  | { transcript: string };
+export type RetainRequestInput = { user: string; assistant: string } | { messages: InputMessage[] } | { transcript: string };
 
 export interface RetainRequest extends Judged {
   input: RetainRequestInput;
@@ -100,12 +101,16 @@ export async function retainDrain(root: string, o: Judged & { lease?: boolean } 
     const { withCaretakerLease } = await import('../corpus/lock/lease.js');
     return withCaretakerLease(root, 'drain', () => retainDrain(root, { ...o, llm, lease: false }));
   }
-  return committing(root, async () => {
-    const d = await drain(root, { llm, backend: configuredBackend(o.backend), source: defaultSource(o.source) });
-    const result: DrainResult = { results: d.results, drained: d.done, kept: d.kept, files: d.files };
-    if (!d.stopped) return result;
-    return { ...result, error: { code: 'llm_unreachable', message: `${d.stopped.message}; the drain stopped, and the rest stays in the inbox` } };
-  }, drainCommit);
+  return committing(
+    root,
+    async () => {
+      const d = await drain(root, { llm, backend: configuredBackend(o.backend), source: defaultSource(o.source) });
+      const result: DrainResult = { results: d.results, drained: d.done, kept: d.kept, files: d.files };
+      if (!d.stopped) return result;
+      return { ...result, error: { code: 'llm_unreachable', message: `${d.stopped.message}; the drain stopped, and the rest stays in the inbox` } };
+    },
+    drainCommit,
+  );
 }
 
 export interface SplitRequest extends Pick<Judged, 'llm' | 'source'> {
@@ -121,11 +126,22 @@ export async function split(root: string, ref: string, o: SplitRequest = {}): Pr
   const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? neededLlm();
   const { splitNote } = await import('../pipelines/split.js');
-  return committing(root, async (): Promise<SplitResult> => {
-    const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source), linkStyle });
-    if (r.action === 'not_split') return { action: r.action, note: noteInfo(r.note), children: [], failed: [] };
-    return { action: r.action, note: noteInfo(r.note), parent: noteInfo(r.parent!), children: r.children.map(noteInfo), archived: r.archived, failed: r.failed };
-  }, splitCommit);
+  return committing(
+    root,
+    async (): Promise<SplitResult> => {
+      const r = await splitNote(root, ref, { llm, maxFragments: o.maxFragments, source: defaultSource(o.source), linkStyle });
+      if (r.action === 'not_split') return { action: r.action, note: noteInfo(r.note), children: [], failed: [] };
+      return {
+        action: r.action,
+        note: noteInfo(r.note),
+        parent: noteInfo(r.parent!),
+        children: r.children.map(noteInfo),
+        archived: r.archived,
+        failed: r.failed,
+      };
+    },
+    splitCommit,
+  );
 }
 
 export interface SplitCandidatesResult {
@@ -154,13 +170,24 @@ export async function tendWrites(root: string, o: TendWritesRequest = {}): Promi
   const linkStyle = requireLinkStyle(o.linkStyle);
   const llm = o.llm ?? neededLlm();
   const { runGardener } = await import('../pipelines/gardener.js');
-  return committing(root, async () => {
-    const r: GardenerReport = await runGardener(root, {
-      llm, backend, limit: o.limit, splitSweep: o.splitSweep, maxFragments: o.maxFragments,
-      dryRun: Boolean(o.dryRun), source: defaultSource(o.source), linkStyle, progress: o.progress,
-    });
-    return gardenResult(r);
-  }, gardenerCommit);
+  return committing(
+    root,
+    async () => {
+      const r: GardenerReport = await runGardener(root, {
+        llm,
+        backend,
+        limit: o.limit,
+        splitSweep: o.splitSweep,
+        maxFragments: o.maxFragments,
+        dryRun: Boolean(o.dryRun),
+        source: defaultSource(o.source),
+        linkStyle,
+        progress: o.progress,
+      });
+      return gardenResult(r);
+    },
+    gardenerCommit,
+  );
 }
 
 function gardenResult(r: GardenerReport): TendWritesResult {

@@ -49,10 +49,14 @@ async function writeUncommitted(root: string, o: WriteRequest): Promise<Omit<Wri
 
 /** Append a dated fragment to a note. */
 export async function merge(root: string, ref: string, fragment: string, o: { source?: string; date?: string } = {}): Promise<MergeResult> {
-  return committing(root, async () => {
-    const note = noteInfo(await appendFragment(root, ref, fragment, o));
-    return { action: 'merged' as const, note, target: note };
-  }, mergeCommit);
+  return committing(
+    root,
+    async () => {
+      const note = noteInfo(await appendFragment(root, ref, fragment, o));
+      return { action: 'merged' as const, note, target: note };
+    },
+    mergeCommit,
+  );
 }
 
 export interface ListRequest extends ListOptions {
@@ -81,8 +85,12 @@ export function list(root: string, o: ListRequest = {}): ListResult {
 /** Mark `oldRef` as replaced by `newRef`; both notes stay. With `validFrom`, the new note holds true from then. */
 export async function supersede(root: string, oldRef: string, newRef: string, o: SupersedeOptions = {}): Promise<SupersedeResult> {
   if (!newRef?.trim()) throw new ZkError('usage', 'supersede needs the note that replaces the old one');
-  return committing(root, async () => {
-    const r = await supersedeNotes(root, oldRef, newRef, o);
-    return { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) };
-  }, supersedeCommit);
+  return committing(
+    root,
+    async () => {
+      const r = await supersedeNotes(root, oldRef, newRef, o);
+      return { action: r.action, old: noteInfo(r.old), new: noteInfo(r.new) };
+    },
+    supersedeCommit,
+  );
 }

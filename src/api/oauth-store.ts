@@ -40,7 +40,8 @@ function readFile(): OAuthFile {
   const file = oauthFile();
   const st = fs.lstatSync(file, { throwIfNoEntry: false });
   if (!st) return { clients: [], approvals: [], grants: [] };
-  if (!st.isFile() || !privateToUser(st)) throw new ZkError('io', `${file} is not this user's own plain file with mode 0600: remove it (clients register again)`);
+  if (!st.isFile() || !privateToUser(st))
+    throw new ZkError('io', `${file} is not this user's own plain file with mode 0600: remove it (clients register again)`);
   try {
     const body = JSON.parse(fs.readFileSync(file, 'utf8')) as OAuthFile;
     if (Array.isArray(body.clients) && Array.isArray(body.approvals) && Array.isArray(body.grants)) return body;
@@ -101,7 +102,9 @@ export function registerOAuthClient(client: OAuthClientInformationFull): Promise
 /** The grant a refresh token (or, with `by: 'token'`, a bearer token) of `clientId` stands for. */
 export async function findGrant(secret: string, clientId: string, by: 'refresh' | 'token' = 'refresh'): Promise<Grant | undefined> {
   const presented = sha256(secret);
-  return withTokenStore(() => readFile().grants.find((g) => g.client_id === clientId && sameDigest(by === 'refresh' ? g.refresh_sha256 : g.token_sha256, presented)));
+  return withTokenStore(() =>
+    readFile().grants.find((g) => g.client_id === clientId && sameDigest(by === 'refresh' ? g.refresh_sha256 : g.token_sha256, presented)),
+  );
 }
 
 /** Keep `grant` in place of `old` (none: a new grant); `grant` undefined drops `old`. */

@@ -69,17 +69,23 @@ function inTime(root: string, states: Map<string, string | null>, at: number | u
      * The notes that may count (`prefix` before the names of another folder): those that qualify,
      * and as of a day, when `lexical`, only those whose text then still held a term of the query.
      */
-    qualifies: (lexical: boolean, prefix = '') => (name: string) => {
-      const path = prefix + name;
-      if (!states.has(path)) return false;
-      const then = lexical ? asItStood(path) : undefined;
-      return !then || then.body === then.note.parsed.body || heldTerm(`${then.note.title}\n${then.body}`, terms);
-    },
+    qualifies:
+      (lexical: boolean, prefix = '') =>
+      (name: string) => {
+        const path = prefix + name;
+        if (!states.has(path)) return false;
+        const then = lexical ? asItStood(path) : undefined;
+        return !then || then.body === then.note.parsed.body || heldTerm(`${then.note.title}\n${then.body}`, terms);
+      },
     /** A hit as a search in time answers it: `superseded_by` as then, and as of a day the snippet from the text then. */
     answered: (h: SearchHit): SearchHit => {
       const then = asItStood(h.path);
       const cut = then && then.body !== then.note.parsed.body;
-      return { ...h, superseded_by: states.get(h.path) ?? null, ...(cut ? { snippet: snippet(then.body, terms), updated: lastUpdated(then.body, h.date) } : {}) };
+      return {
+        ...h,
+        superseded_by: states.get(h.path) ?? null,
+        ...(cut ? { snippet: snippet(then.body, terms), updated: lastUpdated(then.body, h.date) } : {}),
+      };
     },
   };
 }
@@ -97,7 +103,10 @@ async function archivedHits(root: string, query: Query, limit: number, view: Ret
 /** Two rankings of different engines as one: each score taken relative to its ranking's best, the best `limit`. */
 function mergeRankings(a: SearchHit[], b: SearchHit[], limit: number): SearchHit[] {
   const relative = (hits: SearchHit[]) => hits.map((h) => ({ h, r: h.score / Math.max(hits[0]?.score ?? 1, Number.EPSILON) }));
-  return [...relative(a), ...relative(b)].sort((x, y) => y.r - x.r).slice(0, limit).map((x) => x.h);
+  return [...relative(a), ...relative(b)]
+    .sort((x, y) => y.r - x.r)
+    .slice(0, limit)
+    .map((x) => x.h);
 }
 
 /** Whether a note's text as of `at` still holds one of the query's terms (a later fragment may have brought it in). */
@@ -117,5 +126,11 @@ export async function searchInTime(root: string, query: Query, o: TimeSearch) {
   const r = await searchCorpus(root, query, { ...rest, history: true, only: view.qualifies(o.backend !== 'vector') });
   let hits = r.hits.map(view.answered);
   if ([...states.keys()].some((p) => p.startsWith(ARCHIVE))) hits = mergeRankings(hits, await archivedHits(root, query, o.limit, view), o.limit);
-  return { query: query.text, backend: r.backend, ...(r.fallback ? { fallback: r.fallback } : {}), ...(asOf ? { as_of: o.asOf } : { valid_at: o.validAt }), hits };
+  return {
+    query: query.text,
+    backend: r.backend,
+    ...(r.fallback ? { fallback: r.fallback } : {}),
+    ...(asOf ? { as_of: o.asOf } : { valid_at: o.validAt }),
+    hits,
+  };
 }

@@ -80,7 +80,16 @@ export async function index(root: string, o: IndexRequest = {}) {
   const refreshed = await refreshIndex(root, { rebuild, checkAll: true });
   const action = refreshed.report.rebuilt ? ('rebuilt' as const) : ('refreshed' as const);
   // A rebuild starts the vectors over too: re-embedded with the configured model, else dropped.
-  if (o.embedder) return { action, ...refreshed.report, vectors: await vectors.refreshVectors(root, o.embedder, refreshed.files, { rebuild, progress: o.progress, chunk: o.embedder.background ? BACKGROUND_CHUNK : undefined }) };
+  if (o.embedder)
+    return {
+      action,
+      ...refreshed.report,
+      vectors: await vectors.refreshVectors(root, o.embedder, refreshed.files, {
+        rebuild,
+        progress: o.progress,
+        chunk: o.embedder.background ? BACKGROUND_CHUNK : undefined,
+      }),
+    };
   if (rebuild) await vectors.dropVectors(root);
   return { action, ...refreshed.report };
 }

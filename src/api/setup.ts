@@ -44,7 +44,8 @@ function readSettings(file: string): { json: Record<string, unknown>; exists: bo
   } catch (err) {
     throw new ZkError('refused', `${file} is not valid JSON (${(err as Error).message.split('\n')[0]}): fix it first; nothing was changed`);
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new ZkError('refused', `${file} does not hold a JSON object: fix it first; nothing was changed`);
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new ZkError('refused', `${file} does not hold a JSON object: fix it first; nothing was changed`);
   return { json: json as Record<string, unknown>, exists: true };
 }
 

@@ -64,7 +64,11 @@ function candidates(root: string, title: string, words: string[]): Titled[] {
   const longest = [...words].sort((a, b) => b.length - a.length)[0] ?? '';
   const letters = Math.max(3, stem(longest).length - 1);
   // The word as the title writes it (accents kept, as the file holds them), its first letters.
-  const written = title.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}]+/u).find((w) => w.normalize('NFKD').replace(/\p{M}/gu, '') === longest);
+  const written = title
+    .toLowerCase()
+    .normalize('NFC')
+    .split(/[^\p{L}\p{N}]+/u)
+    .find((w) => w.normalize('NFKD').replace(/\p{M}/gu, '') === longest);
   const probe = [...(written ?? longest)].slice(0, letters).join('');
   if ([...probe].length < 3) return loadNoteMetas(root);
   return titleCandidates(root, [probe]);

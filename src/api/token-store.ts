@@ -90,15 +90,17 @@ export function readEveryStore(): FoundStore[] {
   } catch {
     return [];
   }
-  return names.filter((n) => /^[0-9a-f]{32}\.json$/.test(n)).flatMap((n) => {
-    const file = path.join(storeDir(), n);
-    try {
-      const store = readStoreFile(file);
-      return store ? [{ ...store, file }] : [];
-    } catch {
-      return []; // refused for every request as well: it opens nothing, and says so when its corpus's tokens are read
-    }
-  });
+  return names
+    .filter((n) => /^[0-9a-f]{32}\.json$/.test(n))
+    .flatMap((n) => {
+      const file = path.join(storeDir(), n);
+      try {
+        const store = readStoreFile(file);
+        return store ? [{ ...store, file }] : [];
+      } catch {
+        return []; // refused for every request as well: it opens nothing, and says so when its corpus's tokens are read
+      }
+    });
 }
 
 /** A store file as kept, or undefined when there is none. */

@@ -32,10 +32,11 @@ const PREFIX = 'zkm_';
 const hashOf = (token: string) => crypto.createHash('sha256').update(token, 'utf8').digest();
 
 /** Under the store's lock, with the tokens an older version kept in these corpora moved into the store first. */
-const withTokens = <T>(roots: string[], fn: () => T) => withTokenStore(async () => {
-  for (const root of roots) await adoptCorpusTokens(root);
-  return fn();
-});
+const withTokens = <T>(roots: string[], fn: () => T) =>
+  withTokenStore(async () => {
+    for (const root of roots) await adoptCorpusTokens(root);
+    return fn();
+  });
 
 const rootsOf = (root: string | string[]) => (typeof root === 'string' ? [root] : root);
 
@@ -62,11 +63,18 @@ function scopesByHash(): Map<string, TokenScope[]> {
 }
 
 /** Make a token for `name` that opens the corpora at `roots` (one or more): the only time the token itself is seen. */
-export async function createToken(root: string | string[], name: string, o: { readOnly?: boolean } = {}): Promise<TokenInfo & { token: string; corpora: string[] }> {
-  if (!NAME.test(name)) throw new ZkError('usage', `invalid token name ${JSON.stringify(name)}: letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit`);
+export async function createToken(
+  root: string | string[],
+  name: string,
+  o: { readOnly?: boolean } = {},
+): Promise<TokenInfo & { token: string; corpora: string[] }> {
+  if (!NAME.test(name))
+    throw new ZkError('usage', `invalid token name ${JSON.stringify(name)}: letters, digits, ".", "_" and "-", at most 64, starting with a letter or digit`);
   const corpora = [...new Set(rootsOf(root).map(realPath))];
   return withTokens(corpora, () => {
-    for (const root of corpora) if (readTokens(root).some((t) => t.name === name)) throw new ZkError('exists', `a token named ${name} opens ${root} already: revoke it first to make a new one`);
+    for (const root of corpora)
+      if (readTokens(root).some((t) => t.name === name))
+        throw new ZkError('exists', `a token named ${name} opens ${root} already: revoke it first to make a new one`);
     const token = PREFIX + crypto.randomBytes(32).toString('base64url');
     const made: KeptToken = { name, read_only: Boolean(o.readOnly), created: new Date(now()).toISOString(), sha256: hashOf(token).toString('hex') };
     for (const root of corpora) writeTokens(root, [...readTokens(root), made]);
@@ -97,7 +105,11 @@ export async function revokeToken(root: string | string[], name: string): Promis
     const hashes = new Set(gone.map((t) => t.sha256));
     const scopes = scopesByHash();
     for (const store of readEveryStore()) {
-      if (store.tokens.some((t) => hashes.has(t.sha256))) rewriteStore(store, store.tokens.filter((t) => !hashes.has(t.sha256)));
+      if (store.tokens.some((t) => hashes.has(t.sha256)))
+        rewriteStore(
+          store,
+          store.tokens.filter((t) => !hashes.has(t.sha256)),
+        );
     }
     return { ...info(gone[0]), corpora: [...hashes].flatMap((h) => scopes.get(h) ?? []) };
   });

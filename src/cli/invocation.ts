@@ -10,7 +10,6 @@ import type { CommandLine, McpStreams } from '../command-line/command-line.js';
 
 export type { GlobalOptions, CommandLine, McpStreams };
 
-
 /** What a command hands back: the JSON object (without `ok`), its human text, and its exit code. */
 export interface CommandResult {
   json: Record<string, unknown>;
@@ -68,7 +67,10 @@ export interface Surface {
 export class Invocation {
   exitCode: number = EXIT.ok;
 
-  constructor(readonly globals: GlobalOptions, readonly surface: Surface = {}) {}
+  constructor(
+    readonly globals: GlobalOptions,
+    readonly surface: Surface = {},
+  ) {}
 
   /**
    * The JSON of a command the resident server answers says whether it did (docs/server.md):

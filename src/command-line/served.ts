@@ -12,7 +12,8 @@ const WRITES = new Set(['write', 'merge', 'supersede', 'archive', 'integrate', '
  */
 export function servedCommand(rest: string[]): string | undefined {
   const [first, ...more] = rest;
-  if (first === 'search' || first === 'context' || first === 'hook' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp') return first;
+  if (first === 'search' || first === 'context' || first === 'hook' || first === 'read' || first === 'list' || first === 'status' || first === 'mcp')
+    return first;
   if (first === 'write' || first === 'merge' || first === 'supersede' || first === 'archive' || first === 'integrate' || first === 'retain') return first;
   const sub = more.find((w) => !w.startsWith('-'));
   if (first === 'tend' && sub === 'check') return 'tend check';

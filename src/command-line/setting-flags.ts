@@ -37,7 +37,11 @@ export function flagOverrides(flags: Record<string, unknown>): Record<string, Ov
  * of them: the command line then answers it, with its message.
  */
 export function mcpFlagOverrides(args: string[]): Record<string, Override> | undefined {
-  const byFlag = new Map(Object.values(FLAG_SETTINGS).filter(([, flag]) => flag !== '--commit').map(([name, flag]) => [flag, name]));
+  const byFlag = new Map(
+    Object.values(FLAG_SETTINGS)
+      .filter(([, flag]) => flag !== '--commit')
+      .map(([name, flag]) => [flag, name]),
+  );
   const out: Record<string, Override> = {};
   for (let i = 0; i < args.length; i++) {
     const eq = args[i].indexOf('=');

@@ -5,7 +5,9 @@ import type { Invocation } from '../cli/invocation.js';
 export function register(program: Command, cli: Invocation): void {
   program
     .command('hook <host>')
-    .description('what an agent host\'s hook calls (claude, gemini, generic): context at session start and for each prompt, the session captured when it stops; always exits 0 with output the host accepts')
+    .description(
+      "what an agent host's hook calls (claude, gemini, generic): context at session start and for each prompt, the session captured when it stops; always exits 0 with output the host accepts",
+    )
     .action(async (host: string) => {
       const { hook, hookDeadlineMs } = await import('../api/hook.js');
       const { io, settings } = current();
@@ -21,7 +23,10 @@ export function register(program: Command, cli: Invocation): void {
       const deadlineMs = hookDeadlineMs(cli.surface.server ? undefined : performance.now());
       const root = named === undefined ? undefined : (await import('node:path')).resolve(io.cwd(), named);
       const r = await hook(host, stdin, { root, deadlineMs });
-      if (cli.globals.json) io.stdout(`${JSON.stringify({ ok: true, server: cli.surface.server ?? false, host: r.host, event: r.event, outcome: r.outcome, root: r.root, ...(r.captured ? { captured: r.captured } : {}), output: r.output })}\n`);
+      if (cli.globals.json)
+        io.stdout(
+          `${JSON.stringify({ ok: true, server: cli.surface.server ?? false, host: r.host, event: r.event, outcome: r.outcome, root: r.root, ...(r.captured ? { captured: r.captured } : {}), output: r.output })}\n`,
+        );
       else io.stdout(r.output);
       cli.exitCode = 0;
     });

@@ -22,15 +22,25 @@ function progressLine(json: boolean): ((done: number, total: number) => void) | 
 export function register(program: Command, cli: Invocation): void {
   program
     .command('import <format> <path>')
-    .description('bring in memory kept elsewhere: jsonl, memory-json, mem0, claude-code, codex, chatgpt, claude, obsidian, basic-memory (docs/import-export.md); re-importing skips what came in before')
+    .description(
+      'bring in memory kept elsewhere: jsonl, memory-json, mem0, claude-code, codex, chatgpt, claude, obsidian, basic-memory (docs/import-export.md); re-importing skips what came in before',
+    )
     .option('--dry-run', 'report what would happen; write nothing')
     .option('--commit', COMMIT_HELP)
     .option('--verbatim', 'chatgpt, claude: each conversation one note of kind conversation, not an input left in the inbox for an LLM')
-    .action(cli.action(async (format: string, source: string, flags: { dryRun?: boolean; verbatim?: boolean; commit?: boolean }) => {
-      const { importMemory } = await import('../api/import.js');
-      const { failureLines, importText } = await import('../text/import.js');
-      const r = await importMemory(cli.root(), { format, path: source, dryRun: flags.dryRun, verbatim: flags.verbatim, progress: progressLine(cli.globals.json) });
-      if (!cli.globals.json) for (const line of failureLines(r)) current().io.stderr(`error: ${line}\n`);
-      return { ok: r.failed.length === 0, exitCode: r.failed.length ? EXIT.refused : EXIT.ok, json: { ...r }, text: importText(r) };
-    }));
+    .action(
+      cli.action(async (format: string, source: string, flags: { dryRun?: boolean; verbatim?: boolean; commit?: boolean }) => {
+        const { importMemory } = await import('../api/import.js');
+        const { failureLines, importText } = await import('../text/import.js');
+        const r = await importMemory(cli.root(), {
+          format,
+          path: source,
+          dryRun: flags.dryRun,
+          verbatim: flags.verbatim,
+          progress: progressLine(cli.globals.json),
+        });
+        if (!cli.globals.json) for (const line of failureLines(r)) current().io.stderr(`error: ${line}\n`);
+        return { ok: r.failed.length === 0, exitCode: r.failed.length ? EXIT.refused : EXIT.ok, json: { ...r }, text: importText(r) };
+      }),
+    );
 }

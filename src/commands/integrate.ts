@@ -15,11 +15,13 @@ export function register(program: Command, cli: Invocation): void {
     .option('--rationale <text>', 'for a decision: why')
     .option('--source <name>', 'who it comes from (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find candidates');
-  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (content: string | undefined, flags: Omit<IntegrateRequest, 'content'>) => {
-    const { integrate } = await import('../api/judged.js');
-    const { integrateText } = await import('../text/judged.js');
-    const { topic, kind, title, slug, choice, alternatives, rationale, source, backend } = flags;
-    const r = await integrate(cli.root(), { content: textArg(content) ?? '', topic, kind, title, slug, choice, alternatives, rationale, source, backend });
-    return { json: { ...r }, text: integrateText(r) };
-  }));
+  addCommitOption(addLlmOptions(cmd)).action(
+    cli.action(async (content: string | undefined, flags: Omit<IntegrateRequest, 'content'>) => {
+      const { integrate } = await import('../api/judged.js');
+      const { integrateText } = await import('../text/judged.js');
+      const { topic, kind, title, slug, choice, alternatives, rationale, source, backend } = flags;
+      const r = await integrate(cli.root(), { content: textArg(content) ?? '', topic, kind, title, slug, choice, alternatives, rationale, source, backend });
+      return { json: { ...r }, text: integrateText(r) };
+    }),
+  );
 }

@@ -51,20 +51,22 @@ export function register(program: Command, cli: Invocation): void {
     .option('--backend <name>', 'search backend used to find where memories belong')
     .option('--drain', 'retry what earlier runs left in the inbox')
     .option('--lease', 'with --drain: hold the caretaker lease while draining (fails with exit 4 while another caretaker holds it)');
-  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
-    const api = await import('../api/judged.js');
-    const texts = await import('../text/judged.js');
-    const root = cli.root();
-    if (flags.drain) {
-      if (user !== undefined || flags.messages !== undefined || flags.transcript !== undefined) {
-        throw new ZkError('usage', 'retain --drain takes no other input');
+  addCommitOption(addLlmOptions(cmd)).action(
+    cli.action(async (user: string | undefined, assistant: string | undefined, flags: RetainFlags) => {
+      const api = await import('../api/judged.js');
+      const texts = await import('../text/judged.js');
+      const root = cli.root();
+      if (flags.drain) {
+        if (user !== undefined || flags.messages !== undefined || flags.transcript !== undefined) {
+          throw new ZkError('usage', 'retain --drain takes no other input');
+        }
+        const d = await api.retainDrain(root, { source: flags.source, backend: flags.backend, lease: flags.lease });
+        return { ok: d.kept === 0, json: { ...d }, text: texts.drainText(d), exitCode: d.kept ? EXIT.llm : EXIT.ok, error: d.error?.message };
       }
-      const d = await api.retainDrain(root, { source: flags.source, backend: flags.backend, lease: flags.lease });
-      return { ok: d.kept === 0, json: { ...d }, text: texts.drainText(d), exitCode: d.kept ? EXIT.llm : EXIT.ok, error: d.error?.message };
-    }
-    if (flags.lease) throw new ZkError('usage', '--lease goes with --drain');
-    const r = await api.retain(root, { input: retainInput(user, assistant, flags), source: flags.source, backend: flags.backend });
-    if (!r.error) return { json: { ...r }, text: texts.retainText(r) };
-    return { ok: false, exitCode: EXIT.llm, json: { ...r }, text: texts.retainText(r), error: r.error.message };
-  }));
+      if (flags.lease) throw new ZkError('usage', '--lease goes with --drain');
+      const r = await api.retain(root, { input: retainInput(user, assistant, flags), source: flags.source, backend: flags.backend });
+      if (!r.error) return { json: { ...r }, text: texts.retainText(r) };
+      return { ok: false, exitCode: EXIT.llm, json: { ...r }, text: texts.retainText(r), error: r.error.message };
+    }),
+  );
 }

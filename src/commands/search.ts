@@ -22,13 +22,15 @@ export function register(program: Command, cli: Invocation): void {
     .option('--kind <kind>', 'only notes of this kind')
     .option('--as-of <date>', 'the memory as it stood at the end of that day (YYYY-MM-DD, or a date-time)')
     .option('--valid-at <date>', 'only notes whose validity covers that day, superseded ones included');
-  addEmbedOptions(cmd).action(cli.action(async (words: string[], flags: SearchFlags) => {
-    const { search } = await import('../api/search.js');
-    const { searchText } = await import('../text/search.js');
-    const query = words.length === 1 && words[0] === '-' ? (textArg('-') ?? '').trim() : words.join(' ');
-    const stderr = (line: string) => current().io.stderr(line);
-    const r = await search(cli.root(), query, { ...flags, progress: (line) => stderr(`search: ${line}\n`) });
-    if (r.fallback) stderr(`warning: ${r.fallback}; answered with ${r.backend}\n`);
-    return { json: { ...r }, text: searchText(r), exitCode: r.hits.length ? EXIT.ok : EXIT.refused };
-  }));
+  addEmbedOptions(cmd).action(
+    cli.action(async (words: string[], flags: SearchFlags) => {
+      const { search } = await import('../api/search.js');
+      const { searchText } = await import('../text/search.js');
+      const query = words.length === 1 && words[0] === '-' ? (textArg('-') ?? '').trim() : words.join(' ');
+      const stderr = (line: string) => current().io.stderr(line);
+      const r = await search(cli.root(), query, { ...flags, progress: (line) => stderr(`search: ${line}\n`) });
+      if (r.fallback) stderr(`warning: ${r.fallback}; answered with ${r.backend}\n`);
+      return { json: { ...r }, text: searchText(r), exitCode: r.hits.length ? EXIT.ok : EXIT.refused };
+    }),
+  );
 }

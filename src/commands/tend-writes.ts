@@ -14,14 +14,16 @@ export function register(program: Command, cli: Invocation): void {
     .option('--source <name>', 'who the gardener writes as (default: ZK_MEMORY_SOURCE)')
     .option('--backend <name>', 'search backend used to find duplicates and related notes')
     .option('--link-style <style>', 'how new links are written: markdown or wikilink (default: ZK_MEMORY_LINK_STYLE, else markdown)');
-  addCommitOption(addLlmOptions(cmd)).action(cli.action(async (flags: TendWritesRequest) => {
-    const { tendWrites } = await import('../api/judged.js');
-    const { gardenerText } = await import('../text/judged.js');
-    const { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle } = flags;
-    const progress = (line: string) => current().io.stderr(`tend-writes: ${line}\n`);
-    const r = await tendWrites(cli.root(), { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle, progress });
-    if (!r.error) return { json: { ...r }, text: gardenerText(r) };
-    const { exit, ...error } = r.error;
-    return { ok: false, exitCode: exit, json: { ...r, error }, text: gardenerText(r), error: error.message };
-  }));
+  addCommitOption(addLlmOptions(cmd)).action(
+    cli.action(async (flags: TendWritesRequest) => {
+      const { tendWrites } = await import('../api/judged.js');
+      const { gardenerText } = await import('../text/judged.js');
+      const { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle } = flags;
+      const progress = (line: string) => current().io.stderr(`tend-writes: ${line}\n`);
+      const r = await tendWrites(cli.root(), { limit, splitSweep, maxFragments, dryRun, source, backend, linkStyle, progress });
+      if (!r.error) return { json: { ...r }, text: gardenerText(r) };
+      const { exit, ...error } = r.error;
+      return { ok: false, exitCode: exit, json: { ...r, error }, text: gardenerText(r), error: error.message };
+    }),
+  );
 }

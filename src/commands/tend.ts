@@ -9,11 +9,13 @@ export function register(program: Command, cli: Invocation): void {
     .option('--write', 'mint, repair, robustify: change the files (default: dry run, report only)')
     .option('--strict', 'check: unanchored links fail too')
     .option('--commit', COMMIT_HELP)
-    .action(cli.action(async (action: string, flags: { write?: boolean; strict?: boolean }) => {
-      const { tend, tendFailed } = await import('../api/tend.js');
-      const { tendText } = await import('../text/tend.js');
-      const r = await tend(cli.root(), action, flags);
-      const { strict, ...json } = r;
-      return { json, text: tendText(r), exitCode: tendFailed(r) ? EXIT.refused : EXIT.ok };
-    }));
+    .action(
+      cli.action(async (action: string, flags: { write?: boolean; strict?: boolean }) => {
+        const { tend, tendFailed } = await import('../api/tend.js');
+        const { tendText } = await import('../text/tend.js');
+        const r = await tend(cli.root(), action, flags);
+        const { strict, ...json } = r;
+        return { json, text: tendText(r), exitCode: tendFailed(r) ? EXIT.refused : EXIT.ok };
+      }),
+    );
 }

@@ -31,13 +31,15 @@ export function register(program: Command, cli: Invocation): void {
     .option('--valid-from <date>', 'what the note says holds true from this day or date-time (default: its date)')
     .option('--valid-until <date>', 'and until this one (default: until a successor holds true)')
     .option('--commit', COMMIT_HELP)
-    .action(cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
-      const { write } = await import('../api/notes.js');
-      const { similarLines, writeText } = await import('../text/notes.js');
-      const { commit: _commit, ...options } = flags;
-      const r = await write(cli.root(), { slug, title, body: textArg(body), ...options });
-      // Said on stderr: stdout stays the new note's path, which scripts read.
-      for (const line of similarLines(r)) current().io.stderr(`warning: ${line}\n`);
-      return { json: { ...r }, text: writeText(r) };
-    }));
+    .action(
+      cli.action(async (slug: string, title: string, body: string | undefined, flags: WriteFlags) => {
+        const { write } = await import('../api/notes.js');
+        const { similarLines, writeText } = await import('../text/notes.js');
+        const { commit: _commit, ...options } = flags;
+        const r = await write(cli.root(), { slug, title, body: textArg(body), ...options });
+        // Said on stderr: stdout stays the new note's path, which scripts read.
+        for (const line of similarLines(r)) current().io.stderr(`warning: ${line}\n`);
+        return { json: { ...r }, text: writeText(r) };
+      }),
+    );
 }

@@ -45,9 +45,16 @@ export interface AcceptResult {
 function checkRequest(o: AcceptOptions): void {
   if (!o.body.trim()) throw new ZkError('usage', 'empty body: write the note in your own words (argument or stdin)');
   if (o.merge !== undefined && (o.title !== undefined || o.slug !== undefined || o.kind !== undefined)) {
-    throw new ZkError('usage', `${hint('option', 'merge')} appends to an existing note: ${['title', 'slug', 'kind'].map((o) => hint('option', o)).join(', ')} do not apply`);
+    throw new ZkError(
+      'usage',
+      `${hint('option', 'merge')} appends to an existing note: ${['title', 'slug', 'kind'].map((o) => hint('option', o)).join(', ')} do not apply`,
+    );
   }
-  if (o.merge === undefined && !o.title?.trim()) throw new ZkError('usage', `${hint('command', 'ingest accept')} needs ${hint('option', 'title')} (a new note) or ${hint('option', 'merge')} REF (append to one)`);
+  if (o.merge === undefined && !o.title?.trim())
+    throw new ZkError(
+      'usage',
+      `${hint('command', 'ingest accept')} needs ${hint('option', 'title')} (a new note) or ${hint('option', 'merge')} REF (append to one)`,
+    );
 }
 
 /** The identity of an accept request: the same request twice must not make two notes. */
@@ -103,7 +110,6 @@ function dropIntent(t: Txn, intent: Intent): void {
   t.state.intents = t.state.intents.filter((i) => !(i.digest === intent.digest && i.pid === intent.pid && i.host === intent.host));
 }
 
-
 /**
  * Capture the agent's note for a window: record the intent, write (or merge) the note, then record
  * the note on the window. A crash in between is repaired by the next command (see recover.ts).
@@ -123,9 +129,15 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
     note = intent.target
       ? await appendFragment(root, intent.target, o.body, { source: o.source, date: o.date, origin: prep.extra })
       : writeNote(root, {
-        slug: o.slug ?? requireSlug(o.title ?? '', titleSlug), title: o.title ?? '', body: o.body, kind: o.kind, source: o.source, date: o.date,
-        unique: true, extra: prep.extra,
-      });
+          slug: o.slug ?? requireSlug(o.title ?? '', titleSlug),
+          title: o.title ?? '',
+          body: o.body,
+          kind: o.kind,
+          source: o.source,
+          date: o.date,
+          unique: true,
+          extra: prep.extra,
+        });
   } catch (err) {
     await withJob(root, job, (t) => dropIntent(t, intent)).catch(() => undefined);
     throw err;
@@ -140,7 +152,15 @@ export async function acceptWindow(root: string, o: AcceptOptions): Promise<Acce
     if (o.keep) claimWindow(t, prep.id, o.owner ?? '');
     return windowStatus(t, prep.id);
   });
-  trace(root, 'ingest_accept', { job, window: prep.id, action, path: note.path, uuid: note.uuid, keep: Boolean(o.keep), source_doc: prep.extra?.source_doc ?? null });
+  trace(root, 'ingest_accept', {
+    job,
+    window: prep.id,
+    action,
+    path: note.path,
+    uuid: note.uuid,
+    keep: Boolean(o.keep),
+    source_doc: prep.extra?.source_doc ?? null,
+  });
   return { job, window: prep.id, action, note: noteInfo(note), repeated: false, window_status: status };
 }
 

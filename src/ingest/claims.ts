@@ -62,10 +62,12 @@ export function heldWindow(t: Txn, r: Reader): string | undefined {
 
 /** Ids of windows in reading order that are open under a claim. */
 function claimedWindows(t: Txn): string[] {
-  return t.manifest.documents.flatMap((d) => d.windows.map((w) => w.id)).filter((id) => {
-    const s = t.state.windows[id];
-    return s?.status === 'open' && s.claim;
-  });
+  return t.manifest.documents
+    .flatMap((d) => d.windows.map((w) => w.id))
+    .filter((id) => {
+      const s = t.state.windows[id];
+      return s?.status === 'open' && s.claim;
+    });
 }
 
 /**

@@ -26,7 +26,10 @@ function realFolder(folder: string): string | undefined {
  */
 export function confinedSource(from: string, folders: string[]): string {
   if (!folders.length) {
-    throw new ZkError('refused', 'this server reads no files for ingest_start (its owner allowed no folder with serve --ingest-from DIR): pass the document itself as text, with a name');
+    throw new ZkError(
+      'refused',
+      'this server reads no files for ingest_start (its owner allowed no folder with serve --ingest-from DIR): pass the document itself as text, with a name',
+    );
   }
   const reals = folders.map(realFolder);
   const allowed = `the folders this server allows (${folders.join(', ')}), or a document passed as text with a name`;

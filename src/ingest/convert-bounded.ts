@@ -86,7 +86,9 @@ export class BoundedConverter {
       const onMessage = (r: ConvertReply) =>
         settle(false, () => ('text' in r ? resolve(r.text) : reject(r.unreadable ? new Unreadable(r.error) : new Error(r.error))));
       const onError = (err: Error & { code?: string }) =>
-        settle(true, () => reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new Unreadable(`conversion needed more than ${this.limits.memoryMb} MiB of memory: refused`) : err));
+        settle(true, () =>
+          reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new Unreadable(`conversion needed more than ${this.limits.memoryMb} MiB of memory: refused`) : err),
+        );
       const onExit = (code: number) => settle(true, () => reject(new Error(`the converter stopped (exit code ${code})`)));
       const timer = setTimeout(
         () => settle(true, () => reject(new Unreadable(`conversion took longer than ${this.limits.seconds} s: refused (ZK_MEMORY_INGEST_CONVERT_SECONDS)`))),

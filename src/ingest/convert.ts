@@ -60,9 +60,7 @@ async function htmlToMarkdown(html: string, maxDepth: number): Promise<string> {
 
 /** A table as a Markdown pipe table (cell text only), so windows can keep it whole. */
 function pipeTable(table: HTMLTableElement): string {
-  const rows = Array.from(table.rows, (row) =>
-    Array.from(row.cells, (cell) => (cell.textContent ?? '').replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|')),
-  );
+  const rows = Array.from(table.rows, (row) => Array.from(row.cells, (cell) => (cell.textContent ?? '').replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|')));
   if (!rows.length) return '';
   const width = Math.max(...rows.map((r) => r.length), 1);
   const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;

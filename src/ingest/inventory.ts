@@ -70,7 +70,8 @@ export function inventory(from: string): SourceFile[] {
       }
       if (target.isDirectory()) found.push({ rel, abs, unsupported: 'symlinked folder (not followed)' });
       // A symlinked file is read only when it stays among the sources: a link to /etc/passwd is not a source.
-      else if (entry.isSymbolicLink() && !fs.realpathSync(abs).startsWith(inside)) found.push({ rel, abs, unsupported: 'symlink leads outside the sources (not followed)' });
+      else if (entry.isSymbolicLink() && !fs.realpathSync(abs).startsWith(inside))
+        found.push({ rel, abs, unsupported: 'symlink leads outside the sources (not followed)' });
       else if (!target.isFile()) found.push({ rel, abs, unsupported: 'not a regular file' });
       else found.push(classify(rel, abs, target));
     }

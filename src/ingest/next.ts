@@ -67,7 +67,13 @@ function capturedFrom(m: JobManifest, s: JobState, docId: string): Array<Capture
   const doc = m.documents.find((d) => d.id === docId);
   const all = (doc?.windows ?? []).flatMap((w) =>
     (s.windows[w.id]?.notes ?? []).map((n) => ({
-      window: w.id, headings: w.headings, action: n.action, uuid: n.uuid, path: n.path, title: n.title, at: n.at,
+      window: w.id,
+      headings: w.headings,
+      action: n.action,
+      uuid: n.uuid,
+      path: n.path,
+      title: n.title,
+      at: n.at,
     })),
   );
   return all.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
@@ -86,7 +92,7 @@ export async function nextWindow(root: string, o: NextOptions = {}): Promise<Nex
   const reader = currentReader(o.owner);
   const claimed = await withJob(root, job, (t) => {
     const held = o.window === undefined ? heldWindow(t, reader) : undefined;
-    const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : held ?? firstFreeWindow(t);
+    const id = o.window !== undefined ? findWindow(t.manifest, o.window.trim()).window.id : (held ?? firstFreeWindow(t));
     if (id !== undefined) {
       requireOpen(t, id);
       claimWindow(t, id, o.owner ?? '');

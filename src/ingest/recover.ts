@@ -41,8 +41,12 @@ export function repairIntents(t: Txn): void {
     const note = intent.action === 'create' ? createdNote(t, intent, notes) : mergedNote(t, intent);
     if (note) {
       const captured: CapturedNote = {
-        uuid: note.uuid, path: note.path, title: note.title,
-        action: intent.action === 'create' ? 'created' : 'merged', at: intent.at, digest: intent.digest,
+        uuid: note.uuid,
+        path: note.path,
+        title: note.title,
+        action: intent.action === 'create' ? 'created' : 'merged',
+        at: intent.at,
+        digest: intent.digest,
       };
       recordCapture(t.state, intent.window, captured, intent.keep);
       trace(t.root, 'ingest_recovered', { job: t.job, window: intent.window, path: note.path, uuid: note.uuid });

@@ -71,7 +71,12 @@ function readSources(files: SourceFile[], within: string): ReadSource[] {
 
 /** What the sources were: every file's path and bytes, so a later start can tell whether they changed. */
 function fingerprint(sources: ReadSource[]): string {
-  return sha256(sources.map((s) => `${s.rel}\0${s.sha256 ?? ''}`).sort().join('\n'));
+  return sha256(
+    sources
+      .map((s) => `${s.rel}\0${s.sha256 ?? ''}`)
+      .sort()
+      .join('\n'),
+  );
 }
 
 /** A repeated start on the same sources resumes the job; anything else under that name is refused. */
@@ -81,12 +86,20 @@ function existingJob(root: string, name: string, from: string, sources: ReadSour
     throw new ZkError('exists', `ingest job ${name} already exists with other sources (${m.from}): pick another ${hint('option', 'name')}`);
   }
   if (windowChars !== undefined && windowChars !== m.windowChars) {
-    throw new ZkError('exists', `ingest job ${name} already exists with ${hint('option', 'window-chars')} ${m.windowChars}: pick another ${hint('option', 'name')} for another size`);
+    throw new ZkError(
+      'exists',
+      `ingest job ${name} already exists with ${hint('option', 'window-chars')} ${m.windowChars}: pick another ${hint('option', 'name')} for another size`,
+    );
   }
   return { action: 'exists', manifest: m };
 }
 
-async function convertAll(sources: ReadSource[], docsDir: string, windowChars: number, limits: ConvertLimits): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
+async function convertAll(
+  sources: ReadSource[],
+  docsDir: string,
+  windowChars: number,
+  limits: ConvertLimits,
+): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
   const converter = new BoundedConverter(limits);
   try {
     return await convertEach(sources, docsDir, windowChars, converter);
@@ -95,7 +108,12 @@ async function convertAll(sources: ReadSource[], docsDir: string, windowChars: n
   }
 }
 
-async function convertEach(sources: ReadSource[], docsDir: string, windowChars: number, converter: BoundedConverter): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
+async function convertEach(
+  sources: ReadSource[],
+  docsDir: string,
+  windowChars: number,
+  converter: BoundedConverter,
+): Promise<Pick<JobManifest, 'documents' | 'unsupported'>> {
   const documents: JobDocument[] = [];
   const unsupported: JobManifest['unsupported'] = [];
   for (const s of sources) {
@@ -123,16 +141,22 @@ async function convertEach(sources: ReadSource[], docsDir: string, windowChars: 
 function textSource(text: string, name: string | undefined): { from: string; name: string; sources: ReadSource[] } {
   if (!name?.trim()) throw new ZkError('usage', 'a document passed as text needs a name (such as notes.md)');
   const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length > MAX_TEXT_BYTES) throw new ZkError('usage', `the text is ${bytes.length} bytes; at most ${MAX_TEXT_BYTES} are taken at once: pass it in parts, under several names`);
+  if (bytes.length > MAX_TEXT_BYTES)
+    throw new ZkError('usage', `the text is ${bytes.length} bytes; at most ${MAX_TEXT_BYTES} are taken at once: pass it in parts, under several names`);
   const kind = documentKind(name) ?? 'markdown';
-  if (kind === 'docx' || kind === 'pdf') throw new ZkError('usage', `a document passed as text is Markdown, plain text or HTML: name it .md, .txt or .html, not ${JSON.stringify(name)}`);
+  if (kind === 'docx' || kind === 'pdf')
+    throw new ZkError('usage', `a document passed as text is Markdown, plain text or HTML: name it .md, .txt or .html, not ${JSON.stringify(name)}`);
   const ext = path.extname(name);
   const base = documentKind(name) ? name.slice(0, -ext.length) : name;
   return { from: `text:${name}`, name: base, sources: [{ rel: name, abs: '', kind, bytes, sha256: sha256(bytes) }] };
 }
 
 /** The sources named by a path: every file under it, read (within the allowed folders, when there are some). */
-function pathSources(given: string | undefined, name: string | undefined, allowedFolders: string[] | undefined): { from: string; name: string; sources: ReadSource[] } {
+function pathSources(
+  given: string | undefined,
+  name: string | undefined,
+  allowedFolders: string[] | undefined,
+): { from: string; name: string; sources: ReadSource[] } {
   // An empty path would resolve to the working directory, which nobody named.
   if (!given?.trim()) throw new ZkError('usage', `${hint('command', 'ingest start')} needs ${hint('option', 'from')} PATH: a file or a folder`);
   const from = allowedFolders ? confinedSource(given, allowedFolders) : path.resolve(given);
@@ -162,11 +186,20 @@ export async function startJob(root: string, o: StartOptions): Promise<StartResu
     const windowChars = o.windowChars ?? DEFAULT_WINDOW_CHARS;
     const converted = await convertAll(sources, path.join(staging, 'docs'), windowChars, { ...defaultConvertLimits(), ...o.limits });
     if (!converted.documents.length) {
-      const why = converted.unsupported.map((u) => `${u.path}: ${u.reason}`).slice(0, 5).join('; ');
+      const why = converted.unsupported
+        .map((u) => `${u.path}: ${u.reason}`)
+        .slice(0, 5)
+        .join('; ');
       throw new ZkError('refused', `nothing to read under ${from}${why ? ` (${why})` : ''}`, { unsupported: converted.unsupported });
     }
     const manifest: JobManifest = {
-      version: 2, name, from, fingerprint: fingerprint(sources), created: new Date(now()).toISOString(), windowChars, ...converted,
+      version: 2,
+      name,
+      from,
+      fingerprint: fingerprint(sources),
+      created: new Date(now()).toISOString(),
+      windowChars,
+      ...converted,
     };
     const state = emptyState();
     touch(state, 'start');

@@ -160,7 +160,10 @@ function readJson<T>(file: string, what: string): T {
 export function loadManifest(root: string, job: string): JobManifest {
   const m = readJson<JobManifest>(jobFiles(root, job).manifest, 'ingest job');
   if (!(MANIFEST_VERSIONS as readonly number[]).includes(m.version)) {
-    throw new ZkError('refused', `ingest job ${job} was started by a newer zk-memory (job format ${m.version}; this one reads ${MANIFEST_VERSIONS.join(' and ')}): update zk-memory to go on with it`);
+    throw new ZkError(
+      'refused',
+      `ingest job ${job} was started by a newer zk-memory (job format ${m.version}; this one reads ${MANIFEST_VERSIONS.join(' and ')}): update zk-memory to go on with it`,
+    );
   }
   return m;
 }

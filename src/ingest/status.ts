@@ -49,17 +49,33 @@ function countDocument(s: JobState, windowIds: string[]): Counts {
 
 export function summarize(m: JobManifest, s: JobState, time = now()): JobStatus {
   const documents = m.documents.map((d) => ({
-    id: d.id, path: d.path, kind: d.kind, chars: d.chars, ...countDocument(s, d.windows.map((w) => w.id)),
+    id: d.id,
+    path: d.path,
+    kind: d.kind,
+    chars: d.chars,
+    ...countDocument(
+      s,
+      d.windows.map((w) => w.id),
+    ),
   }));
   const totals = { documents: documents.length, windows: 0, pending: 0, claimed: 0, done: 0, skipped: 0, notes: 0 };
   for (const d of documents) for (const k of ['windows', 'pending', 'claimed', 'done', 'skipped', 'notes'] as const) totals[k] += d[k];
-  const claims = m.documents.flatMap((d) => d.windows).flatMap((w) => {
-    const st = s.windows[w.id];
-    return st && !isClosed(st) && st.claim && !claimExpired(st.claim, time) ? [{ window: w.id, owner: st.claim.owner, expires: st.claim.expires }] : [];
-  });
+  const claims = m.documents
+    .flatMap((d) => d.windows)
+    .flatMap((w) => {
+      const st = s.windows[w.id];
+      return st && !isClosed(st) && st.claim && !claimExpired(st.claim, time) ? [{ window: w.id, owner: st.claim.owner, expires: st.claim.expires }] : [];
+    });
   const e = s.lastEvent;
   return {
-    job: m.name, from: m.from, created: m.created, window_chars: m.windowChars, documents, unsupported: m.unsupported, totals, claims,
+    job: m.name,
+    from: m.from,
+    created: m.created,
+    window_chars: m.windowChars,
+    documents,
+    unsupported: m.unsupported,
+    totals,
+    claims,
     last_event: e ? { ...e, age_seconds: Math.max(0, Math.round((time - Date.parse(e.at)) / 1000)) } : null,
   };
 }

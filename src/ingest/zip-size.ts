@@ -52,7 +52,7 @@ function directoryBounds(b: Buffer): { count: number; offset: number; size: numb
 
 /** Sizes too large for 32 bits are in the entry's zip64 extra field, in this order. */
 function zip64Sizes(extra: Buffer, e: ZipEntry): void {
-  for (let at = 0; at + 4 <= extra.length;) {
+  for (let at = 0; at + 4 <= extra.length; ) {
     const id = extra.readUInt16LE(at);
     const len = extra.readUInt16LE(at + 2);
     if (id === 0x0001) {

@@ -19,9 +19,7 @@ export interface JudgeContext {
  * A judged answer, or why there is none. Model failures are values, never exceptions;
  * `unreachable` marks a failure because the endpoint cannot be used at all.
  */
-export type JudgeResult<T> =
-  | { ok: true; value: T; repairs: string[]; attempts: number }
-  | JudgeFailure;
+export type JudgeResult<T> = { ok: true; value: T; repairs: string[]; attempts: number } | JudgeFailure;
 
 export interface JudgeFailure {
   ok: false;
@@ -85,9 +83,7 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
         ...ctx.trace,
         ok: result.ok,
         attempts: result.attempts,
-        ...(result.ok
-          ? { repairs: result.repairs, result: spec.traceResult ? spec.traceResult(result.value) : result.value }
-          : { reason: result.reason }),
+        ...(result.ok ? { repairs: result.repairs, result: spec.traceResult ? spec.traceResult(result.value) : result.value } : { reason: result.reason }),
         ...(invalid.length ? { invalid } : {}),
         ...(unparsed !== undefined ? { not_json: unparsed } : {}),
         ...(!result.ok || result.repairs.length > 0 ? { answer: raw ?? null } : {}),
@@ -105,7 +101,9 @@ export async function runJudge<T>(llm: StructuredLLM, spec: JudgeSpec<T>, messag
     let answer: Answer | null;
     try {
       answer = await llm(conversation, {
-        schema: spec.schema, name: spec.name, description: spec.description,
+        schema: spec.schema,
+        name: spec.name,
+        description: spec.description,
         onFailure: (reason, kind = 'transport') => Object.assign(failure, { reason, kind }),
       });
     } catch (err) {

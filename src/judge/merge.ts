@@ -44,7 +44,11 @@ export function verifyMergeDecision(decision: MergeDecision, shown: ShownNote[],
   if (decision.action === 'create') return { action: 'create', reason: decision.reason };
   const target = shown.find((n) => sameRef(decision.target, n));
   if (!target) {
-    return { action: 'create', reason: decision.reason, overruled: `${decision.action} target ${JSON.stringify(decision.target)} is not among the shown notes` };
+    return {
+      action: 'create',
+      reason: decision.reason,
+      overruled: `${decision.action} target ${JSON.stringify(decision.target)} is not among the shown notes`,
+    };
   }
   if (decision.action === 'merge' && candidateKind === 'decision') {
     return { action: 'create', reason: decision.reason, overruled: 'a decision never merges' };
@@ -79,13 +83,24 @@ export async function judgeMerge(llm: StructuredLLM, candidate: Candidate, shown
     candidate: { kind: candidate.kind, topic: candidate.topic, title: candidate.title },
     shown: shown.map((n) => ({ id: n.id, path: n.path ?? null, title: n.title })),
   };
-  return runJudge(llm, {
-    call: 'merge',
-    name: MERGE_CALL,
-    description: 'record where the new memory belongs: merged into a shown note, superseding one, or a note of its own',
-    schema: mergeSchema(allowSupersede),
-    repair: repairMergeDecision(allowed),
-    build: (a) => verifyMergeDecision(a as unknown as MergeDecision, shown, candidate.kind),
-    traceResult: (v) => ({ action: v.action, target: v.target?.id ?? null, reason: v.reason, overruled: v.overruled ?? null, ...(v.validFrom ? { valid_from: v.validFrom } : {}) }),
-  }, mergeMessages(candidate, shown, allowSupersede, ctx.today ?? isoDate(new Date(now()))), { ...ctx, trace: { ...fields, ...ctx.trace } });
+  return runJudge(
+    llm,
+    {
+      call: 'merge',
+      name: MERGE_CALL,
+      description: 'record where the new memory belongs: merged into a shown note, superseding one, or a note of its own',
+      schema: mergeSchema(allowSupersede),
+      repair: repairMergeDecision(allowed),
+      build: (a) => verifyMergeDecision(a as unknown as MergeDecision, shown, candidate.kind),
+      traceResult: (v) => ({
+        action: v.action,
+        target: v.target?.id ?? null,
+        reason: v.reason,
+        overruled: v.overruled ?? null,
+        ...(v.validFrom ? { valid_from: v.validFrom } : {}),
+      }),
+    },
+    mergeMessages(candidate, shown, allowSupersede, ctx.today ?? isoDate(new Date(now()))),
+    { ...ctx, trace: { ...fields, ...ctx.trace } },
+  );
 }

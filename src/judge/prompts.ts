@@ -39,9 +39,8 @@ One thought per memory: split a passage that mixes subjects. Most conversations 
 
 /** The distill call: one conversation (or one segment of it) in, candidate memories out. */
 export function distillMessages(text: string, o: { today: string; segment?: { index: number; count: number } }): ChatMessage[] {
-  const part = o.segment && o.segment.count > 1
-    ? ` (part ${o.segment.index + 1} of ${o.segment.count} of a longer conversation; record what this part holds)`
-    : '';
+  const part =
+    o.segment && o.segment.count > 1 ? ` (part ${o.segment.index + 1} of ${o.segment.count} of a longer conversation; record what this part holds)` : '';
   return [
     { role: 'system', content: DISTILL_SYSTEM.replace('{today}', o.today) },
     { role: 'user', content: `Conversation${part}:\n<conversation>\n${text}\n</conversation>\n\nRecord the memories it holds, possibly none.` },
@@ -70,7 +69,9 @@ function describeCandidate(c: Candidate): string {
 
 /** The merge judge's call: the candidate and the notes found for its topic. */
 export function mergeMessages(candidate: Candidate, shown: ShownNote[], allowSupersede: boolean, today: string): ChatMessage[] {
-  const system = allowSupersede ? MERGE_SYSTEM.replace('{today}', today) : MERGE_SYSTEM.replace(NO_SUPERSEDE, '').replace('For merge or supersede', 'For merge');
+  const system = allowSupersede
+    ? MERGE_SYSTEM.replace('{today}', today)
+    : MERGE_SYSTEM.replace(NO_SUPERSEDE, '').replace('For merge or supersede', 'For merge');
   const notes = shown
     .map((n, i) => `<note ${i + 1}>\nid: ${n.id}\ntitle: ${n.title}\n\n${clip(n.body.trim(), SHOWN_NOTE_CHARS)}\n</note ${i + 1}>`)
     .join('\n\n');
@@ -112,8 +113,10 @@ export function correctionMessages(answer: unknown, errors: string[], name: stri
 
 /** The follow-up after an answer that held no JSON object at all. */
 export function notJsonMessages(name: string): ChatMessage[] {
-  return [{
-    role: 'user',
-    content: `Your answer was not valid JSON. Record ${name} again: exactly one JSON object that fits the schema, with nothing before or after it.`,
-  }];
+  return [
+    {
+      role: 'user',
+      content: `Your answer was not valid JSON. Record ${name} again: exactly one JSON object that fits the schema, with nothing before or after it.`,
+    },
+  ];
 }

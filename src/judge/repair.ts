@@ -28,7 +28,10 @@ function listFromText(text: string): string[] {
 
 /** `Entity Update` / `entity-update` → `entity_update`, when that is one of the allowed values. */
 function canonicalEnum(value: string, allowed: string[]): string | undefined {
-  const norm = value.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const norm = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   return allowed.find((a) => a === norm);
 }
 

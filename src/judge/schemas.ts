@@ -72,14 +72,19 @@ type Schema = Record<string, unknown>;
 /** The parts of a decision beside its content, as a drafted memory or a split fragment gives them. */
 const decisionPartsSchema = {
   choice: { type: 'string', maxLength: LIMITS.choice, description: 'decision only: what was chosen' },
-  alternatives: { type: 'array', items: { type: 'string', maxLength: LIMITS.alternative }, description: 'decision only: the options that were considered and not chosen' },
+  alternatives: {
+    type: 'array',
+    items: { type: 'string', maxLength: LIMITS.alternative },
+    description: 'decision only: the options that were considered and not chosen',
+  },
   rationale: { type: 'string', maxLength: LIMITS.rationale, description: 'decision only: why it was chosen' },
 };
 
 const kindSchema = {
   type: 'string',
   enum: [...KINDS],
-  description: 'concept: a durable idea or fact that stands alone; entity_update: a new fact about a person, project or thing that already has (or deserves) its own note; decision: a choice that was made',
+  description:
+    'concept: a durable idea or fact that stands alone; entity_update: a new fact about a person, project or thing that already has (or deserves) its own note; decision: a choice that was made',
 };
 
 const slugSchema = {
@@ -99,7 +104,11 @@ export const distillSchema: Schema = {
         type: 'object',
         properties: {
           kind: kindSchema,
-          topic: { type: 'string', maxLength: LIMITS.topic, description: 'the subject in a few words (a name or a concept), used to find an existing note about it' },
+          topic: {
+            type: 'string',
+            maxLength: LIMITS.topic,
+            description: 'the subject in a few words (a name or a concept), used to find an existing note about it',
+          },
           title: { type: 'string', maxLength: LIMITS.title, description: 'a short title that names the thought; may be empty for an entity_update' },
           slug: { ...slugSchema, description: `${slugSchema.description}; may be empty for an entity_update` },
           content: { type: 'string', minLength: 1, description: 'the memory itself in full sentences that make sense with nothing around them' },
@@ -124,7 +133,10 @@ export function mergeSchema(allowSupersede = true): Schema {
     type: 'object',
     properties: {
       action: { type: 'string', enum: actions, description: 'what to do with the new memory' },
-      target: { type: 'string', description: `for ${actions.filter((a) => a !== 'create').join(' or ')}: the id of the shown note, exactly as shown; empty for create` },
+      target: {
+        type: 'string',
+        description: `for ${actions.filter((a) => a !== 'create').join(' or ')}: the id of the shown note, exactly as shown; empty for create`,
+      },
       reason: { type: 'string', maxLength: LIMITS.reason, description: 'one sentence on why' },
       ...(allowSupersede ? { valid_from: VALID_FROM } : {}),
     },

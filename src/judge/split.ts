@@ -43,17 +43,27 @@ function checkSplitDecision(answer: Record<string, unknown>): string[] {
  * Ask whether a note that grew too big should become a summary parent plus at most `maxFragments`
  * children. More fragments than allowed are cut to the first `maxFragments` (traced).
  */
-export async function judgeSplit(llm: StructuredLLM, note: ShownNote, maxFragments = MAX_SPLIT_FRAGMENTS, ctx: JudgeContext = {}): Promise<JudgeResult<SplitDecision>> {
+export async function judgeSplit(
+  llm: StructuredLLM,
+  note: ShownNote,
+  maxFragments = MAX_SPLIT_FRAGMENTS,
+  ctx: JudgeContext = {},
+): Promise<JudgeResult<SplitDecision>> {
   if (!Number.isInteger(maxFragments) || maxFragments < 2) {
     throw new ZkError('usage', `--max-fragments takes a whole number >= 2, not ${maxFragments}`);
   }
-  return runJudge(llm, {
-    call: 'split',
-    name: SPLIT_CALL,
-    description: 'record whether the note should be split, and into what',
-    schema: splitSchema(maxFragments),
-    repair: repairSplitDecision,
-    check: checkSplitDecision,
-    build: (a) => a as unknown as SplitDecision,
-  }, splitMessages(note, maxFragments), { ...ctx, trace: { note: { id: note.id, path: note.path ?? null }, max_fragments: maxFragments, ...ctx.trace } });
+  return runJudge(
+    llm,
+    {
+      call: 'split',
+      name: SPLIT_CALL,
+      description: 'record whether the note should be split, and into what',
+      schema: splitSchema(maxFragments),
+      repair: repairSplitDecision,
+      check: checkSplitDecision,
+      build: (a) => a as unknown as SplitDecision,
+    },
+    splitMessages(note, maxFragments),
+    { ...ctx, trace: { note: { id: note.id, path: note.path ?? null }, max_fragments: maxFragments, ...ctx.trace } },
+  );
 }

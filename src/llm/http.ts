@@ -4,9 +4,7 @@ import { now } from '../context.js';
  * How a POST ended: a response (any status), or no response at all. `unreachable` is set, with its
  * cause, when the endpoint cannot be used at all (see unreachableCause); that attempt was not repeated.
  */
-export type PostOutcome =
-  | { status: number; text: string; attempts: number; unreachable?: string }
-  | { error: string; attempts: number; unreachable?: string };
+export type PostOutcome = { status: number; text: string; attempts: number; unreachable?: string } | { error: string; attempts: number; unreachable?: string };
 
 export interface PostOptions {
   headers: Record<string, string>;
@@ -113,9 +111,7 @@ export async function postJson(url: string, payload: unknown, o: PostOptions): P
     const last = attempt >= o.retries;
     const unreachable = unreachableCause(r);
     if (unreachable) {
-      return 'error' in r
-        ? { error: r.error, attempts: attempt + 1, unreachable }
-        : { status: r.status, text: r.text, attempts: attempt + 1, unreachable };
+      return 'error' in r ? { error: r.error, attempts: attempt + 1, unreachable } : { status: r.status, text: r.text, attempts: attempt + 1, unreachable };
     }
     if ('error' in r) {
       if (r.timedOut || last) return { error: r.error, attempts: attempt + 1 };

@@ -114,7 +114,7 @@ async function onnxEngine(model: LocalModel, vocab: Vocab): Promise<Engine | und
   const ready = new Promise<boolean>((resolve, reject) => {
     worker.on('message', (m: { ready?: boolean; id?: number; hidden?: Float32Array; error?: string; unavailable?: boolean }) => {
       if (m.ready) return resolve(true);
-      if (m.unavailable) return (unavailable = firstLine(m.error), resolve(false));
+      if (m.unavailable) return ((unavailable = firstLine(m.error)), resolve(false));
       if (m.id === undefined) return reject(new Error(m.error ?? 'the model did not start'));
       const w = waiting.get(m.id);
       waiting.delete(m.id);
@@ -150,10 +150,12 @@ async function onnxEngine(model: LocalModel, vocab: Vocab): Promise<Engine | und
       const length = Math.max(...ids.map((x) => x.length));
       const input = new BigInt64Array(texts.length * length);
       const mask = new BigInt64Array(texts.length * length);
-      ids.forEach((row, r) => row.forEach((id, c) => {
-        input[r * length + c] = BigInt(id);
-        mask[r * length + c] = 1n;
-      }));
+      ids.forEach((row, r) =>
+        row.forEach((id, c) => {
+          input[r * length + c] = BigInt(id);
+          mask[r * length + c] = 1n;
+        }),
+      );
       const id = ++next;
       const hidden = await new Promise<Float32Array>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
@@ -189,13 +191,24 @@ function meanPooled(states: Float32Array, width: number): number[] {
 async function wasmEngine(model: LocalModel): Promise<Engine> {
   const { createEmbedder } = await import('@lat.md/embed');
   const engine = await createEmbedder({
-    model: { id: model.id, dimensions: 0, maxTokens: MAX_TOKENS, pooling: 'mean', normalize: true, weightsPath: model.weightsPath, tokenizerPath: model.tokenizerPath, configPath: model.configPath },
+    model: {
+      id: model.id,
+      dimensions: 0,
+      maxTokens: MAX_TOKENS,
+      pooling: 'mean',
+      normalize: true,
+      weightsPath: model.weightsPath,
+      tokenizerPath: model.tokenizerPath,
+      configPath: model.configPath,
+    },
   });
   return { run: (texts) => engine.embed(texts) };
 }
 
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 200);
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]
+    .slice(0, 200);
 }
 
 /**
@@ -248,10 +261,13 @@ export function localEmbedder(modelDir?: string, runtime?: Runtime): Embedder {
   let loading: Promise<Loaded> | undefined;
   const model = modelDir ? Promise.resolve(modelInFolder(modelDir)) : undefined;
   // A model that failed to load is tried again by the next text (the file may have been fixed).
-  const loaded = () => (loading ??= (model ?? builtInModel()).then((m) => load(m, runtime)).catch((err) => {
-    loading = undefined;
-    throw err;
-  }));
+  const loaded = () =>
+    (loading ??= (model ?? builtInModel())
+      .then((m) => load(m, runtime))
+      .catch((err) => {
+        loading = undefined;
+        throw err;
+      }));
   return {
     model: modelDir ? modelInFolder(modelDir).id : BUILT_IN_MODEL,
     background: true,

@@ -143,7 +143,10 @@ export function encodeModel(graph: Graph, opset: number): Uint8Array {
   for (const t of graph.initializers) {
     const tensor = new Message();
     for (const d of t.dims) tensor.int(1, d);
-    tensor.int(2, t.type).string(8, t.name).bytes(9, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+    tensor
+      .int(2, t.type)
+      .string(8, t.name)
+      .bytes(9, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
     g.bytes(5, tensor);
   }
   for (const v of graph.inputs) g.bytes(11, valueInfo(v));

@@ -33,7 +33,13 @@ async function start(): Promise<void> {
   try {
     // One thread: a server's searches keep the other cores. Errors only: the runtime's warnings
     // are advice to whoever tunes the graph, not to the user.
-    session = await ort.InferenceSession.create(graph, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+    session = await ort.InferenceSession.create(graph, {
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      logSeverityLevel: 3,
+    });
   } catch (err) {
     port.postMessage({ error: String((err as Error)?.message ?? err) });
     return;

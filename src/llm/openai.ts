@@ -19,14 +19,18 @@ export function chatCompletionsUrl(base: string): string {
 export function endpointPostOptions(config: EndpointConfig): PostOptions {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (config.key) headers.authorization = `Bearer ${config.key}`;
-  return { headers, timeoutMs: config.timeoutMs, retries: config.retries, backoffMs: config.backoffMs, maxRetryAfterMs: config.maxRetryAfterMs, sleep: config.sleep };
+  return {
+    headers,
+    timeoutMs: config.timeoutMs,
+    retries: config.retries,
+    backoffMs: config.backoffMs,
+    maxRetryAfterMs: config.maxRetryAfterMs,
+    sleep: config.sleep,
+  };
 }
 
 /** How one protocol step ended. `unsupported` means: ask again in JSON mode. */
-type Step =
-  | { answer: Record<string, unknown> }
-  | { failure: string; kind?: LlmFailureKind }
-  | { unsupported: string; sticky: boolean };
+type Step = { answer: Record<string, unknown> } | { failure: string; kind?: LlmFailureKind } | { unsupported: string; sticky: boolean };
 
 /** Statuses a server answers when it does not do tools (llama.cpp without templates says 500). */
 const TOOL_REJECTION = new Set([400, 404, 422, 500, 501]);
@@ -176,7 +180,10 @@ export function chatCompletionsLlm(config: LlmConfig): StructuredLLM {
     if (args !== undefined && args !== null) {
       const answer = typeof args === 'string' ? parseJsonObject(args) : args;
       if (answer && typeof answer === 'object' && !Array.isArray(answer)) return { answer: answer as Record<string, unknown> };
-      return { kind: 'unparseable', failure: `tool call arguments are not a JSON object${truncatedHint(c, config.maxTokens)}: ${snippet(String(typeof args === 'string' ? args : JSON.stringify(args)))}` };
+      return {
+        kind: 'unparseable',
+        failure: `tool call arguments are not a JSON object${truncatedHint(c, config.maxTokens)}: ${snippet(String(typeof args === 'string' ? args : JSON.stringify(args)))}`,
+      };
     }
     // Some servers ignore tools but answer the object in plain content.
     const fromContent = parseJsonObject(contentText(c.message));

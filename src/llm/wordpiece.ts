@@ -64,7 +64,11 @@ function special(vocab: Vocab, token: string): number {
 }
 
 function normalize(word: string): string {
-  return word.replace(CONTROL_ALL, '').toLowerCase().normalize('NFD').replace(/\p{Mn}/gu, '');
+  return word
+    .replace(CONTROL_ALL, '')
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/\p{Mn}/gu, '');
 }
 
 /** Greedy longest-match-first WordPiece: the ids of the pieces, or [UNK] alone for a word it cannot cover. */

@@ -9,7 +9,8 @@ const file = str('the inbox file, as inbox_next showed it');
 export const inboxTools: ToolSpec[] = [
   tool({
     name: 'inbox_next',
-    description: 'Take the oldest input waiting in the inbox (a captured session, or memories no LLM judged yet) to keep it yourself: read it, write what matters with write or merge in your own words, then call inbox_done (or inbox_skip). done: true means nothing waits.',
+    description:
+      'Take the oldest input waiting in the inbox (a captured session, or memories no LLM judged yet) to keep it yourself: read it, write what matters with write or merge in your own words, then call inbox_done (or inbox_skip). done: true means nothing waits.',
     inputSchema: schema({}),
     async run(root, _args, _caller, session) {
       const r = api.inboxNext(root, { holder: session.id });
@@ -18,7 +19,8 @@ export const inboxTools: ToolSpec[] = [
   }),
   tool({
     name: 'inbox_done',
-    description: 'Mark an inbox input done once you kept what matters from it with write or merge: it is set aside (never deleted) and no LLM will distill it again.',
+    description:
+      'Mark an inbox input done once you kept what matters from it with write or merge: it is set aside (never deleted) and no LLM will distill it again.',
     inputSchema: schema({ file }, ['file']),
     async run(root, a) {
       const r = api.inboxDismiss(root, a.file, { as: 'done' });

@@ -10,7 +10,8 @@ const source = str('who reads: name yourself so your windows stay yours');
 export const ingestTools: ToolSpec[] = [
   tool({
     name: 'ingest_start',
-    description: 'Start studying source documents (Markdown, text, HTML, DOCX, PDF): a file or folder on the server (over HTTP only under the folders the server allows), or one document passed as text with a name. It is converted and cut into reading windows. Then call ingest_next until it says done.',
+    description:
+      'Start studying source documents (Markdown, text, HTML, DOCX, PDF): a file or folder on the server (over HTTP only under the folders the server allows), or one document passed as text with a name. It is converted and cut into reading windows. Then call ingest_next until it says done.',
     // What it stores of a document given as text comes from the agent: redacted under ZK_MEMORY_REDACT.
     redacts: true,
     inputSchema: schema({
@@ -26,7 +27,8 @@ export const ingestTools: ToolSpec[] = [
   }),
   tool({
     name: 'ingest_next',
-    description: 'Show the next reading window with its heading path, the notes already captured from the document and related notes in memory. Then write what matters in your own words with ingest_accept, or ingest_skip it. done: true means nothing is left.',
+    description:
+      'Show the next reading window with its heading path, the notes already captured from the document and related notes in memory. Then write what matters in your own words with ingest_accept, or ingest_skip it. done: true means nothing is left.',
     inputSchema: schema({ job, window: str('show this window again'), source }),
     async run(root, a) {
       const r = await api.ingestNext(root, { job: a.job, window: a.window, source: a.source });
@@ -35,15 +37,33 @@ export const ingestTools: ToolSpec[] = [
   }),
   tool({
     name: 'ingest_accept',
-    description: 'Keep what the window says as a note in your own words: a new note (title and body), or a fragment merged into an existing note (merge). keep leaves the window open for another note.',
+    description:
+      'Keep what the window says as a note in your own words: a new note (title and body), or a fragment merged into an existing note (merge). keep leaves the window open for another note.',
     redacts: true,
-    inputSchema: schema({
-      body: str('the note (or fragment) in your own words'), title: str('title of a new note'), merge: str('ref of a note to append to instead'),
-      kind: kindProperty(), keep: { type: 'boolean', description: 'leave the window open for another note' },
-      job, window, source,
-    }, ['body']),
+    inputSchema: schema(
+      {
+        body: str('the note (or fragment) in your own words'),
+        title: str('title of a new note'),
+        merge: str('ref of a note to append to instead'),
+        kind: kindProperty(),
+        keep: { type: 'boolean', description: 'leave the window open for another note' },
+        job,
+        window,
+        source,
+      },
+      ['body'],
+    ),
     async run(root, a) {
-      const r = await api.ingestAccept(root, { body: a.body, title: a.title, merge: a.merge, kind: a.kind, keep: a.keep, job: a.job, window: a.window, source: a.source });
+      const r = await api.ingestAccept(root, {
+        body: a.body,
+        title: a.title,
+        merge: a.merge,
+        kind: a.kind,
+        keep: a.keep,
+        job: a.job,
+        window: a.window,
+        source: a.source,
+      });
       return { json: { ...r }, text: view.acceptText(r) };
     },
   }),

@@ -32,17 +32,23 @@ export async function isModernRequest(request: Request, parsedBody: unknown): Pr
 
 /** The handler of 2026-07-28 requests; each is answered for the call its `authInfo.extra.call` names. */
 export function modernHandler(): McpHttpHandler {
-  return createMcpHandler(async ({ authInfo }) => {
-    const call = authInfo?.extra?.call as ModernCall;
-    const tools = await sessionTools(call.root, call.ctx, call.serverStatus, call.caller, call.session);
-    const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.instructions });
-    server.setRequestHandler('tools/list', async () => tools.list() as never);
-    server.fallbackRequestHandler = async (req) => (await tools.answer(req)) as never;
-    return server;
-  }, { legacy: 'reject' });
+  return createMcpHandler(
+    async ({ authInfo }) => {
+      const call = authInfo?.extra?.call as ModernCall;
+      const tools = await sessionTools(call.root, call.ctx, call.serverStatus, call.caller, call.session);
+      const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.instructions });
+      server.setRequestHandler('tools/list', async () => tools.list() as never);
+      server.fallbackRequestHandler = async (req) => (await tools.answer(req)) as never;
+      return server;
+    },
+    { legacy: 'reject' },
+  );
 }
 
 /** Answer a 2026-07-28 request for `call`: `token` is the bearer the server checked, passed on, never looked at again. */
 export function answerModern(handler: McpHttpHandler, request: Request, parsedBody: unknown, token: string, call: ModernCall): Promise<Response> {
-  return handler.fetch(request, { parsedBody, authInfo: { token, clientId: call.caller.source, scopes: call.caller.readOnly ? ['read'] : ['read', 'write'], extra: { call } } });
+  return handler.fetch(request, {
+    parsedBody,
+    authInfo: { token, clientId: call.caller.source, scopes: call.caller.readOnly ? ['read'] : ['read', 'write'], extra: { call } },
+  });
 }

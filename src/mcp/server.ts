@@ -16,7 +16,6 @@ import { backgroundEmbedding } from '../search/background-embed.js';
 import { gitWorkTree } from '../api/corpus.js';
 import { schemaProblems, type SchemaProblem } from '../validate.js';
 
-
 function toolError(message: string, code = 'usage') {
   return { isError: true, content: [{ type: 'text', text: `error: ${message}` }], structuredContent: { ok: false, error: { code, message } } };
 }
@@ -43,11 +42,20 @@ export type { Caller };
  * Call one tool: validate its arguments, call the library in the server's context, answer text and
  * JSON, in `session`. `offered` are the tools the session lists, named to a caller that asks for an unknown one.
  */
-export async function callTool(root: string, ctx: RunContext, session: ToolSession, name: string, args: Record<string, unknown>, caller?: Caller, offered: ToolSpec[] = TOOLS) {
+export async function callTool(
+  root: string,
+  ctx: RunContext,
+  session: ToolSession,
+  name: string,
+  args: Record<string, unknown>,
+  caller?: Caller,
+  offered: ToolSpec[] = TOOLS,
+) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) return toolError(`unknown tool: ${JSON.stringify(name)} (${toolsHere(offered)})`);
   // A JSON-RPC error, not a tool's answer: the client may not make this call at all.
-  if (caller?.readOnly && !tool.readOnly) throw new McpError(ErrorCode.InvalidRequest, `forbidden: the token of ${caller.source} is read-only, and ${name} writes`);
+  if (caller?.readOnly && !tool.readOnly)
+    throw new McpError(ErrorCode.InvalidRequest, `forbidden: the token of ${caller.source} is read-only, and ${name} writes`);
   const problems = schemaProblems(tool.inputSchema, args);
   if (problems.length) return invalid(tool, problems);
   // The caller's name is the source of what it writes: a client could otherwise write as someone else.
@@ -102,7 +110,8 @@ function callParams(params: unknown, offered: ToolSpec[]): { name: string; args:
   const tools = toolsHere(offered);
   if (!isObject(params)) throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: params must be an object {"name": TOOL, "arguments": {…}} (${tools})`);
   if (typeof params.name !== 'string' || !params.name) throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: "name" must name a tool (${tools})`);
-  if (params.arguments !== undefined && !isObject(params.arguments)) throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: "arguments" of ${params.name} must be an object`);
+  if (params.arguments !== undefined && !isObject(params.arguments))
+    throw rpcError(ErrorCode.InvalidParams, `invalid tools/call: "arguments" of ${params.name} must be an object`);
   return { name: params.name, args: params.arguments ?? {} };
 }
 
@@ -138,7 +147,9 @@ export async function sessionTools(root: string, ctx: RunContext, serverStatus: 
     instructions: instructionsFor(offered.map((t) => t.name)),
     list: () => ({
       tools: offered.map((t) => ({
-        name: t.name, description: t.description, inputSchema: t.inputSchema,
+        name: t.name,
+        description: t.description,
+        inputSchema: t.inputSchema,
         annotations: { readOnlyHint: Boolean(t.readOnly) },
       })),
     }),
@@ -163,12 +174,22 @@ export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext
  * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
  * started with); the output carries JSON-RPC only.
  */
-export async function serveMcp(root: string, ctx: RunContext, serverStatus: ServerStatusOf, streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }): Promise<void> {
+export async function serveMcp(
+  root: string,
+  ctx: RunContext,
+  serverStatus: ServerStatusOf,
+  streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
+): Promise<void> {
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
   // server hands every session its resident state, which outlives the session.
   const shared = ctx.resident;
-  const own = shared ? undefined : residentState(root, withContext(ctx, () => indexLocation(root).fileSystem === null));
+  const own = shared
+    ? undefined
+    : residentState(
+        root,
+        withContext(ctx, () => indexLocation(root).fileSystem === null),
+      );
   const server = await mcpSession(root, sessionContext(ctx, shared ?? own!), serverStatus);
   // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
   const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });

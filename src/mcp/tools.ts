@@ -31,7 +31,11 @@ const decisionProps = {
 const retainSchema = schema({
   user: str('what the user said (with assistant)'),
   assistant: str('what the assistant answered (with user)'),
-  messages: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: {} }, required: ['role'] }, description: 'chat messages [{role, content}]' },
+  messages: {
+    type: 'array',
+    items: { type: 'object', properties: { role: { type: 'string' }, content: {} }, required: ['role'] },
+    description: 'chat messages [{role, content}]',
+  },
   transcript: str('a plain-text transcript'),
   source: str('who it comes from'),
 });
@@ -41,16 +45,20 @@ const answer = (r: object, text: string): ToolAnswer => ({ json: { ...r }, text 
 export const TOOLS: ToolSpec[] = [
   tool({
     name: 'search',
-    description: 'Search long-term memory. Pass a question or a few words in plain language; returns the best-matching notes with a snippet and a score each. Use before answering anything that may depend on what was learned earlier.',
-    inputSchema: schema({
-      query: str('a question or keywords'),
-      limit: int('how many notes at most (default 8)'),
-      kind,
-      history: bool('include notes whose content was superseded by newer ones'),
-      backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine (default: the configured one)' },
-      as_of: str('YYYY-MM-DD: the memory as it stood at the end of that day (what was believed then)'),
-      valid_at: str('YYYY-MM-DD: only notes true on that day, superseded ones included (what was true then)'),
-    }, ['query']),
+    description:
+      'Search long-term memory. Pass a question or a few words in plain language; returns the best-matching notes with a snippet and a score each. Use before answering anything that may depend on what was learned earlier.',
+    inputSchema: schema(
+      {
+        query: str('a question or keywords'),
+        limit: int('how many notes at most (default 8)'),
+        kind,
+        history: bool('include notes whose content was superseded by newer ones'),
+        backend: { type: 'string', enum: ['auto', 'rg', 'fts', 'vector', 'hybrid'], description: 'search engine (default: the configured one)' },
+        as_of: str('YYYY-MM-DD: the memory as it stood at the end of that day (what was believed then)'),
+        valid_at: str('YYYY-MM-DD: only notes true on that day, superseded ones included (what was true then)'),
+      },
+      ['query'],
+    ),
     readOnly: true,
     async run(root, a) {
       const r = await api.search(root, a.query, { limit: a.limit, kind: a.kind, history: a.history, backend: a.backend, asOf: a.as_of, validAt: a.valid_at });
@@ -59,7 +67,8 @@ export const TOOLS: ToolSpec[] = [
   }),
   tool({
     name: 'context',
-    description: 'The memory to keep in mind, cut to a token budget, as one text: with a query, the best-matching notes, the notes they link to and that link to them, and the current belief of any superseded one, most relevant first; without one, what a session starts with (the corpus in numbers, pinned notes, beliefs that changed lately, recent notes, what waits in the inbox). Each note is cited by file name and title, and marked cut when only its start fits: read it for the rest.',
+    description:
+      'The memory to keep in mind, cut to a token budget, as one text: with a query, the best-matching notes, the notes they link to and that link to them, and the current belief of any superseded one, most relevant first; without one, what a session starts with (the corpus in numbers, pinned notes, beliefs that changed lately, recent notes, what waits in the inbox). Each note is cited by file name and title, and marked cut when only its start fits: read it for the rest.',
     inputSchema: schema({
       query: str('what you are about to work on, in plain words; leave out for the start of a session'),
       budget: int('the most tokens the bundle may take (default 1000)'),
@@ -76,12 +85,20 @@ export const TOOLS: ToolSpec[] = [
   }),
   tool({
     name: 'read',
-    description: 'Read one note in full, with the titles of the notes it links to and the notes that link to it. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, an undated slug like judy, or the note\'s title as written. An unknown ref is answered with the notes it most likely meant (error.suggestions).',
-    inputSchema: schema({
-      ref: str('the note: uuid, uuid prefix, stem, file name, undated slug or title'),
-      as_of: str('the note as it stood at the end of this day (YYYY-MM-DD) or at this moment (2026-10-01T09:30:00Z); an archived note can be read as of a date before its archive'),
-      timeline: bool('instead of the note, the beliefs about its subject, oldest first: the notes it replaced and those that replaced it, each with when it was recorded, superseded and held true'),
-    }, ['ref']),
+    description:
+      "Read one note in full, with the titles of the notes it links to and the notes that link to it. ref is a uuid (or its first 8+ hex digits), a stem like 20261130-judy, a file name, an undated slug like judy, or the note's title as written. An unknown ref is answered with the notes it most likely meant (error.suggestions).",
+    inputSchema: schema(
+      {
+        ref: str('the note: uuid, uuid prefix, stem, file name, undated slug or title'),
+        as_of: str(
+          'the note as it stood at the end of this day (YYYY-MM-DD) or at this moment (2026-10-01T09:30:00Z); an archived note can be read as of a date before its archive',
+        ),
+        timeline: bool(
+          'instead of the note, the beliefs about its subject, oldest first: the notes it replaced and those that replaced it, each with when it was recorded, superseded and held true',
+        ),
+      },
+      ['ref'],
+    ),
     readOnly: true,
     async run(root, a) {
       const asOf = a.as_of === undefined ? undefined : requireMoment(String(a.as_of), 'as_of');
@@ -96,10 +113,14 @@ export const TOOLS: ToolSpec[] = [
   }),
   tool({
     name: 'list',
-    description: 'List notes (file-name order, or the most recently changed first with recent), a page at a time (limit, offset; total says how many there are).',
+    description:
+      'List notes (file-name order, or the most recently changed first with recent), a page at a time (limit, offset; total says how many there are).',
     inputSchema: schema({
-      kind, recent: int('only the N most recently modified, newest first'), history: bool('include superseded notes'),
-      limit: int('at most this many notes (default 50)'), offset: { type: 'integer', minimum: 0, description: 'skip this many notes first' },
+      kind,
+      recent: int('only the N most recently modified, newest first'),
+      history: bool('include superseded notes'),
+      limit: int('at most this many notes (default 50)'),
+      offset: { type: 'integer', minimum: 0, description: 'skip this many notes first' },
       as_of: str('the notes held at the end of this day (YYYY-MM-DD) or at this moment, each as it stood then (archived ones too, if archived later)'),
     }),
     readOnly: true,
@@ -112,24 +133,39 @@ export const TOOLS: ToolSpec[] = [
   tool({
     name: 'write',
     redacts: true,
-    description: 'Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note. To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it. A live note with a title like the new one\'s is named in similar.',
-    inputSchema: schema({
-      slug: str('a few words for the file name, e.g. "judy"'),
-      title: str('the note title'),
-      body: str('the note text, in Markdown'),
-      kind,
-      source: str('who writes it (agent or host name)'),
-      unique: bool('take the next free name instead of refusing'),
-      supersedes: str('ref of a note this one replaces (it is kept, marked superseded)'),
-      date: str('the date the fact dates from, YYYY-MM-DD (default: today); it names the file'),
-      valid_from: str('since when what it says holds true, YYYY-MM-DD or a date-time, when that is known (default: its date)'),
-      valid_until: str('until when it holds true, when that is known (default: until a note superseding it holds true)'),
-      ...decisionProps,
-    }, ['slug', 'title']),
+    description:
+      "Create a new note with one thought; put the key fact in the title. Refused if a note with that slug exists (merge into it instead, or set unique). To replace a fact that changed, pass supersedes with the old note. To replace the note X with a new version, write with slug X and supersedes X: the new note takes the next free name (X-2) and the bare slug X then names it. A live note with a title like the new one's is named in similar.",
+    inputSchema: schema(
+      {
+        slug: str('a few words for the file name, e.g. "judy"'),
+        title: str('the note title'),
+        body: str('the note text, in Markdown'),
+        kind,
+        source: str('who writes it (agent or host name)'),
+        unique: bool('take the next free name instead of refusing'),
+        supersedes: str('ref of a note this one replaces (it is kept, marked superseded)'),
+        date: str('the date the fact dates from, YYYY-MM-DD (default: today); it names the file'),
+        valid_from: str('since when what it says holds true, YYYY-MM-DD or a date-time, when that is known (default: its date)'),
+        valid_until: str('until when it holds true, when that is known (default: until a note superseding it holds true)'),
+        ...decisionProps,
+      },
+      ['slug', 'title'],
+    ),
     async run(root, a) {
       const r = await api.write(root, {
-        slug: a.slug, title: a.title, body: a.body, kind: a.kind, source: a.source, date: a.date, unique: a.unique, supersedes: a.supersedes,
-        validFrom: a.valid_from, validUntil: a.valid_until, choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
+        slug: a.slug,
+        title: a.title,
+        body: a.body,
+        kind: a.kind,
+        source: a.source,
+        date: a.date,
+        unique: a.unique,
+        supersedes: a.supersedes,
+        validFrom: a.valid_from,
+        validUntil: a.valid_until,
+        choice: a.choice,
+        alternatives: a.alternatives,
+        rationale: a.rationale,
       });
       return answer(r, [notesView.writeText(r), ...notesView.similarLines(r).map((l) => `note: ${l}`)].join('\n'));
     },
@@ -148,20 +184,31 @@ export const TOOLS: ToolSpec[] = [
     name: 'integrate',
     redacts: true,
     needsLlm: true,
-    description: 'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
-    inputSchema: schema({
-      content: str('the memory, self-contained, in a sentence or a short paragraph'),
-      topic: str('what it is about in a few words (used to find existing notes)'),
-      kind,
-      title: str('title if a new note is made'),
-      slug: str('slug if a new note is made'),
-      source: str('who it comes from'),
-      ...decisionProps,
-    }, ['content']),
+    description:
+      'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
+    inputSchema: schema(
+      {
+        content: str('the memory, self-contained, in a sentence or a short paragraph'),
+        topic: str('what it is about in a few words (used to find existing notes)'),
+        kind,
+        title: str('title if a new note is made'),
+        slug: str('slug if a new note is made'),
+        source: str('who it comes from'),
+        ...decisionProps,
+      },
+      ['content'],
+    ),
     async run(root, a) {
       const r = await api.integrate(root, {
-        content: a.content, topic: a.topic, kind: a.kind, title: a.title, slug: a.slug, source: a.source,
-        choice: a.choice, alternatives: a.alternatives, rationale: a.rationale,
+        content: a.content,
+        topic: a.topic,
+        kind: a.kind,
+        title: a.title,
+        slug: a.slug,
+        source: a.source,
+        choice: a.choice,
+        alternatives: a.alternatives,
+        rationale: a.rationale,
       });
       return answer(r, judgedView.integrateText(r));
     },
@@ -170,7 +217,8 @@ export const TOOLS: ToolSpec[] = [
     name: 'retain',
     redacts: true,
     needsLlm: true,
-    description: 'Distill a conversation into notes with the configured LLM: pass one exchange (user and assistant), chat messages, or a transcript. Only what the user and assistant said counts; nothing worth keeping is a valid outcome. If the LLM fails the input is kept for a later retry.',
+    description:
+      'Distill a conversation into notes with the configured LLM: pass one exchange (user and assistant), chat messages, or a transcript. Only what the user and assistant said counts; nothing worth keeping is a valid outcome. If the LLM fails the input is kept for a later retry.',
     inputSchema: retainSchema,
     async run(root, a) {
       const input = retainInput(a);
@@ -182,10 +230,14 @@ export const TOOLS: ToolSpec[] = [
   tool({
     name: 'supersede',
     description: 'Mark a note as no longer true because another note replaced it. Both stay; searches then show only the current one.',
-    inputSchema: schema({
-      old: str('the note that is no longer true'), by: str('the note that replaces it'),
-      valid_from: str('since when the new note holds true, YYYY-MM-DD or a date-time, when that is known ("since October")'),
-    }, ['old', 'by']),
+    inputSchema: schema(
+      {
+        old: str('the note that is no longer true'),
+        by: str('the note that replaces it'),
+        valid_from: str('since when the new note holds true, YYYY-MM-DD or a date-time, when that is known ("since October")'),
+      },
+      ['old', 'by'],
+    ),
     async run(root, a) {
       const r = await api.supersede(root, a.old, a.by, { validFrom: a.valid_from });
       return answer(r, notesView.supersedeText(r));
@@ -193,7 +245,8 @@ export const TOOLS: ToolSpec[] = [
   }),
   tool({
     name: 'overview',
-    description: 'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend, whether the corpus is in git, the resident server. Call it first in a session.',
+    description:
+      'How this memory stands: notes by kind, the most recently changed, the inbox, whether an LLM and embeddings are configured, the search backend, whether the corpus is in git, the resident server. Call it first in a session.',
     inputSchema: schema({ recent: int('how many recently changed notes to show (default 5)') }),
     readOnly: true,
     async run(root, a, _caller, session) {
@@ -203,7 +256,8 @@ export const TOOLS: ToolSpec[] = [
   }),
   tool({
     name: 'archive',
-    description: 'Retract a note written by mistake: it moves to .archive/ with the reason traced (never deleted; a person can move it back). For a fact that changed, supersede instead.',
+    description:
+      'Retract a note written by mistake: it moves to .archive/ with the reason traced (never deleted; a person can move it back). For a fact that changed, supersede instead.',
     // Its reason goes into the trace: redacted under ZK_MEMORY_REDACT, as what is written is.
     redacts: true,
     inputSchema: schema({ ref: str('the note to retract'), reason: str('why it is retracted') }, ['ref']),
@@ -214,8 +268,12 @@ export const TOOLS: ToolSpec[] = [
   }),
   tool({
     name: 'inbox',
-    description: 'Memories that could not be judged yet (no LLM, or it failed). action list (default) shows them; drain retries them with the LLM (only when this session has one); dismiss sets one file aside after you wrote its memories yourself with write or merge.',
-    inputSchema: schema({ action: { type: 'string', enum: ['list', 'drain', 'dismiss'], description: 'list (default), drain or dismiss' }, file: str('for dismiss: the file as list shows it') }),
+    description:
+      'Memories that could not be judged yet (no LLM, or it failed). action list (default) shows them; drain retries them with the LLM (only when this session has one); dismiss sets one file aside after you wrote its memories yourself with write or merge.',
+    inputSchema: schema({
+      action: { type: 'string', enum: ['list', 'drain', 'dismiss'], description: 'list (default), drain or dismiss' },
+      file: str('for dismiss: the file as list shows it'),
+    }),
     async run(root, a) {
       if (a.action === 'drain') {
         const r = await api.retainDrain(root);
@@ -233,8 +291,12 @@ export const TOOLS: ToolSpec[] = [
   tool({
     name: 'log',
     needsGit: true,
-    description: 'What happened to the memory, from git: the commits of the whole corpus, or of one note (following its uuid through renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
-    inputSchema: schema({ ref: str('a note (uuid, uuid prefix, stem, file name or undated slug); omit for the whole corpus'), limit: int('at most this many commits, newest first') }),
+    description:
+      'What happened to the memory, from git: the commits of the whole corpus, or of one note (following its uuid through renames and its move to the archive) with the notes that replaced it and its split family. Needs the corpus in a git repository.',
+    inputSchema: schema({
+      ref: str('a note (uuid, uuid prefix, stem, file name or undated slug); omit for the whole corpus'),
+      limit: int('at most this many commits, newest first'),
+    }),
     readOnly: true,
     async run(root, a) {
       const r = await api.log(root, a.ref, { limit: a.limit });
@@ -245,7 +307,8 @@ export const TOOLS: ToolSpec[] = [
   ...ingestTools,
   tool({
     name: 'tend_check',
-    description: 'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Also reports a fork (a note superseded by two notes that are both current: a person decides which belief holds) and same_slug (an undated slug several current notes bear; refs name the newest). Reports file and line for each problem.',
+    description:
+      'Check every link between notes: ok, stale (target renamed, fixable), broken, or unanchored. Also reports a fork (a note superseded by two notes that are both current: a person decides which belief holds) and same_slug (an undated slug several current notes bear; refs name the newest). Reports file and line for each problem.',
     inputSchema: schema({ strict: bool('also count links without a uuid anchor as problems') }),
     readOnly: true,
     async run(root, a) {

@@ -48,7 +48,10 @@ export class LineTransport implements Transport {
       const end = nl < 0 ? chunk.length : nl;
       const piece = chunk.subarray(at, end);
       if (this.skipped || this.buffered + piece.length > this.maxLineBytes) {
-        if (!this.skipped) this.skippedHead = Buffer.concat([...this.chunks, piece]).subarray(0, 256).toString('utf8');
+        if (!this.skipped)
+          this.skippedHead = Buffer.concat([...this.chunks, piece])
+            .subarray(0, 256)
+            .toString('utf8');
         this.skipped += this.buffered + piece.length;
         this.chunks = [];
         this.buffered = 0;

@@ -234,7 +234,12 @@ const captureTag = (file: string) => /^[^-]+-([0-9a-f]{12})-/.exec(file)?.[1];
 function recoverOtherSessions(root: string, tag: string): void {
   let tags: Set<string>;
   try {
-    tags = new Set(fs.readdirSync(sidecar(root).inbox).filter((f) => f.endsWith(CAPTURING)).flatMap((f) => captureTag(f) ?? []));
+    tags = new Set(
+      fs
+        .readdirSync(sidecar(root).inbox)
+        .filter((f) => f.endsWith(CAPTURING))
+        .flatMap((f) => captureTag(f) ?? []),
+    );
   } catch {
     return;
   }
@@ -293,7 +298,15 @@ export async function captureTurns(root: string, o: { host: string; session: str
     const fresh = o.turns.filter((t) => !seen.has(t.key));
     if (!fresh.length) return { turns: 0, spooled: null, redactions: noRedactions() };
     const { segments, redactions, open } = redactedSegments(fresh, before?.private_open === true);
-    const next: Checkpoint = { version: 1, host: o.host, session: o.session, seen: [...seen, ...fresh.map((t) => t.key)], pending: null, private_open: open, updated: '' };
+    const next: Checkpoint = {
+      version: 1,
+      host: o.host,
+      session: o.session,
+      seen: [...seen, ...fresh.map((t) => t.key)],
+      pending: null,
+      private_open: open,
+      updated: '',
+    };
     if (!segments.length) {
       writeCheckpoint(root, tag, next);
       return { turns: fresh.length, spooled: null, redactions };
@@ -302,7 +315,10 @@ export async function captureTurns(root: string, o: { host: string; session: str
     const name = `${created.replace(/[-:.]/g, '')}-${tag}-${crypto.randomUUID().slice(0, 8)}.json`;
     const source = `${o.host}:${o.session}`;
     const entry: InboxEntry & { capture: object } = {
-      version: 1, created, source, reason: `captured from a ${o.host} session: waits for an LLM (retain --drain) or an agent (inbox_next)`,
+      version: 1,
+      created,
+      source,
+      reason: `captured from a ${o.host} session: waits for an LLM (retain --drain) or an agent (inbox_next)`,
       items: segments.map((text) => ({ type: 'text', text })),
       capture: { host: o.host, session: o.session, turns: fresh.length },
     };

@@ -239,7 +239,12 @@ async function tendNote(pass: Pass, note: Note): Promise<void> {
   const found = await tendCandidates(root, note, o.backend);
   // Notes of the note's own split family may be shown and linked, but are never folded into.
   const d = await decideTarget(root, c, {
-    llm: o.llm, found, allowSupersede: false, untraced: o.dryRun, trace: { gardener: note.path }, placing: note,
+    llm: o.llm,
+    found,
+    allowSupersede: false,
+    untraced: o.dryRun,
+    trace: { gardener: note.path },
+    placing: note,
   });
   if (d.action === 'merge' && d.target) return fold(pass, note, d.target);
   return link(pass, note, found.map(linkTarget), d.refused);
@@ -259,18 +264,37 @@ async function addRelatedLocked(pass: Pass, name: string, targets: LinkTarget[])
 
 function linkRow(note: Note, links: string[], refused?: string): GardenerRow {
   return {
-    note: note.path, action: links.length ? 'linked' : 'kept', stage: 'tend', ...(links.length ? { links } : {}), ...(refused ? { reason: refused } : {}),
+    note: note.path,
+    action: links.length ? 'linked' : 'kept',
+    stage: 'tend',
+    ...(links.length ? { links } : {}),
+    ...(refused ? { reason: refused } : {}),
   };
 }
 
 /** Keep a note and link it with the related notes found for it, both ways. */
 async function link(pass: Pass, note: Note, targets: LinkTarget[], refused?: string): Promise<void> {
-  if (pass.o.dryRun) return report(pass, linkRow(note, addRelated(note, targets, pass.o.linkStyle).added.map((t) => t.path), refused));
+  if (pass.o.dryRun)
+    return report(
+      pass,
+      linkRow(
+        note,
+        addRelated(note, targets, pass.o.linkStyle).added.map((t) => t.path),
+        refused,
+      ),
+    );
   const { added, change } = await addRelatedLocked(pass, note.path, targets);
   // What was judged is tended; a change someone made meanwhile keeps the note due.
   pass.record.markTended(note.path, change?.before === note.raw ? change.after : note.raw);
   for (const t of added) await addRelatedLocked(pass, t.path, [linkTarget(note)]);
-  report(pass, linkRow(note, added.map((t) => t.path), refused));
+  report(
+    pass,
+    linkRow(
+      note,
+      added.map((t) => t.path),
+      refused,
+    ),
+  );
 }
 
 /**
@@ -293,7 +317,11 @@ async function fold(pass: Pass, dup: Note, target: Note): Promise<void> {
     const piece = mergeFragment(date, text, defaultSource(source), merged.parsed.eol);
     if (merged.raw.endsWith(piece)) record.ownEdit({ path: target.path, before: merged.raw.slice(0, -piece.length), after: merged.raw });
   }
-  await addRelatedLocked(pass, target.path, relatedTargets(dup).filter((t) => t.path !== dup.path));
+  await addRelatedLocked(
+    pass,
+    target.path,
+    relatedTargets(dup).filter((t) => t.path !== dup.path),
+  );
   const archived = await withCorpusLock(root, (lock) => {
     const fresh = readNoteFile(root, dup.path);
     if (!fresh || fresh.raw !== dup.raw) return undefined;

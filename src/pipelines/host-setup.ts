@@ -74,7 +74,7 @@ function objectAt(file: string, json: Record<string, unknown>, keys: string[]): 
 /** `json` with the object at `keys` replaced by `value` (or taken out, when `value` is undefined), and the empty objects it leaves taken out too. */
 function withObjectAt(json: Record<string, unknown>, keys: string[], value: Record<string, unknown> | undefined): Record<string, unknown> {
   const [k, ...rest] = keys;
-  const inner = rest.length ? withObjectAt(isObject(json[k]) ? json[k] as Record<string, unknown> : {}, rest, value) : value;
+  const inner = rest.length ? withObjectAt(isObject(json[k]) ? (json[k] as Record<string, unknown>) : {}, rest, value) : value;
   const out = { ...json };
   if (inner === undefined || (rest.length && !Object.keys(inner).length)) delete out[k];
   else out[k] = inner;
@@ -151,11 +151,14 @@ function hooksEdit(file: string, events: string[], handler: Record<string, unkno
         } else {
           // Written by another node or install: the first brought up to date in place (its other fields as they are), any other taken out.
           let placed = false;
-          hooks = { ...hooks, [event]: groups.flatMap((g) => {
-            if (!g.hooks?.some(ours)) return [g];
-            const rest = g.hooks.flatMap((h) => (!ours(h) ? [h] : placed ? [] : ((placed = true), [{ ...h, command: handler.command }])));
-            return rest.length ? [{ ...g, hooks: rest }] : [];
-          }) };
+          hooks = {
+            ...hooks,
+            [event]: groups.flatMap((g) => {
+              if (!g.hooks?.some(ours)) return [g];
+              const rest = g.hooks.flatMap((h) => (!ours(h) ? [h] : placed ? [] : ((placed = true), [{ ...h, command: handler.command }])));
+              return rest.length ? [{ ...g, hooks: rest }] : [];
+            }),
+          };
         }
         changes.push(`hooks.${event}`);
       }
@@ -199,11 +202,18 @@ export const GEMINI_EVENTS = ['SessionStart', 'BeforeAgent', 'AfterAgent'];
 function claudeEdits(t: SetupTarget): SettingsEdit[] {
   const handler = { type: 'command', command: hookCommand(t), timeout: 5 };
   const entry = serverEntry(t, { type: 'stdio' });
-  const settings = { user: path.join(t.home, '.claude', 'settings.json'), project: path.join(t.project, '.claude', 'settings.json'), local: path.join(t.project, '.claude', 'settings.local.json') }[t.scope];
+  const settings = {
+    user: path.join(t.home, '.claude', 'settings.json'),
+    project: path.join(t.project, '.claude', 'settings.json'),
+    local: path.join(t.project, '.claude', 'settings.local.json'),
+  }[t.scope];
   const claudeJson = path.join(t.home, '.claude.json');
-  const mcp = t.scope === 'user' ? mcpEdit(claudeJson, ['mcpServers'], entry)
-    : t.scope === 'project' ? mcpEdit(path.join(t.project, '.mcp.json'), ['mcpServers'], entry)
-      : mcpEdit(claudeJson, ['projects', t.project, 'mcpServers'], entry);
+  const mcp =
+    t.scope === 'user'
+      ? mcpEdit(claudeJson, ['mcpServers'], entry)
+      : t.scope === 'project'
+        ? mcpEdit(path.join(t.project, '.mcp.json'), ['mcpServers'], entry)
+        : mcpEdit(claudeJson, ['projects', t.project, 'mcpServers'], entry);
   return [hooksEdit(settings, CLAUDE_EVENTS, handler, (h) => runsThisHook(h.command, t)), mcp];
 }
 
@@ -223,7 +233,11 @@ export const SETUP_HOSTS: Record<string, (t: SetupTarget) => SettingsEdit[]> = {
 /** The edits a set-up makes for `t`; an unknown host or scope is a usage error. */
 export function setupEdits(t: SetupTarget): SettingsEdit[] {
   const edits = Object.hasOwn(SETUP_HOSTS, t.host) ? SETUP_HOSTS[t.host] : undefined;
-  if (!edits) throw new ZkError('usage', `unknown host: ${JSON.stringify(t.host)} (setup knows ${Object.keys(SETUP_HOSTS).join(', ')}; any other host can run "zk-memory hook generic")`);
+  if (!edits)
+    throw new ZkError(
+      'usage',
+      `unknown host: ${JSON.stringify(t.host)} (setup knows ${Object.keys(SETUP_HOSTS).join(', ')}; any other host can run "zk-memory hook generic")`,
+    );
   if (!SCOPES.includes(t.scope)) throw new ZkError('usage', `unknown scope: ${JSON.stringify(t.scope)} (user, project or local)`);
   return edits(t);
 }

@@ -48,7 +48,10 @@ export function spool(root: string, items: InboxItem[], o: { source?: string; re
 /** Inbox files waiting to be drained, oldest first. */
 export function inboxFiles(root: string): string[] {
   try {
-    return fs.readdirSync(sidecar(root).inbox).filter((f) => f.endsWith('.json') && !f.includes(CLAIMED)).sort();
+    return fs
+      .readdirSync(sidecar(root).inbox)
+      .filter((f) => f.endsWith('.json') && !f.includes(CLAIMED))
+      .sort();
   } catch {
     return [];
   }

@@ -51,8 +51,14 @@ export function toCandidate(input: IntegrateInput): Candidate {
   const kind: Kind = checkKind(input.kind) ?? 'concept';
   const topic = (input.topic ?? '').trim() || (input.title ?? '').trim() || content.split('\n')[0].slice(0, 120);
   return {
-    kind, topic, title: (input.title ?? '').trim(), slug: (input.slug ?? '').trim(), content,
-    choice: input.choice, alternatives: input.alternatives, rationale: input.rationale,
+    kind,
+    topic,
+    title: (input.title ?? '').trim(),
+    slug: (input.slug ?? '').trim(),
+    content,
+    choice: input.choice,
+    alternatives: input.alternatives,
+    rationale: input.rationale,
   };
 }
 
@@ -85,7 +91,11 @@ export const CANDIDATE_MIN_SHARE = 0.5;
  */
 export async function findCandidates(root: string, c: Candidate, o: FindOptions): Promise<Note[]> {
   const exclude = new Set(o.exclude ?? []);
-  const found = await searchCorpus(root, c.topic, { limit: INTEGRATE_HITS + exclude.size, backend: o.backend, ...(o.floor ?? { minShare: CANDIDATE_MIN_SHARE }) });
+  const found = await searchCorpus(root, c.topic, {
+    limit: INTEGRATE_HITS + exclude.size,
+    backend: o.backend,
+    ...(o.floor ?? { minShare: CANDIDATE_MIN_SHARE }),
+  });
   return found.hits
     .filter((h) => !exclude.has(h.path))
     .slice(0, INTEGRATE_HITS)
@@ -131,7 +141,9 @@ export interface TargetDecision {
  */
 function foldRefusal(placing: Note | undefined, target: Note): string | undefined {
   const split = placing && sharedSplit(placing, target);
-  return split ? `refused to fold ${placing!.path} into ${target.path}: both are parts of one split (${split}), which said they are separate thoughts` : undefined;
+  return split
+    ? `refused to fold ${placing!.path} into ${target.path}: both are parts of one split (${split}), which said they are separate thoughts`
+    : undefined;
 }
 
 /**
@@ -175,7 +187,12 @@ export async function integrate(root: string, c: Candidate, o: IntegrateOptions)
   const base = { ...o.trace, candidate: { kind: c.kind, topic: c.topic, title: c.title }, model: o.llm?.model ?? null, prompt_version: PROMPT_VERSION };
   const done = (r: IntegrateOutcome, shown: ShownNote[]) => {
     trace(root, 'integrate', {
-      ...base, shown: shown.map((n) => n.path ?? n.id), action: r.action, note: r.note.path, target: r.target?.path ?? null, reason: r.reason,
+      ...base,
+      shown: shown.map((n) => n.path ?? n.id),
+      action: r.action,
+      note: r.note.path,
+      target: r.target?.path ?? null,
+      reason: r.reason,
     });
     return r;
   };

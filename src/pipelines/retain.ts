@@ -9,10 +9,7 @@ import { spool, drainInbox, type InboxItem, type DrainReport } from './inbox.js'
 import { integrate } from './integrate.js';
 
 /** What to retain: one exchange, chat messages, or a plain transcript. */
-export type RetainInput =
-  | { turn: { user: string; assistant: string } }
-  | { messages: InputMessage[] }
-  | { transcript: string };
+export type RetainInput = { turn: { user: string; assistant: string } } | { messages: InputMessage[] } | { transcript: string };
 
 export interface RetainResultRow {
   action: 'created' | 'merged' | 'superseded';
@@ -43,7 +40,11 @@ export interface RetainOptions {
 
 /** The input as text segments to distill: only user and assistant words, recall blocks removed, nothing cut. */
 export function retainSegments(input: RetainInput): string[] {
-  if ('turn' in input) return transcriptSegments([{ role: 'user', content: input.turn.user }, { role: 'assistant', content: input.turn.assistant }]);
+  if ('turn' in input)
+    return transcriptSegments([
+      { role: 'user', content: input.turn.user },
+      { role: 'assistant', content: input.turn.assistant },
+    ]);
   if ('messages' in input) return transcriptSegments(input.messages);
   return textSegments(input.transcript);
 }
@@ -52,7 +53,10 @@ export function retainSegments(input: RetainInput): string[] {
 async function place(root: string, c: Candidate, llm: StructuredLLM, o: RetainOptions, traceFields: Record<string, unknown>): Promise<RetainResultRow> {
   const r = await integrate(root, c, { llm, backend: o.backend, source: o.source, trace: traceFields });
   return {
-    action: r.action, kind: c.kind, title: r.note.title, note: noteInfo(r.note),
+    action: r.action,
+    kind: c.kind,
+    title: r.note.title,
+    note: noteInfo(r.note),
     ...(r.target ? { target: noteInfo(r.target) } : {}),
   };
 }
@@ -89,9 +93,7 @@ function failureMessage(f: Failures, segmentCount: number): string {
   if (f.unreachable) return f.unreachable.message;
   const parts: string[] = [];
   if (f.segments.length) {
-    parts.push(segmentCount > 1
-      ? `${f.segments.length} of ${segmentCount} segments failed: ${distinct(f.segments)}`
-      : distinct(f.segments));
+    parts.push(segmentCount > 1 ? `${f.segments.length} of ${segmentCount} segments failed: ${distinct(f.segments)}` : distinct(f.segments));
   }
   if (f.candidates.length) {
     const n = f.candidates.length;
@@ -104,7 +106,14 @@ function failureMessage(f: Failures, segmentCount: number): string {
  * Distill a text and place every candidate; what fails (the distillation, a candidate) goes into
  * `failures`. Once the endpoint has proved unreachable, what is left goes there untried.
  */
-async function retainText(root: string, text: string, llm: StructuredLLM, o: RetainOptions, segment: { index: number; count: number } | undefined, failures: Failures): Promise<RetainResultRow[]> {
+async function retainText(
+  root: string,
+  text: string,
+  llm: StructuredLLM,
+  o: RetainOptions,
+  segment: { index: number; count: number } | undefined,
+  failures: Failures,
+): Promise<RetainResultRow[]> {
   if (failures.unreachable) {
     failures.items.push({ type: 'text', text });
     return [];
@@ -143,7 +152,15 @@ export async function retain(root: string, input: RetainInput, o: RetainOptions)
   if (!o.llm) {
     if (!segments.length) return { results: [], spooled: null };
     const reason = o.unavailable ?? 'no LLM configured';
-    return { results: [], spooled: spool(root, segments.map((text) => ({ type: 'text', text })), { source: o.source, reason }), failure: reason };
+    return {
+      results: [],
+      spooled: spool(
+        root,
+        segments.map((text) => ({ type: 'text', text })),
+        { source: o.source, reason },
+      ),
+      failure: reason,
+    };
   }
   const results: RetainResultRow[] = [];
   const failures = noFailures();

@@ -25,7 +25,9 @@ export const SPLIT_FROM = 'split_from';
 
 /** The uuid of the split a note belongs to (its own as a parent, its parent's as a child), each lowercase. */
 function splitIds(note: Note): string[] {
-  const parent = String(note.parsed.frontmatter[SPLIT_FROM] ?? '').trim().toLowerCase();
+  const parent = String(note.parsed.frontmatter[SPLIT_FROM] ?? '')
+    .trim()
+    .toLowerCase();
   return [note.uuid.toLowerCase(), parent].filter(Boolean);
 }
 
@@ -155,20 +157,35 @@ async function applySplit(root: string, note: Note, d: SplitDecision, source: st
     }
     if (!children.length) throw new ZkError('io', `no part of ${note.path} could be written (${failed[0]?.error}); nothing was changed`);
     const archived = archiveReplaced(root, note, parentUuid, lock);
-    const text = renderNote({
-      uuid: parentUuid, title: note.title, date: note.date || isoDate(new Date(now())), author: note.author ?? undefined,
-      kind: note.kind ?? undefined, supersedes: note.uuid ? [note.uuid] : undefined,
-    }, parentBody(note, d.parent_summary, children, keptBack, style));
+    const text = renderNote(
+      {
+        uuid: parentUuid,
+        title: note.title,
+        date: note.date || isoDate(new Date(now())),
+        author: note.author ?? undefined,
+        kind: note.kind ?? undefined,
+        supersedes: note.uuid ? [note.uuid] : undefined,
+      },
+      parentBody(note, d.parent_summary, children, keptBack, style),
+    );
     return { children, failed, archived, parentPath: createParent(root, note, text, lock) };
   });
   const parent = readNoteFile(root, placed.parentPath);
   if (!parent) throw new ZkError('io', `the parent note ${placed.parentPath} vanished right after it was written`);
   const changes = note.uuid
-    ? await repointInbound(root, { path: note.path, uuid: note.uuid, title: note.title }, parent, { skip: [parent.path, ...placed.children.map((c) => c.path)] })
+    ? await repointInbound(root, { path: note.path, uuid: note.uuid, title: note.title }, parent, {
+        skip: [parent.path, ...placed.children.map((c) => c.path)],
+      })
     : [];
   trace(root, 'split', {
-    path: note.path, action: 'split', archived: placed.archived, parent: parent.path, parent_uuid: parent.uuid,
-    children: placed.children.map((c) => c.path), failed: placed.failed, repointed: changes.map((c) => c.path),
+    path: note.path,
+    action: 'split',
+    archived: placed.archived,
+    parent: parent.path,
+    parent_uuid: parent.uuid,
+    children: placed.children.map((c) => c.path),
+    failed: placed.failed,
+    repointed: changes.map((c) => c.path),
   });
   return { action: 'split', note, parent, children: placed.children, archived: placed.archived, failed: placed.failed, changes };
 }

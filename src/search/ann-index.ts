@@ -54,9 +54,11 @@ async function trainAnnIndex(root: string, table: Table, config: { distanceType:
   const scratch = fs.mkdtempSync(path.join(indexDir(root), '.build-'));
   const worker = ivfBuildWorker();
   try {
-    await runToEnd(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { ...process.env, TMPDIR: scratch }).catch((err: Error) => {
-      throw new ZkError('io', `the vector index could not be built: ${err.message}`);
-    });
+    await runToEnd(process.execPath, [worker, indexDir(root), table.name, 'vector', JSON.stringify(config)], { ...process.env, TMPDIR: scratch }).catch(
+      (err: Error) => {
+        throw new ZkError('io', `the vector index could not be built: ${err.message}`);
+      },
+    );
     await table.checkoutLatest();
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -26,20 +26,26 @@ async function fts(): Promise<SearchProvider> {
 }
 
 function oneLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0].slice(0, 300);
+  return String((err as Error)?.message ?? err)
+    .split('\n')[0]
+    .slice(0, 300);
 }
 
 /** What `searchCorpus` takes beyond the query: limit, history, backend, and the embedding endpoint. */
 export type SearchCorpusOptions = SearchOptions & {
-    backend?: string;
-    /** An embedder to use instead of the configured one (an endpoint by `ZK_MEMORY_EMBED_*` or this call's flags, else the built-in model). */
-    embedder?: Embedder;
-    /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
-    progress?: (line: string) => void;
-  };
+  backend?: string;
+  /** An embedder to use instead of the configured one (an endpoint by `ZK_MEMORY_EMBED_*` or this call's flags, else the built-in model). */
+  embedder?: Embedder;
+  /** Told, a line at a time, how a long embedding run goes (the first vector search embeds every note). */
+  progress?: (line: string) => void;
+};
 
 async function requireEmbedder(backend: string, embedder: Embedder | undefined): Promise<Embedder> {
-  if (!embedder) throw new ZkError('usage', `search backend ${backend} needs an embedder: set ZK_MEMORY_EMBED=local for the built-in one, or ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`);
+  if (!embedder)
+    throw new ZkError(
+      'usage',
+      `search backend ${backend} needs an embedder: set ZK_MEMORY_EMBED=local for the built-in one, or ${(await import('../llm/config.js')).EMBED_FLAGS_HINT}`,
+    );
   return embedder;
 }
 

@@ -44,23 +44,26 @@ export function backgroundEmbedding(root: string, o: { inCall: <T>(job: () => Pr
   async function step(refresh: boolean): Promise<void> {
     if (closed || running) return;
     let next = LOOK_EVERY_MS;
-    running = o.inCall(async () => {
-      const { searchEmbedder } = await import('./embedder.js');
-      const embedder = await searchEmbedder();
-      // An endpoint is called by the search that needs it (it is fast); only a slow embedder is run here.
-      if (!embedder?.background) return;
-      const { refreshVectors } = await import('./vector.js');
-      // Between batches, the manifest the server keeps (read again only when another process changed it): at a million notes the file is 100 MB.
-      const files = refresh ? (await (await import('./fts-table.js')).refreshIndex(root)).files : await keptFiles(root);
-      if (!files) return;
-      const r = await refreshVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
-      if (r.left > 0) next = BETWEEN_BATCHES_MS;
-    }).catch(() => {
-      // A model that cannot load says so to every search (its fallback notice); here it waits a while.
-      next = AFTER_FAILURE_MS;
-    }).finally(() => {
-      running = undefined;
-    });
+    running = o
+      .inCall(async () => {
+        const { searchEmbedder } = await import('./embedder.js');
+        const embedder = await searchEmbedder();
+        // An endpoint is called by the search that needs it (it is fast); only a slow embedder is run here.
+        if (!embedder?.background) return;
+        const { refreshVectors } = await import('./vector.js');
+        // Between batches, the manifest the server keeps (read again only when another process changed it): at a million notes the file is 100 MB.
+        const files = refresh ? (await (await import('./fts-table.js')).refreshIndex(root)).files : await keptFiles(root);
+        if (!files) return;
+        const r = await refreshVectors(root, embedder, files, { chunk: BACKGROUND_BATCH, limit: BACKGROUND_BATCH });
+        if (r.left > 0) next = BETWEEN_BATCHES_MS;
+      })
+      .catch(() => {
+        // A model that cannot load says so to every search (its fallback notice); here it waits a while.
+        next = AFTER_FAILURE_MS;
+      })
+      .finally(() => {
+        running = undefined;
+      });
     await running;
     schedule(next, next === LOOK_EVERY_MS);
   }

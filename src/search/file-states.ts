@@ -89,7 +89,14 @@ export class FileStates implements ReadonlyMap<string, FileState> {
   }
 
   private at(row: number): FileState {
-    return { mtimeMs: this.mtimeMs[row], ctimeMs: this.ctimeMs[row], size: this.sizes[row], ino: this.inos[row], hash: this.hashes[row], unsure: this.unsure[row] === 1 };
+    return {
+      mtimeMs: this.mtimeMs[row],
+      ctimeMs: this.ctimeMs[row],
+      size: this.sizes[row],
+      ino: this.inos[row],
+      hash: this.hashes[row],
+      unsure: this.unsure[row] === 1,
+    };
   }
 
   private grow(length: number): void {

@@ -2,18 +2,52 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Note } from '../corpus/note/notes.js';
 import {
-  carryMarks, computeDelta, deltaIsEmpty, currentManifest, markJournal, marksFor, marksPath, MARKS_VERSION, noteParser, planRefresh, resolvePending, rootState,
-  statesDigest, statNotes, writeMarks, type IndexDelta,
+  carryMarks,
+  computeDelta,
+  deltaIsEmpty,
+  currentManifest,
+  markJournal,
+  marksFor,
+  marksPath,
+  MARKS_VERSION,
+  noteParser,
+  planRefresh,
+  resolvePending,
+  rootState,
+  statesDigest,
+  statNotes,
+  writeMarks,
+  type IndexDelta,
 } from './changes.js';
 import {
-  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, indexScalars, lance, openTable, removeTableFiles, unindexedRows,
-  withIndexLock, type Table,
+  COMPACT_AFTER_WRITES,
+  OPTIMIZE_AFTER_ROWS,
+  compact,
+  connectIndex,
+  deletePaths,
+  indexDir,
+  indexScalars,
+  lance,
+  openTable,
+  removeTableFiles,
+  unindexedRows,
+  withIndexLock,
+  type Table,
 } from './lance.js';
 import { rotateJournal } from './journal.js';
 import { addNames, namesComplete, startNames } from '../corpus/files/name-index.js';
 import { nameEntries } from './title-key.js';
 import { FileStates } from './file-states.js';
-import { manifestId, manifestLogPath, manifestPath, recordManifestChange, writeManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
+import {
+  manifestId,
+  manifestLogPath,
+  manifestPath,
+  recordManifestChange,
+  writeManifest,
+  type FileState,
+  type KnownManifest,
+  type Manifest,
+} from './manifest.js';
 import { now } from '../context.js';
 import { residentIndex, versionStamp, type ResidentIndex } from './resident-index.js';
 import type { Watched } from '../ports.js';
@@ -38,9 +72,16 @@ export type FtsRow = {
 
 function toRow(note: Note): FtsRow {
   return {
-    path: note.path, uuid: note.uuid, slug: note.slug, title: note.title, date: note.date,
-    kind: note.kind ?? '', author: note.author ?? '', superseded_by: note.superseded_by ?? '',
-    body: note.parsed.body, current: !note.superseded_by,
+    path: note.path,
+    uuid: note.uuid,
+    slug: note.slug,
+    title: note.title,
+    date: note.date,
+    kind: note.kind ?? '',
+    author: note.author ?? '',
+    superseded_by: note.superseded_by ?? '',
+    body: note.parsed.body,
+    current: !note.superseded_by,
   };
 }
 
@@ -76,7 +117,11 @@ async function rebuild(root: string): Promise<{ added: number; files: number; ma
     const delta = computeDelta(root, scan.slice(i, i + REBUILD_BATCH), new Map(), startedAt, parser);
     files += delta.files;
     for (const [name, u] of delta.upsert) states.set(name, u.state);
-    addNames(root, [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)), { fresh: true });
+    addNames(
+      root,
+      [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)),
+      { fresh: true },
+    );
     const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
     if (table) {
       if (rows.length) await table.add(rows);
@@ -96,7 +141,10 @@ async function rebuild(root: string): Promise<{ added: number; files: number; ma
   const builtAt = versionStamp();
   const manifest: Manifest = { files: states, refreshes: 0, builtAt, refreshedAt: builtAt };
   const id = writeManifest(root, manifest);
-  writeMarks(root, marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: files }, manifest, id, statesDigest(scan, startedAt)));
+  writeMarks(
+    root,
+    marksFor({ version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: files }, manifest, id, statesDigest(scan, startedAt)),
+  );
   return { added: states.size, files, manifest };
 }
 
@@ -107,7 +155,10 @@ async function applyDelta(root: string, table: Table, manifest: KnownManifest, d
   const rows = [...delta.upsert.values()].map((u) => toRow(u.note));
   if (rows.length) await table.add(rows);
   // What a refresh read may be a note made, renamed or retitled by another program.
-  addNames(root, [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)));
+  addNames(
+    root,
+    [...delta.upsert.values()].flatMap((u) => nameEntries(u.note)),
+  );
   for (const name of delta.removed) manifest.files.delete(name);
   for (const [name, u] of delta.upsert) manifest.files.set(name, u.state);
   for (const [name, f] of delta.restat) manifest.files.set(name, f);
@@ -228,7 +279,11 @@ async function runRefresh(root: string, opts: { rebuild?: boolean; checkAll?: bo
   if (seen?.kind === 'delta' && found && deltaIsEmpty(found)) {
     // These marks describe the manifest read, so a refresh meanwhile only makes the next search check again.
     writeMarks(root, marksFor(seen.seen, seen.manifest, seen.manifest.id, seen.digest.ifEmpty));
-    return { report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: found.files }, files: seen.manifest.files, refreshedAt: seen.manifest.refreshedAt };
+    return {
+      report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes: found.files },
+      files: seen.manifest.files,
+      refreshedAt: seen.manifest.refreshedAt,
+    };
   }
   return withIndexLock(root, async () => {
     // The manifest read before locking is the one on disk unless another process refreshed meanwhile.
@@ -268,7 +323,8 @@ async function runRefresh(root: string, opts: { rebuild?: boolean; checkAll?: bo
 function unchanged(root: string, notes: number, refreshedAt: string, warm: ResidentIndex | undefined): IndexRefresh {
   let files: ReadonlyMap<string, FileState> | undefined;
   return {
-    report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes }, refreshedAt,
+    report: { rebuilt: false, added: 0, changed: 0, removed: 0, notes },
+    refreshedAt,
     get files() {
       return (files ??= currentManifest(root, warm)?.files ?? new Map());
     },

@@ -56,7 +56,15 @@ async function termRarity(root: string, stems: readonly string[], words: Map<str
   if (!table) throw new ZkError('io', 'search index has no notes table');
   const notes = await table.countRows();
   const upTo = Math.max(1, Math.min(notes, o.rareTitleWord.notes(notes) + 1));
-  const holding = async (word: string) => (await table.query().fullTextSearch(new ldb.MultiMatchQuery(word, ['title', 'body'])).select(['_score']).limit(upTo).toArray()).length;
+  const holding = async (word: string) =>
+    (
+      await table
+        .query()
+        .fullTextSearch(new ldb.MultiMatchQuery(word, ['title', 'body']))
+        .select(['_score'])
+        .limit(upTo)
+        .toArray()
+    ).length;
   return { notes, stems, titled, df: await Promise.all(stems.map((t, i) => (titled[i] ? holding(words.get(t) ?? t) : 0))) };
 }
 
@@ -99,7 +107,12 @@ export async function ftsHits(root: string, q: Query, opts: SearchOptions & { li
     }
     const found = rows.length;
     // A note deleted or superseded since the refresh is left out as it is read.
-    const hits = hitsFromRanking(root, byCoverage(rows, stems, opts, rarity).map((r) => ({ name: r.path, score: r._score })), terms, opts);
+    const hits = hitsFromRanking(
+      root,
+      byCoverage(rows, stems, opts, rarity).map((r) => ({ name: r.path, score: r._score })),
+      terms,
+      opts,
+    );
     if (!opts.only || hits.length >= opts.limit || found < depth || depth >= EVERY_NOTE) return hits;
   }
 }

@@ -14,14 +14,25 @@ export interface Ranked {
  * history is asked for) and files that vanished or cannot be read, stop at the limit. `weight`
  * says how much each query term weighs when the snippet is chosen.
  */
-export function hitsFromRanking(root: string, ranked: Ranked[], terms: readonly string[], opts: SearchOptions & { limit: number }, weight?: (term: string) => number): SearchHit[] {
+export function hitsFromRanking(
+  root: string,
+  ranked: Ranked[],
+  terms: readonly string[],
+  opts: SearchOptions & { limit: number },
+  weight?: (term: string) => number,
+): SearchHit[] {
   const hits: SearchHit[] = [];
   for (const r of ranked) {
     if (hits.length >= opts.limit) break;
     if (opts.only && !opts.only(r.name)) continue;
     const note = readNoteFile(root, r.name);
     if (!note || (note.superseded_by && !opts.history)) continue;
-    hits.push({ ...noteInfo(note), score: round(r.score), snippet: snippet(note.parsed.body, terms, weight), updated: lastUpdated(note.parsed.body, note.date) });
+    hits.push({
+      ...noteInfo(note),
+      score: round(r.score),
+      snippet: snippet(note.parsed.body, terms, weight),
+      updated: lastUpdated(note.parsed.body, note.date),
+    });
   }
   return hits;
 }

@@ -59,17 +59,32 @@ export async function lexicalPool(root: string, query: Query, o: Options, pool: 
   const refreshed = await refreshIndex(root);
   const hits = await ftsHits(root, query, { ...o, limit: pool }, refreshed.refreshedAt);
   // The note states are read (from the manifest) only when the vectors need them.
-  return { get files() { return refreshed.files; }, hits };
+  return {
+    get files() {
+      return refreshed.files;
+    },
+    hits,
+  };
 }
 
 /**
  * Hybrid hits: the full-text pool fused with the vector ranking. `retries` applies to the query's
  * embedding (0 when a lexical answer stands ready as the fallback).
  */
-export async function fuseWithVectors(root: string, query: Query, o: Options, lexical: LexicalPool, embedder: Embedder, retries?: number): Promise<SearchHit[]> {
+export async function fuseWithVectors(
+  root: string,
+  query: Query,
+  o: Options,
+  lexical: LexicalPool,
+  embedder: Embedder,
+  retries?: number,
+): Promise<SearchHit[]> {
   if (!query.words.length) return [];
   const semantic = await vectorRanking(root, embedder, query.text, lexical.files, { limit: poolFor(o), history: o.history, retries, progress: o.progress });
-  const fused = fuseScores(lexical.hits.map((h) => ({ name: h.path, score: h.score })), semantic);
+  const fused = fuseScores(
+    lexical.hits.map((h) => ({ name: h.path, score: h.score })),
+    semantic,
+  );
   return hitsFromRanking(root, fused, query.prefixes, o);
 }
 

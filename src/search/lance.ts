@@ -70,7 +70,12 @@ const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 /** Delete the rows of these note paths, a few hundred per filter to keep each filter short. */
 export async function deletePaths(table: Table, paths: string[]): Promise<void> {
   for (let i = 0; i < paths.length; i += 500) {
-    await table.delete(`path IN (${paths.slice(i, i + 500).map(sqlString).join(', ')})`);
+    await table.delete(
+      `path IN (${paths
+        .slice(i, i + 500)
+        .map(sqlString)
+        .join(', ')})`,
+    );
   }
 }
 

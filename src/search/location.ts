@@ -99,14 +99,21 @@ function realRoot(root: string): string {
  */
 export function decideIndexLocation(root: string, settings: IndexSettings, fsType: number | undefined): IndexLocation {
   const at = (dir: string, placement: IndexPlacement, fileSystem: string | null, why: string): IndexLocation => ({
-    dir, lock: path.join(dir, '.lock'), placement, fileSystem, why,
+    dir,
+    lock: path.join(dir, '.lock'),
+    placement,
+    fileSystem,
+    why,
   });
-  const fileSystem = fsType === undefined ? null : networkFileSystem(fsType) ?? null;
+  const fileSystem = fsType === undefined ? null : (networkFileSystem(fsType) ?? null);
   if (settings.indexDir) {
     return at(path.resolve(settings.indexDir), 'setting', fileSystem, 'set by ZK_MEMORY_INDEX_DIR');
   }
   if (fileSystem) {
-    const key = crypto.createHash('sha256').update(`${settings.host}\0${realRoot(root)}`).digest('hex');
+    const key = crypto
+      .createHash('sha256')
+      .update(`${settings.host}\0${realRoot(root)}`)
+      .digest('hex');
     const dir = path.join(settings.cacheHome, 'zk-memory', 'index', key);
     return at(dir, 'network', fileSystem, `the corpus is on a network file system (${fileSystem}): the index is kept per host, in this host's cache`);
   }

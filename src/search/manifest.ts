@@ -124,7 +124,10 @@ const rowOf = (name: string, f: FileState): ManifestRow => [name, f.mtimeMs, f.s
  */
 export function writeManifest(root: string, m: Manifest): string | undefined {
   const out: ManifestFile = {
-    version: MANIFEST_VERSION, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt,
+    version: MANIFEST_VERSION,
+    refreshes: m.refreshes,
+    builtAt: m.builtAt,
+    refreshedAt: m.refreshedAt,
     files: [...m.files].map(([name, f]) => rowOf(name, f)),
   };
   const base = writeIndexRecord(manifestPath(root), out);
@@ -150,8 +153,13 @@ export function recordManifestChange(root: string, m: KnownManifest, change: Man
   if (!file) return writeManifest(root, m);
   const base = identityOf(file);
   const line = `${JSON.stringify({
-    base, refreshes: m.refreshes, refreshedAt: m.refreshedAt,
-    set: [...change.set].flatMap((name) => { const f = m.files.get(name); return f ? [rowOf(name, f)] : []; }),
+    base,
+    refreshes: m.refreshes,
+    refreshedAt: m.refreshedAt,
+    set: [...change.set].flatMap((name) => {
+      const f = m.files.get(name);
+      return f ? [rowOf(name, f)] : [];
+    }),
     del: [...change.del],
   } satisfies LogLine)}\n`;
   const fits = m.id === combined(base, log && identityOf(log)) && (log?.size ?? 0) + line.length <= Math.max(256 * 1024, file.size / 8);

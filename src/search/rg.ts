@@ -10,8 +10,6 @@ import { stem, type QueryTerm } from './terms.js';
 import type { SearchHit, SearchOptions, SearchProvider } from './types.js';
 import { escapeRegExp } from '../corpus/regex.js';
 
-
-
 /**
  * The rest of a word after a term's prefix: ASCII letters and digits and every byte of a non-ASCII
  * character (the match is cut to letters, digits and marks afterwards). A byte class keeps ripgrep
@@ -58,8 +56,14 @@ export async function countTerms<T>(root: string, terms: readonly QueryTerm[], s
   };
   const termIndex = new Map<string, number>();
   const args = [
-    '--only-matching', '--ignore-case', '--with-filename', '--null', '--heading', '--no-line-number',
-    ...coveringTerms(terms).flatMap((t) => ['-e', termPattern(t)]), ...NOTE_FILES,
+    '--only-matching',
+    '--ignore-case',
+    '--with-filename',
+    '--null',
+    '--heading',
+    '--no-line-number',
+    ...coveringTerms(terms).flatMap((t) => ['-e', termPattern(t)]),
+    ...NOTE_FILES,
   ];
   const counts: TermCounts = new Map();
   /** The counts of one file, or undefined for a name no note can have (the listing warns of it). */
@@ -133,7 +137,13 @@ function sortRanking(listing: string[], scoreOf: Map<string, number>): Ranked[] 
  * length relative to the average. Lengths cost a stat each, so every file is first scored as if
  * of average length, and only the best few thousand are then scored with their real length.
  */
-export function bm25(root: string, counts: TermCounts, stems: string[], listing: string[], floor: SearchOptions = {}): { ranked: Ranked[]; idf: (stem: string) => number } {
+export function bm25(
+  root: string,
+  counts: TermCounts,
+  stems: string[],
+  listing: string[],
+  floor: SearchOptions = {},
+): { ranked: Ranked[]; idf: (stem: string) => number } {
   const corpusSize = listing.length;
   const df = stems.map(() => 0);
   for (const per of counts.values()) for (let i = 0; i < per.length; i++) if (per[i]) df[i]++;

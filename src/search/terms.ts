@@ -20,7 +20,11 @@ const MAX_TERMS = 32;
 
 /** The words of a text, lowercased, in order: runs of letters, digits and marks. */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().normalize('NFC').split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .normalize('NFC')
+    .split(/[^\p{L}\p{N}\p{M}]+/u)
+    .filter(Boolean);
 }
 
 /**

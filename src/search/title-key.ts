@@ -17,7 +17,12 @@ const POSSESSIVE = /['\u2019]s\b/gi;
 /** A title's words, lowercase, accents set aside (most titles are ASCII: they skip the normalizing). */
 export function titleWords(title: string): string[] {
   const text = title.replace(POSSESSIVE, '');
-  return ASCII.test(text) ? text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean) : wordsOf(text.normalize('NFKD').replace(/\p{M}/gu, ''));
+  return ASCII.test(text)
+    ? text
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean)
+    : wordsOf(text.normalize('NFKD').replace(/\p{M}/gu, ''));
 }
 
 /** The stems of a title's words: two titles are similar when these are the same set. */

@@ -9,7 +9,16 @@ import type { Embedder } from '../ports.js';
 import { contentHash } from './manifest.js';
 import type { FileState } from './manifest.js';
 import {
-  COMPACT_AFTER_WRITES, OPTIMIZE_AFTER_ROWS, compact, connectIndex, deletePaths, indexDir, openTable, removeTableFiles, unindexedRows, withIndexLock,
+  COMPACT_AFTER_WRITES,
+  OPTIMIZE_AFTER_ROWS,
+  compact,
+  connectIndex,
+  deletePaths,
+  indexDir,
+  openTable,
+  removeTableFiles,
+  unindexedRows,
+  withIndexLock,
   type Table,
 } from './lance.js';
 import type { Ranked } from './hits.js';
@@ -43,7 +52,15 @@ function statePath(root: string): string {
 export function readVectorState(root: string): VectorState | undefined {
   const s = readIndexRecord<VectorStateFile>(statePath(root), STATE_VERSION)?.record;
   if (!s || !Array.isArray(s.files) || typeof s.model !== 'string') return undefined;
-  return { model: s.model, dimension: s.dimension, files: new Map(s.files), refreshes: s.refreshes, refreshedAt: s.refreshedAt, baseline: s.baseline, ann: s.ann };
+  return {
+    model: s.model,
+    dimension: s.dimension,
+    files: new Map(s.files),
+    refreshes: s.refreshes,
+    refreshedAt: s.refreshedAt,
+    baseline: s.baseline,
+    ann: s.ann,
+  };
 }
 
 /**
@@ -57,21 +74,32 @@ function loadVectorState(root: string): VectorState | undefined {
 
 function writeVectorState(root: string, s: VectorState): void {
   const out: VectorStateFile = {
-    version: STATE_VERSION, model: s.model, dimension: s.dimension, files: [...s.files], refreshes: s.refreshes, refreshedAt: s.refreshedAt,
-    baseline: s.baseline, ann: s.ann,
+    version: STATE_VERSION,
+    model: s.model,
+    dimension: s.dimension,
+    files: [...s.files],
+    refreshes: s.refreshes,
+    refreshedAt: s.refreshedAt,
+    baseline: s.baseline,
+    ann: s.ann,
   };
   const id = writeIndexRecord(statePath(root), out);
   residentIndex()?.vectors.keep(id, s);
 }
 
-
 /** Refuse (exit 1) to mix vectors of another model or dimension into the pinned table. */
 function assertPinned(state: VectorState, model: string, dimension?: number): void {
   if (state.model !== model) {
-    throw new ZkError('refused', `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${hint('rebuildVectors')}`);
+    throw new ZkError(
+      'refused',
+      `the vector index holds embeddings of model ${JSON.stringify(state.model)}, not ${JSON.stringify(model)}: ${hint('rebuildVectors')}`,
+    );
   }
   if (dimension !== undefined && dimension !== state.dimension) {
-    throw new ZkError('refused', `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${hint('rebuildVectors')}`);
+    throw new ZkError(
+      'refused',
+      `the vector index holds ${state.dimension}-dimension embeddings, but model ${JSON.stringify(model)} now answers ${dimension}: ${hint('rebuildVectors')}`,
+    );
   }
 }
 
@@ -110,7 +138,12 @@ function readEmbeddable(root: string, names: string[]): Embeddable[] {
  * written twice.
  */
 async function applyStep(
-  root: string, model: string, items: Embeddable[], vectors: number[][], remove: string[], fresh: boolean,
+  root: string,
+  model: string,
+  items: Embeddable[],
+  vectors: number[][],
+  remove: string[],
+  fresh: boolean,
 ): Promise<{ written: number; state?: VectorState }> {
   return withIndexLock(root, async () => {
     let state = fresh ? undefined : readVectorState(root);
@@ -176,12 +209,23 @@ export interface VectorRefreshOptions {
  * gone leave it. Embedding happens outside any lock, writing under the index lock. A model other than
  * the pinned one is refused unless `rebuild`, which starts the table over with this model.
  */
-export async function refreshVectors(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: VectorRefreshOptions = {}): Promise<VectorReport> {
+export async function refreshVectors(
+  root: string,
+  embedder: Embedder,
+  files: ReadonlyMap<string, FileState>,
+  opts: VectorRefreshOptions = {},
+): Promise<VectorReport> {
   return (await runRefresh(root, embedder, files, opts, readVectorState(root))).report;
 }
 
 /** `refreshVectors` from a state already read; also answers the state it leaves. */
-async function runRefresh(root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: VectorRefreshOptions, loaded: VectorState | undefined) {
+async function runRefresh(
+  root: string,
+  embedder: Embedder,
+  files: ReadonlyMap<string, FileState>,
+  opts: VectorRefreshOptions,
+  loaded: VectorState | undefined,
+) {
   try {
     return await refreshSteps(root, embedder, files, opts, opts.rebuild ? undefined : loaded);
   } catch (err) {
@@ -192,7 +236,11 @@ async function runRefresh(root: string, embedder: Embedder, files: ReadonlyMap<s
 }
 
 async function refreshSteps(
-  root: string, embedder: Embedder, files: ReadonlyMap<string, FileState>, opts: VectorRefreshOptions, state: VectorState | undefined,
+  root: string,
+  embedder: Embedder,
+  files: ReadonlyMap<string, FileState>,
+  opts: VectorRefreshOptions,
+  state: VectorState | undefined,
 ): Promise<{ report: VectorReport; state?: VectorState }> {
   // The built-in model is not chosen per call: when it changes (another version, another folder) its vectors are made anew.
   if (state && embedder.background && state.model !== embedder.model) {
@@ -226,8 +274,13 @@ async function refreshSteps(
     if (opts.limit !== undefined && i + chunk >= opts.limit) break;
   }
   const report = {
-    model: embedder.model, dimension: after?.dimension ?? null, rebuilt: Boolean(opts.rebuild),
-    embedded, removed: gone.length, notes: after?.files.size ?? 0, left: Math.max(0, todo.length - (opts.limit ?? todo.length)),
+    model: embedder.model,
+    dimension: after?.dimension ?? null,
+    rebuilt: Boolean(opts.rebuild),
+    embedded,
+    removed: gone.length,
+    notes: after?.files.size ?? 0,
+    left: Math.max(0, todo.length - (opts.limit ?? todo.length)),
   };
   return { report, state: after };
 }

@@ -11,7 +11,13 @@ const INTERNAL_ERROR = -32603;
  * A session on the corpus's server, starting one when none runs, or the reason none could be had
  * (see askStarting: `patient` for a bridge whose server just went away).
  */
-export async function connectSession(sock: string, root: string, request: CallRequest, env: NodeJS.ProcessEnv, o: { patient?: boolean } = {}): Promise<net.Socket | string> {
+export async function connectSession(
+  sock: string,
+  root: string,
+  request: CallRequest,
+  env: NodeJS.ProcessEnv,
+  o: { patient?: boolean } = {},
+): Promise<net.Socket | string> {
   const out = await askStarting(sock, root, env, request.build, () => ask(sock, request, { keep: true }), o);
   if ('accepted' in out) return out.accepted;
   return 'unavailable' in out ? out.reason : 'the server answered out of turn';

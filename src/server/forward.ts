@@ -50,7 +50,14 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   const build = buildId();
   // The command, its arguments and the settings that belong to it: the server's process settings stay its own.
   const request: CallRequest = { kind: command === 'mcp' ? 'mcp' : 'call', build, command, argv, settings: callSettings(env), cwd: process.cwd() };
-  if (command === 'mcp') return bridge(sock, root, request, env, mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess);
+  if (command === 'mcp')
+    return bridge(
+      sock,
+      root,
+      request,
+      env,
+      mode === 'on' ? (why) => fail(parsed.globals.json, new ZkError('no_server', `no server for ${root}: ${why}`)) : () => inProcess,
+    );
   const write = servedWrite(command);
   // The query of `search -`, a hook's input and a write's text come from stdin: read here, and handed on if the call stays in-process.
   if (command === 'search' || command === 'hook' || write) {
@@ -67,7 +74,10 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   if (!write && 'answer' in out && outOfResources(out.answer)) out = { unavailable: 'failed', reason: 'the server ran out of files or memory' };
   if ('unknown' in out) {
     recordFailure(sock);
-    const e = new ZkError('outcome_unknown', `the server of ${root} stopped before answering (${out.unknown}): the ${command} may or may not have been made; look (zk-memory read, list --recent) before running it again`);
+    const e = new ZkError(
+      'outcome_unknown',
+      `the server of ${root} stopped before answering (${out.unknown}): the ${command} may or may not have been made; look (zk-memory read, list --recent) before running it again`,
+    );
     return fail(parsed.globals.json, e, true);
   }
   if ('answer' in out) {
@@ -78,7 +88,11 @@ export async function forward(argv: string[], env: NodeJS.ProcessEnv = process.e
   }
   if ('accepted' in out) return inProcess;
   if (out.unavailable === 'failed') recordFailure(sock);
-  if (mode === 'on') return fail(parsed.globals.json, new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`));
+  if (mode === 'on')
+    return fail(
+      parsed.globals.json,
+      new ZkError('no_server', `no server answered for ${root}: ${out.reason} (start one with: zk-memory serve --root ${root})`),
+    );
   // A server of another build started in the background makes way for one of this build; one run by `serve` stays.
   if (out.unavailable === 'another build' && !(await makeWay(sock, build))) return inProcess;
   // Started once the call is answered: a server booting beside it would slow the very call it is for.

@@ -116,7 +116,8 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
   }
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new ZkError('usage', '--tls-cert and --tls-key go together');
   // OAuth clients take only an https issuer, or a plain-HTTP one on this host.
-  if (o.oauth && o.publicUrl === undefined && !o.tlsCert && host !== '127.0.0.1' && host !== 'localhost') throw new ZkError('usage', '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1');
+  if (o.oauth && o.publicUrl === undefined && !o.tlsCert && host !== '127.0.0.1' && host !== 'localhost')
+    throw new ZkError('usage', '--oauth needs --public-url https://… (the address clients reach the server by), or --tls-cert, or 127.0.0.1');
   if (o.publicUrl !== undefined) publicAddress(o.publicUrl);
   const tls = o.tlsCert && o.tlsKey ? { cert: readTlsFile(o.tlsCert), key: readTlsFile(o.tlsKey) } : undefined;
   const requestMs = ctx.settings.httpRequestSeconds() * 1000;
@@ -137,7 +138,13 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
   capPerAddress(web, ctx.settings.httpMaxConnectionsPerAddress());
   await new Promise<void>((resolve, reject) => {
     web.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new ZkError(err.code === 'EADDRINUSE' ? 'busy' : 'io', `cannot serve HTTP on ${o.listen}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`)));
+      reject(
+        new ZkError(
+          err.code === 'EADDRINUSE' ? 'busy' : 'io',
+          `cannot serve HTTP on ${o.listen}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`,
+        ),
+      ),
+    );
     web.listen(port, host, () => resolve());
   });
   const bound = (web.address() as net.AddressInfo).port;
@@ -185,7 +192,8 @@ function publicAddress(spec: string): URL {
     throw new ZkError('usage', `--public-url takes a URL (https://memory.example.net), not ${JSON.stringify(spec)}`);
   }
   if (url.pathname !== '/' || url.search || url.hash) throw new ZkError('usage', `--public-url takes the server's address with no path: ${url.origin}`);
-  if (url.protocol !== 'https:' && !isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) throw new ZkError('usage', '--public-url must be https (OAuth clients refuse a plain-HTTP issuer)');
+  if (url.protocol !== 'https:' && !isLoopback(url.hostname.replace(/^\[|\]$/g, '')))
+    throw new ZkError('usage', '--public-url must be https (OAuth clients refuse a plain-HTTP issuer)');
   return url;
 }
 

@@ -79,7 +79,8 @@ export class McpRequests {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (!this.hosts.has(String(req.headers.host ?? '').toLowerCase())) return refuse(res, 403, `forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not a name this server is reached by`);
+    if (!this.hosts.has(String(req.headers.host ?? '').toLowerCase()))
+      return refuse(res, 403, `forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not a name this server is reached by`);
     const origin = req.headers.origin;
     const pathname = new URL(req.url ?? '/', 'http://any').pathname;
     if (this.oauth && isOAuthPath(pathname)) {
@@ -101,7 +102,11 @@ export class McpRequests {
   /** The corpus at the path and the token's holder there, or undefined once refused. */
   private authorized(req: http.IncomingMessage, res: http.ServerResponse, pathname: string, name: string | undefined): Authorized | undefined {
     // With OAuth, a client without a token is told where to get one (RFC 9728).
-    const bearer = this.oauth ? { 'www-authenticate': `Bearer realm="zk-memory", resource_metadata="${new URL(`.well-known/oauth-protected-resource${pathname}`, this.oauth.issuer).href}"` } : PLAIN_BEARER;
+    const bearer = this.oauth
+      ? {
+          'www-authenticate': `Bearer realm="zk-memory", resource_metadata="${new URL(`.well-known/oauth-protected-resource${pathname}`, this.oauth.issuer).href}"`,
+        }
+      : PLAIN_BEARER;
     const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (token === undefined) return void refuse(res, 401, 'unauthorized: send "Authorization: Bearer TOKEN" (zk-memory token create NAME)', bearer);
     const target = name === undefined ? { root: this.root, ctx: this.ctx } : this.routeOf(name);
@@ -149,7 +154,17 @@ export class McpRequests {
         return refuse(res, 400, 'parse error: the body is not JSON', {}, PARSE_ERROR);
       }
       const request = webRequest(req, body, res);
-      if (await isModernRequest(request, parsedBody)) return sendResponse(res, await answerModern(this.modern, request, parsedBody, token, { root: target.root, ctx: target.ctx, caller, session: statelessSession(token), serverStatus }));
+      if (await isModernRequest(request, parsedBody))
+        return sendResponse(
+          res,
+          await answerModern(this.modern, request, parsedBody, token, {
+            root: target.root,
+            ctx: target.ctx,
+            caller,
+            session: statelessSession(token),
+            serverStatus,
+          }),
+        );
     }
     // A new session (an initialize request), or a request the transport refuses for want of one.
     const tokenHash = hashOf(token);
@@ -216,7 +231,12 @@ function webRequest(req: http.IncomingMessage, body: Buffer, res: http.ServerRes
   for (const [name, value] of Object.entries(req.headersDistinct)) for (const v of value ?? []) headers.append(name, v);
   const gone = new AbortController();
   res.once('close', () => gone.abort());
-  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`), { method: req.method, headers, body: new Uint8Array(body), signal: gone.signal });
+  return new Request(new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`), {
+    method: req.method,
+    headers,
+    body: new Uint8Array(body),
+    signal: gone.signal,
+  });
 }
 
 /** Write a web response out on a Node one, streaming its body. */
@@ -225,4 +245,3 @@ async function sendResponse(res: http.ServerResponse, response: Response): Promi
   if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
   res.end();
 }
-

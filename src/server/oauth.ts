@@ -65,9 +65,11 @@ const random = () => crypto.randomBytes(32).toString('base64url');
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>`
-    + '<style>body{font:16px system-ui;max-width:32em;margin:3em auto;padding:0 1em}input[type=text]{font:inherit;width:100%}label{display:block;margin:.4em 0}.error{color:#b00}</style>'
-    + `</head><body><h1>${escape(title)}</h1>${body}</body></html>`;
+  return (
+    `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>` +
+    '<style>body{font:16px system-ui;max-width:32em;margin:3em auto;padding:0 1em}input[type=text]{font:inherit;width:100%}label{display:block;margin:.4em 0}.error{color:#b00}</style>' +
+    `</head><body><h1>${escape(title)}</h1>${body}</body></html>`
+  );
 }
 
 /**
@@ -153,16 +155,36 @@ class Grants implements OAuthServerProvider {
     const keys = ([] as string[]).concat(form.corpus ?? []);
     const chosen = this.o.corpora().filter((c) => keys.includes(c.key));
     if (!NAME.test(name) || !chosen.length) {
-      res.status(400).type('html').send(this.grantPage(id, consent.client, !chosen.length ? 'Choose at least one corpus.' : 'A name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.'));
+      res
+        .status(400)
+        .type('html')
+        .send(
+          this.grantPage(
+            id,
+            consent.client,
+            !chosen.length ? 'Choose at least one corpus.' : 'A name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.',
+          ),
+        );
       return;
     }
     if (chosen.some((c) => readTokens(c.root).some((t) => t.name === name))) {
-      res.status(400).type('html').send(this.grantPage(id, consent.client, `A token named ${name} opens one of these corpora already: choose another name.`));
+      res
+        .status(400)
+        .type('html')
+        .send(this.grantPage(id, consent.client, `A token named ${name} opens one of these corpora already: choose another name.`));
       return;
     }
     this.consents.delete(id);
     const code = random();
-    this.codes.set(sha256(code), { clientId: consent.client.client_id, redirectUri: consent.params.redirectUri, challenge: consent.params.codeChallenge, name, roots: chosen.map((c) => c.root), readOnly: form.read_only === '1', expires: now() + this.o.codeTtlMs });
+    this.codes.set(sha256(code), {
+      clientId: consent.client.client_id,
+      redirectUri: consent.params.redirectUri,
+      challenge: consent.params.codeChallenge,
+      name,
+      roots: chosen.map((c) => c.root),
+      readOnly: form.read_only === '1',
+      expires: now() + this.o.codeTtlMs,
+    });
     const target = new URL(consent.params.redirectUri);
     target.searchParams.set('code', code);
     if (consent.params.state !== undefined) target.searchParams.set('state', consent.params.state);
@@ -177,7 +199,14 @@ class Grants implements OAuthServerProvider {
       return;
     }
     if (++consent.tries >= CONSENT_TRIES) this.consents.delete(id);
-    res.status(403).type('html').send(consent.tries >= CONSENT_TRIES ? page('Too many wrong codes', '<p>Start again from the application.</p>') : this.codePage(id, consent.client, 'That code is not valid (wrong, used, or expired).'));
+    res
+      .status(403)
+      .type('html')
+      .send(
+        consent.tries >= CONSENT_TRIES
+          ? page('Too many wrong codes', '<p>Start again from the application.</p>')
+          : this.codePage(id, consent.client, 'That code is not valid (wrong, used, or expired).'),
+      );
   }
 
   private sweep(): void {
@@ -208,23 +237,39 @@ class Grants implements OAuthServerProvider {
       throw new InvalidGrantError(err instanceof ZkError ? err.message : 'the grant could not be made');
     }
     const refresh = random();
-    await replaceGrant(old, { client_id: clientId, refresh_sha256: sha256(refresh), token_sha256: sha256(made.token), name, roots: made.corpora, read_only: readOnly });
+    await replaceGrant(old, {
+      client_id: clientId,
+      refresh_sha256: sha256(refresh),
+      token_sha256: sha256(made.token),
+      name,
+      roots: made.corpora,
+      read_only: readOnly,
+    });
     return { access_token: made.token, token_type: 'bearer', refresh_token: refresh, scope: readOnly ? 'read' : 'read write' };
   }
 
   private codePage(id: string, client: OAuthClientInformationFull, error = ''): string {
-    return page('Allow access to your memory?', `<p>${escape(client.client_name ?? 'An application')} asks to use your zk-memory.</p>`
-      + `<p>On the host that runs the server, run <code>zk-memory token approve</code> and enter the code it prints.</p>${error ? `<p class="error">${escape(error)}</p>` : ''}`
-      + `<form method="post" action="${escape(new URL('consent', this.o.issuer).pathname)}"><input type="hidden" name="consent" value="${escape(id)}">`
-      + '<label>One-time code <input type="text" name="code" autocomplete="off" autofocus></label><button>Continue</button></form>');
+    return page(
+      'Allow access to your memory?',
+      `<p>${escape(client.client_name ?? 'An application')} asks to use your zk-memory.</p>` +
+        `<p>On the host that runs the server, run <code>zk-memory token approve</code> and enter the code it prints.</p>${error ? `<p class="error">${escape(error)}</p>` : ''}` +
+        `<form method="post" action="${escape(new URL('consent', this.o.issuer).pathname)}"><input type="hidden" name="consent" value="${escape(id)}">` +
+        '<label>One-time code <input type="text" name="code" autocomplete="off" autofocus></label><button>Continue</button></form>',
+    );
   }
 
   private grantPage(id: string, client: OAuthClientInformationFull, error = ''): string {
-    return page('Choose what to allow', `${error ? `<p class="error">${escape(error)}</p>` : ''}`
-      + `<form method="post" action="${escape(new URL('consent', this.o.issuer).pathname)}"><input type="hidden" name="consent" value="${escape(id)}"><input type="hidden" name="step" value="grant">`
-      + `<label>Name of the grant (the author of what it writes) <input type="text" name="name" value="${escape(suggestedName(client))}"></label><p>Corpora it may open:</p>`
-      + this.o.corpora().map((c) => `<label><input type="checkbox" name="corpus" value="${escape(c.key)}"> ${escape(c.label)}</label>`).join('')
-      + '<label><input type="checkbox" name="read_only" value="1"> read only</label><button>Allow</button></form>');
+    return page(
+      'Choose what to allow',
+      `${error ? `<p class="error">${escape(error)}</p>` : ''}` +
+        `<form method="post" action="${escape(new URL('consent', this.o.issuer).pathname)}"><input type="hidden" name="consent" value="${escape(id)}"><input type="hidden" name="step" value="grant">` +
+        `<label>Name of the grant (the author of what it writes) <input type="text" name="name" value="${escape(suggestedName(client))}"></label><p>Corpora it may open:</p>` +
+        this.o
+          .corpora()
+          .map((c) => `<label><input type="checkbox" name="corpus" value="${escape(c.key)}"> ${escape(c.label)}</label>`)
+          .join('') +
+        '<label><input type="checkbox" name="read_only" value="1"> read only</label><button>Allow</button></form>',
+    );
   }
 }
 
@@ -241,10 +286,23 @@ export function oauthApp(o: OAuthOptions): Express {
     res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
     next();
   });
-  app.use(mcpAuthRouter({ provider: grants, issuerUrl: o.issuer, resourceServerUrl: new URL('mcp', o.issuer), scopesSupported: ['read', 'write'], resourceName: 'zk-memory' }));
+  app.use(
+    mcpAuthRouter({
+      provider: grants,
+      issuerUrl: o.issuer,
+      resourceServerUrl: new URL('mcp', o.issuer),
+      scopesSupported: ['read', 'write'],
+      resourceName: 'zk-memory',
+    }),
+  );
   // Every corpus at /mcp/NAME is a resource of the same server; the document says nothing of whether NAME is served.
   app.get('/.well-known/oauth-protected-resource/mcp/:name', (req, res) => {
-    res.json({ resource: new URL(`mcp/${encodeURIComponent(String(req.params.name))}`, o.issuer).href, authorization_servers: [o.issuer.href], scopes_supported: ['read', 'write'], resource_name: 'zk-memory' });
+    res.json({
+      resource: new URL(`mcp/${encodeURIComponent(String(req.params.name))}`, o.issuer).href,
+      authorization_servers: [o.issuer.href],
+      scopes_supported: ['read', 'write'],
+      resource_name: 'zk-memory',
+    });
   });
   app.post('/consent', express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
     grants.consent(req.body as Record<string, string | string[] | undefined>, res).catch(next);
@@ -259,6 +317,9 @@ export function oauthApp(o: OAuthOptions): Express {
 
 /** A grant's name from the client's: letters, digits, ".", "_" and "-" only. */
 function suggestedName(client: OAuthClientInformationFull): string {
-  const name = (client.client_name ?? 'oauth-client').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const name = (client.client_name ?? 'oauth-client')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
   return name || 'oauth-client';
 }

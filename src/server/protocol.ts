@@ -39,7 +39,6 @@ export interface GoAhead {
   go: true;
 }
 
-
 export type Reply =
   | { accepted: true; pid?: number; state?: ServerState; launch?: string }
   | { refused: string; build?: string }

@@ -24,7 +24,10 @@ export interface RegisteredServers {
  * caller starts, with HTTP), making way for one a command started in the background. A corpus
  * already served in the foreground is `busy`: it cannot be served twice.
  */
-export async function serveRegistered(primary: string, o: { run: CommandLine; makeWay(root: string): Promise<void>; sessionContext(resident: RunningServer['resident']): RunContext }): Promise<RegisteredServers> {
+export async function serveRegistered(
+  primary: string,
+  o: { run: CommandLine; makeWay(root: string): Promise<void>; sessionContext(resident: RunningServer['resident']): RunContext },
+): Promise<RegisteredServers> {
   const [{ listCorpora }, { listTokens }] = await Promise.all([import('../api/corpora.js'), import('../api/tokens.js')]);
   const { io } = current();
   const own = canonicalRoot(primary);

@@ -79,7 +79,10 @@ class ResidentServer {
   private timer: NodeJS.Timeout | undefined;
   private stopped: string | undefined;
 
-  constructor(private readonly root: string, private readonly opts: ServeOptions) {
+  constructor(
+    private readonly root: string,
+    private readonly opts: ServeOptions,
+  ) {
     this.done = new Promise<string>((resolve) => (this.finish = resolve));
     // Kept for the viewer too: it starts later, from a connection's event, where current() had no grep and its pages read every note.
     this.own = current();
@@ -100,10 +103,21 @@ class ResidentServer {
     });
     // New and changed notes embedded between calls by the built-in embedder (src/search/background-embed.ts).
     this.embedding = backgroundEmbedding(root, { inCall: (job) => withContext(this.ownCall(), job) });
-    this.connections = new Connections((socket, req) => this.onRequest(socket, req), () => this.activity.touch());
+    this.connections = new Connections(
+      (socket, req) => this.onRequest(socket, req),
+      () => this.activity.touch(),
+    );
     this.calls = new Calls({ root, real: this.real, own: this.own, resident: this.resident, run: opts.run });
-    this.compaction = new Compaction(root, () => this.resident.part(ResidentIndex)?.indexQuietMs() ?? 0, () => this.ownCall());
-    this.viewer = new ViewerHost(root, () => this.ownCall(), () => this.state());
+    this.compaction = new Compaction(
+      root,
+      () => this.resident.part(ResidentIndex)?.indexQuietMs() ?? 0,
+      () => this.ownCall(),
+    );
+    this.viewer = new ViewerHost(
+      root,
+      () => this.ownCall(),
+      () => this.state(),
+    );
   }
 
   /** A call of the server's own (a warm-up, a compaction, the viewer's pages), with the resident state. */
@@ -113,7 +127,18 @@ class ResidentServer {
 
   private state(): ServerState {
     const { web, viewer } = this;
-    return { running: true, pid: process.pid, since: this.since, rss: Math.round(process.memoryUsage.rss() / 1048576), socket: this.sock, root: this.real, build: this.build, background: this.opts.idleMs !== undefined, ...(web ? { http: web.url } : {}), ...(viewer.url ? { viewer: viewer.url } : {}) };
+    return {
+      running: true,
+      pid: process.pid,
+      since: this.since,
+      rss: Math.round(process.memoryUsage.rss() / 1048576),
+      socket: this.sock,
+      root: this.real,
+      build: this.build,
+      background: this.opts.idleMs !== undefined,
+      ...(web ? { http: web.url } : {}),
+      ...(viewer.url ? { viewer: viewer.url } : {}),
+    };
   }
 
   /** Take the socket (or say another server has it), serve HTTP when asked, and watch the root. */
@@ -142,7 +167,11 @@ class ResidentServer {
 
   /** MCP over HTTP (loaded only then: a server that serves none never loads the MCP SDK's HTTP side). */
   private async startHttp(http: HttpOptions): Promise<void> {
-    const [{ listenHttp }, { sessionContext }, { listTokens }] = await Promise.all([import('./http.js'), import('../mcp/server.js'), import('../api/tokens.js')]);
+    const [{ listenHttp }, { sessionContext }, { listTokens }] = await Promise.all([
+      import('./http.js'),
+      import('../mcp/server.js'),
+      import('../api/tokens.js'),
+    ]);
     // Tokens an older version kept in the corpus move to the store (when made on this host) before a client needs them.
     await listTokens(this.root);
     this.web = await listenHttp(this.root, http, sessionContext(current(), this.resident));
@@ -165,7 +194,8 @@ class ResidentServer {
       send(socket, message);
       socket.end();
     };
-    if ((req.kind === 'call' || req.kind === 'mcp' || req.kind === 'view') && req.build !== this.build) return reply({ refused: 'another build', build: this.build });
+    if ((req.kind === 'call' || req.kind === 'mcp' || req.kind === 'view') && req.build !== this.build)
+      return reply({ refused: 'another build', build: this.build });
     if (req.kind === 'status') return reply({ accepted: true, state: this.state() });
     if (req.kind === 'stop') {
       reply({ accepted: true, state: this.state() });

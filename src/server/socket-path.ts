@@ -33,7 +33,8 @@ export function ensureSocketFolder(dir: string): void {
   const st = fs.lstatSync(dir);
   if (!st.isDirectory()) throw new ZkError('io', `the server's socket folder ${dir} is not a folder`);
   if (st.uid !== uid()) throw new ZkError('io', `the server's socket folder ${dir} belongs to another user (uid ${st.uid})`);
-  if ((st.mode & 0o077) !== 0) throw new ZkError('io', `the server's socket folder ${dir} may be entered by others (mode ${(st.mode & 0o777).toString(8)}): it must be 700`);
+  if ((st.mode & 0o077) !== 0)
+    throw new ZkError('io', `the server's socket folder ${dir} may be entered by others (mode ${(st.mode & 0o777).toString(8)}): it must be 700`);
 }
 
 /** The corpus root as its server knows it: the real path, so every way of naming the folder finds one server. */

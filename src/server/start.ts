@@ -45,7 +45,11 @@ export async function makeWay(sock: string, build: string): Promise<boolean> {
     await ask(sock, { kind: 'stop', build });
     return true;
   }
-  sayOnce(sock, `${state.pid} ${state.since} ${build}`, `the corpus's server (pid ${state.pid}) is of another build (${state.build}) and was started by \`serve\`${state.http ? ' with MCP over HTTP' : ''}, so it keeps running: commands of this build answer in-process until it is restarted`);
+  sayOnce(
+    sock,
+    `${state.pid} ${state.since} ${build}`,
+    `the corpus's server (pid ${state.pid}) is of another build (${state.build}) and was started by \`serve\`${state.http ? ' with MCP over HTTP' : ''}, so it keeps running: commands of this build answer in-process until it is restarted`,
+  );
   return false;
 }
 
@@ -111,7 +115,14 @@ export function clearFailures(sock: string): void {
  * another client's start races it). A loaded machine may take long to start one: the wait goes on
  * while the process started lives.
  */
-export async function askStarting(sock: string, root: string, env: Env, build: string, asking: () => Promise<Outcome>, o: { patient?: boolean } = {}): Promise<Outcome> {
+export async function askStarting(
+  sock: string,
+  root: string,
+  env: Env,
+  build: string,
+  asking: () => Promise<Outcome>,
+  o: { patient?: boolean } = {},
+): Promise<Outcome> {
   let out = await asking();
   if (!('unavailable' in out) || (out.unavailable === 'failed' && !o.patient)) return out;
   if (out.unavailable === 'another build' && !(await makeWay(sock, build))) return out;

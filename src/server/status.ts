@@ -7,7 +7,6 @@ import { buildId } from './protocol.js';
 import type { ServerStatus } from '../api/results.js';
 import { socketFolder, socketPath } from './socket-path.js';
 
-
 /** The state of the server of `root`, as `serve --status` and `status` report it. */
 export async function serverStatus(root: string, settings: Settings): Promise<ServerStatus> {
   let sock: string;

@@ -22,7 +22,8 @@ export async function viewerLaunch(root: string, settings: Settings): Promise<st
 
 /** Open `url` in the desktop's browser when there is one; answers whether it tried. */
 export function openInBrowser(url: string, env: Record<string, string | undefined>): boolean {
-  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : undefined;
+  const command =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? undefined : env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : undefined;
   if (!command) return false;
   try {
     startDetached(command, [url], env as NodeJS.ProcessEnv);

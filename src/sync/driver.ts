@@ -34,7 +34,7 @@ export function runMergeDriver(argv: string[], stderr: (s: string) => void): num
     return 2;
   }
   const [base, ours, theirs] = args;
-  const pathname = trace ? '.zk/trace.jsonl' : args[3] ?? 'note.md';
+  const pathname = trace ? '.zk/trace.jsonl' : (args[3] ?? 'note.md');
   const read = (f: string) => fs.readFileSync(f, 'utf8');
   const r = mergeFile(pathname, read(base), read(ours), read(theirs));
   fs.writeFileSync(ours, r.text);

@@ -57,7 +57,11 @@ export async function refuseUnsafeTree(p: Place, tracking: string, attributesFil
 
   const hostLocal = fetched.filter((e) => head(rel(e)) === '.zk' && !(VERSIONED_SIDECAR.has(rel(e)) && REGULAR.test(e.mode))).map(rel);
   if (hostLocal.length) {
-    throw refuse('host_local', hostLocal, `${tracking} tracks host-local files under .zk/ (${listed(hostLocal)}), which never travel by git: a token store or an inbox from the remote would act on this host; ${NOTHING_DONE}. Remove them from the remote's branch (\`git rm -r --cached\` them in a fresh clone, commit, push), ${WAY_OUT}`);
+    throw refuse(
+      'host_local',
+      hostLocal,
+      `${tracking} tracks host-local files under .zk/ (${listed(hostLocal)}), which never travel by git: a token store or an inbox from the remote would act on this host; ${NOTHING_DONE}. Remove them from the remote's branch (\`git rm -r --cached\` them in a fresh clone, commit, push), ${WAY_OUT}`,
+    );
   }
 
   const archive = fetched.filter((e) => {
@@ -67,7 +71,11 @@ export async function refuseUnsafeTree(p: Place, tracking: string, attributesFil
   if (archive.length) {
     const kind = archive[0].mode === '120000' ? 'a symlink' : archive[0].mode === '160000' ? 'a submodule' : 'a file';
     const what = rel(archive[0]).includes('/') ? `${kind} in .archive/ (${listed(archive.map(rel))})` : `.archive as ${kind}`;
-    throw refuse('archive', archive.map(rel), `${tracking} has ${what}: archived notes would be moved out of the corpus; ${NOTHING_DONE}. Make .archive a plain folder of notes again on the remote's branch (\`git rm\` it in a fresh clone, commit, push), ${WAY_OUT}`);
+    throw refuse(
+      'archive',
+      archive.map(rel),
+      `${tracking} has ${what}: archived notes would be moved out of the corpus; ${NOTHING_DONE}. Make .archive a plain folder of notes again on the remote's branch (\`git rm\` it in a fresh clone, commit, push), ${WAY_OUT}`,
+    );
   }
 
   // The paths whose merge matters: those of both sides (a rule may name one file), and the trace.
@@ -80,6 +88,10 @@ export async function refuseUnsafeTree(p: Place, tracking: string, attributesFil
   if (wrong.length) {
     const [full, value] = wrong[0];
     const first = full.slice(p.prefix.length);
-    throw refuse('attributes', wrong.map(([f]) => f.slice(p.prefix.length)), `the .gitattributes of ${tracking} would merge ${first} with ${described(value)}, not the tool's merge=${driverFor(first)}${wrong.length > 1 ? ` (and ${wrong.length - 1} more path(s))` : ''}, which could scramble or stall notes on every host; ${NOTHING_DONE}. Remove the line that says so from .gitattributes on the remote's branch (in a fresh clone: edit, commit, push; \`git check-attr merge -- PATH\` shows what git reads), ${WAY_OUT}`);
+    throw refuse(
+      'attributes',
+      wrong.map(([f]) => f.slice(p.prefix.length)),
+      `the .gitattributes of ${tracking} would merge ${first} with ${described(value)}, not the tool's merge=${driverFor(first)}${wrong.length > 1 ? ` (and ${wrong.length - 1} more path(s))` : ''}, which could scramble or stall notes on every host; ${NOTHING_DONE}. Remove the line that says so from .gitattributes on the remote's branch (in a fresh clone: edit, commit, push; \`git check-attr merge -- PATH\` shows what git reads), ${WAY_OUT}`,
+    );
   }
 }

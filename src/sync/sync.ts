@@ -1,8 +1,19 @@
 import os from 'node:os';
 import { CORPUS_FILES, firstLine, workTree } from '../adapters/git.js';
 import {
-  abortMerge, aheadBehind, changedPaths, commitCorpusFiles, commitMerge, fetchRemote, mergeInProgress, mergeNoCommit,
-  pushHead, revParse, unmergedPaths, upstreamOf, type Upstream,
+  abortMerge,
+  aheadBehind,
+  changedPaths,
+  commitCorpusFiles,
+  commitMerge,
+  fetchRemote,
+  mergeInProgress,
+  mergeNoCommit,
+  pushHead,
+  revParse,
+  unmergedPaths,
+  upstreamOf,
+  type Upstream,
 } from '../adapters/git-sync.js';
 import { now } from '../context.js';
 import { ZkError } from '../errors.js';
@@ -48,7 +59,11 @@ export interface SyncOutcome {
 
 function conflictError(files: string[], prefix: string): ZkError {
   const shown = files.map((f) => (f.startsWith(prefix) ? f.slice(prefix.length) : f));
-  return new ZkError('merge_conflict', `sync stopped: both sides changed the same text in ${shown.join(', ')}; nothing was pushed. Edit the file${shown.length > 1 ? 's' : ''} to keep what is right (the conflict is marked <<<<<<< … >>>>>>>), then \`git add\` and \`git commit\`, and run \`zk-memory sync\` again; or \`git merge --abort\` to drop this merge`, { files: shown });
+  return new ZkError(
+    'merge_conflict',
+    `sync stopped: both sides changed the same text in ${shown.join(', ')}; nothing was pushed. Edit the file${shown.length > 1 ? 's' : ''} to keep what is right (the conflict is marked <<<<<<< … >>>>>>>), then \`git add\` and \`git commit\`, and run \`zk-memory sync\` again; or \`git merge --abort\` to drop this merge`,
+    { files: shown },
+  );
 }
 
 /** Finish what an earlier sync left: a merge it was killed in is undone, one a person settled is committed. */
@@ -60,12 +75,20 @@ async function recover(p: Place): Promise<SyncOutcome['recovered']> {
   }
   if (state?.step === 'merging') {
     const r = await abortMerge(p.top);
-    if (r.code !== 0) throw new ZkError('io', `cannot undo the merge an earlier sync was stopped in: ${firstLine(r.stderr)} (a file was changed after the merge began: commit or set aside that change, then \`git merge --abort\` and sync again)`);
+    if (r.code !== 0)
+      throw new ZkError(
+        'io',
+        `cannot undo the merge an earlier sync was stopped in: ${firstLine(r.stderr)} (a file was changed after the merge began: commit or set aside that change, then \`git merge --abort\` and sync again)`,
+      );
     writeSyncState(p.root, undefined);
     return 'undone';
   }
   const left = await unmergedPaths(p.top);
-  if (left.length) throw conflictError(left.map((u) => u.path), p.prefix);
+  if (left.length)
+    throw conflictError(
+      left.map((u) => u.path),
+      p.prefix,
+    );
   const c = await commitMerge(p.top);
   if (c.code !== 0) throw new ZkError('refused', `cannot commit the merge under way: ${firstLine(c.stderr) || firstLine(c.stdout)}`);
   writeSyncState(p.root, undefined);
@@ -80,7 +103,9 @@ async function commitWritten(p: Place): Promise<SyncOutcome['committed']> {
 function mergeMessage(u: Upstream, r: Resolution): string {
   const lines = [
     ...r.renamed.map((m) => `${m.from} and ${m.to}: two notes written under one name, both kept`),
-    ...r.resolved.filter((x) => x.how === 'merged into the archived copy').map((x) => `${x.path}: archived, and merged into meanwhile: the fragments are in the archived copy`),
+    ...r.resolved
+      .filter((x) => x.how === 'merged into the archived copy')
+      .map((x) => `${x.path}: archived, and merged into meanwhile: the fragments are in the archived copy`),
   ];
   return `Merge ${u.tracking} into ${u.branch} (zk-memory sync)\n${lines.length ? `\n${lines.map((l) => `- ${l}`).join('\n')}\n` : ''}`;
 }
@@ -122,7 +147,10 @@ function summarize(p: Place, changes: { status: string; path: string }[], into: 
 }
 
 const unreachable = (u: Upstream, why: string) =>
-  new ZkError('remote_unreachable', `cannot reach the remote ${u.remote}: ${why}; nothing is lost: what was written here is committed, and the next sync sends it`);
+  new ZkError(
+    'remote_unreachable',
+    `cannot reach the remote ${u.remote}: ${why}; nothing is lost: what was written here is committed, and the next sync sends it`,
+  );
 
 /** Sync the corpus's branch with its upstream. */
 export async function syncCorpus(root: string): Promise<SyncOutcome> {
@@ -138,10 +166,15 @@ export async function syncCorpus(root: string): Promise<SyncOutcome> {
     const u = await upstreamOf(p.top);
     if ('missing' in u) throw new ZkError('refused', `sync needs a branch with an upstream: ${u.missing} (set one with \`git push -u REMOTE BRANCH\`)`);
     const out: SyncOutcome = {
-      branch: u.branch, upstream: u.tracking, committed: await withCorpusLock(root, () => commitWritten(p)),
+      branch: u.branch,
+      upstream: u.tracking,
+      committed: await withCorpusLock(root, () => commitWritten(p)),
       incoming: { commits: 0, added: [], changed: [], removed: [] },
       outgoing: { commits: 0, pushed: false, added: [], changed: [], removed: [] },
-      resolved: [], renamed: [], ...(recovered ? { recovered } : {}), attempts: 0,
+      resolved: [],
+      renamed: [],
+      ...(recovered ? { recovered } : {}),
+      attempts: 0,
     };
     crashAt('sync-after-commit');
     for (out.attempts = 1; out.attempts <= ATTEMPTS; out.attempts++) {

@@ -113,7 +113,9 @@ function classify(note: NoteFacts, link: TendedLink, map: CorpusMap): Finding {
     if (!next) return broken(`target archived as .archive/${archived.path} with no live successor`);
     const keep = link.fragment !== undefined && linkFragmentFound(map.headings(next), link);
     return {
-      ...base, verdict: 'stale', reason: `target archived; superseded by ${next.path}`,
+      ...base,
+      verdict: 'stale',
+      reason: `target archived; superseded by ${next.path}`,
       fix: { target: retarget(link, written, next, keep, wikiName), uuid: next.uuid.toLowerCase() },
     };
   }

@@ -66,7 +66,10 @@ export class CorpusMap {
     return this.archive !== undefined;
   }
 
-  constructor(private readonly root: string, notes: readonly NoteFacts[] | LiveNotes) {
+  constructor(
+    private readonly root: string,
+    notes: readonly NoteFacts[] | LiveNotes,
+  ) {
     this.live = notes instanceof LiveNotes ? notes : new LiveNotes(notes);
   }
 
@@ -130,7 +133,10 @@ export class CorpusMap {
     const byUuid = new Map<string, Note>();
     let names: string[] = [];
     try {
-      names = fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
+      names = fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.md'))
+        .sort();
     } catch {
       // no archive yet
     }

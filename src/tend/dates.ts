@@ -17,8 +17,17 @@ const READ_AS: Record<UnreadDate['key'], (n: NoteFacts) => string> = {
 
 /** Every date of the live notes that cannot be read. */
 export function unreadDateFindings(notes: readonly NoteFacts[]): Finding[] {
-  return notes.flatMap((n) => n.unreadDates.map((d): Finding => ({
-    file: n.path, line: d.line, label: d.key, target: d.value, uuid: n.uuid || null, verdict: 'bad_date',
-    reason: `${d.key} ${JSON.stringify(d.value)} is no date (YYYY-MM-DD, or a date-time such as 2026-10-01T09:30:00Z or 2026-10-01 09:30:00 +05:00); ${READ_AS[d.key](n)}`,
-  })));
+  return notes.flatMap((n) =>
+    n.unreadDates.map(
+      (d): Finding => ({
+        file: n.path,
+        line: d.line,
+        label: d.key,
+        target: d.value,
+        uuid: n.uuid || null,
+        verdict: 'bad_date',
+        reason: `${d.key} ${JSON.stringify(d.value)} is no date (YYYY-MM-DD, or a date-time such as 2026-10-01T09:30:00Z or 2026-10-01 09:30:00 +05:00); ${READ_AS[d.key](n)}`,
+      }),
+    ),
+  );
 }

@@ -63,8 +63,12 @@ export function forkFindings(found: Fork[], map: CorpusMap): Finding[] {
     const named = note.superseded_by ? map.holders(note.superseded_by) : [];
     const paths = successors.map((n) => n.path);
     return {
-      file: note.path, line: note.lines.superseded_by, label: 'superseded_by', target: named.length === 1 ? named[0].path : note.superseded_by ?? '',
-      uuid: note.uuid || null, verdict: 'fork',
+      file: note.path,
+      line: note.lines.superseded_by,
+      label: 'superseded_by',
+      target: named.length === 1 ? named[0].path : (note.superseded_by ?? ''),
+      uuid: note.uuid || null,
+      verdict: 'fork',
       reason: `${note.path} was superseded by ${NUMBERS[paths.length] ?? paths.length} notes: ${listed(paths)}`,
       notes: paths,
     };

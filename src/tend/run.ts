@@ -140,7 +140,11 @@ function fixLinks(root: string, action: TendAction, verdicts: readonly string[],
  * is never lost and the lock is held only for the swap.
  */
 async function rewriteCorpus(
-  root: string, action: TendAction, verdicts: readonly string[], write: boolean, extra: Extra | undefined,
+  root: string,
+  action: TendAction,
+  verdicts: readonly string[],
+  write: boolean,
+  extra: Extra | undefined,
   planner: (notes: Note[]) => (note: Note) => NotePlan,
 ): Promise<TendReport> {
   const run = async (): Promise<TendReport> => {

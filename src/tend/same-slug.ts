@@ -26,7 +26,12 @@ export function sameSlugFindings(notes: readonly NoteFacts[]): Finding[] {
     const named = newestCurrent(group)!;
     const slug = undatedSlug(named.path)!;
     out.push({
-      file: named.path, line: 1, label: 'slug', target: slug, uuid: named.uuid || null, verdict: 'same_slug',
+      file: named.path,
+      line: 1,
+      label: 'slug',
+      target: slug,
+      uuid: named.uuid || null,
+      verdict: 'same_slug',
       reason: `${slug} is the undated slug of ${listed(paths)}; refs name the newest${named.path === paths.at(-1) ? '' : ` current one, ${named.path}`}`,
       notes: paths,
     });

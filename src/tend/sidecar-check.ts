@@ -13,8 +13,15 @@ export function gitignoreFindings(root: string): Finding[] {
   const st = fs.lstatSync(sidecar(root).gitignore, { throwIfNoEntry: false });
   if (!st || st.isFile()) return [];
   const what = st.isDirectory() ? 'a folder' : st.isSymbolicLink() ? 'a symlink' : 'not a file';
-  return [{
-    file: GITIGNORE, line: 1, label: '.gitignore', target: GITIGNORE, uuid: null, verdict: 'broken',
-    reason: `${GITIGNORE} is ${what}, so git would version the index, the lock and the inbox: move it out of .zk/, and the next write (or zk-memory init) writes the file`,
-  }];
+  return [
+    {
+      file: GITIGNORE,
+      line: 1,
+      label: '.gitignore',
+      target: GITIGNORE,
+      uuid: null,
+      verdict: 'broken',
+      reason: `${GITIGNORE} is ${what}, so git would version the index, the lock and the inbox: move it out of .zk/, and the next write (or zk-memory init) writes the file`,
+    },
+  ];
 }

@@ -33,7 +33,14 @@ function strandedSupersessions(notes: readonly NoteFacts[], map: CorpusMap, fork
     if (!by || map.holders(by).length || forked.has(lower(old.uuid) ?? '')) continue;
     const archived = map.archivedByUuid(by);
     const next = archived && map.successor(archived);
-    const base = { file: old.path, line: old.lines.superseded_by, label: 'superseded_by', target: archived ? `.archive/${archived.path}` : by, uuid: by, verdict: 'stale' };
+    const base = {
+      file: old.path,
+      line: old.lines.superseded_by,
+      label: 'superseded_by',
+      target: archived ? `.archive/${archived.path}` : by,
+      uuid: by,
+      verdict: 'stale',
+    };
     if (next?.uuid) {
       out.push({
         finding: { ...base, reason: `its successor was archived; the current note is ${next.path}`, fix: { uuid: next.uuid.toLowerCase() } },
@@ -43,7 +50,11 @@ function strandedSupersessions(notes: readonly NoteFacts[], map: CorpusMap, fork
     } else {
       const where = archived ? `was archived as .archive/${archived.path}` : 'is in no note';
       out.push({
-        finding: { ...base, reason: `superseded by ${by}, which ${where}: nothing current replaces this note; repair makes it current again`, fix: { current: true } },
+        finding: {
+          ...base,
+          reason: `superseded by ${by}, which ${where}: nothing current replaces this note; repair makes it current again`,
+          fix: { current: true },
+        },
         mark: { note: old, was: by },
       });
     }
@@ -65,8 +76,14 @@ function unlistedPredecessors(notes: readonly NoteFacts[], map: CorpusMap, forke
     if (next === old || next.supersedes.some((u) => lower(u) === lower(old.uuid))) continue;
     out.push({
       finding: {
-        file: next.path, line: next.lines.supersedes, label: 'supersedes', target: old.path, uuid: old.uuid, verdict: 'stale',
-        reason: `${old.path} is superseded by this note, which does not list it under supersedes`, fix: { uuid: old.uuid.toLowerCase() },
+        file: next.path,
+        line: next.lines.supersedes,
+        label: 'supersedes',
+        target: old.path,
+        uuid: old.uuid,
+        verdict: 'stale',
+        reason: `${old.path} is superseded by this note, which does not list it under supersedes`,
+        fix: { uuid: old.uuid.toLowerCase() },
       },
       list: { note: next, uuid: old.uuid },
     });
@@ -96,7 +113,10 @@ export function unansweredSupersessions(notes: readonly NoteFacts[], map: Corpus
       if (other.length === 1 && other[0] !== old) continue;
       const base = { file: n.path, line: n.lines.supersedes, label: 'supersedes', target: old.path, uuid: old.uuid };
       if (!old.superseded_by) {
-        out.push({ finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } }, mark: { note: old, to: n.uuid } });
+        out.push({
+          finding: { ...base, verdict: 'stale', reason: `${old.path} lacks superseded_by: ${n.uuid}`, fix: { uuid: n.uuid } },
+          mark: { note: old, to: n.uuid },
+        });
       } else {
         out.push({ finding: { ...base, verdict: 'broken', reason: `${old.path} is superseded by another note (${old.superseded_by})` } });
       }

@@ -42,7 +42,13 @@ function successorStartsEarlier(n: NoteFacts, map: CorpusMap): Finding | undefin
   const then = start(next);
   if (!was || !then || then.ms >= was.ms) return undefined;
   const line = then.key === 'valid_from' ? next.validity.lines.valid_from : next.lines.supersedes;
-  return impossible(next, then.key, line, then.text, `${next.path} holds true from ${then.text}, before ${n.path}, which it supersedes, began (${was.key} ${was.text})`);
+  return impossible(
+    next,
+    then.key,
+    line,
+    then.text,
+    `${next.path} holds true from ${then.text}, before ${n.path}, which it supersedes, began (${was.key} ${was.text})`,
+  );
 }
 
 /** Every impossible validity in the live notes. */

@@ -32,11 +32,7 @@ export function nextText(r: NextResult): string {
   for (const c of r.captured) lines.push(`  ${c.path}  ${c.title}  [${c.window}${c.action === 'merged' ? ', merged' : ''}]`);
   lines.push(r.related.length ? 'related notes:' : `related notes: none${r.related_error ? ` (${r.related_error})` : ''}`);
   for (const h of r.related) lines.push(`  ${h.path}  ${h.title}`);
-  lines.push(
-    `${r.remaining} window(s) left in the job. Write the thought, then:`,
-    `  ${hint('acceptWindow', w.id)}`,
-    `  ${hint('skipWindow', w.id)}`,
-  );
+  lines.push(`${r.remaining} window(s) left in the job. Write the thought, then:`, `  ${hint('acceptWindow', w.id)}`, `  ${hint('skipWindow', w.id)}`);
   return lines.join('\n');
 }
 
@@ -47,7 +43,9 @@ export function jobStatusText(s: JobStatus): string {
     `job ${s.job} from ${s.from} (windows up to ${s.window_chars} chars)`,
     `last event: ${e ? `${e.event}${e.window ? ` ${e.window}` : ''}, ${ago(e.age_seconds)} ago` : 'none'}`,
     `  pending  done  skipped  notes  document`,
-    ...s.documents.map((d) => `  ${pad(d.pending, 7)}  ${pad(d.done, 4)}  ${pad(d.skipped, 7)}  ${pad(d.notes, 5)}  ${d.path} (${d.kind}, ${d.windows} windows)`),
+    ...s.documents.map(
+      (d) => `  ${pad(d.pending, 7)}  ${pad(d.done, 4)}  ${pad(d.skipped, 7)}  ${pad(d.notes, 5)}  ${d.path} (${d.kind}, ${d.windows} windows)`,
+    ),
     `total: ${s.totals.documents} document(s), ${s.totals.windows} windows: ${s.totals.pending} pending (${s.totals.claimed} claimed), ` +
       `${s.totals.done} done, ${s.totals.skipped} skipped, ${s.totals.notes} note(s)`,
   ];

@@ -11,7 +11,12 @@ export function integrateText(r: IntegrateResult): string {
 }
 
 function rowLine(r: RetainResultRow): string {
-  const where = r.action === 'merged' ? `merged into ${r.note?.path}` : r.action === 'superseded' ? `${r.note?.path} supersedes ${r.target?.path}` : `created ${r.note?.path}`;
+  const where =
+    r.action === 'merged'
+      ? `merged into ${r.note?.path}`
+      : r.action === 'superseded'
+        ? `${r.note?.path} supersedes ${r.target?.path}`
+        : `created ${r.note?.path}`;
   return `${where}  (${r.kind}: ${r.title})`;
 }
 

@@ -15,7 +15,6 @@ export function noteLine(n: NoteInfo): string {
   return `${n.slug}${kind}  ${n.title}${old}`;
 }
 
-
 export function initText(r: InitResult): string {
   return r.action === 'created' ? `initialized corpus at ${r.root}` : `corpus already initialized at ${r.root}`;
 }
@@ -52,7 +51,8 @@ function supersededLine(r: ReadResult): string {
   const parts = [`note: superseded by ${next ? chainName(next) : `${r.note.superseded_by} (not found)`}`];
   if (current && current !== next) parts.push(`; current: ${chainName(current)}`);
   if (!current) parts.push('; nothing current replaces it');
-  if (!next || next.archived) parts.push(` (${hint('repairLinks')} ${live.length ? `re-links this note to ${live[0].path}` : 'makes this note current again'})`);
+  if (!next || next.archived)
+    parts.push(` (${hint('repairLinks')} ${live.length ? `re-links this note to ${live[0].path}` : 'makes this note current again'})`);
   return parts.join('');
 }
 
@@ -83,11 +83,17 @@ export function listText(r: ListResult): string {
 
 /** One line per belief, oldest first: when it held true, when it was recorded and superseded. */
 export function timelineText(r: TimelineResult): string {
-  return r.timeline.map((b) => {
-    const valid = b.valid_from ? `true from ${b.valid_from}${b.valid_until ? ` until ${b.valid_until}` : ''}` : b.valid_until ? `true until ${b.valid_until}` : 'true at no known time';
-    const fate = b.current ? 'current' : b.superseded_at ? `superseded ${b.superseded_at}` : 'superseded';
-    return `${b.path}  ${b.title}  (${valid}; recorded ${b.recorded || 'at no known date'}; ${fate})`;
-  }).join('\n');
+  return r.timeline
+    .map((b) => {
+      const valid = b.valid_from
+        ? `true from ${b.valid_from}${b.valid_until ? ` until ${b.valid_until}` : ''}`
+        : b.valid_until
+          ? `true until ${b.valid_until}`
+          : 'true at no known time';
+      const fate = b.current ? 'current' : b.superseded_at ? `superseded ${b.superseded_at}` : 'superseded';
+      return `${b.path}  ${b.title}  (${valid}; recorded ${b.recorded || 'at no known date'}; ${fate})`;
+    })
+    .join('\n');
 }
 
 export function supersedeText(r: SupersedeResult): string {
@@ -103,7 +109,10 @@ export function archiveText(r: ArchiveResult): string {
 }
 
 export function overviewText(r: OverviewResult): string {
-  const kinds = Object.entries(r.by_kind).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ');
+  const kinds = Object.entries(r.by_kind)
+    .filter(([, n]) => n)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   const lines = [
     `${r.notes} notes${kinds ? ` (${kinds})` : ''}, ${r.superseded} superseded, ${r.archived} archived`,
     `inbox: ${r.inbox ? `${r.inbox} file(s) waiting` : 'empty'}`,

@@ -49,7 +49,10 @@ export function indexText(r: IndexResult): string {
 }
 
 export function statusText(s: StatusResult): string {
-  const kinds = Object.entries(s.byKind).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`).join(', ');
+  const kinds = Object.entries(s.byKind)
+    .filter(([, n]) => n)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
   return [
     `root: ${s.root}`,
     `notes: ${s.notes}${kinds ? ` (${kinds})` : ''}`,

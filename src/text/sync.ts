@@ -1,7 +1,11 @@
 import type { SyncResult } from '../api/sync.js';
 
 function files(what: string, f: { added: string[]; changed: string[]; removed: string[] }): string[] {
-  const parts = [f.added.length && `${f.added.length} added`, f.changed.length && `${f.changed.length} changed`, f.removed.length && `${f.removed.length} removed`].filter(Boolean);
+  const parts = [
+    f.added.length && `${f.added.length} added`,
+    f.changed.length && `${f.changed.length} changed`,
+    f.removed.length && `${f.removed.length} removed`,
+  ].filter(Boolean);
   return parts.length ? [`${what}: ${parts.join(', ')}`, ...[...f.added, ...f.changed, ...f.removed].slice(0, 20).map((p) => `  ${p}`)] : [];
 }
 
@@ -13,7 +17,8 @@ export function syncText(r: SyncResult): string {
   if (r.committed) lines.push(`committed ${r.committed.files.length} file(s) written here (${r.committed.sha.slice(0, 12)})`);
   lines.push(...files(`in from ${r.upstream} (${r.incoming.commits} commit(s))`, r.incoming));
   for (const m of r.renamed) lines.push(`two notes were written as ${m.from}: one is now ${m.to} (links to it follow by uuid)`);
-  for (const x of r.resolved.filter((x) => x.how === 'merged into the archived copy')) lines.push(`${x.path} was archived on one host and merged into on another: the fragments are in the archived copy`);
+  for (const x of r.resolved.filter((x) => x.how === 'merged into the archived copy'))
+    lines.push(`${x.path} was archived on one host and merged into on another: the fragments are in the archived copy`);
   if (r.outgoing.pushed) lines.push(...files(`out to ${r.upstream} (${r.outgoing.commits} commit(s))`, r.outgoing));
   if (!r.incoming.commits && !r.outgoing.pushed) lines.push(`up to date with ${r.upstream}`);
   return lines.join('\n');

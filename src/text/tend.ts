@@ -5,7 +5,8 @@ import { countsText } from '../api/commit-message.js';
 import { hint } from '../hints.js';
 
 function findingLine(act: TendAction, f: Finding): string {
-  const what = act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;
+  const what =
+    act === 'mint' ? 'note without uuid' : f.form === 'wiki' ? `[[${f.target}${f.label === f.target ? '' : `|${f.label}`}]]` : `[${f.label}](${f.target})`;
   const fix = f.fix ? ` -> ${[f.fix.target, f.fix.uuid && `uuid ${f.fix.uuid}`, f.fix.current && 'current again'].filter(Boolean).join(', ')}` : '';
   const why = f.reason ? ` (${f.reason})` : '';
   return `${f.file}:${f.line}: ${f.verdict}: ${what}${fix}${why}`;
@@ -36,9 +37,11 @@ function rewriteText(r: TendResult): string {
   const lines = r.findings.map((f) => findingLine(r.action, f));
   const fixable = r.findings.filter((f) => f.fix).length;
   const item = r.action === 'mint' ? 'note' : 'link';
-  lines.push(r.write
-    ? `${r.action}: changed ${plural(r.changed, item)} in ${plural(r.files.length, 'file')} (${countsText(r.counts)})`
-    : `${r.action}: would change ${plural(fixable, item)} (${countsText(r.counts)}); dry run, nothing written: ${hint('writeFix')}`);
+  lines.push(
+    r.write
+      ? `${r.action}: changed ${plural(r.changed, item)} in ${plural(r.files.length, 'file')} (${countsText(r.counts)})`
+      : `${r.action}: would change ${plural(fixable, item)} (${countsText(r.counts)}); dry run, nothing written: ${hint('writeFix')}`,
+  );
   return lines.join('\n');
 }
 

@@ -51,7 +51,10 @@ export class ViewerAccess {
     for (const part of (cookieHeader ?? '').split(';')) {
       const at = part.indexOf('=');
       if (at < 0 || part.slice(0, at).trim() !== this.cookieName) continue;
-      const [id, mac, ...rest] = part.slice(at + 1).trim().split('.');
+      const [id, mac, ...rest] = part
+        .slice(at + 1)
+        .trim()
+        .split('.');
       if (!id || !mac || rest.length) continue;
       const want = Buffer.from(this.sign(id));
       const got = Buffer.from(mac);

@@ -34,7 +34,9 @@ export interface Page {
 
 /** A whole page: head, the navigation every page has, and the content in `<main id="main">`. */
 export function layout(p: Page): string {
-  const data = Object.entries({ page: p.page, ...(p.data ?? {}) }).map(([k, v]) => ` data-${k}="${esc(v)}"`).join('');
+  const data = Object.entries({ page: p.page, ...(p.data ?? {}) })
+    .map(([k, v]) => ` data-${k}="${esc(v)}"`)
+    .join('');
   return `<!doctype html>
 <html lang="en">
 <head>

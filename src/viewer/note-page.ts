@@ -21,16 +21,21 @@ function list(items: string[], empty: string): string {
 
 function linksSection(r: ReadResult): string {
   const items = r.links.map((l) => {
-    if (!l.resolved || !l.path) return `<span class="broken">${esc(l.label || l.target)}</span> <span class="why">broken: ${esc(l.ambiguous ? `names ${l.ambiguous.join(', ')}` : `no note ${l.target}`)}</span>`;
+    if (!l.resolved || !l.path)
+      return `<span class="broken">${esc(l.label || l.target)}</span> <span class="why">broken: ${esc(l.ambiguous ? `names ${l.ambiguous.join(', ')}` : `no note ${l.target}`)}</span>`;
     const stale = l.anchor_uuid ? ' <span class="why">stale: its uuid anchor names another note</span>' : '';
     return `${noteLink(l.path, l.title ?? l.label, l.anchor_uuid ? 'stale' : '')}${stale}`;
   });
   return `<section id="links"><h2>Links</h2>${list(items, 'No links.')}</section>
-<section id="backlinks"><h2>Backlinks</h2>${list(r.backlinks.map((b) => noteLink(b.path, b.title)), 'No note links here.')}</section>`;
+<section id="backlinks"><h2>Backlinks</h2>${list(
+    r.backlinks.map((b) => noteLink(b.path, b.title)),
+    'No note links here.',
+  )}</section>`;
 }
 
 function chainSection(r: ReadResult): string {
-  const entry = (n: { path: string; title: string; archived: boolean; date: string }) => `${noteLink(n.path, n.title, n.archived ? 'archived' : '')} <span class="meta">${esc(n.date)}${n.archived ? ' · archived' : ''}</span>`;
+  const entry = (n: { path: string; title: string; archived: boolean; date: string }) =>
+    `${noteLink(n.path, n.title, n.archived ? 'archived' : '')} <span class="meta">${esc(n.date)}${n.archived ? ' · archived' : ''}</span>`;
   if (!r.chain.length && !r.replaces.length) return '';
   return `<section id="chain"><h2>Beliefs</h2>
 <h3>Replaces</h3>${list(r.replaces.map(entry), 'Nothing: the first belief on this.')}
@@ -47,7 +52,10 @@ function noteByUuidLink(root: string, uuid: string): string | undefined {
 function splitSection(root: string, r: ReadResult): string {
   const parentId = splitFromOf(r.note.frontmatter);
   const parent = parentId ? noteByUuidLink(root, parentId) : undefined;
-  return familySection(parent, splitParts(root, r.note.uuid, r.backlinks).map((n) => noteLink(n.path, n.title)));
+  return familySection(
+    parent,
+    splitParts(root, r.note.uuid, r.backlinks).map((n) => noteLink(n.path, n.title)),
+  );
 }
 
 function familySection(parent: string | undefined, parts: string[]): string {
@@ -59,7 +67,10 @@ function familySection(parent: string | undefined, parts: string[]): string {
 function archivedSplitSection(root: string, ref: string): string {
   try {
     const family = splitFamily(root, ref);
-    return familySection(family.parent ? noteLink(family.parent.path, family.parent.title) : undefined, family.children.map((c) => noteLink(c.path, c.title)));
+    return familySection(
+      family.parent ? noteLink(family.parent.path, family.parent.title) : undefined,
+      family.children.map((c) => noteLink(c.path, c.title)),
+    );
   } catch {
     return '';
   }
@@ -80,7 +91,9 @@ async function historySection(root: string, ref: string): Promise<string> {
 function traceSection(root: string, names: string[]): string {
   const items = traceAbout(root, names).map((t) => {
     const { ts, event, ...rest } = t;
-    const detail = Object.entries(rest).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
+    const detail = Object.entries(rest)
+      .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join('; ');
     return `<time>${esc(ts)}</time> <strong>${esc(event)}</strong> <span class="detail">${esc(detail.length > 600 ? `${detail.slice(0, 600)}…` : detail)}</span>`;
   });
   return `<section id="trace"><h2>Decisions</h2>${list(items, 'The trace names no decision about this note.')}</section>`;
@@ -93,7 +106,10 @@ function frontmatterSection(fm: Record<string, unknown>): string {
 
 function body(text: string, title: string): string {
   const { own, fragments } = noteParts(text);
-  const timeline = fragments.map((f) => `<li><div class="when"><time>${esc(f.when)}</time>${f.source ? ` <span class="source">${esc(f.source)}</span>` : ''}</div>${markdownHtml(f.text)}</li>`);
+  const timeline = fragments.map(
+    (f) =>
+      `<li><div class="when"><time>${esc(f.when)}</time>${f.source ? ` <span class="source">${esc(f.source)}</span>` : ''}</div>${markdownHtml(f.text)}</li>`,
+  );
   return `<article class="body">${markdownHtml(withoutTitle(own, title))}</article>${timeline.length ? `<section id="fragments"><h2>Merged since</h2><ol class="timeline">${timeline.join('')}</ol></section>` : ''}`;
 }
 
@@ -101,7 +117,7 @@ function body(text: string, title: string): string {
 export async function notePage(root: string, name: string): Promise<string> {
   const r = read(root, name);
   const n = r.note;
-  const successor = n.superseded_by ? r.chain.find((c) => !c.archived) ?? r.chain[0] : undefined;
+  const successor = n.superseded_by ? (r.chain.find((c) => !c.archived) ?? r.chain[0]) : undefined;
   const superseded = n.superseded_by
     ? `<p class="superseded-by">superseded by ${successor ? noteLink(successor.path, successor.title) : esc(n.superseded_by)}</p>`
     : '';

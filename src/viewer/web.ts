@@ -30,8 +30,15 @@ export interface Viewer {
 }
 
 /** No inline script or style, nothing from elsewhere, no framing. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-const SECURITY = { 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY', 'cache-control': 'no-store' };
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const SECURITY = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
 
 const ASSETS: Record<string, string> = { 'viewer.js': 'text/javascript; charset=utf-8', 'viewer.css': 'text/css; charset=utf-8' };
 
@@ -95,7 +102,8 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
   let hosts = new Set<string>();
   let origins = new Set<string>();
 
-  const html = (res: http.ServerResponse, status: number, body: string, head: boolean, headers: Record<string, string> = {}) => send(res, status, 'text/html; charset=utf-8', body, head, headers);
+  const html = (res: http.ServerResponse, status: number, body: string, head: boolean, headers: Record<string, string> = {}) =>
+    send(res, status, 'text/html; charset=utf-8', body, head, headers);
   const json = (res: http.ServerResponse, body: unknown, head: boolean) => send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body), head);
 
   async function route(req: http.IncomingMessage, res: http.ServerResponse, url: URL, head: boolean): Promise<void> {
@@ -119,15 +127,23 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const head = req.method === 'HEAD';
-    if (!hosts.has(String(req.headers.host ?? '').toLowerCase())) return send(res, 403, 'text/plain; charset=utf-8', 'forbidden: this Host is not the viewer\'s\n', head);
+    if (!hosts.has(String(req.headers.host ?? '').toLowerCase()))
+      return send(res, 403, 'text/plain; charset=utf-8', "forbidden: this Host is not the viewer's\n", head);
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.has(origin)) return send(res, 403, 'text/plain; charset=utf-8', 'forbidden: a page of another site\n', head);
-    if (req.method !== 'GET' && !head) return send(res, 405, 'text/plain; charset=utf-8', 'the viewer only reads: GET and HEAD\n', false, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && !head)
+      return send(res, 405, 'text/plain; charset=utf-8', 'the viewer only reads: GET and HEAD\n', false, { allow: 'GET, HEAD' });
     const url = new URL(req.url ?? '/', 'http://viewer');
     const launch = url.searchParams.get('launch');
     if (launch !== null) {
       const session = access.open(launch);
-      if (!session) return html(res, 401, messagePage('This link is spent', 'A launch link opens the viewer once and for five minutes. Run zk-memory view again for a new one.'), head);
+      if (!session)
+        return html(
+          res,
+          401,
+          messagePage('This link is spent', 'A launch link opens the viewer once and for five minutes. Run zk-memory view again for a new one.'),
+          head,
+        );
       url.searchParams.delete('launch');
       const to = `${url.pathname === '/' ? '/search' : url.pathname}${url.search}`;
       return send(res, 303, 'text/plain; charset=utf-8', '', head, { location: to, 'set-cookie': access.cookie(session) });
@@ -140,7 +156,8 @@ export async function listenViewer(root: string, ctx: RunContext, state: () => S
       if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { ...SECURITY, ...cache }).end();
       return send(res, 200, ASSETS[name], body, head, cache);
     }
-    if (!access.admits(req.headers.cookie)) return html(res, 401, messagePage('Open the viewer from its link', 'Run zk-memory view: it prints a link that lets this browser in.'), head);
+    if (!access.admits(req.headers.cookie))
+      return html(res, 401, messagePage('Open the viewer from its link', 'Run zk-memory view: it prints a link that lets this browser in.'), head);
     await withContext(newCall(ctx), async () => {
       // Every change made before the request is seen by the pages it reads (docs/server.md).
       await ctx.resident?.caughtUp();

@@ -107,7 +107,10 @@ export function snapshot(dir: string, opts: { skip?: RegExp } = {}): Record<stri
 }
 
 export function mdFiles(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.md')).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
 }
 
 export function write(dir: string, name: string, content: string | Buffer): string {

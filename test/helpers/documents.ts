@@ -99,9 +99,7 @@ export function makeDocx(paragraphs: Array<[string, string]>): Buffer {
       return `<w:p>${props}<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`;
     })
     .join('');
-  const styles = ['Heading1', 'Heading2']
-    .map((id, i) => `<w:style w:type="paragraph" w:styleId="${id}"><w:name w:val="heading ${i + 1}"/></w:style>`)
-    .join('');
+  const styles = ['Heading1', 'Heading2'].map((id, i) => `<w:style w:type="paragraph" w:styleId="${id}"><w:name w:val="heading ${i + 1}"/></w:style>`).join('');
   const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
   const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
   return zip({
@@ -149,7 +147,10 @@ export function makePdf(pages: string[]): Buffer {
   }
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
-  out += offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  out += offsets
+    .slice(1)
+    .map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)
+    .join('');
   out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }

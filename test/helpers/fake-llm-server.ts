@@ -11,7 +11,10 @@ export class RawAnswer {
 
 /** A scripted refusal: the server answers with this status and body. */
 export class HttpRefusal {
-  constructor(readonly status: number, readonly body: unknown) {}
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
 }
 
 export const notJson = (text: string) => new RawAnswer(text);
@@ -45,9 +48,20 @@ export async function startFakeLlm(handlers: Record<string, Handler>, o: { delay
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: answer instanceof RawAnswer ? answer.text : JSON.stringify(answer) } }] } }],
-      }));
+      res.end(
+        JSON.stringify({
+          choices: [
+            {
+              finish_reason: 'tool_calls',
+              message: {
+                role: 'assistant',
+                content: null,
+                tool_calls: [{ id: 'c1', type: 'function', function: { name, arguments: answer instanceof RawAnswer ? answer.text : JSON.stringify(answer) } }],
+              },
+            },
+          ],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -14,7 +14,13 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
 }
 
 async function identify(clone: string, name: string): Promise<void> {
-  for (const [k, v] of [['user.name', name], ['user.email', `${name}@example.org`], ['commit.gpgsign', 'false'], ['core.hooksPath', '.git/hooks']]) await git(clone, 'config', k, v);
+  for (const [k, v] of [
+    ['user.name', name],
+    ['user.email', `${name}@example.org`],
+    ['commit.gpgsign', 'false'],
+    ['core.hooksPath', '.git/hooks'],
+  ])
+    await git(clone, 'config', k, v);
 }
 
 export interface Hosts {

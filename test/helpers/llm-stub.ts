@@ -2,14 +2,22 @@ import type { ChatMessage, StructuredCallOptions, StructuredLLM } from '../../sr
 
 /** The text the distill call was asked about (between the conversation tags). */
 export function conversationOf(messages: ChatMessage[]): string {
-  const user = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const user = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
   const m = /<conversation>\n([\s\S]*)\n<\/conversation>/.exec(user);
   return m ? m[1] : user;
 }
 
 /** The ids of the notes shown to the merge judge. */
 export function shownIds(messages: ChatMessage[]): string[] {
-  return [...messages.map((m) => m.content).join('\n').matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+  return [
+    ...messages
+      .map((m) => m.content)
+      .join('\n')
+      .matchAll(/^id: (.+)$/gm),
+  ].map((m) => m[1]);
 }
 
 export interface StubCall {
@@ -42,6 +50,8 @@ export function stubLlm(handlers: Record<string, (messages: ChatMessage[], call:
   return Object.assign(fn, { calls, model: 'stub-model' });
 }
 
-export function candidate(o: Partial<{ kind: string; topic: string; title: string; slug: string; content: string; choice: string; alternatives: string[]; rationale: string }>) {
+export function candidate(
+  o: Partial<{ kind: string; topic: string; title: string; slug: string; content: string; choice: string; alternatives: string[]; rationale: string }>,
+) {
   return { kind: 'concept', topic: '', title: '', slug: '', content: '', ...o };
 }

@@ -53,7 +53,6 @@ function freePort(): Promise<number> {
   });
 }
 
-
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1', () => {
@@ -70,7 +69,8 @@ function isMounted(dir: string): boolean {
 }
 
 function exited(child: ChildProcess, log: string[]): () => string | undefined {
-  return () => (child.exitCode !== null || child.signalCode !== null ? `exited (${child.exitCode ?? child.signalCode}): ${log.join('').trim().slice(-500)}` : undefined);
+  return () =>
+    child.exitCode !== null || child.signalCode !== null ? `exited (${child.exitCode ?? child.signalCode}): ${log.join('').trim().slice(-500)}` : undefined;
 }
 
 /**
@@ -113,12 +113,25 @@ export async function startNas(): Promise<Nas> {
     fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 }); // sshd's privilege separation folder
     const port = await freePort();
     const config = path.join(tmp, 'sshd_config');
-    fs.writeFileSync(config, [
-      `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, `AuthorizedKeysFile ${authorized}`,
-      `PidFile ${path.join(tmp, 'sshd.pid')}`, 'PubkeyAuthentication yes', 'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no', 'PermitRootLogin prohibit-password', 'StrictModes no', 'UsePAM no',
-      'Subsystem sftp internal-sftp', 'LogLevel ERROR', '',
-    ].join('\n'));
+    fs.writeFileSync(
+      config,
+      [
+        `Port ${port}`,
+        'ListenAddress 127.0.0.1',
+        `HostKey ${hostKey}`,
+        `AuthorizedKeysFile ${authorized}`,
+        `PidFile ${path.join(tmp, 'sshd.pid')}`,
+        'PubkeyAuthentication yes',
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'PermitRootLogin prohibit-password',
+        'StrictModes no',
+        'UsePAM no',
+        'Subsystem sftp internal-sftp',
+        'LogLevel ERROR',
+        '',
+      ].join('\n'),
+    );
     const sshdLog: string[] = [];
     const sshd = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     children.push(sshd);
@@ -133,8 +146,12 @@ export async function startNas(): Promise<Nas> {
       mounts.push(dir);
       const log: string[] = [];
       const opts = [
-        `port=${port}`, `IdentityFile=${clientKey}`, 'StrictHostKeyChecking=no', 'UserKnownHostsFile=/dev/null',
-        'BatchMode=yes', 'LogLevel=ERROR',
+        `port=${port}`,
+        `IdentityFile=${clientKey}`,
+        'StrictHostKeyChecking=no',
+        'UserKnownHostsFile=/dev/null',
+        'BatchMode=yes',
+        'LogLevel=ERROR',
       ].join(',');
       // -f: stay in the foreground, so the process is ours to stop.
       const sshfs = spawn('sshfs', ['-f', '-o', opts, `root@127.0.0.1:${server}`, dir], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -18,14 +18,17 @@ export function processGone(pid: number): boolean {
 
 /** The pids of the running zk-memory servers whose command line (`serve` and its arguments) `matches`. */
 export function serverPids(matches: (args: string[]) => boolean): number[] {
-  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).flatMap((p) => {
-    try {
-      const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
-      return args.includes('serve') && matches(args) && !processGone(Number(p)) ? [Number(p)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .flatMap((p) => {
+      try {
+        const args = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+        return args.includes('serve') && matches(args) && !processGone(Number(p)) ? [Number(p)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** A running server as `serve --status --json` names it: its socket and its build. */
@@ -48,7 +51,11 @@ export async function askServer(server: RunningServer, argv: string[], o: { env?
   const command = servedCommand(extractGlobals(argv).rest);
   if (!command || command === 'mcp') throw new Error(`no server answers ${argv.join(' ')}`);
   const settings = callSettings({ ...process.env, ZK_MEMORY_ROOT: '', ZK_MEMORY_SOURCE: '', ZK_MEMORY_BACKEND: '', ...o.env });
-  const out = await ask(server.socket, { kind: 'call', build: server.build, command, argv, settings, cwd: o.cwd ?? process.cwd() }, { write: servedWrite(command) });
+  const out = await ask(
+    server.socket,
+    { kind: 'call', build: server.build, command, argv, settings, cwd: o.cwd ?? process.cwd() },
+    { write: servedWrite(command) },
+  );
   if (!('answer' in out)) throw new Error(`the server did not answer ${argv.join(' ')}: ${JSON.stringify(out)}`);
   const { code, stdout, stderr } = out.answer;
   let json: any;

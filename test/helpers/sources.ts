@@ -72,8 +72,7 @@ export const SPEC_MD =
 
 export const SLIDES_PAGES = ['Retrospective\nThe outage began with a full disk.', 'Actions\nAlert at eighty percent disk use.'];
 
-export const SLIDES_MD =
-  '# Page 1\n\nRetrospective\nThe outage began with a full disk.\n\n# Page 2\n\nActions\nAlert at eighty percent disk use.\n';
+export const SLIDES_MD = '# Page 1\n\nRetrospective\nThe outage began with a full disk.\n\n# Page 2\n\nActions\nAlert at eighty percent disk use.\n';
 
 /** The source folder; documents in reading order are guide.md, notes/big.txt, page.html, slides.pdf, spec.docx. */
 export function sourceTree(): string {

@@ -25,7 +25,9 @@ await inCall(async () => {
       await withCorpusLock(root, (lock) => {
         process.stdout.write('locked\n');
         const until = Date.now() + Number(a);
-        while (Date.now() < until) { /* a synchronous step that never lets the heartbeat run */ }
+        while (Date.now() < until) {
+          /* a synchronous step that never lets the heartbeat run */
+        }
         lock.assertHeld();
         fs.writeFileSync(path.join(root, 'stalled'), 'written');
       });

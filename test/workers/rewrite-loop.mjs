@@ -14,7 +14,10 @@ async function round(n) {
   if (mode === 'robustify' || mode === 'repair') return (await lib.tend(root, mode, { write: true })).changed > 0;
   if (mode === 'supersede') return (await lib.supersede(root, `old${n}`, 'hub')).action === 'superseded';
   // A new note on the hub's subject each round, so the next pass extends the hub's Related section.
-  fs.writeFileSync(path.join(root, `20260102-sourdough-${n}.md`), `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough ${n}\n---\n\nSourdough starter rye flour loaves, round ${n}.\n`);
+  fs.writeFileSync(
+    path.join(root, `20260102-sourdough-${n}.md`),
+    `---\nuuid: ${crypto.randomUUID()}\ntitle: Sourdough ${n}\n---\n\nSourdough starter rye flour loaves, round ${n}.\n`,
+  );
   const links = () => fs.readFileSync(path.join(root, '20260101-hub.md'), 'utf8').split('](20260102-sourdough-').length;
   const before = links();
   await lib.tendWrites(root, { llm, backend: 'rg' });

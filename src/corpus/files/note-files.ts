@@ -43,7 +43,8 @@ function realRootOf(root: string): () => string {
 /** The note files of a root, in name order (see isNoteEntry). */
 export function listNoteFiles(root: string): string[] {
   const realRoot = realRootOf(root);
-  return fs.readdirSync(root, { withFileTypes: true })
+  return fs
+    .readdirSync(root, { withFileTypes: true })
     .filter((d) => isNoteEntry(root, d, d.name, realRoot))
     .map((d) => d.name)
     .sort();

@@ -119,7 +119,14 @@ async function carryOver(displaced: number, from: number, dest: number, settle: 
  * `known` bytes. Returns the new file, open for appending (the caller closes it), and how many
  * bytes were carried.
  */
-async function swapCarrying(lock: HeldLock, tmp: string, file: string, displaced: number, known: number, settle: boolean): Promise<{ dest: number; carried: number }> {
+async function swapCarrying(
+  lock: HeldLock,
+  tmp: string,
+  file: string,
+  displaced: number,
+  known: number,
+  settle: boolean,
+): Promise<{ dest: number; carried: number }> {
   const dest = fs.openSync(tmp, fs.constants.O_RDWR | fs.constants.O_APPEND);
   try {
     lock.assertHeld();

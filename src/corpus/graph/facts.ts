@@ -59,7 +59,12 @@ export function noteFacts(note: Note): NoteFacts {
     .filter((l) => isNoteLink(l) || (l.target === '' && l.fragment !== undefined))
     .map((l) => ({ ...l, written: note.raw.slice(l.targetStart, l.targetEnd) }));
   return {
-    path: note.path, uuid: note.uuid, title: note.title, superseded_by: note.superseded_by, supersedes: note.supersedes, links,
+    path: note.path,
+    uuid: note.uuid,
+    title: note.title,
+    superseded_by: note.superseded_by,
+    supersedes: note.supersedes,
+    links,
     headings: lists(noteHeadings(doc)),
     lines: { supersedes: note.supersedes.length ? keyLine(note, 'supersedes') : 1, superseded_by: note.superseded_by ? keyLine(note, 'superseded_by') : 1 },
     validity: validityOf(note),
@@ -70,29 +75,81 @@ export function noteFacts(note: Note): NoteFacts {
 function validityOf(note: Note): Validity {
   const { valid_from, valid_until } = note.times;
   return {
-    date: note.date, valid_from, valid_until,
+    date: note.date,
+    valid_from,
+    valid_until,
     lines: { valid_from: valid_from ? keyLine(note, 'valid_from') : 1, valid_until: valid_until ? keyLine(note, 'valid_until') : 1 },
   };
 }
 
 const FORMS: readonly string[] = ['inline', 'reference', 'wiki', 'autolink'] satisfies LinkForm[];
 
-type KeptLink = [form: string, image: 0 | 1, label: string, target: string, fragment: string | null, uuid: string | null,
-  line: number, start: number, end: number, linkEnd: number, targetStart: number, targetEnd: number, written: string];
+type KeptLink = [
+  form: string,
+  image: 0 | 1,
+  label: string,
+  target: string,
+  fragment: string | null,
+  uuid: string | null,
+  line: number,
+  start: number,
+  end: number,
+  linkEnd: number,
+  targetStart: number,
+  targetEnd: number,
+  written: string,
+];
 type KeptHeadings = [slugs: string[], texts: string[], blocks: string[]];
 type KeptValidity = [date: string, valid_from: string | null, valid_until: string | null, fromLine: number, untilLine: number];
 type KeptUnreadDate = [key: string, value: string, line: number];
-type Kept = [uuid: string, title: string, superseded_by: string | null, supersedes: string[], links: KeptLink[], headings: KeptHeadings,
-  supersedesLine: number, supersededByLine: number, validity: KeptValidity, unreadDates?: KeptUnreadDate[]];
+type Kept = [
+  uuid: string,
+  title: string,
+  superseded_by: string | null,
+  supersedes: string[],
+  links: KeptLink[],
+  headings: KeptHeadings,
+  supersedesLine: number,
+  supersededByLine: number,
+  validity: KeptValidity,
+  unreadDates?: KeptUnreadDate[],
+];
 
-const keepLink = (l: TendedLink): KeptLink =>
-  [l.form, l.image ? 1 : 0, l.label, l.target, l.fragment ?? null, l.uuid ?? null, l.line, l.start, l.end, l.linkEnd, l.targetStart, l.targetEnd, l.written];
+const keepLink = (l: TendedLink): KeptLink => [
+  l.form,
+  l.image ? 1 : 0,
+  l.label,
+  l.target,
+  l.fragment ?? null,
+  l.uuid ?? null,
+  l.line,
+  l.start,
+  l.end,
+  l.linkEnd,
+  l.targetStart,
+  l.targetEnd,
+  l.written,
+];
 
 function linkBack(k: unknown): TendedLink | undefined {
   if (!Array.isArray(k) || k.length !== 13) return undefined;
   const [form, image, label, target, fragment, uuid, line, start, end, linkEnd, targetStart, targetEnd, written] = k as KeptLink;
-  if (!FORMS.includes(form) || (image !== 0 && image !== 1) || !isStr(label) || !isStr(target) || !isStrOrNull(fragment) || !isStrOrNull(uuid)
-    || !isNum(line) || !isNum(start) || !isNum(end) || !isNum(linkEnd) || !isNum(targetStart) || !isNum(targetEnd) || !isStr(written)) return undefined;
+  if (
+    !FORMS.includes(form) ||
+    (image !== 0 && image !== 1) ||
+    !isStr(label) ||
+    !isStr(target) ||
+    !isStrOrNull(fragment) ||
+    !isStrOrNull(uuid) ||
+    !isNum(line) ||
+    !isNum(start) ||
+    !isNum(end) ||
+    !isNum(linkEnd) ||
+    !isNum(targetStart) ||
+    !isNum(targetEnd) ||
+    !isStr(written)
+  )
+    return undefined;
   const link: TendedLink = { form: form as LinkForm, image: image === 1, label, target, line, start, end, linkEnd, targetStart, targetEnd, written };
   if (fragment !== null) link.fragment = fragment;
   if (uuid !== null) link.uuid = uuid;
@@ -124,8 +181,14 @@ const FACTS: DerivedKind<NoteFacts> = {
   derive: noteFacts,
   encode: (f): Kept => {
     const row: Kept = [
-      f.uuid, f.title, f.superseded_by, f.supersedes, f.links.map(keepLink),
-      [f.headings.slugs, f.headings.texts, f.headings.blocks], f.lines.supersedes, f.lines.superseded_by,
+      f.uuid,
+      f.title,
+      f.superseded_by,
+      f.supersedes,
+      f.links.map(keepLink),
+      [f.headings.slugs, f.headings.texts, f.headings.blocks],
+      f.lines.supersedes,
+      f.lines.superseded_by,
       [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
     ];
     // Most notes' dates all read: their row leaves the list out.
@@ -139,15 +202,32 @@ const FACTS: DerivedKind<NoteFacts> = {
     if (!validity || !Array.isArray(keptUnread)) return undefined;
     const unread = keptUnread.map(unreadDateBack);
     if (!unread.every((d): d is UnreadDate => d !== undefined)) return undefined;
-    if (!isStr(uuid) || !isStr(title) || !isStrOrNull(superseded_by) || !isStrs(supersedes) || !Array.isArray(kept)
-      || !Array.isArray(headings) || headings.length !== 3 || !headings.every(isStrs) || !isNum(supersedesLine) || !isNum(supersededByLine)) return undefined;
+    if (
+      !isStr(uuid) ||
+      !isStr(title) ||
+      !isStrOrNull(superseded_by) ||
+      !isStrs(supersedes) ||
+      !Array.isArray(kept) ||
+      !Array.isArray(headings) ||
+      headings.length !== 3 ||
+      !headings.every(isStrs) ||
+      !isNum(supersedesLine) ||
+      !isNum(supersededByLine)
+    )
+      return undefined;
     const links = kept.map(linkBack);
     if (!links.every((l): l is TendedLink => l !== undefined)) return undefined;
     const [slugs, texts, blocks] = headings;
     return {
-      path: name, uuid, title, superseded_by, supersedes: lean(supersedes, shared), links: lean(links, shared),
+      path: name,
+      uuid,
+      title,
+      superseded_by,
+      supersedes: lean(supersedes, shared),
+      links: lean(links, shared),
       headings: { slugs: lean(slugs, shared), texts: lean(texts, shared), blocks: lean(blocks, shared) },
-      lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES, shared), validity,
+      lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES, shared),
+      validity,
       unreadDates: lean(unread, shared),
     };
   },

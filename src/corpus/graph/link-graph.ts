@@ -62,7 +62,14 @@ interface LinkIndex {
 const fileNameKeys = (path: string) => wikiNamesOf({ path });
 
 function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
-  const index: LinkIndex = { files: new Set(), byFileName: new Map(), byTitle: new Map(), linkingUuid: new Map(), linkingName: new Map(), linkingFile: new Map() };
+  const index: LinkIndex = {
+    files: new Set(),
+    byFileName: new Map(),
+    byTitle: new Map(),
+    linkingUuid: new Map(),
+    linkingName: new Map(),
+    linkingFile: new Map(),
+  };
   for (const f of facts) indexNote(index, f, add);
   return index;
 }
@@ -158,7 +165,9 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   // note that may link here.
   const wikiNames = new Set([...links.filter(linksByName).map((l) => nameKey(l.target)), ...own].filter(Boolean));
   // A name link may write the title %-encoded (`[Dana](Dana%20Whitfield)`).
-  const linking = [...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean))];
+  const linking = [
+    ...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean)),
+  ];
   // A resident process finds them in its index of every note's links; a call of its own, by grep.
   const index = keptFactsBuilt(root, 'link-index', linkIndex, followLinkIndex);
   const candidates = index ? { ...indexCandidates(index, note, wikiNames), files: index.files } : grepCandidates(root, wikiNames, linking);
@@ -200,8 +209,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const backlinks: Backlink[] = [];
   for (const other of notes) {
     if (other === note) continue;
-    const first = noteLinks(other).find((l) =>
-      (uuid && l.uuid === uuid) || (linksByName(l) ? names.resolve(l.target).note === note : l.target === note.path));
+    const first = noteLinks(other).find((l) => (uuid && l.uuid === uuid) || (linksByName(l) ? names.resolve(l.target).note === note : l.target === note.path));
     if (first) backlinks.push({ path: other.path, title: other.title, line: first.line });
   }
   return { links: resolved, backlinks };

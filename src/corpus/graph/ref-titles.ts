@@ -22,7 +22,14 @@ export interface Titled {
 
 /** The words of a text as a title line holds them (letters and digits, lowercase), longest first. */
 function words(text: string): string[] {
-  return [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1))].sort((a, b) => b.length - a.length);
+  return [
+    ...new Set(
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length > 1),
+    ),
+  ].sort((a, b) => b.length - a.length);
 }
 
 /**
@@ -77,10 +84,10 @@ export function likelyNotes(root: string, ref: string, candidates: Titled[]): Ti
   const asked = words(ref);
   const byTitle = asked.length
     ? candidates.flatMap((n) => {
-      const title = new Set(words(n.title));
-      const shared = asked.filter((w) => title.has(w)).length / asked.length;
-      return shared >= 0.5 ? [{ n, score: shared * 5 }] : [];
-    })
+        const title = new Set(words(n.title));
+        const shared = asked.filter((w) => title.has(w)).length / asked.length;
+        return shared >= 0.5 ? [{ n, score: shared * 5 }] : [];
+      })
     : [];
   const rank = (s: { n: Titled; score: number }) => s.score + (s.n.superseded_by ? 0 : 0.5);
   const seen = new Set<string>();

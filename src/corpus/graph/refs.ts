@@ -30,7 +30,16 @@ export function resolveRef(root: string, ref: string): Note {
   // A ref that could point elsewhere is never a file name, but it may be a title (`Lisbon/Porto trip`).
   const titled = refTitleCandidates(root, r);
   if (/[/\\]/.test(r) || r.startsWith('.')) {
-    return noteTitled(root, titled, r) ?? unknown(root, titled, r, `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path, unless it is a note's title)`, 'invalid_ref');
+    return (
+      noteTitled(root, titled, r) ??
+      unknown(
+        root,
+        titled,
+        r,
+        `invalid ref: ${JSON.stringify(quoted(ref))} (a ref names a note in the corpus root, not a path, unless it is a note's title)`,
+        'invalid_ref',
+      )
+    );
   }
   const short = /^[0-9a-f]{4,7}$/i.test(r) ? ' (a uuid prefix needs at least 8 hex digits)' : '';
   return namedNote(root, r) ?? noteTitled(root, titled, r) ?? unknown(root, titled, r, `unknown ref: ${quoted(r)}${short}`, 'not_found');
@@ -71,7 +80,8 @@ function noteTitled(root: string, candidates: () => Titled[], r: string): Note |
   const current = titled.filter((n) => !n.superseded_by);
   const one = current.length === 1 ? current[0] : titled.length === 1 ? titled[0] : undefined;
   if (one) return readNoteFile(root, one.path);
-  if (titled.length) throw new ZkError('ambiguous_ref', `ambiguous ref: ${quoted(r)} is the title of ${titled.map((n) => n.path).join(', ')} (${hint('nameByFile')})`);
+  if (titled.length)
+    throw new ZkError('ambiguous_ref', `ambiguous ref: ${quoted(r)} is the title of ${titled.map((n) => n.path).join(', ')} (${hint('nameByFile')})`);
   return undefined;
 }
 

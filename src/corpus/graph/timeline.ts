@@ -50,8 +50,14 @@ function replacedNotes(root: string, note: Note): Note[] {
 function belief(n: Note, successor: Note | undefined): Belief {
   const valid = validityWhen(n, successor);
   return {
-    path: n.path, title: n.title, uuid: n.uuid, recorded: n.date, superseded_at: supersededWhen(n, successor),
-    valid_from: valid.from, valid_until: valid.until, current: !n.superseded_by,
+    path: n.path,
+    title: n.title,
+    uuid: n.uuid,
+    recorded: n.date,
+    superseded_at: supersededWhen(n, successor),
+    valid_from: valid.from,
+    valid_until: valid.until,
+    current: !n.superseded_by,
   };
 }
 

@@ -47,7 +47,10 @@ function isDead(lease: Lease | undefined): boolean {
 
 function render(purpose: string, since: string): string {
   const lease: Lease = {
-    host: os.hostname(), pid: process.pid, purpose, since,
+    host: os.hostname(),
+    pid: process.pid,
+    purpose,
+    since,
     expires: new Date(now() + leaseMs()).toISOString(),
   };
   return `${JSON.stringify(lease)}\n`;
@@ -76,14 +79,17 @@ export async function withCaretakerLease<T>(root: string, purpose: string, fn: (
     const who = h ? `${h.host} pid ${h.pid}${h.purpose ? ` (${h.purpose})` : ''} until ${h.expires}` : 'another caretaker';
     throw new ZkError('lease_held', `caretaker lease held by ${who}`);
   }
-  const renew = setInterval(() => {
-    try {
-      // Atomic, so another caretaker never reads a half-written lease and takes it for dead.
-      if (isOurs(readLease(root))) replaceFile(root, file, render(purpose, since));
-    } catch {
-      // a missed renewal only shortens the lease
-    }
-  }, Math.max(1000, leaseMs() / 3));
+  const renew = setInterval(
+    () => {
+      try {
+        // Atomic, so another caretaker never reads a half-written lease and takes it for dead.
+        if (isOurs(readLease(root))) replaceFile(root, file, render(purpose, since));
+      } catch {
+        // a missed renewal only shortens the lease
+      }
+    },
+    Math.max(1000, leaseMs() / 3),
+  );
   renew.unref();
   try {
     return await fn();

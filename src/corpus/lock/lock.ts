@@ -37,7 +37,6 @@ export function lockMaxHoldMs(): number {
   return settings().lockMaxHoldMs();
 }
 
-
 /**
  * Where a lock lives: the corpus lock `.zk/lock`, or another lock of the same kind (the search
  * index has its own, so index builds never make writers wait). Break and dead folders are made
@@ -65,7 +64,6 @@ export interface Holder {
   beat: number;
   time: string;
 }
-
 
 // The record has a fixed size, so a mount that caches a file's size never cuts a fresh read short.
 const RECORD_BYTES = 512;
@@ -143,7 +141,10 @@ function observe(site: LockSite): Observation | undefined {
   // a change forever. The record's bytes (token and beat) are what tell one lock state from another.
   if (!st.isDirectory()) {
     const kind = st.isSymbolicLink() ? 'a symlink' : st.isFile() ? 'a plain file' : 'something unexpected';
-    return { key: `other:${st.size}:${st.mtimeMs}:${st.mode}`, describe: `${kind} at ${path.basename(path.dirname(lockPath))}/${path.basename(lockPath)} (not a lock folder)` };
+    return {
+      key: `other:${st.size}:${st.mtimeMs}:${st.mode}`,
+      describe: `${kind} at ${path.basename(path.dirname(lockPath))}/${path.basename(lockPath)} (not a lock folder)`,
+    };
   }
   const bytes = readRecordBytes(site);
   const holder = parseRecord(bytes);
@@ -182,9 +183,7 @@ function breakLock(site: LockSite, seen: Observation, unchangedMs: number): void
     // same thing byte for byte (a folder that has meanwhile got a record is a fresh lock).
     const isDir = fs.lstatSync(dead).isDirectory();
     const movedBytes = isDir ? readRecordFile(path.join(dead, 'holder')) : undefined;
-    const fresh = seen.token
-      ? parseRecord(movedBytes)?.token !== seen.token
-      : seen.key.startsWith('dir:') ? !isDir || dirKey(movedBytes) !== seen.key : isDir;
+    const fresh = seen.token ? parseRecord(movedBytes)?.token !== seen.token : seen.key.startsWith('dir:') ? !isDir || dirKey(movedBytes) !== seen.key : isDir;
     if (fresh) {
       // A fresh lock was taken between the check and the rename: give it back.
       try {
@@ -252,17 +251,20 @@ class Lock implements HeldLock {
   private startBeating(): void {
     const stale = lockStaleMs();
     const maxHold = lockMaxHoldMs();
-    this.timer = setInterval(() => {
-      // A holder stuck past its maximum stops beating, so the others take the lock over.
-      if (performance.now() - this.heldSince > maxHold || !this.isOurs()) return this.stopBeating();
-      this.holder.beat++;
-      this.holder.time = new Date(now()).toISOString();
-      try {
-        writeRecord(this.site, this.holder, false);
-      } catch {
-        // a missed beat: the next one (well within the stale window) refreshes it
-      }
-    }, Math.max(250, stale / 4));
+    this.timer = setInterval(
+      () => {
+        // A holder stuck past its maximum stops beating, so the others take the lock over.
+        if (performance.now() - this.heldSince > maxHold || !this.isOurs()) return this.stopBeating();
+        this.holder.beat++;
+        this.holder.time = new Date(now()).toISOString();
+        try {
+          writeRecord(this.site, this.holder, false);
+        } catch {
+          // a missed beat: the next one (well within the stale window) refreshes it
+        }
+      },
+      Math.max(250, stale / 4),
+    );
     this.timer.unref();
   }
 

@@ -1,7 +1,6 @@
 import { parseMarkdown, type LinkForm, type MarkdownDoc, type RawLink } from './markdown.js';
 import { scanPlain } from './plain-scan.js';
 
-
 /** A link found in a note, outside code and HTML, to something that is not an external URL. */
 export interface Link {
   /** How it is written: `[l](t)`, `[l][ref]` (target in a definition), `[[t]]`, or `<scheme:…>`. */
@@ -142,8 +141,13 @@ const EXTENSION = /\.[A-Za-z0-9]{1,5}$/;
  * as other tools write them. A target with a folder or a file extension names a file, not a note.
  */
 export function isNameLink(link: Pick<Link, 'form' | 'target'>): boolean {
-  return (link.form === 'inline' || link.form === 'reference') && link.target !== '' && !/[/\\]/.test(link.target)
-    && !link.target.startsWith('.') && !EXTENSION.test(link.target);
+  return (
+    (link.form === 'inline' || link.form === 'reference') &&
+    link.target !== '' &&
+    !/[/\\]/.test(link.target) &&
+    !link.target.startsWith('.') &&
+    !EXTENSION.test(link.target)
+  );
 }
 
 /** Whether a link names its note by a name (a wikilink or a name link), not by its file name. */

@@ -138,13 +138,30 @@ export function parseMarkdown(text: string): MarkdownDoc {
         if (d.destStart === undefined) {
           // `<scheme:…>` or a GFM literal URL: the destination is the text itself
           const inner = text[start] === '<' ? 1 : 0;
-          doc.links.push({ form: 'autolink', image, label: text.slice(start + inner, end - inner), start, end, destStart: start + inner, destEnd: end - inner, url: n.url, line });
+          doc.links.push({
+            form: 'autolink',
+            image,
+            label: text.slice(start + inner, end - inner),
+            start,
+            end,
+            destStart: start + inner,
+            destEnd: end - inner,
+            url: n.url,
+            line,
+          });
           break;
         }
         const labelStart = start + (image ? 2 : 1);
         doc.links.push({
-          form: 'inline', image, label: text.slice(labelStart, d.labelEnd ?? labelStart), start, end,
-          destStart: d.destStart, destEnd: d.destEnd!, url: n.url, line,
+          form: 'inline',
+          image,
+          label: text.slice(labelStart, d.labelEnd ?? labelStart),
+          start,
+          end,
+          destStart: d.destStart,
+          destEnd: d.destEnd!,
+          url: n.url,
+          line,
         });
         break;
       }
@@ -157,8 +174,15 @@ export function parseMarkdown(text: string): MarkdownDoc {
         const labelStart = start + (image ? 2 : 1);
         const labelEnd = n.referenceType === 'shortcut' ? end - 1 : (d.labelEnd ?? end - 1);
         doc.links.push({
-          form: 'reference', image, label: text.slice(labelStart, labelEnd), start, end,
-          destStart: dd.destStart, destEnd: dd.destEnd!, url: def.url, line,
+          form: 'reference',
+          image,
+          label: text.slice(labelStart, labelEnd),
+          start,
+          end,
+          destStart: dd.destStart,
+          destEnd: dd.destEnd!,
+          url: def.url,
+          line,
         });
         break;
       }
@@ -181,8 +205,15 @@ export function parseMarkdown(text: string): MarkdownDoc {
     const targetEnd = bar < 0 ? raw.length : raw[bar - 1] === '\\' ? bar - 1 : bar;
     const target = raw.slice(0, targetEnd);
     doc.links.push({
-      form: 'wiki', image: text[w.start] === '!', label: bar < 0 ? target : raw.slice(bar + 1),
-      start: w.start, end: w.end, destStart: w.valueStart, destEnd: w.valueStart + targetEnd, url: target, line: w.line,
+      form: 'wiki',
+      image: text[w.start] === '!',
+      label: bar < 0 ? target : raw.slice(bar + 1),
+      start: w.start,
+      end: w.end,
+      destStart: w.valueStart,
+      destEnd: w.valueStart + targetEnd,
+      url: target,
+      line: w.line,
     });
   }
   doc.links.sort((a, b) => a.start - b.start);

@@ -1,4 +1,3 @@
-
 // How a wikilink names a note. Obsidian, zk and Foam write `[[target]]` with a file name, a stem,
 // or a title; this corpus also knows the undated slug (`judy` for `20261130-judy.md`). Names are
 // compared without regard to case, as those tools do.
@@ -108,7 +107,7 @@ export class NoteNames<N extends Named = Named> {
     const title = pick(this.byTitle.get(k));
     if (title?.note) return title;
     const undated = pickUndated(this.byUndated.get(k));
-    return (undated?.note ? undated : title ?? undated) ?? {};
+    return (undated?.note ? undated : (title ?? undated)) ?? {};
   }
 
   /**

@@ -124,8 +124,15 @@ export function scanPlain(text: string): MarkdownDoc | undefined {
     const labelStart = start + 1;
     const destStart = labelStart + m[1].length + 2;
     links.push({
-      form: 'inline', image: false, label: text.slice(labelStart, labelStart + m[1].length), start, end: start + m[0].length,
-      destStart, destEnd: destStart + m[2].length, url: m[2], line,
+      form: 'inline',
+      image: false,
+      label: text.slice(labelStart, labelStart + m[1].length),
+      start,
+      end: start + m[0].length,
+      destStart,
+      destEnd: destStart + m[2].length,
+      url: m[2],
+      line,
     });
     brackets += count(m[0], '[') + count(m[0], ']');
   }

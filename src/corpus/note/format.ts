@@ -1,7 +1,6 @@
 import YAML from 'yaml';
 import type { Kind } from './kinds.js';
 
-
 /** The parts of a note file as found on disk; nothing normalized away. */
 export interface ParsedText {
   /** Parsed frontmatter; empty when there is none or it is not valid YAML. */
@@ -29,8 +28,13 @@ export function parseNoteText(raw: string): ParsedText {
   const text = raw.slice(bom);
   const eol = /\r\n/.test(text.slice(0, 4096)) ? '\r\n' : '\n';
   const none: ParsedText = {
-    frontmatter: {}, hasFrontmatter: false, body: text, bodyOffset: bom,
-    yamlStart: bom, yamlEnd: bom, eol,
+    frontmatter: {},
+    hasFrontmatter: false,
+    body: text,
+    bodyOffset: bom,
+    yamlStart: bom,
+    yamlEnd: bom,
+    eol,
   };
   const open = OPEN.exec(text);
   if (!open) return none;
@@ -40,8 +44,13 @@ export function parseNoteText(raw: string): ParsedText {
   const yamlText = rest.slice(0, close.index);
   const bodyStart = open[0].length + close.index + close[0].length;
   const parsed: ParsedText = {
-    frontmatter: {}, hasFrontmatter: true, body: text.slice(bodyStart), bodyOffset: bom + bodyStart,
-    yamlStart: bom + open[0].length, yamlEnd: bom + open[0].length + close.index, eol,
+    frontmatter: {},
+    hasFrontmatter: true,
+    body: text.slice(bodyStart),
+    bodyOffset: bom + bodyStart,
+    yamlStart: bom + open[0].length,
+    yamlEnd: bom + open[0].length + close.index,
+    eol,
   };
   const simple = simpleFrontmatter(yamlText);
   if (simple) {
@@ -65,7 +74,8 @@ export function parseNoteText(raw: string): ParsedText {
 const SIMPLE_LINE = /^([A-Za-z_][A-Za-z0-9_]*): +(\S(?:.*\S)?) *\r?$/;
 const SINGLE_QUOTED = /^'((?:[^']|'')*)'$/;
 /** Plain scalars the YAML core schema reads as something other than a string. */
-const NOT_A_STRING = /^(?:true|false|True|False|TRUE|FALSE|null|Null|NULL|~|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
+const NOT_A_STRING =
+  /^(?:true|false|True|False|TRUE|FALSE|null|Null|NULL|~|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
 
 function simpleScalar(v: string): string | undefined {
   const quoted = SINGLE_QUOTED.exec(v);
@@ -184,7 +194,10 @@ const REBINDS_LINE_ABOVE = /^[-=:| \t]*[-=][-=:| \t]*$/;
 function rebindsDateLine(text: string): boolean {
   const blank = /\n[ \t]*\n/.exec(text);
   const paragraph = blank ? text.slice(0, blank.index) : text;
-  return paragraph.split('\n').slice(1).some((line) => REBINDS_LINE_ABOVE.test(line));
+  return paragraph
+    .split('\n')
+    .slice(1)
+    .some((line) => REBINDS_LINE_ABOVE.test(line));
 }
 
 /**

@@ -120,7 +120,12 @@ const SUPERSESSION = ['superseded_by', 'superseded_at'];
  * one that made it current, then the earlier moment, then the smaller uuid.
  */
 function supersessionSide(o: Map<string, string>, t: Map<string, string>): Map<string, string> {
-  const key = (m: Map<string, string>) => [m.has('superseded_by') ? 0 : 1, String(valueOf(m.get('superseded_at'), 'superseded_at') ?? ''), String(valueOf(m.get('superseded_by'), 'superseded_by') ?? '')].join('\u0000');
+  const key = (m: Map<string, string>) =>
+    [
+      m.has('superseded_by') ? 0 : 1,
+      String(valueOf(m.get('superseded_at'), 'superseded_at') ?? ''),
+      String(valueOf(m.get('superseded_by'), 'superseded_by') ?? ''),
+    ].join('\u0000');
   return key(o) <= key(t) ? o : t;
 }
 
@@ -133,7 +138,10 @@ function keyOrder(b: Map<string, string>, o: Map<string, string>, t: Map<string,
   const added = [...kept].filter((k) => !b.has(k)).sort();
   for (const k of added) {
     const side = [...(o.has(k) ? o.keys() : t.keys())];
-    const before = side.slice(0, side.indexOf(k)).reverse().find((p) => order.includes(p));
+    const before = side
+      .slice(0, side.indexOf(k))
+      .reverse()
+      .find((p) => order.includes(p));
     order.splice(before === undefined ? 0 : order.indexOf(before) + 1, 0, k);
   }
   return order;
@@ -164,12 +172,20 @@ function mergeKeys(bText: string, oText: string, tText: string, eol: string): Pi
     if (v !== undefined) chosen.set(k, v);
   }
   if (conflicts.length) return { ...mergeLines(bText, oText, tText), conflict: true };
-  return { text: keyOrder(b, o, t, new Set(chosen.keys())).map((k) => chosen.get(k)!).join(''), conflict: false };
+  return {
+    text: keyOrder(b, o, t, new Set(chosen.keys()))
+      .map((k) => chosen.get(k)!)
+      .join(''),
+    conflict: false,
+  };
 }
 
 /** A note's uuid as its frontmatter gives it, lowercase; empty without one. */
 export const uuidOfText = (raw: string) => uuidOf(read(raw));
-const uuidOf = (v: Version) => String(v.parsed.frontmatter.uuid ?? '').trim().toLowerCase();
+const uuidOf = (v: Version) =>
+  String(v.parsed.frontmatter.uuid ?? '')
+    .trim()
+    .toLowerCase();
 
 /** Merge a note changed on two hosts from a common base (an empty base: created on both). */
 export function mergeNoteTexts(baseRaw: string, oursRaw: string, theirsRaw: string): NoteMerge {
@@ -186,7 +202,9 @@ export function mergeNoteTexts(baseRaw: string, oursRaw: string, theirsRaw: stri
 
   const p = base.parsed;
   const yaml = (v: Version) => v.raw.slice(v.parsed.yamlStart, v.parsed.yamlEnd);
-  const keys = p.hasFrontmatter ? mergeKeys(yaml(base), yaml(ours), yaml(theirs), p.eol) ?? mergePart(yaml(base), yaml(ours), yaml(theirs)) : { text: '', conflict: false };
+  const keys = p.hasFrontmatter
+    ? (mergeKeys(yaml(base), yaml(ours), yaml(theirs), p.eol) ?? mergePart(yaml(base), yaml(ours), yaml(theirs)))
+    : { text: '', conflict: false };
 
   const [bParts, oParts, tParts] = all.map((v) => bodyParts(v.parsed.body));
   if (oParts.length < bParts.length || tParts.length < bParts.length) return whole();
@@ -195,6 +213,7 @@ export function mergeNoteTexts(baseRaw: string, oursRaw: string, theirsRaw: stri
 
   const front = p.hasFrontmatter ? baseRaw.slice(0, p.yamlStart) + keys.text + baseRaw.slice(p.yamlEnd, p.bodyOffset) : baseRaw.slice(0, p.bodyOffset);
   const text = front + shared.map((s) => s.text).join('') + added.join('');
-  if (keys.conflict || shared.some((s) => s.conflict)) return { kind: 'conflict', text, why: keys.conflict ? 'both sides changed the same frontmatter key' : 'both sides changed the same text' };
+  if (keys.conflict || shared.some((s) => s.conflict))
+    return { kind: 'conflict', text, why: keys.conflict ? 'both sides changed the same frontmatter key' : 'both sides changed the same text' };
   return { kind: 'clean', text };
 }

@@ -23,15 +23,36 @@ export const isPinned = (n: Pick<Note, 'parsed'>): boolean => n.parsed.frontmatt
 /** The fields of a note read from its file (nothing of the text is kept), with the file's stamp. */
 export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes' | 'times'>, seen: FileStamp, pinned: boolean): NoteMeta {
   return {
-    uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date, kind: n.kind, author: n.author,
-    superseded_by: n.superseded_by, supersedes: n.supersedes, times: n.times, pinned, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, ino: seen.ino, size: seen.size,
+    uuid: n.uuid,
+    slug: n.slug,
+    path: n.path,
+    title: n.title,
+    date: n.date,
+    kind: n.kind,
+    author: n.author,
+    superseded_by: n.superseded_by,
+    supersedes: n.supersedes,
+    times: n.times,
+    pinned,
+    mtimeMs: seen.mtimeMs,
+    ctimeMs: seen.ctimeMs,
+    ino: seen.ino,
+    size: seen.size,
   };
 }
 
-
 type KeptTimes = [superseded_at: string | null, archived_at: string | null, valid_from: string | null, valid_until: string | null];
-type Kept = [uuid: string, title: string, date: string, kind: string | null, author: string | null, superseded_by: string | null, supersedes: string[],
-  times?: KeptTimes | null, pinned?: 1];
+type Kept = [
+  uuid: string,
+  title: string,
+  date: string,
+  kind: string | null,
+  author: string | null,
+  superseded_by: string | null,
+  supersedes: string[],
+  times?: KeptTimes | null,
+  pinned?: 1,
+];
 
 const NO_TIMES: Readonly<NoteTimes> = Object.freeze({ superseded_at: null, archived_at: null, valid_from: null, valid_until: null });
 
@@ -54,11 +75,27 @@ const META: DerivedKind<NoteMeta> = {
     if (!Array.isArray(k) || k.length < 7 || k.length > 9) return undefined;
     const [uuid, title, date, kind, author, superseded_by, supersedes, keptTimes, pinned] = k as Kept;
     const kept = keptTimes ?? [null, null, null, null];
-    if (!isStr(uuid) || !isStr(title) || !isStr(date) || !(kind === null || isKind(kind)) || !isStrOrNull(author) || !isStrOrNull(superseded_by)
-      || !isStrs(supersedes) || !Array.isArray(kept) || kept.length !== 4 || !kept.every(isStrOrNull) || (pinned !== undefined && pinned !== 1)) return undefined;
+    if (
+      !isStr(uuid) ||
+      !isStr(title) ||
+      !isStr(date) ||
+      !(kind === null || isKind(kind)) ||
+      !isStrOrNull(author) ||
+      !isStrOrNull(superseded_by) ||
+      !isStrs(supersedes) ||
+      !Array.isArray(kept) ||
+      kept.length !== 4 ||
+      !kept.every(isStrOrNull) ||
+      (pinned !== undefined && pinned !== 1)
+    )
+      return undefined;
     const [superseded_at, archived_at, valid_from, valid_until] = kept;
     const times = leanRecord({ superseded_at, archived_at, valid_from, valid_until }, NO_TIMES, shared);
-    return noteMeta({ uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes, shared), times }, seen, pinned === 1);
+    return noteMeta(
+      { uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes, shared), times },
+      seen,
+      pinned === 1,
+    );
   },
 };
 

@@ -8,7 +8,6 @@ import { warn } from '../warn.js';
 import { listNoteFiles } from '../files/note-files.js';
 import { momentMs, momentText } from './moments.js';
 
-
 /** A note as every JSON output shows it (docs/cli.md). */
 export interface NoteInfo {
   uuid: string;
@@ -126,8 +125,14 @@ export function noteFromText(root: string, file: string, raw: string, size: numb
 /** The public JSON shape of a note. */
 export function noteInfo(n: NoteInfo): NoteInfo {
   return {
-    uuid: n.uuid, slug: n.slug, path: n.path, title: n.title, date: n.date,
-    kind: n.kind, author: n.author, superseded_by: n.superseded_by,
+    uuid: n.uuid,
+    slug: n.slug,
+    path: n.path,
+    title: n.title,
+    date: n.date,
+    kind: n.kind,
+    author: n.author,
+    superseded_by: n.superseded_by,
   };
 }
 

@@ -9,7 +9,17 @@ export const MAX_SLUG_BYTES = 200;
 
 // Latin letters whose diacritic-free form is not reachable through Unicode decomposition.
 const LATIN_SPECIAL: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ħ: 'h', ı: 'i', ŧ: 't',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ħ: 'h',
+  ı: 'i',
+  ŧ: 't',
 };
 
 const LATIN = /\p{Script=Latin}/u;

@@ -67,8 +67,8 @@ export function leanRecord<T extends Record<string, unknown>>(record: T, common:
   return common as T;
 }
 
-const validRow = (r: unknown): r is CacheRow => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string'
-  && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
+const validRow = (r: unknown): r is CacheRow =>
+  Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
 
 /**
  * The cache's rows by file name, with when they were seen; undefined when missing or damaged. A
@@ -153,7 +153,13 @@ export type BuiltUpdate<T, R> = (built: R, was: T | undefined, now: T | undefine
  * every note); undefined when no long-running process keeps the answers (yet: see `keptDerived`).
  * A call then pays for a look-up in the index, not for building it over every note.
  */
-export function keptBuilt<T, R>(root: string, kind: DerivedKind<T>, name: string, build: (values: readonly T[]) => R, update?: BuiltUpdate<T, R>): R | undefined {
+export function keptBuilt<T, R>(
+  root: string,
+  kind: DerivedKind<T>,
+  name: string,
+  build: (values: readonly T[]) => R,
+  update?: BuiltUpdate<T, R>,
+): R | undefined {
   const watch = keptNotes();
   if (!watch || !keptOrWarming(root, kind, watch)) return undefined;
   const kept = watchedAnswers(root, kind, watch);

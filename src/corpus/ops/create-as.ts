@@ -40,6 +40,11 @@ export async function createNoteAs(root: string, name: string, text: string, o: 
   const rel = relToRoot(root, file);
   if (!(await createFileExclusiveAsync(file, text))) throw new ZkError('exists', `note already exists: ${rel}`);
   const fm = parseNoteText(text).frontmatter;
-  trace(root, 'write', { path: rel, uuid: typeof fm.uuid === 'string' ? fm.uuid : null, kind: typeof fm.kind === 'string' ? fm.kind : null, source: typeof fm.author === 'string' ? fm.author : null });
+  trace(root, 'write', {
+    path: rel,
+    uuid: typeof fm.uuid === 'string' ? fm.uuid : null,
+    kind: typeof fm.kind === 'string' ? fm.kind : null,
+    source: typeof fm.author === 'string' ? fm.author : null,
+  });
   return rel;
 }

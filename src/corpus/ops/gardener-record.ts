@@ -72,7 +72,10 @@ export function lastGardenerPass(root: string): GardenerPass | null {
  * forward, so a change someone else made always brings the note back.
  */
 export class GardenerRecord {
-  private constructor(private readonly root: string, private readonly data: TendingFile) {}
+  private constructor(
+    private readonly root: string,
+    private readonly data: TendingFile,
+  ) {}
 
   static load(root: string): GardenerRecord {
     return new GardenerRecord(root, readFile(root));

@@ -26,7 +26,12 @@ function makeFolder(dir: string, target = dir): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' && fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return;
-    const why = code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'permission denied' : code === 'ENOENT' ? 'the parent folder does not accept new folders' : code ?? 'error';
+    const why =
+      code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+        ? 'permission denied'
+        : code === 'ENOENT'
+          ? 'the parent folder does not accept new folders'
+          : (code ?? 'error');
     throw new ZkError('io', `cannot create the folder ${dir}: ${why}`);
   }
 }

@@ -9,7 +9,6 @@ import { timeline, type Belief } from '../graph/timeline.js';
 // Reading one note with its links: kept apart from the write operations (src/corpus/ops/write.ts, merge.ts), as
 // resolving links loads the Markdown parser, which writing, merging and listing never need.
 
-
 export interface NoteWithLinks {
   note: Note;
   links: ResolvedLink[];

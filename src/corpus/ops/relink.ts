@@ -30,7 +30,6 @@ interface RelinkPlan {
   successor?: Note;
 }
 
-
 /** Whether a note's frontmatter text holds `key: uuid` (read line by line: its YAML may not parse). */
 function namesIn(note: Note, key: string, uuid: string): boolean {
   const fm = note.raw.slice(note.parsed.yamlStart, note.parsed.yamlEnd);
@@ -45,7 +44,10 @@ function notesNaming(root: string, key: string, uuid: string): Note[] {
 }
 
 function cannotRelink(archived: Note, blocked: Note, why: string): ZkError {
-  return new ZkError('refused', `cannot archive ${archived.path}: ${blocked.path} ${why}, but its frontmatter is not valid YAML; nothing was changed (${hint('fixFrontmatter', blocked.path, archived.path)})`);
+  return new ZkError(
+    'refused',
+    `cannot archive ${archived.path}: ${blocked.path} ${why}, but its frontmatter is not valid YAML; nothing was changed (${hint('fixFrontmatter', blocked.path, archived.path)})`,
+  );
 }
 
 /** What archiving `note` re-links; refused, with nothing changed, when a note to re-link cannot be edited. */

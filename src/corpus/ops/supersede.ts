@@ -20,7 +20,6 @@ async function ensureUuid(root: string, lock: HeldLock, note: Note): Promise<Not
   return minted;
 }
 
-
 export interface SupersedeOutcome {
   action: 'superseded' | 'noop';
   old: Note;
@@ -77,7 +76,10 @@ function refuseIfReplaced(root: string, note: Note): void {
   if (!next.archived) {
     throw new ZkError('refused', `${note.path} is already superseded by ${next.note.path} (${next.note.title}); ${hint('supersedeCurrent', current.path)}`);
   }
-  throw new ZkError('refused', `${note.path} is already superseded by .archive/${next.note.path} (archived), and the current note is ${current.path} (${current.title}): ${hint('supersedeCurrent', current.path)}; ${hint('repairLinks')} re-links ${note.path} past the archived note`);
+  throw new ZkError(
+    'refused',
+    `${note.path} is already superseded by .archive/${next.note.path} (archived), and the current note is ${current.path} (${current.title}): ${hint('supersedeCurrent', current.path)}; ${hint('repairLinks')} re-links ${note.path} past the archived note`,
+  );
 }
 
 /**

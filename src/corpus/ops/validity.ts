@@ -28,7 +28,10 @@ export function checkedValidity(o: ValidityOptions, until: string | null = null)
   if (o.validUntil !== undefined) keys.valid_until = requireMoment(o.validUntil, hint('option', 'valid-until'));
   const end = keys.valid_until ?? until;
   if (keys.valid_from && end && momentMs(end)! < momentMs(keys.valid_from)!) {
-    throw new ZkError('usage', `${hint('option', 'valid-until')} ${end} is before ${hint('option', 'valid-from')} ${keys.valid_from}: a note cannot stop holding true before it starts`);
+    throw new ZkError(
+      'usage',
+      `${hint('option', 'valid-until')} ${end} is before ${hint('option', 'valid-from')} ${keys.valid_from}: a note cannot stop holding true before it starts`,
+    );
   }
   return keys;
 }

@@ -24,7 +24,10 @@ interface Conversation {
 function chatgptText(content: unknown): string {
   if (!isObject(content)) return '';
   if (Array.isArray(content.parts)) {
-    return content.parts.map((p) => (typeof p === 'string' ? p : isObject(p) ? `[${text(p.content_type) ?? 'attachment'}]` : '')).filter((p) => p.trim()).join('\n\n');
+    return content.parts
+      .map((p) => (typeof p === 'string' ? p : isObject(p) ? `[${text(p.content_type) ?? 'attachment'}]` : ''))
+      .filter((p) => p.trim())
+      .join('\n\n');
   }
   return typeof content.text === 'string' ? content.text : '';
 }
@@ -61,12 +64,16 @@ function chatgptConversation(c: Record<string, unknown>): Conversation | string 
 
 /** A Claude.ai message's text: its text blocks (else `text`), then what was attached to it, by name, with the text Claude extracted. */
 function claudeText(m: Record<string, unknown>): string {
-  const blocks = Array.isArray(m.content) ? m.content.filter((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string').map((b) => (b as { text: string }).text) : [];
+  const blocks = Array.isArray(m.content)
+    ? m.content.filter((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string').map((b) => (b as { text: string }).text)
+    : [];
   const parts = [blocks.length ? blocks.join('\n\n') : typeof m.text === 'string' ? m.text : ''];
   for (const a of Array.isArray(m.attachments) ? m.attachments : []) {
     if (!isObject(a)) continue;
     const name = text(a.file_name) ?? 'attachment';
-    parts.push(typeof a.extracted_content === 'string' && a.extracted_content.trim() ? `Attached ${name}:\n\n${a.extracted_content.trim()}` : `[attached ${name}]`);
+    parts.push(
+      typeof a.extracted_content === 'string' && a.extracted_content.trim() ? `Attached ${name}:\n\n${a.extracted_content.trim()}` : `[attached ${name}]`,
+    );
   }
   for (const f of Array.isArray(m.files) ? m.files : []) if (isObject(f)) parts.push(`[file ${text(f.file_name) ?? 'unnamed'}]`);
   return parts.filter((p) => p.trim()).join('\n\n');
@@ -92,7 +99,12 @@ function transcript(format: string, c: Conversation): string {
 }
 
 /** A conversations.json read with `parse` for each conversation: inbox items, or notes with `verbatim`. */
-function readConversations(format: 'chatgpt' | 'claude', file: string, verbatim: boolean, parse: (c: Record<string, unknown>) => Conversation | string): ReadInput {
+function readConversations(
+  format: 'chatgpt' | 'claude',
+  file: string,
+  verbatim: boolean,
+  parse: (c: Record<string, unknown>) => Conversation | string,
+): ReadInput {
   const value = parseJsonFile(readInputFile(file), file);
   const name = path.basename(file);
   const list = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.conversations) ? value.conversations : undefined;
@@ -111,7 +123,12 @@ function readConversations(format: 'chatgpt' | 'claude', file: string, verbatim:
       return;
     }
     items.push({
-      type: 'note', id, label: where, title: c.title, kind: 'conversation', date: dayOf(c.created),
+      type: 'note',
+      id,
+      label: where,
+      title: c.title,
+      kind: 'conversation',
+      date: dayOf(c.created),
       body: c.turns.map((t) => `**${t.role}:** ${t.text}`).join('\n\n'),
       extra: { conversation_id: id, ...(c.created ? { created_at: c.created } : {}) },
     });

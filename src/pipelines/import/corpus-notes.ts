@@ -31,7 +31,11 @@ export function corpusNotes(root: string): ExportedNote[] {
   const archive = sidecar(root).archive;
   let archived: string[] = [];
   try {
-    if (fs.lstatSync(archive).isDirectory()) archived = fs.readdirSync(archive).filter((n) => n.endsWith('.md') && !n.startsWith('.')).sort();
+    if (fs.lstatSync(archive).isDirectory())
+      archived = fs
+        .readdirSync(archive)
+        .filter((n) => n.endsWith('.md') && !n.startsWith('.'))
+        .sort();
   } catch {
     archived = [];
   }
@@ -81,9 +85,11 @@ export class LinkResolver {
   }
 
   links(note: Note): ExportedLink[] {
-    return parseLinks(note.raw, note.parsed.bodyOffset).filter(isNoteLink).map((l) => {
-      const to = linksByName(l) ? this.names.resolve(l.target).note : this.byPath.get(l.target);
-      return { label: l.label, target: l.target, path: to?.path ?? null, uuid: to?.uuid || l.uuid || null };
-    });
+    return parseLinks(note.raw, note.parsed.bodyOffset)
+      .filter(isNoteLink)
+      .map((l) => {
+        const to = linksByName(l) ? this.names.resolve(l.target).note : this.byPath.get(l.target);
+        return { label: l.label, target: l.target, path: to?.path ?? null, uuid: to?.uuid || l.uuid || null };
+      });
   }
 }

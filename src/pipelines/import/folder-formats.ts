@@ -38,7 +38,10 @@ export function readClaudeCode(dir: string): ReadInput {
       const pointer = POINTER.exec(line);
       return !(pointer && names.resolve(decodeURIComponent(pointer[1]), 'MEMORY.md'));
     });
-    const body = loose.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+    const body = loose
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
     // Headings alone are the index's layout, not memory.
     if (body.split('\n').some((l) => l.trim() && !/^#{1,6}\s/.test(l))) {
       const n: SourceNote = { id: 'MEMORY.md', file: { ...index, text: body }, title: 'Claude Code memory index', aliases: [], frontmatter: {}, body };
@@ -59,7 +62,9 @@ const CODEX_BLOCK = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*\r?\n([\s\S]*?)(?=^-
  */
 export function readCodex(dir: string): ReadInput {
   const folder = readFolder(dir);
-  const wanted = folder.files.filter((f) => f.rel === 'memory_summary.md' || /^rollout_summaries\/[^/]+\.md$/.test(f.rel) || /^skills\/[^/]+\/SKILL\.md$/.test(f.rel));
+  const wanted = folder.files.filter(
+    (f) => f.rel === 'memory_summary.md' || /^rollout_summaries\/[^/]+\.md$/.test(f.rel) || /^skills\/[^/]+\/SKILL\.md$/.test(f.rel),
+  );
   const notes: SourceNote[] = wanted.map((f) => {
     const n = sourceNote(f, { titleKey: 'name', heading: true });
     if (f.rel === 'memory_summary.md') return { ...n, title: 'Codex memory summary' };
@@ -78,9 +83,14 @@ export function readCodex(dir: string): ReadInput {
     }
   }
   const names = new SourceNames(notes);
-  const attachments = [...folder.attachments, ...folder.files.filter((f) => !wanted.includes(f) && f !== handbook && f.rel !== 'raw_memories.md').map((f) => f.rel)];
+  const attachments = [
+    ...folder.attachments,
+    ...folder.files.filter((f) => !wanted.includes(f) && f !== handbook && f.rel !== 'raw_memories.md').map((f) => f.rel),
+  ];
   return {
-    items: notes.map((n) => noteItemOf(n, names, { label: n.id, drop: n.id.startsWith('skills/') ? ['name'] : n.id.startsWith('MEMORY.md') ? ['description'] : [] })),
+    items: notes.map((n) =>
+      noteItemOf(n, names, { label: n.id, drop: n.id.startsWith('skills/') ? ['name'] : n.id.startsWith('MEMORY.md') ? ['description'] : [] }),
+    ),
     failed: folder.failed,
     attachments: attachments.map((a) => path.posix.normalize(a)),
   };

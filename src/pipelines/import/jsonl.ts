@@ -41,13 +41,26 @@ export function readJsonl(file: string): ReadInput {
   for (const { line, value } of lines) {
     const label = `${name}:${line}`;
     const why = (reason: string): void => void failed.push({ item: label, reason } satisfies ImportFailure);
-    if (!isObject(value)) { why('not an object'); continue; }
+    if (!isObject(value)) {
+      why('not an object');
+      continue;
+    }
     const { path: notePath, raw } = value;
-    if (typeof notePath !== 'string' || typeof raw !== 'string') { why('no "path" and "raw" text: not a zk-memory jsonl export'); continue; }
+    if (typeof notePath !== 'string' || typeof raw !== 'string') {
+      why('no "path" and "raw" text: not a zk-memory jsonl export');
+      continue;
+    }
     const archived = notePath.startsWith('.archive/');
     const noteName = archived ? notePath.slice('.archive/'.length) : notePath;
     const uuid = typeof value.uuid === 'string' && value.uuid ? value.uuid.toLowerCase() : undefined;
-    items.push({ type: 'verbatim', id: `${archived ? 'archived:' : ''}${uuid ?? noteName}`, label: `${label} (${notePath})`, name: noteName, text: raw, archived });
+    items.push({
+      type: 'verbatim',
+      id: `${archived ? 'archived:' : ''}${uuid ?? noteName}`,
+      label: `${label} (${notePath})`,
+      name: noteName,
+      text: raw,
+      archived,
+    });
   }
   return { items, failed };
 }

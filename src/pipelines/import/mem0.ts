@@ -54,8 +54,13 @@ function memoryItem(m: unknown, label: string, users: Map<string, string>, apps:
     metadata,
   };
   return {
-    type: 'note', id, label: `${label} (memory ${id})`, title: titleOf(memory), body: memory.trim(),
-    date: dayOf(m.created_at), extra: Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
+    type: 'note',
+    id,
+    label: `${label} (memory ${id})`,
+    title: titleOf(memory),
+    body: memory.trim(),
+    date: dayOf(m.created_at),
+    extra: Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
   };
 }
 

@@ -20,23 +20,43 @@ export function readMemoryJson(file: string): ReadInput {
   for (const { line, value } of lines) {
     const label = `${name}:${line}`;
     const why = (reason: string): void => void failed.push({ item: label, reason } satisfies ImportFailure);
-    if (!isObject(value) || (value.type !== 'entity' && value.type !== 'relation')) { why('not an entity or relation line (no "type": "entity" or "relation")'); continue; }
+    if (!isObject(value) || (value.type !== 'entity' && value.type !== 'relation')) {
+      why('not an entity or relation line (no "type": "entity" or "relation")');
+      continue;
+    }
     if (value.type === 'relation') {
       const [from, to, type] = [text(value.from), text(value.to), text(value.relationType)];
-      if (!from || !to || !type) { why('a relation needs "from", "to" and "relationType"'); continue; }
+      if (!from || !to || !type) {
+        why('a relation needs "from", "to" and "relationType"');
+        continue;
+      }
       relations.push({ line, from, to, type });
       continue;
     }
     const entityName = text(value.name);
-    if (!entityName) { why('an entity with no name'); continue; }
+    if (!entityName) {
+      why('an entity with no name');
+      continue;
+    }
     const observations = Array.isArray(value.observations) ? value.observations : [];
-    if (!observations.every((o) => typeof o === 'string')) { why(`entity ${JSON.stringify(entityName)}: observations must be strings`); continue; }
-    if (entities.has(entityName)) { why(`entity ${JSON.stringify(entityName)} appears twice (first at ${entities.get(entityName)!.label})`); continue; }
+    if (!observations.every((o) => typeof o === 'string')) {
+      why(`entity ${JSON.stringify(entityName)}: observations must be strings`);
+      continue;
+    }
+    if (entities.has(entityName)) {
+      why(`entity ${JSON.stringify(entityName)} appears twice (first at ${entities.get(entityName)!.label})`);
+      continue;
+    }
     const entityType = text(value.entityType);
     entities.set(entityName, {
-      type: 'note', id: entityName, label: `${label} (entity ${JSON.stringify(entityName)})`,
+      type: 'note',
+      id: entityName,
+      label: `${label} (entity ${JSON.stringify(entityName)})`,
       title: entityName,
-      body: (observations as string[]).map((o) => o.trim()).filter(Boolean).join('\n\n'),
+      body: (observations as string[])
+        .map((o) => o.trim())
+        .filter(Boolean)
+        .join('\n\n'),
       extra: entityType ? { entity_type: entityType } : undefined,
       links: [],
     });
@@ -44,7 +64,13 @@ export function readMemoryJson(file: string): ReadInput {
   for (const r of relations) {
     const from = entities.get(r.from);
     const missing = !from ? r.from : !entities.has(r.to) ? r.to : undefined;
-    if (missing) { failed.push({ item: `${name}:${r.line}`, reason: `relation ${JSON.stringify(r.type)} names an entity the file does not have: ${JSON.stringify(missing)}` }); continue; }
+    if (missing) {
+      failed.push({
+        item: `${name}:${r.line}`,
+        reason: `relation ${JSON.stringify(r.type)} names an entity the file does not have: ${JSON.stringify(missing)}`,
+      });
+      continue;
+    }
     if (!from!.links!.some((l) => l.to === r.to && l.label === r.type)) from!.links!.push({ label: r.type, to: r.to });
   }
   return { items: [...entities.values()], failed };
@@ -72,8 +98,17 @@ export function exportMemoryJson(root: string): { lines: string[]; entities: num
     const withoutHeading = own.replace(/^#[ \t]+.*(?:\r?\n|$)/, '');
     const relationsAt = RELATIONS.exec(withoutHeading);
     const paragraphs = [relationsAt ? withoutHeading.slice(0, relationsAt.index) : withoutHeading, ...fragments.map((f) => f.text)]
-      .flatMap((t) => t.split(/\r?\n[ \t]*\r?\n/)).map((p) => p.trim()).filter(Boolean);
-    entities.push(JSON.stringify({ type: 'entity', name: nameOf.get(n.path), entityType: stringKey(n.parsed.frontmatter.entity_type) ?? n.kind ?? 'note', observations: paragraphs }));
+      .flatMap((t) => t.split(/\r?\n[ \t]*\r?\n/))
+      .map((p) => p.trim())
+      .filter(Boolean);
+    entities.push(
+      JSON.stringify({
+        type: 'entity',
+        name: nameOf.get(n.path),
+        entityType: stringKey(n.parsed.frontmatter.entity_type) ?? n.kind ?? 'note',
+        observations: paragraphs,
+      }),
+    );
     const seen = new Set<string>();
     for (const l of resolver.links(n)) {
       const to = l.path && nameOf.get(l.path);

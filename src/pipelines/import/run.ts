@@ -74,7 +74,15 @@ function archivedNames(root: string): string[] {
 }
 
 function existingNotes(root: string, format: string): Existing {
-  const ex: Existing = { byOrigin: new Map(), byUuid: new Map(), names: new Set(), archivedNames: new Set(), slugs: new Set(), others: [], queued: queuedBefore(root) };
+  const ex: Existing = {
+    byOrigin: new Map(),
+    byUuid: new Map(),
+    names: new Set(),
+    archivedNames: new Set(),
+    slugs: new Set(),
+    others: [],
+    queued: queuedBefore(root),
+  };
   for (const name of listNoteFiles(root)) {
     ex.names.add(name);
     ex.slugs.add(undatedSlug(name) ?? name.replace(/\.md$/, ''));
@@ -112,7 +120,10 @@ function linkLine(label: string, to: Placement): string {
   const [name, uuid] = 'note' in to ? [to.note.path, to.note.uuid] : [to.name, to.uuid];
   const target = /[\s()<>]/.test(name) ? `<${name}>` : name;
   // One line whatever the label holds: line breaks become spaces, brackets are escaped.
-  const text = label.replace(/\s+/g, ' ').trim().replace(/([\\[\]])/g, '\\$1');
+  const text = label
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/([\\[\]])/g, '\\$1');
   return `- [${text}](${target})${uuid ? ` <!-- uuid: ${uuid} -->` : ''}`;
 }
 
@@ -151,7 +162,10 @@ function bodyOf(item: NoteItem, placed: Map<string, Placement>, notes: PlacedNot
 /** The lines of `text` (trimmed, not blank) that the note does not hold yet: what a changed item adds. */
 function newLines(note: Note, text: string): string {
   const have = new Set(note.raw.split(/\r?\n/).map((l) => l.trim()));
-  return text.split(/\r?\n/).filter((l) => l.trim() && !have.has(l.trim())).join('\n');
+  return text
+    .split(/\r?\n/)
+    .filter((l) => l.trim() && !have.has(l.trim()))
+    .join('\n');
 }
 
 /**
@@ -161,7 +175,16 @@ function newLines(note: Note, text: string): string {
  * Nothing is written with dryRun.
  */
 export async function runImport(root: string, format: string, input: ReadInput, o: ImportOptions = {}): Promise<ImportReport> {
-  const report: ImportReport = { format, dry_run: Boolean(o.dryRun), created: 0, merged: 0, queued: 0, skipped: 0, failed: [...input.failed], ...(input.attachments ? { attachments: input.attachments } : {}) };
+  const report: ImportReport = {
+    format,
+    dry_run: Boolean(o.dryRun),
+    created: 0,
+    merged: 0,
+    queued: 0,
+    skipped: 0,
+    failed: [...input.failed],
+    ...(input.attachments ? { attachments: input.attachments } : {}),
+  };
   if (!input.items.length && input.failed.length) {
     const first = input.failed[0];
     const more = input.failed.length > 1 ? ` (and ${input.failed.length - 1} more)` : '';
@@ -194,7 +217,12 @@ async function importItems(root: string, format: string, input: ReadInput, repor
     if (earlier) placed.set(item.id, { note: earlier });
     else {
       const date = item.date ?? today;
-      placed.set(item.id, { name: `${stemFor(date, freeSlug(ex, item.title))}.md`, uuid: item.uuid && !ex.byUuid.has(item.uuid) ? item.uuid : crypto.randomUUID(), date, title: item.title });
+      placed.set(item.id, {
+        name: `${stemFor(date, freeSlug(ex, item.title))}.md`,
+        uuid: item.uuid && !ex.byUuid.has(item.uuid) ? item.uuid : crypto.randomUUID(),
+        date,
+        title: item.title,
+      });
     }
   }
   const outcomes: { action?: Action; failed: ImportFailure[] }[] = items.map(() => ({ failed: [] }));
@@ -203,7 +231,12 @@ async function importItems(root: string, format: string, input: ReadInput, repor
   await inPool(items.length, WRITERS_AT_ONCE, async (i) => {
     const item = items[i];
     try {
-      outcomes[i].action = item.type === 'note' ? await importNote(ctx, item, outcomes[i].failed) : item.type === 'verbatim' ? await importVerbatim(ctx, item) : await importConversation(ctx, item);
+      outcomes[i].action =
+        item.type === 'note'
+          ? await importNote(ctx, item, outcomes[i].failed)
+          : item.type === 'verbatim'
+            ? await importVerbatim(ctx, item)
+            : await importConversation(ctx, item);
     } catch (err) {
       // A refusal belongs to this item; a busy corpus, a full disk or an I/O error stops the import.
       if (!(err instanceof ZkError) || !ITEM_REFUSALS.has(err.code)) throw err;
@@ -285,7 +318,10 @@ async function importConversation({ root, format, ex, o, serial }: Step, item: C
   if (bytes > limit) throw new ZkError('usage', `${bytes} bytes, over the ${limit} an input may have (ZK_MEMORY_MAX_BODY)`);
   if (o.dryRun) return 'queued';
   await serial(async () => {
-    const file = spool(root, [{ type: 'text', text: item.transcript }], { source: item.source, reason: `imported from ${format}: waits for an LLM to distill it (retain --drain)` });
+    const file = spool(root, [{ type: 'text', text: item.transcript }], {
+      source: item.source,
+      reason: `imported from ${format}: waits for an LLM to distill it (retain --drain)`,
+    });
     recordQueued(root, format, item.id, file);
   });
   return 'queued';

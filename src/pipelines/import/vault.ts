@@ -43,7 +43,14 @@ export function sourceNote(file: FolderFile, o: { titleKey?: string; heading?: b
   const fm = parsed.yamlError ? {} : parsed.frontmatter;
   const given = fm[o.titleKey ?? 'title'] ?? fm.title;
   const title = typeof given === 'string' && given.trim() ? given.trim() : (o.heading && firstHeading(parsed.body)) || stemOf(file.rel);
-  return { id: file.rel, file, title, aliases: strings(fm.aliases ?? fm.alias), frontmatter: fm, body: parsed.hasFrontmatter && !parsed.yamlError ? parsed.body : file.text };
+  return {
+    id: file.rel,
+    file,
+    title,
+    aliases: strings(fm.aliases ?? fm.alias),
+    frontmatter: fm,
+    body: parsed.hasFrontmatter && !parsed.yamlError ? parsed.body : file.text,
+  };
 }
 
 /** How links inside the folder name its notes: by path, by file name (as Obsidian resolves them), by title or alias. */
@@ -120,10 +127,15 @@ export function noteItemOf(n: SourceNote, names: SourceNames, o: { label?: strin
   const body = n.body.replace(/^\s*#[ \t]+(.+?)[ \t#]*(?:\r?\n|$)/, (m, h: string) => (h.trim() === n.title ? '' : m));
   const uuid = typeof fm.uuid === 'string' && UUID.test(fm.uuid) ? fm.uuid.toLowerCase() : undefined;
   return {
-    type: 'note', id: n.id, label: o.label ?? n.id, title: n.title,
+    type: 'note',
+    id: n.id,
+    label: o.label ?? n.id,
+    title: n.title,
     body: (placed) => relinked(body, n.id, names, placed),
-    uuid, date: dayOf(fm.date) ?? dayOf(fm.created) ?? new Date(n.file.mtimeMs).toISOString().slice(0, 10),
-    kind: isKind(String(fm.kind)) ? String(fm.kind) : undefined, author: o.author,
+    uuid,
+    date: dayOf(fm.date) ?? dayOf(fm.created) ?? new Date(n.file.mtimeMs).toISOString().slice(0, 10),
+    kind: isKind(String(fm.kind)) ? String(fm.kind) : undefined,
+    author: o.author,
     extra: Object.keys(extra).length ? extra : undefined,
   };
 }
