@@ -42,5 +42,6 @@ async function inProcess(stdin) {
   const { prepareProcess } = await import('../dist/src/process.js');
   const { main, commandLineIo } = await import('../dist/src/cli.js');
   prepareProcess();
-  process.exitCode = await main(argv, commandLineIo(stdin));
+  // The process's own start counts against a hook host's patience (startedAt 0).
+  process.exitCode = await main(argv, commandLineIo(stdin), process.env, { startedAt: 0 });
 }

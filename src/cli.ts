@@ -103,6 +103,7 @@ export function commandLineIo(stdin: () => string | undefined = processStdin()):
  * given, so the same command line can run in-process (tests, a program embedding the tool).
  */
 export async function main(argv: string[], io: Io = commandLineIo(), env: Env = process.env, o: MainOptions = {}): Promise<number> {
+  o = { ...o, startedAt: o.startedAt ?? performance.now() };
   return withContext(callContext({ settings: new Settings(env), io, clock: o.clock, resident: o.resident }), () => run(argv, io, o));
 }
 
@@ -119,7 +120,12 @@ async function run(argv: string[], io: Io, o: MainOptions): Promise<number> {
     return new Invocation({ json: argv.includes('--json') }).printError(err);
   }
   const served = servedCommand(parsed.rest);
-  const cli = new Invocation(parsed.globals, { server: served && served !== 'mcp' ? Boolean(o.served) : undefined, streams: o.streams, main });
+  const cli = new Invocation(parsed.globals, {
+    server: served && served !== 'mcp' ? Boolean(o.served) : undefined,
+    streams: o.streams,
+    main,
+    startedAt: o.startedAt,
+  });
   if (parsed.rest.length === 1 && (parsed.rest[0] === '--version' || parsed.rest[0] === '-V')) {
     return cli.print({ json: { version: version() }, text: version() });
   }

@@ -58,6 +58,8 @@ export interface Surface {
   streams?: McpStreams;
   /** The command line's own entry (src/cli.ts `main`), for the resident server to answer calls with. */
   main?: CommandLine;
+  /** When the call's time began, on the monotonic clock (see `CommandLineOptions.startedAt`). */
+  startedAt?: number;
 }
 
 /**

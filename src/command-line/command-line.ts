@@ -19,6 +19,11 @@ export interface CommandLineOptions {
   served?: boolean;
   /** The connection an MCP session runs on, when not the process's stdin and stdout. */
   streams?: McpStreams;
+  /**
+   * When the time the call may take began, on the monotonic clock (`performance.now()`): 0 for a
+   * process of its own, whose start counts against a hook host's patience; else when `main` began.
+   */
+  startedAt?: number;
 }
 
 /** Run a command line with its own input, output and environment; resolves to its exit code. */

@@ -19,8 +19,9 @@ export function register(program: Command, cli: Invocation): void {
       } catch {
         stdin = undefined; // not UTF-8: answered as bad input
       }
-      // In a process of its own, the time it took to start counts against the host's patience.
-      const deadlineMs = hookDeadlineMs(cli.surface.server ? undefined : performance.now());
+      // In a process of its own, the time it took to start counts against the host's patience; a
+      // call made in a long-lived process (a program using the library) counts from its own start.
+      const deadlineMs = hookDeadlineMs(cli.surface.server ? undefined : performance.now() - (cli.surface.startedAt ?? 0));
       const root = named === undefined ? undefined : (await import('node:path')).resolve(io.cwd(), named);
       const r = await hook(host, stdin, { root, deadlineMs });
       if (cli.globals.json)
