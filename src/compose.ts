@@ -24,7 +24,7 @@ export const configuredModels: Models = {
   },
 };
 
-/** Commits through git, loaded only by a call that commits (git's adapter brings execa). */
+/** Commits through git, loaded only by a call that commits. */
 const gitCommit: CommitPaths = async (...args) => (await import('./adapters/git-commit.js')).commitPaths(...args);
 
 /** What a call brings of its own; the composition root adds the adapters. */

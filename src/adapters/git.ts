@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -22,18 +23,32 @@ export interface GitOptions {
 // Paths are file names, never patterns; no prompt, no pager, no editor may wait for a person.
 const GIT_ENV = { GIT_LITERAL_PATHSPECS: '1', GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: 'true', LC_ALL: 'C' };
 
-export async function git(cwd: string, args: string[], input?: string, o: GitOptions = {}): Promise<Run> {
-  const env = { ...GIT_ENV, ...(o.patterns ? { GIT_LITERAL_PATHSPECS: '0' } : {}), ...(o.index ? { GIT_INDEX_FILE: o.index } : {}) };
-  try {
-    // Loaded when git runs, not with every command that might commit (it costs about 100 ms).
-    const { execa } = await import('execa');
-    const r = await execa('git', args, { cwd, reject: false, env, input: input ?? '', stripFinalNewline: false });
-    // No exit code at all: git could not be started.
-    if (r.exitCode === undefined) return { code: -1, stdout: '', stderr: String(r.stderr ?? ''), missing: true };
-    return { code: r.exitCode ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
-  } catch (err) {
-    return { code: -1, stdout: '', stderr: (err as Error).message, missing: true };
-  }
+export function git(cwd: string, args: string[], input?: string, o: GitOptions = {}): Promise<Run> {
+  const env = { ...process.env, ...GIT_ENV, ...(o.patterns ? { GIT_LITERAL_PATHSPECS: '0' } : {}), ...(o.index ? { GIT_INDEX_FILE: o.index } : {}) };
+  return new Promise((resolve) => {
+    // git could not be started (not installed, a folder gone): said as missing.
+    const missing = (why: string) => resolve({ code: -1, stdout: '', stderr: why, missing: true });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch (err) {
+      return missing((err as Error).message);
+    }
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
+    child.once('error', (e) => missing(e.message));
+    child.once('close', (code) => {
+      const stderr = Buffer.concat(err).toString('utf8');
+      // Ended by a signal: no exit code, as when it could not start.
+      if (code === null) return missing(stderr);
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr });
+    });
+    // git may end before it reads its input (a refusal): that is its answer, not an error here.
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(input ?? '');
+  });
 }
 
 export function firstLine(text: string): string {
