@@ -1,12 +1,11 @@
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
-import { httpMcpClient, stoppedAfterEach } from './helpers/mcp.js';
-import { until } from './helpers/wait.js';
+import { BIN, zkProcess } from './helpers/corpus.js';
+import { httpMcpClient, serveTwoCorpora, stoppedAfterEach } from './helpers/mcp.js';
 
 // Several corpora behind one HTTP port (docs/http.md#corpora-by-name), and tokens scoped to some
 // of them with read or read-write rights (docs/http.md#tokens): `serve --http` in a process of its
@@ -24,35 +23,7 @@ interface Setup {
 }
 
 /** Two corpora registered as alpha and beta, and `serve --http` started for alpha, with a runtime, config and state folder of the test's own. */
-async function twoCorpora(): Promise<Setup> {
-  const runtime = tempDir('zk-rt-');
-  fs.chmodSync(runtime, 0o700);
-  const env = {
-    XDG_RUNTIME_DIR: runtime,
-    XDG_CONFIG_HOME: tempDir('zk-config-'),
-    XDG_STATE_HOME: tempDir('zk-state-'),
-    ZK_MEMORY_BACKEND: 'fts',
-    ZK_MEMORY_LLM_BASE: '',
-    ZK_MEMORY_LLM_MODEL: '',
-  };
-  const alpha = tempCorpus();
-  const beta = tempCorpus();
-  expect((await zkProcess(['corpus', 'add', 'alpha', alpha], { env })).code).toBe(0);
-  expect((await zkProcess(['corpus', 'add', 'beta', beta], { env })).code).toBe(0);
-  const proc = execa('node', [BIN, 'serve', '--corpus', 'alpha', '--http', '127.0.0.1:0'], { env: { ...process.env, ...env }, reject: false });
-  running.push(proc);
-  let stderr = '';
-  proc.stderr!.on('data', (c) => (stderr += String(c)));
-  let exited: string | undefined;
-  void proc.then((r) => (exited = `the server exited ${r.exitCode}: ${stderr}`));
-  await until(
-    'the server serves beta',
-    () => /serving corpus beta .* at (\S+)\n/.test(stderr),
-    60_000,
-    () => exited,
-  );
-  return { env, alpha, beta, url: /MCP over HTTP at (\S+)\n/.exec(stderr)![1], proc };
-}
+const twoCorpora = (): Promise<Setup> => serveTwoCorpora(running);
 
 async function token(s: Setup, name: string, corpora: string[], readOnly = false): Promise<string> {
   const r = await zkProcess(['--json', 'token', 'create', name, ...corpora.flatMap((c) => ['--corpus', c]), ...(readOnly ? ['--read-only'] : [])], {

@@ -1,4 +1,3 @@
-import { execa, type ResultPromise } from 'execa';
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -10,8 +9,8 @@ import {
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
-import { httpMcpClient, stoppedAfterEach } from './helpers/mcp.js';
+import { tempCorpus, tempDir, zkProcess } from './helpers/corpus.js';
+import { httpMcpClient, serveTwoCorpora, stoppedAfterEach } from './helpers/mcp.js';
 import { until } from './helpers/wait.js';
 
 // OAuth 2.1 for web clients (docs/http.md#oauth), as such a client goes through it against
@@ -25,35 +24,8 @@ const { running, clients } = stoppedAfterEach();
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 async function oauthServer() {
-  const runtime = tempDir('zk-rt-');
-  fs.chmodSync(runtime, 0o700);
-  const env = {
-    XDG_RUNTIME_DIR: runtime,
-    XDG_CONFIG_HOME: tempDir('zk-config-'),
-    XDG_STATE_HOME: tempDir('zk-state-'),
-    ZK_MEMORY_BACKEND: 'fts',
-    ZK_MEMORY_LLM_BASE: '',
-    ZK_MEMORY_LLM_MODEL: '',
-    ZK_MEMORY_OAUTH_CODE_SECONDS: '2',
-  };
-  const alpha = tempCorpus();
-  const beta = tempCorpus();
-  expect((await zkProcess(['corpus', 'add', 'alpha', alpha], { env })).code).toBe(0);
-  expect((await zkProcess(['corpus', 'add', 'beta', beta], { env })).code).toBe(0);
-  const proc = execa('node', [BIN, 'serve', '--corpus', 'alpha', '--http', '127.0.0.1:0', '--oauth'], { env: { ...process.env, ...env }, reject: false });
-  running.push(proc);
-  let stderr = '';
-  proc.stderr!.on('data', (c) => (stderr += String(c)));
-  let exited: string | undefined;
-  void proc.then((r) => (exited = `the server exited ${r.exitCode}: ${stderr}`));
-  await until(
-    'the server serves beta',
-    () => /serving corpus beta .* at (\S+)\n/.test(stderr),
-    60_000,
-    () => exited,
-  );
-  const mcp = /MCP over HTTP at (\S+)\n/.exec(stderr)![1];
-  return { env, alpha, beta, mcp, issuer: new URL('/', mcp) };
+  const { env, alpha, beta, url } = await serveTwoCorpora(running, { env: { ZK_MEMORY_OAUTH_CODE_SECONDS: '2' }, args: ['--oauth'] });
+  return { env, alpha, beta, mcp: url, issuer: new URL('/', url) };
 }
 
 type Server = Awaited<ReturnType<typeof oauthServer>>;
