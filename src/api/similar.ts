@@ -27,14 +27,14 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
 }
 
 /** Every note's metadata by its title's key (`titleKey`): the notes whose titles are similar share one. */
-function byTitleKey(metas: readonly NoteMeta[]): Map<string, NoteMeta[]> {
+export function byTitleKey(metas: readonly NoteMeta[]): Map<string, NoteMeta[]> {
   const map = new Map<string, NoteMeta[]>();
   for (const m of metas) followTitleKey(map, undefined, m);
   return map;
 }
 
 /** `byTitleKey` brought up to date with one note's change: a write adds one title, with no pass over every note's. */
-function followTitleKey(map: Map<string, NoteMeta[]>, was: NoteMeta | undefined, now: NoteMeta | undefined): void {
+export function followTitleKey(map: Map<string, NoteMeta[]>, was: NoteMeta | undefined, now: NoteMeta | undefined): void {
   const wasKey = was && titleKey(was.title);
   if (wasKey !== undefined) {
     const left = (map.get(wasKey) ?? []).filter((m) => m.path !== was!.path);

@@ -47,7 +47,7 @@ export function noteLinks(note: Note): Link[] {
  * involve by look-ups instead of a pass over every note: kept by a resident process until a note
  * changes (see `keptFactsBuilt`).
  */
-interface LinkIndex {
+export interface LinkIndex {
   files: Set<string>;
   /** Notes by the keys of their file name: whole, without `.md`, and the undated slug. */
   byFileName: Map<string, string[]>;
@@ -61,7 +61,7 @@ interface LinkIndex {
 /** The names a note's file name gives it (a title aside). */
 const fileNameKeys = (path: string) => wikiNamesOf({ path });
 
-function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
+export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   const index: LinkIndex = {
     files: new Set(),
     byFileName: new Map(),
@@ -70,7 +70,7 @@ function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
     linkingName: new Map(),
     linkingFile: new Map(),
   };
-  for (const f of facts) indexNote(index, f, add);
+  for (const f of facts) indexNote(index, f, true);
   return index;
 }
 
@@ -88,9 +88,10 @@ function drop(map: Map<string, string[]>, key: string, file: string): void {
   else map.delete(key);
 }
 
-/** Enter (with `add`) or take out (with `drop`) every key of one note's facts. */
-function indexNote(index: LinkIndex, f: NoteFacts, put: typeof add): void {
-  if (put === add) index.files.add(f.path);
+/** Enter (`adding`) or take out every key of one note's facts. */
+function indexNote(index: LinkIndex, f: NoteFacts, adding: boolean): void {
+  const put = adding ? add : drop;
+  if (adding) index.files.add(f.path);
   else index.files.delete(f.path);
   for (const key of fileNameKeys(f.path)) put(index.byFileName, key, f.path);
   put(index.byTitle, nameKey(f.title), f.path);
@@ -102,9 +103,9 @@ function indexNote(index: LinkIndex, f: NoteFacts, put: typeof add): void {
 }
 
 /** `linkIndex` brought up to date with one note's change (a write or a merge: no pass over every note). */
-function followLinkIndex(index: LinkIndex, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
-  if (was) indexNote(index, was, drop);
-  if (now) indexNote(index, now, add);
+export function followLinkIndex(index: LinkIndex, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
+  if (was) indexNote(index, was, false);
+  if (now) indexNote(index, now, true);
 }
 
 /** The files that may be involved in `note`'s links (see `involvedNotes`): those named by file name, and the rest. */

@@ -132,7 +132,7 @@ function indexedSlug(root: string, slug: string): string[] | undefined {
 }
 
 /** Dated notes by their undated slug. */
-function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
+export function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
   const bySlug = new Map<string, string[]>();
   for (const { path } of facts) {
     const slug = undatedSlug(path);
@@ -145,7 +145,7 @@ function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
 }
 
 /** `datedBySlug` brought up to date with one note's change (a write adds one name: no pass over every note). */
-function followDated(bySlug: Map<string, string[]>, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
+export function followDated(bySlug: Map<string, string[]>, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
   const slug = undatedSlug((was ?? now)!.path);
   if (slug === undefined) return;
   const list = (bySlug.get(slug) ?? []).filter((p) => p !== was?.path);
