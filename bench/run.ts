@@ -8,6 +8,7 @@ import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { SERVER_PROCESS } from '../src/process.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
 import { callSettings } from '../src/call-settings.js';
+import { Settings } from '../src/settings.js';
 import { readManifest } from '../src/search/manifest.js';
 import { startEmbedWorker } from './embed-server.js';
 import { addBacklinks } from './generate.js';
@@ -844,7 +845,7 @@ for (const size of SIZES) {
 
   // ripgrep as the rg backend runs it: the same terms, the same files, counting every match.
   const rawRg: Cmd = {
-    cmd: rgPath(),
+    cmd: rgPath(new Settings(process.env)),
     args: [
       '--only-matching',
       '--ignore-case',
