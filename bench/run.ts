@@ -9,12 +9,17 @@ import { SERVER_PROCESS } from '../src/process.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
 import { callSettings } from '../src/call-settings.js';
 import { Settings } from '../src/settings.js';
+import { processIo, withContext } from '../src/context.js';
+import { callContext } from '../src/compose.js';
 import { readManifest } from '../src/search/manifest.js';
 import { startEmbedWorker } from './embed-server.js';
 import { addBacklinks } from './generate.js';
 import { httpLoad } from './http.js';
 import { viewerLoad } from './viewer.js';
 import { REPO, arg, benchCorpus, mcpSession, rssMbOf, serverCall, serversUnder, type McpSession } from './harness.js';
+
+/** Library code the bench reads the corpus with runs in a call of its own, as every program's does. */
+const inCall = <T>(fn: () => T): T => withContext(callContext({ settings: new Settings(process.env), io: processIo }), fn);
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
 // alternate, run after run), so a busy machine slows both alike.
@@ -275,7 +280,7 @@ async function stopServe(served: Served, root: string): Promise<void> {
  * (src/search/fts-table.ts `tidyIndex`).
  */
 async function compacted(root: string): Promise<void> {
-  const refreshes = () => readManifest(root)?.refreshes ?? 0;
+  const refreshes = () => inCall(() => readManifest(root))?.refreshes ?? 0;
   for (const until = Date.now() + 30_000; refreshes() >= TIDY_AFTER_WRITES; await sleep(250)) {
     if (Date.now() > until) throw new Error('the server did not compact the index within 30 s of the writes');
   }
@@ -845,7 +850,7 @@ for (const size of SIZES) {
 
   // ripgrep as the rg backend runs it: the same terms, the same files, counting every match.
   const rawRg: Cmd = {
-    cmd: rgPath(new Settings(process.env)),
+    cmd: inCall(rgPath),
     args: [
       '--only-matching',
       '--ignore-case',

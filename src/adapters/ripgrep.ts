@@ -7,11 +7,10 @@ import path from 'node:path';
 import { settings } from '../context.js';
 import { ZkError } from '../errors.js';
 import type { NoteGrep } from '../ports.js';
-import type { Settings } from '../settings.js';
 
-/** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep (a program outside a call hands in its settings). */
-export function rgPath(from: Pick<Settings, 'rgPath'> = settings()): string {
-  const configured = from.rgPath();
+/** The ripgrep binary: ZK_MEMORY_RG, else the one shipped inside @vscode/ripgrep. */
+export function rgPath(): string {
+  const configured = settings().rgPath();
   if (configured) return configured;
   const require = createRequire(import.meta.url);
   return (require('@vscode/ripgrep') as { rgPath: string }).rgPath;
