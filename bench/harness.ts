@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCorpus } from './generate.js';
+import { callContext } from '../src/compose.js';
+import { processIo, withContext } from '../src/context.js';
+import { Settings } from '../src/settings.js';
 
 /** The repository the benches run from (they are compiled to dist/bench/). */
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -158,3 +161,6 @@ export function serversUnder(runtimeDir: string): number[] {
   }
   return pids;
 }
+
+/** Library code a bench program calls runs in a call of its own, with the process's settings, as every program's does. */
+export const inCall = <T>(fn: () => T): T => withContext(callContext({ settings: new Settings(process.env), io: processIo }), fn);

@@ -27,10 +27,7 @@ import { searchCorpus } from '../src/search/backends.js';
 import { context } from '../src/index.js';
 import { relatedPairs } from './related-pairs.js';
 import { UNRELATED_FACTS } from './unrelated-facts.js';
-import { REPO } from './harness.js';
-import { callContext } from '../src/compose.js';
-import { processIo, withContext } from '../src/context.js';
-import { Settings } from '../src/settings.js';
+import { REPO, inCall } from './harness.js';
 
 const CATEGORIES: Record<number, string> = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
 const K = 10;
@@ -361,7 +358,7 @@ function printTable(results: BackendResult[]): void {
 }
 
 // The library runs in a call (src/context.ts): this script's, with every adapter wired in (src/compose.ts).
-await withContext(callContext({ settings: new Settings(process.env), io: processIo }), async () => {
+await inCall(async () => {
   const dir = dataDir();
   const questions = fs
     .readFileSync(path.join(dir, 'questions.jsonl'), 'utf8')

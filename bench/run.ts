@@ -8,18 +8,12 @@ import { NOTE_FILES, rgPath } from '../src/adapters/ripgrep.js';
 import { SERVER_PROCESS } from '../src/process.js';
 import { TIDY_AFTER_WRITES } from '../src/search/fts-table.js';
 import { callSettings } from '../src/call-settings.js';
-import { Settings } from '../src/settings.js';
-import { processIo, withContext } from '../src/context.js';
-import { callContext } from '../src/compose.js';
 import { readManifest } from '../src/search/manifest.js';
 import { startEmbedWorker } from './embed-server.js';
 import { addBacklinks } from './generate.js';
 import { httpLoad } from './http.js';
 import { viewerLoad } from './viewer.js';
-import { REPO, arg, benchCorpus, mcpSession, rssMbOf, serverCall, serversUnder, type McpSession } from './harness.js';
-
-/** Library code the bench reads the corpus with runs in a call of its own, as every program's does. */
-const inCall = <T>(fn: () => T): T => withContext(callContext({ settings: new Settings(process.env), io: processIo }), fn);
+import { REPO, arg, benchCorpus, inCall, mcpSession, rssMbOf, serverCall, serversUnder, type McpSession } from './harness.js';
 
 // Every figure is a ratio of two medians measured side by side in one run (the two commands
 // alternate, run after run), so a busy machine slows both alike.

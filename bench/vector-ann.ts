@@ -6,10 +6,7 @@ import { openTable } from '../src/search/lance.js';
 import { nearest, readVectorState } from '../src/search/vector.js';
 import { hashedBagOfWords, startEmbedWorker } from './embed-server.js';
 import { prng } from './generate.js';
-import { REPO, arg, benchCorpus } from './harness.js';
-import { callContext } from '../src/compose.js';
-import { processIo, withContext } from '../src/context.js';
-import { Settings } from '../src/settings.js';
+import { REPO, arg, benchCorpus, inCall } from './harness.js';
 
 // Vector search at scale: a `search --backend vector` process against a `search --backend fts`
 // one (run alternately), and how far the approximate index's top 10 agrees with an exact scan.
@@ -50,7 +47,7 @@ function queries(n: number): string[] {
 }
 
 // The library runs in a call (src/context.ts): this script's, with every adapter wired in (src/compose.ts).
-await withContext(callContext({ settings: new Settings(process.env), io: processIo }), async () => {
+await inCall(async () => {
   const server = await startEmbedWorker();
   const embed = ['--embed-base', server.url, '--embed-model', MODEL];
   const rows: Record<string, unknown>[] = [];
