@@ -201,6 +201,12 @@ describe.skipIf(Boolean(browserMissing))('the viewer in a browser', () => {
     const huge = await page.goto(`${base}/note/20261201-huge.md`);
     expect(huge!.status()).toBe(200);
     expect(await page.locator('h1').textContent()).toBe('Huge note');
+    // its first megabyte, as text, and how much is left out
+    const shown = (await page.locator('article pre.raw').textContent())!;
+    expect(shown.length).toBeGreaterThan(900_000);
+    expect(shown.length).toBeLessThanOrEqual(1_000_000);
+    expect(shown).toContain('<script>window.__pwned = 7</script>');
+    expect(await page.locator('article .cut').textContent()).toMatch(/^[\d,]+ more characters are in the note's file/);
     await page.close();
   });
 

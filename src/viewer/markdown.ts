@@ -15,6 +15,17 @@ import { esc, noteHref } from './html.js';
 /** A text this large is shown as it is, not parsed: rendering it would hold the server for long. */
 const RENDER_LIMIT = 1_000_000;
 
+/** Plain text shown of a note past the limit: a browser takes seconds to lay out megabytes of text. */
+const SHOWN_LIMIT = 1_000_000;
+
+/** A text shown as it is, cut after the last whole line within the limit, saying how much is left out. */
+function plainText(markdown: string): string {
+  if (markdown.length <= SHOWN_LIMIT) return `<pre class="raw">${esc(markdown)}</pre>`;
+  const cut = markdown.lastIndexOf('\n', SHOWN_LIMIT) + 1 || SHOWN_LIMIT;
+  const left = markdown.length - cut;
+  return `<pre class="raw">${esc(markdown.slice(0, cut))}</pre>\n<p class="cut muted">${left.toLocaleString('en')} more characters are in the note's file, not shown here.</p>`;
+}
+
 /** A relative link to a note file of the root (`20261201-judy.md`, `./judy.md#heading`). */
 function noteTarget(href: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:|^\/\/|^#/i.test(href)) return undefined;
@@ -40,7 +51,7 @@ function pointNoteLinks(node: HastNodes): void {
 
 /** Safe HTML for a note's Markdown. */
 export function markdownHtml(markdown: string): string {
-  if (markdown.length > RENDER_LIMIT) return `<pre class="raw">${esc(markdown)}</pre>`;
+  if (markdown.length > RENDER_LIMIT) return plainText(markdown);
   try {
     const mdast = fromMarkdown(markdown, { extensions: gfmParts(), mdastExtensions: gfmPartsFromMarkdown() });
     const hast = toHast(mdast);
@@ -48,6 +59,6 @@ export function markdownHtml(markdown: string): string {
     return toHtml(sanitize(hast as HastNodes, defaultSchema));
   } catch {
     // A text the renderer cannot take (nested past its depth): shown as text.
-    return `<pre class="raw">${esc(markdown)}</pre>`;
+    return plainText(markdown);
   }
 }
