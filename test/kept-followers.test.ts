@@ -59,6 +59,8 @@ describe('an index kept by a resident server, followed note by note', () => {
     }
 
     expect(canonical(links)).toEqual(canonical(linkIndex([...after.facts.values()])));
+    // The links kept with each note are those it has now: a backlink's line is read from them.
+    expect(links.facts.get('20260101-beta.md')?.links).toEqual([]);
     expect(canonical(dated)).toEqual(canonical(datedBySlug([...after.facts.values()])));
     expect(canonical(titles)).toEqual(canonical(byTitleKey([...after.metas.values()])));
     // The changes are in them: the retitled note left its old title's key, the removed note its slug.
@@ -69,5 +71,18 @@ describe('an index kept by a resident server, followed note by note', () => {
         .map((m) => m.path)
         .sort(),
     ).toEqual(['20260101-alpha.md', '20260101-beta.md', '20260101-gamma.md']);
+  });
+
+  it('follows a link moved to another line with nothing else changed: the kept line is the new one', () => {
+    const root = tempCorpus();
+    write(root, '20260101-alpha.md', note(1, 'Alpha', 'The first note.'));
+    write(root, '20260101-beta.md', note(2, 'Beta', 'Links to [[Alpha]].'));
+    const before = notesOf(root).facts;
+    const links = linkIndex([...before.values()]);
+    write(root, '20260101-beta.md', note(2, 'Beta', 'A paragraph first.\n\nLinks to [[Alpha]].'));
+    const after = notesOf(root).facts;
+    for (const name of after.keys()) followLinkIndex(links, before.get(name), after.get(name));
+    expect(canonical(links)).toEqual(canonical(linkIndex([...after.values()])));
+    expect(links.facts.get('20260101-beta.md')?.links.map((l) => l.line)).toEqual([11]);
   });
 });

@@ -127,6 +127,14 @@ async function bridged(root: string, env: Record<string, string>): Promise<Clien
   return client;
 }
 
+/** The lines of the search index's manifest log: a compaction writes one that counts no refresh since. */
+const manifestLog = (root: string): any[] =>
+  fs
+    .readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
 /** Send `line` on the server's socket as a hand-written client would; resolves to the lines it answers, once it closes. */
 function rawAsk(socket: string, line: string): Promise<any[]> {
   return new Promise((resolve, reject) => {
@@ -398,12 +406,7 @@ describe('the resident server', () => {
   it('compacts the search index once writes pause after many refreshes, while searches go on; every search before and after finds every change, in the server and in-process', async () => {
     const { root, env } = setUp('on');
     const server = await untilRunning(root, env, serveInForeground(root, env));
-    const log = () =>
-      fs
-        .readFileSync(path.join(root, '.zk', 'index', 'manifest.log'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l));
+    const log = () => manifestLog(root);
     // the server asked from this process, as the command line's client asks it; the same search in-process
     const hits = async (q: string, mode = 'on') => {
       const args = ['--root', root, '--json', 'search', q];
@@ -436,6 +439,33 @@ describe('the resident server', () => {
     expect(await hits('quokka')).toEqual(['20261201-note-0.md']);
     const status = await zk(['--root', root, '--json', 'status'], { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
     expect(status.json.index).toMatchObject({ exists: true, fresh: true, pending: 0 });
+  });
+
+  it('compacts the search index once writes pause while an agent keeps its MCP session open: an open session holds back no compaction', async () => {
+    const { root, env } = setUp('on');
+    await untilRunning(root, env, serveInForeground(root, env));
+    const agent = await bridged(root, env);
+    const hits = async (q: string) => {
+      const r = (await agent.callTool({ name: 'search', arguments: { query: q } })) as any;
+      expect(r.structuredContent.ok).toBe(true);
+      return r.structuredContent.hits.map((h: any) => h.path);
+    };
+    expect(await hits('topic1')).toEqual(['20261201-note-1.md']); // builds the index
+    for (let i = 0; i < TIDY_AFTER_WRITES + 1; i++) {
+      fs.appendFileSync(path.join(root, `20261201-note-${i % 3}.md`), `Word${i}x.\n`);
+      expect(await hits(`word${i}x`)).toEqual([`20261201-note-${i % 3}.md`]);
+    }
+    expect(manifestLog(root).at(-1)).toMatchObject({ refreshes: TIDY_AFTER_WRITES + 1 });
+    await until(
+      'the index is compacted, the session still open',
+      async () => {
+        expect(await hits('topic1')).toEqual(['20261201-note-1.md']);
+        await new Promise((r) => setTimeout(r, 200)); // the agent searches every quarter second or so
+        return manifestLog(root).at(-1).refreshes === 0;
+      },
+      30_000,
+    );
+    for (let i = 0; i < TIDY_AFTER_WRITES + 1; i++) expect(await hits(`word${i}x`)).toEqual([`20261201-note-${i % 3}.md`]);
   });
 
   describe('one server, several clients', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli.js';
 import { processIo, withContext, type RunContext } from '../src/context.js';
 import { residentState } from '../src/compose.js';
@@ -135,6 +135,53 @@ describe('what a resident process keeps of every note, built once a call asks', 
     write(root, '20260101-delta.md', note(4, 'Delta', `Links to [the first](${'20260101-alpha.md'}) by its file.`));
     await warm.caughtUp();
     expect(backlinks()).toEqual(['20260101-delta.md']);
+  });
+
+  it('a read places each backlink by the kept links, without reading the linking notes, as in-process places it', async () => {
+    const root = tempCorpus();
+    write(root, '20260101-first.md', note(1, 'Café', 'The first note.'));
+    write(root, '20260101-beta.md', note(2, 'Beta', 'Links to [[Café]].'));
+    write(root, '20260101-gamma.md', note(3, 'Gamma', 'A line.\n\nAs [the first](20260101-first.md) says.'));
+    write(root, '20260101-delta.md', note(4, 'Delta', `[old name](20251231-gone.md)<!-- uuid: ${U(1)} -->`));
+    // A name written decomposed (NFD) that no text search for the note's names finds: in-process
+    // leaves it out, and so must the server; the same with one of its names in the text is in.
+    write(root, '20260101-zeta.md', note(5, 'Zeta', 'See [[Cafe\u0301]].'));
+    write(root, '20260101-eta.md', note(6, 'Eta', 'Of the first days.\n\nSee [[Cafe\u0301]].'));
+    const { warm, call, runAll } = heldWarmUps(root);
+    const inProcess = () => withContext(processContext(), () => readNote(root, 'first')).backlinks;
+    const warmRead = () => {
+      const reads = vi.spyOn(fs, 'readFileSync');
+      try {
+        const backlinks = call(() => readNote(root, 'first')).backlinks;
+        return { backlinks, read: reads.mock.calls.map(([file]) => path.basename(String(file))).filter((f) => f.endsWith('.md')) };
+      } finally {
+        reads.mockRestore();
+      }
+    };
+    call(() => readNote(root, 'first'));
+    await runAll();
+    const placed = [
+      { path: '20260101-beta.md', title: 'Beta', line: 9 },
+      { path: '20260101-delta.md', title: 'Delta', line: 9 },
+      { path: '20260101-eta.md', title: 'Eta', line: 11 },
+      { path: '20260101-gamma.md', title: 'Gamma', line: 11 },
+    ];
+    expect(inProcess()).toEqual(placed);
+    // Until the watcher has listed the root's symlinks, each call checks (reads) every note: wait for a call that does not.
+    let first = warmRead();
+    for (let tries = 0; first.read.length > 3 && tries < 400; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      first = warmRead();
+    }
+    expect(first.backlinks).toEqual(placed);
+    // Only the note itself, and the notes whose kept links do not show one of its names, are read.
+    expect(first.read.sort()).toEqual(['20260101-eta.md', '20260101-first.md', '20260101-zeta.md']);
+    // A link moved to another line, nothing else changed: the kept line follows.
+    write(root, '20260101-beta.md', note(2, 'Beta', 'A paragraph first.\n\nLinks to [[Café]].'));
+    await warm.caughtUp();
+    const moved = [{ ...placed[0], line: 11 }, ...placed.slice(1)];
+    expect(inProcess()).toEqual(moved);
+    expect(warmRead().backlinks).toEqual(moved);
   });
 
   it('a call that builds every answer itself (list, status) keeps them: no warm-up is asked for after it', async () => {

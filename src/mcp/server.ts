@@ -118,13 +118,21 @@ function callParams(params: unknown, offered: ToolSpec[]): { name: string; args:
 /**
  * An MCP server of the tools for one session, not yet connected: every call runs in `ctx` (the
  * settings and flags the session was started with), as `caller` when the transport knows who calls;
- * `serverStatus` is how the process hosting it asks after the corpus's resident server.
+ * `serverStatus` is how the process hosting it asks after the corpus's resident server, and
+ * `inCall` tells it that a call is under way (the function it returns, that the call is over).
  */
-export async function mcpSession(root: string, ctx: RunContext, serverStatus: ServerStatusOf, caller?: Caller): Promise<Server> {
+export async function mcpSession(root: string, ctx: RunContext, serverStatus: ServerStatusOf, caller?: Caller, inCall?: () => () => void): Promise<Server> {
   const tools = await sessionTools(root, ctx, serverStatus, caller);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.instructions });
   server.setRequestHandler(ListToolsRequestSchema, async () => tools.list());
-  server.fallbackRequestHandler = async (req: JSONRPCRequest) => tools.answer(req);
+  server.fallbackRequestHandler = async (req: JSONRPCRequest) => {
+    const over = inCall?.();
+    try {
+      return await tools.answer(req);
+    } finally {
+      over?.();
+    }
+  };
   return server;
 }
 
@@ -170,15 +178,16 @@ export function sessionContext(ctx: RunContext, resident: NonNullable<RunContext
 }
 
 /**
- * Serve the tools over MCP on stdio (or on `streams`, a resident server's connection) until the
- * client closes the connection. Every call runs in `ctx` (the settings and flags the session was
- * started with); the output carries JSON-RPC only.
+ * Serve the tools over MCP on stdio (or on `streams`, a resident server's connection, which it
+ * tells of each call under way: see `mcpSession`) until the client closes the connection. Every
+ * call runs in `ctx` (the settings and flags the session was started with); the output carries
+ * JSON-RPC only.
  */
 export async function serveMcp(
   root: string,
   ctx: RunContext,
   serverStatus: ServerStatusOf,
-  streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
+  streams?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; inCall?: () => () => void },
 ): Promise<void> {
   // The search index stays open and the root watched between calls (the watcher only where it
   // sees every change: not on a network file system, whose other hosts write unseen). A resident
@@ -190,7 +199,7 @@ export async function serveMcp(
         root,
         withContext(ctx, () => indexLocation(root).fileSystem === null),
       );
-  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!), serverStatus);
+  const server = await mcpSession(root, sessionContext(ctx, shared ?? own!), serverStatus, undefined, streams?.inCall);
   // Without a resident server, the session embeds new notes in the background itself (src/search/background-embed.ts).
   const embedding = own && backgroundEmbedding(root, { inCall: (job) => withContext(sessionContext(ctx, own), job) });
   const transport = new LineTransport(streams?.input ?? process.stdin, streams?.output ?? process.stdout, maxMessageBytes(ctx));

@@ -26,18 +26,24 @@ async function notesTable(root: string, refreshedAt: string | undefined): Promis
   return table;
 }
 
-/** A match of the index: what re-ranking reads of it. A hit's other fields come from its note (see `hitsFromRanking`). */
-type Match = Pick<FtsRow, 'path' | 'title' | 'body'> & { _score: number };
+/**
+ * A match of the index: what re-ranking reads of it, its title and body only when it weighs the
+ * query's terms (`weighsTerms`). A hit's other fields come from its note (see `hitsFromRanking`).
+ */
+type Match = Pick<FtsRow, 'path'> & Partial<Pick<FtsRow, 'title' | 'body'>> & { _score: number };
 
-async function query(root: string, q: string, limit: number, history: boolean, refreshedAt?: string): Promise<Match[]> {
+/** Whether re-ranking reads the matches' text: only for a query of two stems or more (see `byCoverage`). */
+const weighsTerms = (stems: readonly string[]) => stems.length >= 2;
+
+async function query(root: string, q: string, limit: number, history: boolean, withText: boolean, refreshedAt?: string): Promise<Match[]> {
   const ldb = await lance();
   const table = await notesTable(root, refreshedAt);
   if (!table) throw new ZkError('io', 'search index has no notes table');
   let builder = table.query().fullTextSearch(new ldb.MultiMatchQuery(q, ['title', 'body'], { boosts: [2, 1] }));
   if (!history) builder = builder.where('current = true');
-  // Each column LanceDB returns costs about 0.3 ms a query at 50k notes: the few re-ranking reads,
-  // and the notes of the hits kept, read from their files (which the refresh just matched).
-  return plainRows<Match>(builder.select(['path', 'title', 'body', '_score']).limit(limit));
+  // Each column LanceDB returns costs a query at 50k notes (the bodies of 40 matches about 1 ms): the
+  // few re-ranking reads, and the notes of the hits kept, read from their files (which the refresh just matched).
+  return plainRows<Match>(builder.select(withText ? ['path', 'title', 'body', '_score'] : ['path', '_score']).limit(limit));
 }
 
 /** How many of the index's best matches are re-ranked by how much of the query they cover. */
@@ -74,12 +80,14 @@ async function termRarity(root: string, stems: readonly string[], words: Map<str
  * With `rarity`, a note below the relevance floor `o` is dropped (see `passesFloor`).
  */
 function byCoverage(rows: Match[], terms: readonly string[], o: SearchOptions, rarity?: TermRarity): Match[] {
-  if (terms.length < 2) return rows;
+  if (!weighsTerms(terms)) return rows;
   const stemsIn = stemFinder(terms);
   const scored = rows.flatMap((r) => {
-    const words = stemsIn(`${r.title}\n${r.body}`);
+    // The query selected the text (`weighsTerms`).
+    const { title = '', body = '' } = r;
+    const words = stemsIn(`${title}\n${body}`);
     const has = (i: number) => words.has(terms[i]);
-    if (rarity && !passesFloor(o, rarity, has, () => r.title)) return [];
+    if (rarity && !passesFloor(o, rarity, has, () => title)) return [];
     return [{ r, score: r._score * coverage(terms.filter((t) => words.has(t)).length / terms.length) }];
   });
   return scored.sort((a, b) => b.score - a.score).map(({ r, score }) => ({ ...r, _score: score }));
@@ -100,10 +108,10 @@ export async function ftsHits(root: string, q: Query, opts: SearchOptions & { li
   for (let depth = Math.max(opts.limit + 5, RERANK_DEPTH); ; depth *= 8) {
     let rows: Match[];
     try {
-      rows = await query(root, text, depth, history, refreshedAt);
+      rows = await query(root, text, depth, history, weighsTerms(stems), refreshedAt);
     } catch {
       const rebuilt = await refreshIndex(root, { rebuild: true });
-      rows = await query(root, text, depth, history, rebuilt.refreshedAt);
+      rows = await query(root, text, depth, history, weighsTerms(stems), rebuilt.refreshedAt);
     }
     const found = rows.length;
     // A note deleted or superseded since the refresh is left out as it is read.

@@ -11,7 +11,7 @@ export class Activity {
     this.lastActive = performance.now();
   }
 
-  /** A call or session begins; the function returned ends it. */
+  /** A call begins (a command line, or one call of an MCP session); the function returned ends it. */
   begin(): () => void {
     this.busy++;
     this.touch();

@@ -86,15 +86,16 @@ export class Calls {
   /**
    * Serve one MCP session on the connection until either side closes it: the library's MCP
    * server, in a context with the session's flags over its settings (`refused` checked them).
+   * `inCall` is told of each of its calls under way: an open session is no call.
    */
-  async session(socket: net.Socket, req: CallRequest): Promise<void> {
+  async session(socket: net.Socket, req: CallRequest, inCall: () => () => void): Promise<void> {
     // What a tool call would print goes nowhere: the connection carries MCP only.
     const io: Io = { stdout: () => undefined, stderr: () => undefined, stdin: () => undefined, cwd: () => req.cwd };
     try {
       const overrides = mcpFlagOverrides(extractGlobals(req.argv).rest.slice(1)) ?? {};
       const ctx = newCall({ ...this.o.own, settings: new Settings(this.env(req)).with(overrides), io, resident: this.o.resident });
       const { serveMcp } = await import('../mcp/server.js');
-      await withContext(ctx, () => serveMcp(this.o.root, ctx, serverStatus, { input: socket, output: socket }));
+      await withContext(ctx, () => serveMcp(this.o.root, ctx, serverStatus, { input: socket, output: socket, inCall }));
     } catch {
       // a session that could not start or broke off: the connection's end tells the client
     } finally {

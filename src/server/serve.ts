@@ -221,8 +221,11 @@ class ResidentServer {
       return;
     }
     send(socket, { accepted: true, pid: process.pid });
-    const end = this.activity.begin();
-    const served = req.kind === 'call' ? this.calls.answer(socket, req) : this.calls.session(socket, req);
+    // A session counts as each of its calls (an agent keeps one open for hours): the index is
+    // compacted between them, as between command lines.
+    const begin = () => this.activity.begin();
+    const end = req.kind === 'call' ? begin() : () => this.activity.touch();
+    const served = req.kind === 'call' ? this.calls.answer(socket, req) : this.calls.session(socket, req, begin);
     void served.finally(() => {
       this.embedding.poke();
       end();

@@ -10,7 +10,8 @@ import { keptFactsBuilt, type NoteFacts } from './facts.js';
 // Where a note's links lead and which notes link to it, found without reading every note: only
 // the files the grep port finds for the names the links use and the note's own names are read. A
 // resident process, which keeps every note's links warm (src/corpus/graph/facts.ts), finds those
-// files in an index of them instead of searching every note's text.
+// files in an index of them instead of searching every note's text, and places a backlink by the
+// linking note's kept links instead of reading it.
 
 export interface ResolvedLink {
   label: string;
@@ -48,7 +49,8 @@ export function noteLinks(note: Note): Link[] {
  * changes (see `keptFactsBuilt`).
  */
 export interface LinkIndex {
-  files: Set<string>;
+  /** Every note's facts by its file name: a backlink's title and line are read from its links here. */
+  facts: Map<string, NoteFacts>;
   /** Notes by the keys of their file name: whole, without `.md`, and the undated slug. */
   byFileName: Map<string, string[]>;
   byTitle: Map<string, string[]>;
@@ -63,7 +65,7 @@ const fileNameKeys = (path: string) => wikiNamesOf({ path });
 
 export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   const index: LinkIndex = {
-    files: new Set(),
+    facts: new Map(),
     byFileName: new Map(),
     byTitle: new Map(),
     linkingUuid: new Map(),
@@ -91,8 +93,8 @@ function drop(map: Map<string, string[]>, key: string, file: string): void {
 /** Enter (`adding`) or take out every key of one note's facts. */
 function indexNote(index: LinkIndex, f: NoteFacts, adding: boolean): void {
   const put = adding ? add : drop;
-  if (adding) index.files.add(f.path);
-  else index.files.delete(f.path);
+  if (adding) index.facts.set(f.path, f);
+  else index.facts.delete(f.path);
   for (const key of fileNameKeys(f.path)) put(index.byFileName, key, f.path);
   put(index.byTitle, nameKey(f.title), f.path);
   for (const l of f.links) {
@@ -123,16 +125,38 @@ function grepCandidates(root: string, names: Set<string>, linking: string[]): Ca
 
 /**
  * What the grep port would find, from the index: the notes titled one of `names`, and those with a
- * link that may lead to `note` (by its uuid, a name it goes by, or its file name).
+ * link that may lead to `note` (by its uuid, a name it goes by, or its file name). A note found by
+ * a link alone is not read when its kept links show that its text holds one of `linking` (as the
+ * grep port would find it): its facts place the backlink (`kept`).
  */
-function indexCandidates(index: LinkIndex, note: Note, names: Set<string>): Candidates {
+function indexCandidates(index: LinkIndex, note: Note, names: Set<string>, linking: string[]): Candidates & { kept: NoteFacts[] } {
   const at = (map: Map<string, string[]>, key: string) => map.get(key) ?? [];
   const named = new Set([...names].flatMap((k) => at(index.byFileName, k)));
   const maybe = [...names].flatMap((k) => at(index.byTitle, k));
-  if (note.uuid) maybe.push(...at(index.linkingUuid, note.uuid.toLowerCase()));
-  for (const own of new Set(wikiNamesOf(note))) maybe.push(...at(index.linkingName, own));
-  maybe.push(...at(index.linkingFile, note.path));
-  return { named, maybe };
+  const read = new Set([note.path, ...named, ...maybe]);
+  const linkers = new Set(note.uuid ? at(index.linkingUuid, note.uuid.toLowerCase()) : []);
+  for (const own of new Set(wikiNamesOf(note))) for (const p of at(index.linkingName, own)) linkers.add(p);
+  for (const p of at(index.linkingFile, note.path)) linkers.add(p);
+  const kept: NoteFacts[] = [];
+  for (const p of linkers) {
+    if (read.has(p)) continue;
+    const f = index.facts.get(p);
+    if (f && linksShow(f, linking)) kept.push(f);
+    else maybe.push(p);
+  }
+  return { named, maybe, kept };
+}
+
+/**
+ * Whether a note's links show that its text holds one of `linking` (lowercase), as the text check
+ * of `involvedNotes` would find: a uuid anchor, or a target written with no capital sigma (the one
+ * letter whose lowercase depends on its neighbours, so the target alone lowercases as it does
+ * within the whole text).
+ */
+function linksShow(f: NoteFacts, linking: string[]): boolean {
+  return f.links.some(
+    (l) => (l.uuid !== undefined && linking.includes(l.uuid)) || (!l.written.includes('Σ') && linking.some((s) => l.written.toLowerCase().includes(s))),
+  );
 }
 
 /**
@@ -171,8 +195,12 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   ];
   // A resident process finds them in its index of every note's links; a call of its own, by grep.
   const index = keptFactsBuilt(root, 'link-index', linkIndex, followLinkIndex);
-  const candidates = index ? { ...indexCandidates(index, note, wikiNames), files: index.files } : grepCandidates(root, wikiNames, linking);
+  const candidates = index
+    ? { ...indexCandidates(index, note, wikiNames, linking), files: index.facts }
+    : { ...grepCandidates(root, wikiNames, linking), kept: [] };
   const fileSet = candidates.files;
+  // The notes that hold a name involved are read, so `names` resolves as with every note; a linking
+  // note whose facts were kept holds none of them (it would be named or titled so).
   const notes = [note, ...involvedNotes(root, note, candidates, wikiNames, linking)];
   const names = new NoteNames(notes);
   // A hub links to the same notes many times: each target is read, and its headings parsed, once.
@@ -207,11 +235,15 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   });
 
   const uuid = note.uuid.toLowerCase();
+  const leadsHere = (l: Link) => (uuid && l.uuid === uuid) || (linksByName(l) ? names.resolve(l.target).note === note : l.target === note.path);
   const backlinks: Backlink[] = [];
-  for (const other of notes) {
-    if (other === note) continue;
-    const first = noteLinks(other).find((l) => (uuid && l.uuid === uuid) || (linksByName(l) ? names.resolve(l.target).note === note : l.target === note.path));
-    if (first) backlinks.push({ path: other.path, title: other.title, line: first.line });
-  }
+  const place = (path: string, title: string, itsLinks: readonly Link[]) => {
+    const first = itsLinks.find(leadsHere);
+    if (first) backlinks.push({ path, title, line: first.line });
+  };
+  for (const other of notes) if (other !== note) place(other.path, other.title, noteLinks(other));
+  for (const f of candidates.kept) place(f.path, f.title, f.links.filter(isNoteLink));
+  // In file-name order, as the notes were read.
+  if (candidates.kept.length) backlinks.sort((a, b) => (a.path < b.path ? -1 : 1));
   return { links: resolved, backlinks };
 }
