@@ -232,6 +232,19 @@ describe('the resident server', () => {
     expect((await serverState(root, env)).pid).toBe(kept.pid);
   });
 
+  it('a background server an agent keeps a quiet MCP session open with stays past its idle limit, and answers the session after', async () => {
+    const { root, env } = setUp('auto', 'rg');
+    const idle = { ...env, ZK_MEMORY_SERVER_IDLE_SECONDS: '2' };
+    const agent = await bridged(root, idle);
+    const search = async () => ((await agent.callTool({ name: 'search', arguments: { query: 'topic0' } })) as any).structuredContent;
+    expect((await search()).hits.map((h: any) => h.path)).toEqual(['20261201-note-0.md']);
+    const { pid, background } = await untilRunning(root, env);
+    expect(background).toBe(true);
+    await new Promise((r) => setTimeout(r, 3500)); // past the idle limit, no call made
+    expect(processGone(pid)).toBe(false);
+    expect((await search()).hits.map((h: any) => h.path)).toEqual(['20261201-note-0.md']);
+  });
+
   it('off never starts one; on without a server fails with exit 4 and says why', async () => {
     const { root, env } = setUp('off', 'rg');
     expect((await search(root, env, 'topic0')).json.server).toBe(false);
