@@ -295,6 +295,8 @@ describe('MCP over HTTP', () => {
     const none = await post(served.url, INIT);
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toMatch(/^Bearer/);
+    // an idle connection is kept past a client's pause: the client closes it first
+    expect(none.headers['keep-alive']).toBe('timeout=65');
     expect((await post(served.url, INIT, { authorization: 'Bearer zkm_not-a-token' })).status).toBe(401);
     expect((await post(served.url, INIT, { authorization: bearer })).status).toBe(401); // not a bearer header
 

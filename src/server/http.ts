@@ -83,6 +83,9 @@ function allowedHosts(host: string, port: number, extra: string[]): Set<string> 
   return out;
 }
 
+/** How long an idle connection is kept for the client's next request. */
+const KEEP_ALIVE_MS = 65_000;
+
 /**
  * Keep at most `perAddress` connections from one address: one more is closed as it comes, before
  * it may send anything. (The cap on all connections is the server's own `maxConnections`.)
@@ -128,6 +131,10 @@ export async function listenHttp(root: string, o: HttpOptions, ctx: RunContext):
     headersTimeout: headersMs,
     requestTimeout: requestMs,
     connectionsCheckingInterval: Math.min(1000, Math.max(100, headersMs / 4)),
+    // An idle connection is kept long past a client's pause: one the server closes just as the
+    // client sends on it fails that call (ECONNRESET), and with Node's 5 s a busy client met it.
+    // Clients close their idle connections first, at the time this header tells them.
+    keepAliveTimeout: KEEP_ALIVE_MS,
   };
   const requests = new McpRequests(root, ctx, { origins: new Set(o.allowOrigins ?? []), ingestFolders: o.ingestFrom ?? [], corpora: o.corpora });
   const listener = (req: http.IncomingMessage, res: http.ServerResponse) => void requests.answer(req, res);
