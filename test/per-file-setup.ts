@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { afterAll, afterEach, aroundAll, aroundEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, aroundAll, aroundEach, beforeAll, beforeEach } from 'vitest';
 import { processIo, withContext, type RunContext } from '../src/context.js';
 import { Settings } from '../src/settings.js';
 import { removeTempDirs } from './helpers/corpus.js';
@@ -25,6 +25,14 @@ if (process.env.ZK_TEST_CPU) {
       .slice(11, 15)
       .reduce((s, t) => s + Number(t), 0);
   let start = 0;
-  beforeEach(() => void (start = ticks()));
+  let file = '';
+  beforeEach((ctx) => {
+    start = ticks();
+    file = ctx.task.file?.name ?? file;
+  });
   afterEach((ctx) => void process.stderr.write(`cpu ${((ticks() - start) / 100).toFixed(1)} s  ${ctx.task.file?.name} > ${ctx.task.name}\n`));
+  // The file's own line: its tests may run at once (it.concurrent), so theirs may count the same seconds twice.
+  let fileStart = 0;
+  beforeAll(() => void (fileStart = ticks()));
+  afterAll(() => void process.stderr.write(`cpu-file ${((ticks() - fileStart) / 100).toFixed(1)} s  ${file}\n`));
 }
