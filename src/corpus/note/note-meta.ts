@@ -1,6 +1,6 @@
 import type { FileStamp } from '../files/file-stamp.js';
 import { isKind } from './kinds.js';
-import { noteInfo, type Note, type NoteInfo, type NoteTimes } from './notes.js';
+import type { Note, NoteInfo, NoteTimes } from './notes.js';
 import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type BuiltUpdate, type DerivedKind } from './stat-cache.js';
 
 // What `list` and `status` need of every note, kept per note in a stat-keyed cache
@@ -22,8 +22,17 @@ export const isPinned = (n: Pick<Note, 'parsed'>): boolean => n.parsed.frontmatt
 
 /** The fields of a note read from its file (nothing of the text is kept), with the file's stamp. */
 export function noteMeta(n: NoteInfo & Pick<Note, 'supersedes' | 'times'>, seen: FileStamp, pinned: boolean): NoteMeta {
+  // Every field written out, not `...noteInfo(n)`: made once per note on every whole-corpus read, a
+  // spread object took V8's slow path (status at 1,000 notes: 10% slower, twice the garbage).
   return {
-    ...noteInfo(n),
+    uuid: n.uuid,
+    slug: n.slug,
+    path: n.path,
+    title: n.title,
+    date: n.date,
+    kind: n.kind,
+    author: n.author,
+    superseded_by: n.superseded_by,
     supersedes: n.supersedes,
     times: n.times,
     pinned,
