@@ -118,3 +118,12 @@ describe('the layers of src/', () => {
     }
   }, 60_000);
 });
+
+describe('the size of src/', () => {
+  it('has no file over 400 lines (a function over 100 is refused by the linter: biome.json)', () => {
+    const long = sources(path.join(REPO, 'src'))
+      .map((f) => [path.relative(REPO, f), fs.readFileSync(f, 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 400);
+    expect(long).toEqual([]);
+  });
+});

@@ -6,7 +6,7 @@ import { findCandidates, toCandidate } from '../src/pipelines/integrate.js';
 import { fuseScores } from '../src/search/hybrid.js';
 import { searchCorpus } from '../src/search/backends.js';
 import { parseQuery, queryWords, stem, stemFinder, stemsOf, wordsOf } from '../src/search/terms.js';
-import { relevanceFloor } from '../src/search/vector.js';
+import { relevanceFloor } from '../src/search/vector-floor.js';
 import { tempCorpus, write } from './helpers/corpus.js';
 
 const roots: string[] = [];

@@ -8,7 +8,7 @@ export interface VectorState {
   files: Map<string, string>;
   refreshes: number;
   refreshedAt: string;
-  /** How similar two notes of the corpus are when nothing chose them for being alike (see `relevanceFloor`). */
+  /** How similar two notes of the corpus are when nothing chose them for being alike (see `relevanceFloor` in src/search/vector-floor.ts). */
   baseline?: Baseline;
   /** The approximate index, once the table has one (see `keepAnnIndex`). */
   ann?: AnnState;
