@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CHROMIUM, launchBrowser } from './browser.js';
 
 // The browser viewer (docs/viewer.md) in headless Chromium, on a warm resident server: `zk-memory
 // view --no-open --json` starts the corpus's server in the background and prints a launch link,
@@ -13,8 +14,6 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 // The goals (docs/performance.md#the-viewer): first load of the search page ≤ 1 s, a search as
 // you type ≤ 100 ms from the last keystroke to its results painted, a note page ≤ 300 ms, a 2-hop
 // graph ≤ 500 ms drawn.
-
-export const CHROMIUM = process.env.ZK_MEMORY_CHROMIUM ?? '/usr/bin/chromium';
 
 export interface ViewerCase {
   case: string;
@@ -202,21 +201,7 @@ export async function viewerLoad(bin: string, root: string, env: NodeJS.ProcessE
       throw new Error(`view --no-open --json said: ${view.stdout}${view.stderr}`);
     }
     const base = new URL(launch).origin;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless=new',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--use-angle=swiftshader',
-        '--enable-unsafe-swiftshader',
-      ],
-    });
+    browser = await launchBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addInitScript(PAGE_PROBE);
     const page = await context.newPage();
