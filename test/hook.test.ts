@@ -92,6 +92,13 @@ const inboxFiles = (root: string) =>
         .sort()
     : [];
 const inboxEntry = (root: string, name: string) => JSON.parse(fs.readFileSync(path.join(root, '.zk', 'inbox', name), 'utf8'));
+/** The text of each inbox input, oldest first. */
+const inboxTexts = (root: string): string[] =>
+  inboxFiles(root).map((f) =>
+    inboxEntry(root, f)
+      .items.map((i: any) => i.text)
+      .join('\n'),
+  );
 
 /** A Claude Code transcript line. */
 const line = (type: 'user' | 'assistant', uuid: string, content: unknown) => JSON.stringify({ type, uuid, sessionId: 's-1', message: { role: type, content } });
@@ -263,13 +270,7 @@ describe('hook claude: a full disk', () => {
     fs.rmSync(filler);
     expect((await stop()).code).toBe(0);
     expect((await stop()).code).toBe(0);
-    const texts = inboxFiles(root)
-      .map((f) =>
-        inboxEntry(root, f)
-          .items.map((i: any) => i.text)
-          .join('\n'),
-      )
-      .join('\n');
+    const texts = inboxTexts(root).join('\n');
     expect(texts.match(/Remember this/g)).toHaveLength(1);
     expect(texts.match(/Kept: y/g)).toHaveLength(1);
   });
@@ -323,13 +324,7 @@ describe('hook claude: capture', () => {
       expect(killed.code, fault).not.toBe(0); // killed, as a crash would be
       fs.appendFileSync(transcript, `${line('assistant', 'a1', 'Noted: 03:00.')}\n`);
       expect((await hookHere('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
-      const texts = inboxFiles(root)
-        .map((f) =>
-          inboxEntry(root, f)
-            .items.map((i: any) => i.text)
-            .join('\n'),
-        )
-        .join('\n');
+      const texts = inboxTexts(root).join('\n');
       expect(texts.match(/Backups run at 03:00/g), fault).toHaveLength(1);
       expect(texts.match(/Noted: 03:00/g), fault).toHaveLength(1);
       expect(
@@ -413,11 +408,7 @@ describe('hook claude: what compaction writes', () => {
       ].join('\n')}\n`,
     );
     expect((await hook('claude', claudeEvent('Stop', { transcript_path: transcript }), { root, env })).code).toBe(0);
-    const texts = inboxFiles(root).map((f) =>
-      inboxEntry(root, f)
-        .items.map((i: any) => i.text)
-        .join('\n'),
-    );
+    const texts = inboxTexts(root);
     expect(texts).toHaveLength(2);
     expect(texts[1]).toBe('user: And the retro is on Friday.');
     expect(texts.join('\n')).not.toContain('This session is being continued');
@@ -448,13 +439,7 @@ describe('hook claude: a private span across turns', () => {
         bytes.some((b) => b.includes(s)),
         s,
       ).toBe(false);
-    const kept = inboxFiles(root)
-      .map((f) =>
-        inboxEntry(root, f)
-          .items.map((i: any) => i.text)
-          .join('\n'),
-      )
-      .join('\n');
+    const kept = inboxTexts(root).join('\n');
     expect(kept).toContain('The standup is at 9.');
     expect(kept).toContain('The retro is on Friday.');
     expect(kept).toContain('Noted: the retro is on Friday.');
