@@ -9,9 +9,18 @@ import { Invocation } from './cli/invocation.js';
 import type { CommandLineOptions } from './command-line/command-line.js';
 import { extractGlobals } from './command-line/globals.js';
 import { servedCommand } from './command-line/served.js';
+import type { Operation } from './operations/operation.js';
 
 /** A command module: registers its command on the program, for one invocation. */
 type Registrar = { register(program: Command, cli: Invocation): void };
+
+/** A command rendered from an operation of the table both surfaces share (src/operations/). */
+function fromTable(load: () => Promise<Operation>): () => Promise<Registrar> {
+  return async () => {
+    const [{ registerOperation }, op] = await Promise.all([import('./cli/operation-command.js'), load()]);
+    return { register: (program, cli) => registerOperation(program, cli, op) };
+  };
+}
 
 /** Every command, loaded only when it is the one being run (or for the full help). */
 const COMMANDS: Record<string, () => Promise<Registrar>> = {
@@ -20,7 +29,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   read: () => import('./commands/read.js'),
   merge: () => import('./commands/merge.js'),
   list: () => import('./commands/list.js'),
-  search: () => import('./commands/search.js'),
+  search: fromTable(async () => (await import('./operations/recall.js')).search),
   context: () => import('./commands/context.js'),
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
