@@ -30,7 +30,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   merge: () => import('./commands/merge.js'),
   list: () => import('./commands/list.js'),
   search: fromTable(async () => (await import('./operations/recall.js')).search),
-  context: () => import('./commands/context.js'),
+  context: fromTable(async () => (await import('./operations/recall.js')).context),
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
   log: () => import('./commands/log.js'),
