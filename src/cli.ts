@@ -26,7 +26,7 @@ function fromTable(load: () => Promise<Operation>): () => Promise<Registrar> {
 const COMMANDS: Record<string, () => Promise<Registrar>> = {
   init: () => import('./commands/init.js'),
   write: () => import('./commands/write.js'),
-  read: () => import('./commands/read.js'),
+  read: fromTable(async () => (await import('./operations/recall.js')).read),
   merge: () => import('./commands/merge.js'),
   list: () => import('./commands/list.js'),
   search: fromTable(async () => (await import('./operations/recall.js')).search),
