@@ -28,7 +28,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   write: () => import('./commands/write.js'),
   read: fromTable(async () => (await import('./operations/recall.js')).read),
   merge: () => import('./commands/merge.js'),
-  list: () => import('./commands/list.js'),
+  list: fromTable(async () => (await import('./operations/recall.js')).list),
   search: fromTable(async () => (await import('./operations/recall.js')).search),
   context: fromTable(async () => (await import('./operations/recall.js')).context),
   index: () => import('./commands/index-cmd.js'),
