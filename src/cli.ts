@@ -33,7 +33,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   context: fromTable(async () => (await import('./operations/recall.js')).context),
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
-  log: () => import('./commands/log.js'),
+  log: fromTable(async () => (await import('./operations/recall.js')).log),
   supersede: () => import('./commands/supersede.js'),
   archive: () => import('./commands/archive.js'),
   inbox: () => import('./commands/inbox.js'),
