@@ -25,7 +25,7 @@ function fromTable(load: () => Promise<Operation>): () => Promise<Registrar> {
 /** Every command, loaded only when it is the one being run (or for the full help). */
 const COMMANDS: Record<string, () => Promise<Registrar>> = {
   init: () => import('./commands/init.js'),
-  write: () => import('./commands/write.js'),
+  write: fromTable(async () => (await import('./operations/notes.js')).write),
   read: fromTable(async () => (await import('./operations/recall.js')).read),
   merge: () => import('./commands/merge.js'),
   list: fromTable(async () => (await import('./operations/recall.js')).list),
