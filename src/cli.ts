@@ -27,7 +27,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   init: () => import('./commands/init.js'),
   write: fromTable(async () => (await import('./operations/notes.js')).write),
   read: fromTable(async () => (await import('./operations/recall.js')).read),
-  merge: () => import('./commands/merge.js'),
+  merge: fromTable(async () => (await import('./operations/notes.js')).merge),
   list: fromTable(async () => (await import('./operations/recall.js')).list),
   search: fromTable(async () => (await import('./operations/recall.js')).search),
   context: fromTable(async () => (await import('./operations/recall.js')).context),
