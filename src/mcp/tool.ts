@@ -3,7 +3,6 @@ import type { ArgsSchema, Operation, OperationCall } from '../operations/operati
 import type { ServerStatus } from '../api/results.js';
 import type { Settings } from '../settings.js';
 
-export { bool, int, kindProperty, schema, str } from '../operations/operation.js';
 /** What a tool may be passed: an object of named arguments, each with its own schema, and no others. */
 export type ToolSchema = ArgsSchema;
 

@@ -10,8 +10,8 @@ import { inboxTools } from './inbox-tools.js';
 import { tendTools } from './tend-tools.js';
 import { settings } from '../context.js';
 import { serverText } from '../text/server.js';
-import { bool, int, schema, str, tool, toolOf, type ToolAnswer, type ToolSpec } from './tool.js';
-import { kind } from '../operations/operation.js';
+import { tool, toolOf, type ToolAnswer, type ToolSpec } from './tool.js';
+import { bool, int, kind, schema, str } from '../operations/operation.js';
 import { archive, decisionArgs, merge, supersede, write } from '../operations/notes.js';
 import { context, list, log, read, search } from '../operations/recall.js';
 
