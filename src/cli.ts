@@ -38,7 +38,7 @@ const COMMANDS: Record<string, () => Promise<Registrar>> = {
   archive: fromTable(async () => (await import('./operations/notes.js')).archive),
   inbox: () => import('./commands/inbox.js'),
   tend: () => import('./commands/tend.js'),
-  integrate: () => import('./commands/integrate.js'),
+  integrate: fromTable(async () => (await import('./operations/notes.js')).integrate),
   retain: () => import('./commands/retain.js'),
   ingest: () => import('./commands/ingest.js'),
   split: () => import('./commands/split.js'),

@@ -14,7 +14,7 @@ const flagOf = (key: string) => `--${key.replace(/_/g, '-')}`;
 
 describe('the table of operations', () => {
   it('holds the operations both surfaces offer', () => {
-    expect(OPERATIONS.map((op) => op.name).sort()).toEqual(['archive', 'context', 'list', 'log', 'merge', 'read', 'search', 'supersede', 'write']);
+    expect(OPERATIONS.map((op) => op.name).sort()).toEqual(['archive', 'context', 'integrate', 'list', 'log', 'merge', 'read', 'search', 'supersede', 'write']);
   });
 
   it.each(OPERATIONS.map((op) => [op.name, op] as const))('%s is the MCP tool of its name, with its description, schema and flags', (name, op) => {

@@ -3,7 +3,7 @@ import { current } from '../context.js';
 import { ZkError } from '../errors.js';
 import { schemaProblems, type SchemaProblem } from '../validate.js';
 import type { Args, CliForm, CliOption, Operation, OperationCall } from '../operations/operation.js';
-import { addCommitOption, addEmbedOptions, collect, intOption, textArg, type CommandResult, type Invocation } from './invocation.js';
+import { addCommitOption, addEmbedOptions, addLlmOptions, collect, intOption, textArg, type CommandResult, type Invocation } from './invocation.js';
 
 // A command rendered from an operation (src/operations/): its options come from the operation's
 // schema of arguments, named as the command line names them (`as_of` is `--as-of`), and what it
@@ -23,6 +23,7 @@ export function registerOperation(program: Command, cli: Invocation, op: Operati
   if (!form) throw new ZkError('internal', `the operation ${op.name} has no command-line form`);
   const cmd = program.command([op.name, ...(form.positionals ?? [])].join(' ')).description(form.description);
   for (const [key, option] of Object.entries(form.options)) addOption(cmd, op, key, option);
+  if (form.llm) addLlmOptions(cmd);
   if (form.commit) addCommitOption(cmd);
   if (form.embed) addEmbedOptions(cmd);
   cmd.action(cli.action((...params: unknown[]) => runCommand(cli, op, form, params)));

@@ -12,7 +12,7 @@ import { settings } from '../context.js';
 import { serverText } from '../text/server.js';
 import { tool, toolOf, type ToolAnswer, type ToolSpec } from './tool.js';
 import { bool, int, kind, schema, str } from '../operations/operation.js';
-import { archive, decisionArgs, merge, supersede, write } from '../operations/notes.js';
+import { archive, integrate, merge, supersede, write } from '../operations/notes.js';
 import { context, list, log, read, search } from '../operations/recall.js';
 
 export type { ToolAnswer, ToolSpec } from './tool.js';
@@ -39,39 +39,7 @@ export const TOOLS: ToolSpec[] = [
   toolOf(list),
   toolOf(write),
   toolOf(merge),
-  tool({
-    name: 'integrate',
-    redacts: true,
-    needsLlm: true,
-    description:
-      'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
-    inputSchema: schema(
-      {
-        content: str('the memory, self-contained, in a sentence or a short paragraph'),
-        topic: str('what it is about in a few words (used to find existing notes)'),
-        kind,
-        title: str('title if a new note is made'),
-        slug: str('slug if a new note is made'),
-        source: str('who it comes from'),
-        ...decisionArgs,
-      },
-      ['content'],
-    ),
-    async run(root, a) {
-      const r = await api.integrate(root, {
-        content: a.content,
-        topic: a.topic,
-        kind: a.kind,
-        title: a.title,
-        slug: a.slug,
-        source: a.source,
-        choice: a.choice,
-        alternatives: a.alternatives,
-        rationale: a.rationale,
-      });
-      return answer(r, judgedView.integrateText(r));
-    },
-  }),
+  toolOf(integrate),
   tool({
     name: 'retain',
     redacts: true,

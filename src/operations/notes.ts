@@ -125,3 +125,49 @@ export const archive = operation({
     commit: true,
   },
 });
+
+export const integrate = operation({
+  name: 'integrate',
+  redacts: true,
+  needsLlm: true,
+  description:
+    'Careful write: finds notes on the topic and lets the configured LLM decide whether the memory is appended to one, replaces (supersedes) one, or becomes a new note. Decisions always become notes of their own.',
+  args: schema(
+    {
+      content: str('the memory, self-contained, in a sentence or a short paragraph'),
+      topic: str('what it is about in a few words (used to find existing notes)'),
+      kind,
+      title: str('title if a new note is made'),
+      slug: str('slug if a new note is made'),
+      source: str('who it comes from'),
+      ...decisionArgs,
+    },
+    ['content'],
+  ),
+  async run(root, a, call) {
+    const api = await import('../api/judged.js');
+    const { integrateText } = await import('../text/judged.js');
+    // The backend the candidates are searched with is the command line's own choice; MCP takes the configured one.
+    const backend = typeof call.switches.backend === 'string' ? call.switches.backend : undefined;
+    const r = await api.integrate(root, { ...a, backend });
+    return answer(r, integrateText(r));
+  },
+  cli: {
+    positionals: ['[content]'],
+    stdin: 'content',
+    description: 'careful write: merge into the note it belongs to, supersede one, or create (an LLM judges)',
+    options: {
+      topic: { value: '<text>', help: 'what the memory is about (searched for an existing note; default: title or first line)' },
+      kind: { value: '<kind>', help: 'concept | entity_update | decision (a decision is always a note of its own)' },
+      title: { value: '<text>', help: 'title if a note is created' },
+      slug: { value: '<slug>', help: 'slug if a note is created' },
+      choice: { value: '<text>', help: 'for a decision: what was chosen' },
+      alternatives: { value: '<text>', help: 'for a decision: an alternative considered (repeatable)' },
+      rationale: { value: '<text>', help: 'for a decision: why' },
+      source: { value: '<name>', help: 'who it comes from (default: ZK_MEMORY_SOURCE)' },
+      backend: { flag: '--backend <name>', help: 'search backend used to find candidates' },
+    },
+    llm: true,
+    commit: true,
+  },
+});

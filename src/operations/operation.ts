@@ -37,7 +37,7 @@ export interface CliOption {
   /** The value's placeholder (`<n>`); none for a switch. */
   value?: string;
   help: string;
-  /** A switch of the command line's own, no argument of the operation (`--no-links`): handed to `run` in `switches`. */
+  /** An option of the command line's own, no argument of the operation (`--no-links`): handed to `run` in `switches`. */
   flag?: string;
   /** The message when a required argument given as an option is left out. */
   missing?: string;
@@ -56,7 +56,8 @@ export interface CliForm<R extends object = object> {
   description: string;
   /** The options in the order help lists them, by the argument's name (`as_of` is `--as-of`), or a switch of its own. */
   options: Readonly<Record<string, CliOption>>;
-  /** Takes `--commit` (a write), the embedding flags (a search). */
+  /** Takes the LLM flags (a judged write), `--commit` (a write), the embedding flags (a search); help lists them in that order. */
+  llm?: boolean;
   commit?: boolean;
   embed?: boolean;
   /** Progress lines go to stderr, after this prefix. */
