@@ -82,8 +82,8 @@ export interface Operation<S extends ArgsSchema = ArgsSchema, A = Args, R extend
   /** Only offered when the corpus is in a git work tree. */
   needsGit?: boolean;
   run(root: string, args: A, call: OperationCall): Promise<Answer<R>>;
-  /** Argument values a surface gives when its caller leaves them out: MCP pages what the command line lists whole. */
-  mcpDefaults?: Readonly<Args>;
+  /** Values MCP gives arguments its caller leaves out (an agent reads a page of what the command line lists whole), by the schema's names. */
+  mcpDefaults?: Readonly<Partial<Record<keyof S['properties'], unknown>>>;
   cli?: CliForm<R>;
 }
 
