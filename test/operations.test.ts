@@ -3,7 +3,7 @@ import * as notes from '../src/operations/notes.js';
 import * as recall from '../src/operations/recall.js';
 import type { Operation } from '../src/operations/operation.js';
 import { TOOLS } from '../src/mcp/tools.js';
-import { zk } from './helpers/corpus.js';
+import { snapshot, tempCorpus, zk } from './helpers/corpus.js';
 
 // The operations both surfaces render (src/operations/): what MCP offers and what the command line
 // takes come from one entry each.
@@ -36,4 +36,17 @@ describe('the table of operations', () => {
       for (const [key, o] of options) expect(help.stdout).toContain(o.value ? `${flagOf(key)} ${o.value}` : flagOf(key));
     },
   );
+
+  it.each([
+    ['left out', []],
+    ['given empty', ['--by', '']],
+    ['given empty with =', ['--by=']],
+  ])("a required argument given as an option and %s is refused in the command's words, nothing changed", async (_name, by) => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'old', 'Old', 'body']);
+    const before = snapshot(root);
+    const r = await zk(['--root', root, 'supersede', 'old', ...by]);
+    expect([r.code, r.stderr]).toEqual([2, 'error: supersede needs --by NEW: the note that replaces OLD']);
+    expect(snapshot(root)).toEqual(before);
+  });
 });

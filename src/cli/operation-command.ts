@@ -92,14 +92,18 @@ function positionalArgs(op: Operation, form: CliForm, params: unknown[]): Args {
  * docs/errors.md says (`unknown kind: …`).
  */
 function check(op: Operation, form: CliForm, args: Args): void {
-  for (const [key, option] of Object.entries(form.options)) if (option.missing && !args[key]) throw new ZkError('usage', option.missing);
+  // A required option given empty (`--by ''`) is left out, as its message says.
+  for (const [key, option] of Object.entries(form.options)) if (option.missing && args[key] === '') delete args[key];
   const problem = schemaProblems(op.args, args).find((p) => p.keyword !== 'enum');
-  if (problem) throw new ZkError('usage', problemText(problem));
+  if (problem) throw new ZkError('usage', problemText(form, problem));
 }
 
-/** A validation problem in the command line's words. */
-function problemText(p: SchemaProblem): string {
-  if (p.keyword === 'required') return `${flagOf((p.params as { missingProperty: string }).missingProperty)} is required`;
+/** A validation problem in the command line's words: a required option left out in its own. */
+function problemText(form: CliForm, p: SchemaProblem): string {
+  if (p.keyword === 'required') {
+    const key = (p.params as { missingProperty: string }).missingProperty;
+    return form.options[key]?.missing ?? `${flagOf(key)} is required`;
+  }
   const key = p.instancePath.slice(1).split('/')[0];
   return `${key ? flagOf(key) : 'arguments'} ${p.message ?? 'is invalid'}`;
 }

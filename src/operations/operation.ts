@@ -39,7 +39,7 @@ export interface CliOption {
   help: string;
   /** An option of the command line's own, no argument of the operation (`--no-links`): handed to `run` in `switches`. */
   flag?: string;
-  /** The message when a required argument given as an option is left out. */
+  /** The message when a required argument given as an option is left out (or given empty): the validator finds it missing. */
   missing?: string;
 }
 
