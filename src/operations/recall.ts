@@ -107,8 +107,9 @@ export const read = operation({
     const view = await import('../text/notes.js');
     const asOf = moment(a.as_of, call);
     if (a.timeline) {
-      const [timeline, asOfName] = [call.argName('timeline', true), call.argName('as_of', true)];
-      if (asOf !== undefined) throw new ZkError('usage', `${timeline} shows every belief with its dates: it takes no ${asOfName}`);
+      if (asOf !== undefined) {
+        throw new ZkError('usage', `${call.argName('timeline', true)} shows every belief with its dates: it takes no ${call.argName('as_of', true)}`);
+      }
       const t = api.timeline(root, a.ref);
       return answer<object>(t, view.timelineText(t));
     }
