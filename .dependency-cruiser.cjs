@@ -5,6 +5,7 @@
  * library, and the third-party packages that touch the outside stay in the modules that wrap them.
  */
 const surfaces = '^src/(cli|cli\\.ts|commands|mcp|server|viewer)';
+const operations = '^src/operations/';
 const library = '^src/api/';
 const pipelines = '^src/(pipelines|judge|ingest|tend|sync)/';
 const search = '^src/search/';
@@ -33,34 +34,48 @@ module.exports = {
       severity: 'error',
       comment: 'Adapters implement ports; they know nothing of the layers that use them.',
       from: { path: adapters },
-      to: { path: '^src/(api|pipelines|judge|ingest|tend|sync|search|text|cli|commands|mcp|server|viewer)/' },
+      to: { path: '^src/(api|pipelines|judge|ingest|tend|sync|search|text|operations|cli|commands|mcp|server|viewer)/' },
     },
     {
       name: 'search-imports-no-pipeline',
       severity: 'error',
       comment: 'Search serves the pipelines and the library, never the other way round.',
       from: { path: search },
-      to: { path: '^src/(api|pipelines|judge|ingest|tend|sync|text|cli|commands|mcp|server|viewer)/' },
+      to: { path: '^src/(api|pipelines|judge|ingest|tend|sync|text|operations|cli|commands|mcp|server|viewer)/' },
     },
     {
       name: 'pipelines-import-no-library',
       severity: 'error',
       comment: 'Pipelines are called by the library and the surfaces.',
       from: { path: pipelines },
-      to: { path: '^src/(api|text|cli|commands|mcp|server|viewer)/' },
+      to: { path: '^src/(api|text|operations|cli|commands|mcp|server|viewer)/' },
+    },
+    {
+      name: 'operations-serve-the-surfaces',
+      severity: 'error',
+      comment: 'The operations both surfaces render (src/operations/) sit below them: they know no surface, no parser and no protocol.',
+      from: { path: operations },
+      to: { path: `${surfaces}|(^|node_modules/)(commander|@modelcontextprotocol/)` },
+    },
+    {
+      name: 'operations-call-the-library',
+      severity: 'error',
+      comment: 'An operation calls src/api/ and words its answer with src/text/; the layers below the library are reached through it.',
+      from: { path: operations },
+      to: { path: '^src/(corpus|search|pipelines|judge|ingest|tend|sync|adapters|llm)/' },
     },
     {
       name: 'library-imports-no-surface',
       severity: 'error',
       comment: 'The library (src/api/) answers objects; presentation and the surfaces sit above it.',
       from: { path: library },
-      to: { path: '^src/(text|cli|commands|mcp|server|viewer)/|^src/cli\\.ts' },
+      to: { path: '^src/(text|operations|cli|commands|mcp|server|viewer)/|^src/cli\\.ts' },
     },
     {
       name: 'text-serves-surfaces-only',
       severity: 'error',
-      comment: 'Presentation is for the surfaces.',
-      from: { pathNot: `${surfaces}|${text}` },
+      comment: 'Presentation is for the surfaces and the operations they render.',
+      from: { pathNot: `${surfaces}|${text}|${operations}` },
       to: { path: text },
     },
     {

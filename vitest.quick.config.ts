@@ -28,6 +28,7 @@ export const QUICK = [
   'llm-config',
   'manifest-log',
   'note-meta-cache',
+  'operations',
   'ranking',
   'readme',
   'redact',

@@ -9,27 +9,36 @@ import { Invocation } from './cli/invocation.js';
 import type { CommandLineOptions } from './command-line/command-line.js';
 import { extractGlobals } from './command-line/globals.js';
 import { servedCommand } from './command-line/served.js';
+import type { Operation } from './operations/operation.js';
 
 /** A command module: registers its command on the program, for one invocation. */
 type Registrar = { register(program: Command, cli: Invocation): void };
 
+/** A command rendered from an operation of the table both surfaces share (src/operations/). */
+function fromTable(load: () => Promise<Operation>): () => Promise<Registrar> {
+  return async () => {
+    const [{ registerOperation }, op] = await Promise.all([import('./cli/operation-command.js'), load()]);
+    return { register: (program, cli) => registerOperation(program, cli, op) };
+  };
+}
+
 /** Every command, loaded only when it is the one being run (or for the full help). */
 const COMMANDS: Record<string, () => Promise<Registrar>> = {
   init: () => import('./commands/init.js'),
-  write: () => import('./commands/write.js'),
-  read: () => import('./commands/read.js'),
-  merge: () => import('./commands/merge.js'),
-  list: () => import('./commands/list.js'),
-  search: () => import('./commands/search.js'),
-  context: () => import('./commands/context.js'),
+  write: fromTable(async () => (await import('./operations/notes.js')).write),
+  read: fromTable(async () => (await import('./operations/recall.js')).read),
+  merge: fromTable(async () => (await import('./operations/notes.js')).merge),
+  list: fromTable(async () => (await import('./operations/recall.js')).list),
+  search: fromTable(async () => (await import('./operations/recall.js')).search),
+  context: fromTable(async () => (await import('./operations/recall.js')).context),
   index: () => import('./commands/index-cmd.js'),
   status: () => import('./commands/status.js'),
-  log: () => import('./commands/log.js'),
-  supersede: () => import('./commands/supersede.js'),
-  archive: () => import('./commands/archive.js'),
+  log: fromTable(async () => (await import('./operations/recall.js')).log),
+  supersede: fromTable(async () => (await import('./operations/notes.js')).supersede),
+  archive: fromTable(async () => (await import('./operations/notes.js')).archive),
   inbox: () => import('./commands/inbox.js'),
   tend: () => import('./commands/tend.js'),
-  integrate: () => import('./commands/integrate.js'),
+  integrate: fromTable(async () => (await import('./operations/notes.js')).integrate),
   retain: () => import('./commands/retain.js'),
   ingest: () => import('./commands/ingest.js'),
   split: () => import('./commands/split.js'),

@@ -1,7 +1,8 @@
 import * as api from '../api/corpus.js';
 import { inboxNextText } from '../text/inbox.js';
 import { inboxDismissText } from '../text/notes.js';
-import { schema, str, tool, type ToolSpec } from './tool.js';
+import { schema, str } from '../operations/operation.js';
+import { tool, type ToolSpec } from './tool.js';
 
 const file = str('the inbox file, as inbox_next showed it');
 

@@ -1,6 +1,7 @@
 import * as api from '../api/ingest.js';
 import * as view from '../text/ingest.js';
-import { kindProperty, schema, str, tool, type ToolSpec } from './tool.js';
+import { kindProperty, schema, str } from '../operations/operation.js';
+import { tool, type ToolSpec } from './tool.js';
 
 const job = str('the ingest job (default: the only one)');
 const window = str('the window id, as ingest_next showed it (default: the one you hold)');

@@ -1,6 +1,7 @@
 import * as api from '../api/index.js';
 import { tendText } from '../text/tend.js';
-import { bool, schema, tool, type ToolSpec } from './tool.js';
+import { bool, schema } from '../operations/operation.js';
+import { tool, type ToolSpec } from './tool.js';
 
 // The tend fixes an agent can run itself once tend_check reported something: each a dry run that
 // says what it would change, until called with write.

@@ -1,7 +1,10 @@
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { KINDS } from '../api/vocabulary.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { ArgsSchema, Operation, OperationCall } from '../operations/operation.js';
 import type { ServerStatus } from '../api/results.js';
 import type { Settings } from '../settings.js';
+
+/** What a tool may be passed: an object of named arguments, each with its own schema, and no others. */
+export type ToolSchema = ArgsSchema;
 
 /** A tool's arguments as the server hands them over: checked against its input schema first. */
 type Args = Record<string, unknown>;
@@ -41,14 +44,6 @@ export interface ToolSession {
 /** How the resident server of a corpus stands: handed to a session by its host, since MCP sits below the server that serves it. */
 export type ServerStatusOf = (root: string, settings: Settings) => Promise<ServerStatus>;
 
-/** What a tool may be passed: an object of named arguments, each with its own schema, and no others. */
-export interface ToolSchema {
-  readonly type: 'object';
-  readonly properties: Readonly<Record<string, JSONSchema>>;
-  readonly required: readonly string[];
-  readonly additionalProperties: false;
-}
-
 /** An MCP tool: what an agent is told, what it may pass, and the library call it makes. */
 export interface ToolSpec<S extends ToolSchema = ToolSchema, A = Args> {
   name: string;
@@ -76,14 +71,24 @@ export function tool<const S extends ToolSchema>(spec: ToolSpec<S, NoInfer<FromS
   return spec as unknown as ToolSpec;
 }
 
-// The pieces every tool's input schema is made of.
-export const str = (description: string) => ({ type: 'string', description }) as const;
-export const bool = (description: string) => ({ type: 'boolean', description }) as const;
-export const int = (description: string) => ({ type: 'integer', minimum: 1, description }) as const;
-/** A note kind, as the corpus knows them (src/corpus/note/kinds.ts). */
-export const kindProperty = (description?: string) => ({ type: 'string', enum: KINDS, ...(description ? { description } : {}) }) as const;
+/** What an MCP session brings an operation: arguments named as its schema names them, no progress, no switches. */
+const MCP_CALL: OperationCall = { argName: (key, quoted) => (quoted ? JSON.stringify(key) : key), switches: {} };
 
-/** A tool's input schema: these arguments, the `required` ones among them, no others. */
-export function schema<const P extends Record<string, JSONSchema>, const R extends readonly (keyof P & string)[] = []>(properties: P, required?: R) {
-  return { type: 'object', properties, required: required ?? ([] as unknown as R), additionalProperties: false } as const;
+/** The MCP tool of an operation every surface renders (src/operations/): its arguments given as its schema names them, its defaults for an agent, and what it says beside its answer added to the text as notes. */
+export function toolOf(op: Operation): ToolSpec {
+  const { name, description, readOnly, needsLlm, redacts, needsGit } = op;
+  return {
+    name,
+    description,
+    readOnly,
+    needsLlm,
+    redacts,
+    needsGit,
+    inputSchema: op.args,
+    async run(root, args) {
+      const r = await op.run(root, { ...op.mcpDefaults, ...args }, MCP_CALL);
+      const text = [r.text, ...(r.remarks ?? []).map((line) => `note: ${line}`)].join('\n');
+      return { json: { ...r.json }, text, ...(r.failed ? { failed: true } : {}) };
+    },
+  };
 }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import * as notes from '../src/operations/notes.js';
+import * as recall from '../src/operations/recall.js';
+import type { Operation } from '../src/operations/operation.js';
+import { TOOLS } from '../src/mcp/tools.js';
+import { snapshot, tempCorpus, zk } from './helpers/corpus.js';
+
+// The operations both surfaces render (src/operations/): what MCP offers and what the command line
+// takes come from one entry each.
+
+const isOperation = (v: unknown): v is Operation => typeof v === 'object' && v !== null && 'run' in v && 'args' in v;
+const OPERATIONS = [...Object.values(recall), ...Object.values(notes)].filter(isOperation);
+const flagOf = (key: string) => `--${key.replace(/_/g, '-')}`;
+
+describe('the table of operations', () => {
+  it('holds the operations both surfaces offer', () => {
+    expect(OPERATIONS.map((op) => op.name).sort()).toEqual(['archive', 'context', 'integrate', 'list', 'log', 'merge', 'read', 'search', 'supersede', 'write']);
+  });
+
+  it.each(OPERATIONS.map((op) => [op.name, op] as const))('%s is the MCP tool of its name, with its description, schema and flags', (name, op) => {
+    const tool = TOOLS.find((t) => t.name === name);
+    expect(tool).toBeDefined();
+    expect(tool!.description).toBe(op.description);
+    expect(tool!.inputSchema).toBe(op.args);
+    expect([tool!.readOnly, tool!.needsLlm, tool!.redacts, tool!.needsGit]).toEqual([op.readOnly, op.needsLlm, op.redacts, op.needsGit]);
+  });
+
+  it.each(OPERATIONS.map((op) => [op.name, op] as const))(
+    '%s takes every argument of its schema on the command line, and its help names each option',
+    async (name, op) => {
+      const positional = (op.cli!.positionals ?? []).map((p) => p.replace(/[<>[\].]/g, ''));
+      const options = Object.entries(op.cli!.options).filter(([, o]) => !o.flag);
+      expect([...positional, ...options.map(([key]) => key)].sort()).toEqual(Object.keys(op.args.properties).sort());
+      const help = await zk([name, '--help']);
+      expect(help.code).toBe(0);
+      for (const [key, o] of options) expect(help.stdout).toContain(o.value ? `${flagOf(key)} ${o.value}` : flagOf(key));
+    },
+  );
+
+  it.each([
+    ['left out', []],
+    ['given empty', ['--by', '']],
+    ['given empty with =', ['--by=']],
+  ])("a required argument given as an option and %s is refused in the command's words, nothing changed", async (_name, by) => {
+    const root = tempCorpus();
+    await zk(['--root', root, 'write', 'old', 'Old', 'body']);
+    const before = snapshot(root);
+    const r = await zk(['--root', root, 'supersede', 'old', ...by]);
+    expect([r.code, r.stderr]).toEqual([2, 'error: supersede needs --by NEW: the note that replaces OLD']);
+    expect(snapshot(root)).toEqual(before);
+  });
+});
