@@ -1,9 +1,13 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { AJV_OPTIONS, validatorName } from '../src/validate.js';
 import * as notes from '../src/operations/notes.js';
 import * as recall from '../src/operations/recall.js';
 import type { Operation } from '../src/operations/operation.js';
 import { TOOLS } from '../src/mcp/tools.js';
-import { snapshot, tempCorpus, zk } from './helpers/corpus.js';
+import { REPO, snapshot, tempCorpus, zk } from './helpers/corpus.js';
 
 // The operations both surfaces render (src/operations/): what MCP offers and what the command line
 // takes come from one entry each.
@@ -48,5 +52,23 @@ describe('the table of operations', () => {
     const r = await zk(['--root', root, 'supersede', 'old', ...by]);
     expect([r.code, r.stderr]).toEqual([2, 'error: supersede needs --by NEW: the note that replaces OLD']);
     expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe('the validators the build compiled', () => {
+  // The built tool checks arguments with code compiled by `npm run build` (scripts/build-validators.mjs):
+  // one for every schema a surface checks, answering as ajv compiling the schema at run time does.
+  const built = createRequire(import.meta.url)(path.join(REPO, 'dist', 'src', 'schema-validators.cjs')) as Record<string, (data: unknown) => boolean>;
+  const ajv = new Ajv(AJV_OPTIONS);
+  const probes = [{}, { query: 7, ref: 'x', slug: 'a', title: 'T', body: 'b' }, { limit: 0, budget: -1, kind: 'idea', hops: 5 }, { nonsense: true }];
+
+  it.each(TOOLS.map((t) => [t.name, t.inputSchema] as const))('%s has one, and it finds what ajv finds', (_name, schema) => {
+    const validate = built[validatorName(schema)] as ((data: unknown) => boolean) & { errors?: unknown };
+    expect(validate).toBeTypeOf('function');
+    const fresh = ajv.compile(schema);
+    for (const data of probes) {
+      expect(validate(data), JSON.stringify(data)).toBe(fresh(data));
+      expect(validate.errors ?? null).toEqual(fresh.errors ?? null);
+    }
   });
 });
