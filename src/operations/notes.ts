@@ -8,6 +8,13 @@ export const decisionArgs = {
   rationale: str('for a decision: why'),
 } as const;
 
+/** The command line's options of a decision's parts (see `decisionArgs`). */
+const decisionOptions = {
+  choice: { value: '<text>', help: 'for a decision: what was chosen' },
+  alternatives: { value: '<text>', help: 'for a decision: an alternative considered (repeatable)' },
+  rationale: { value: '<text>', help: 'for a decision: why' },
+} as const;
+
 export const write = operation({
   name: 'write',
   redacts: true,
@@ -46,9 +53,7 @@ export const write = operation({
       source: { value: '<name>', help: 'who writes (default: ZK_MEMORY_SOURCE); stored as author' },
       date: { value: '<YYYY-MM-DD>', help: 'date of the note (default: today)' },
       unique: { help: 'take the next free name (-2, -3, ...) instead of refusing' },
-      choice: { value: '<text>', help: 'for a decision: what was chosen' },
-      alternatives: { value: '<text>', help: 'for a decision: an alternative considered (repeatable)' },
-      rationale: { value: '<text>', help: 'for a decision: why' },
+      ...decisionOptions,
       supersedes: { value: '<ref>', help: 'the new note replaces this one (which is kept, marked superseded)' },
       valid_from: { value: '<date>', help: 'what the note says holds true from this day or date-time (default: its date)' },
       valid_until: { value: '<date>', help: 'and until this one (default: until a successor holds true)' },
@@ -161,9 +166,7 @@ export const integrate = operation({
       kind: { value: '<kind>', help: 'concept | entity_update | decision (a decision is always a note of its own)' },
       title: { value: '<text>', help: 'title if a note is created' },
       slug: { value: '<slug>', help: 'slug if a note is created' },
-      choice: { value: '<text>', help: 'for a decision: what was chosen' },
-      alternatives: { value: '<text>', help: 'for a decision: an alternative considered (repeatable)' },
-      rationale: { value: '<text>', help: 'for a decision: why' },
+      ...decisionOptions,
       source: { value: '<name>', help: 'who it comes from (default: ZK_MEMORY_SOURCE)' },
       backend: { flag: '--backend <name>', help: 'search backend used to find candidates' },
     },
