@@ -117,7 +117,7 @@ interface Derived<T> {
 
 /**
  * Every readable note's answer, in file-name order. In a long-running process whose watcher sees
- * the root (its resident state, src/corpus/files/kept-notes.ts), the answers are kept in memory and only the notes the
+ * the root (its resident state, src/corpus/note/kept-notes.ts), the answers are kept in memory and only the notes the
  * watcher named since the last call are read again (see `loadWatched`). Otherwise, with a cache
  * file (the context's `noteCache` port), every note file is stated and only those whose stat moved
  * since the cache saw them (or that it saw too close to a change to trust) are read; without one,
