@@ -12,16 +12,16 @@ import { esc, noteHref } from './html.js';
 // keeps only safe elements and attributes and drops `javascript:` and other unsafe URLs. A link to
 // a note of the corpus leads to the note's page.
 
-/** A text this large is shown as it is, not parsed: rendering it would hold the server for long. */
+/**
+ * A text this large is shown as it is, not parsed (rendering it would hold the server for long), and
+ * only so much of it: a browser takes seconds to lay out megabytes of text.
+ */
 const RENDER_LIMIT = 1_000_000;
-
-/** Plain text shown of a note past the limit: a browser takes seconds to lay out megabytes of text. */
-const SHOWN_LIMIT = 1_000_000;
 
 /** A text shown as it is, cut after the last whole line within the limit, saying how much is left out. */
 function plainText(markdown: string): string {
-  if (markdown.length <= SHOWN_LIMIT) return `<pre class="raw">${esc(markdown)}</pre>`;
-  const cut = markdown.lastIndexOf('\n', SHOWN_LIMIT) + 1 || SHOWN_LIMIT;
+  if (markdown.length <= RENDER_LIMIT) return `<pre class="raw">${esc(markdown)}</pre>`;
+  const cut = markdown.lastIndexOf('\n', RENDER_LIMIT) + 1 || RENDER_LIMIT;
   const left = markdown.length - cut;
   return `<pre class="raw">${esc(markdown.slice(0, cut))}</pre>\n<p class="cut muted">${left.toLocaleString('en')} more characters are in the note's file, not shown here.</p>`;
 }
