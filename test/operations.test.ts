@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { AJV_OPTIONS, validatorName } from '../src/validate.js';
@@ -61,6 +62,24 @@ describe('the validators the build compiled', () => {
   const built = createRequire(import.meta.url)(path.join(REPO, 'dist', 'src', 'schema-validators.cjs')) as Record<string, (data: unknown) => boolean>;
   const ajv = new Ajv(AJV_OPTIONS);
   const probes = [{}, { query: 7, ref: 'x', slug: 'a', title: 'T', body: 'b' }, { limit: 0, budget: -1, kind: 'idea', hops: 5 }, { nonsense: true }];
+
+  it('are what the built tool checks with: a schema of the table is checked without loading ajv, another one loads it', async () => {
+    const { execa } = await import('execa');
+    const dist = (p: string) => JSON.stringify(pathToFileURL(path.join(REPO, 'dist', 'src', p)).href);
+    const check = async (schema: string) => {
+      const script = [
+        `import { schemaProblems } from ${dist('validate.js')};`,
+        `import { search } from ${dist('operations/recall.js')};`,
+        "import { createRequire } from 'node:module';",
+        `const problems = schemaProblems(${schema}, {}).map((p) => p.keyword);`,
+        "const ajv = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('/node_modules/ajv/'));",
+        'console.log(JSON.stringify({ problems, ajv }));',
+      ].join('\n');
+      return JSON.parse((await execa('node', ['--input-type=module', '-e', script], { cwd: REPO })).stdout);
+    };
+    expect(await check('search.args')).toEqual({ problems: ['required'], ajv: false });
+    expect(await check("{ type: 'object', required: ['x'] }")).toEqual({ problems: ['required'], ajv: true });
+  });
 
   it.each(TOOLS.map((t) => [t.name, t.inputSchema] as const))('%s has one, and it finds what ajv finds', (_name, schema) => {
     const validate = built[validatorName(schema)] as ((data: unknown) => boolean) & { errors?: unknown };
