@@ -5,6 +5,7 @@ import { byTitleKey, followTitleKey } from '../src/api/similar.js';
 import { noteFacts, type NoteFacts } from '../src/corpus/graph/facts.js';
 import { followLinkIndex, linkIndex } from '../src/corpus/graph/link-graph.js';
 import { datedBySlug, followDated } from '../src/corpus/graph/refs.js';
+import { MultiMap } from '../src/corpus/multimap.js';
 import { isPinned, noteMeta, type NoteMeta } from '../src/corpus/note/note-meta.js';
 import { readNoteFile } from '../src/corpus/note/notes.js';
 import { tempCorpus, write } from './helpers/corpus.js';
@@ -18,6 +19,7 @@ const note = (n: number, title: string, body: string) => `---\nuuid: ${U(n)}\nti
 
 /** Maps of lists compared as sets: a followed list may hold its names in another order. */
 function canonical(value: unknown): unknown {
+  if (value instanceof MultiMap) return canonical(new Map(value.entries()));
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, canonical(v)]).sort(([a], [b]) => String(a).localeCompare(String(b))));
   if (value instanceof Set) return [...value].sort();
   if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' && v && 'path' in v ? v.path : v)).sort();
@@ -66,8 +68,8 @@ describe('an index kept by a resident server, followed note by note', () => {
     // The changes are in them: the retitled note left its old title's key, the removed note its slug.
     expect(canonical(dated)).toEqual({ alpha: ['20260101-alpha.md'], beta: ['20260101-beta.md'], gamma: ['20260101-gamma.md'] });
     expect(
-      [...titles.values()]
-        .flat()
+      [...titles.entries()]
+        .flatMap(([, metas]) => metas)
         .map((m) => m.path)
         .sort(),
     ).toEqual(['20260101-alpha.md', '20260101-beta.md', '20260101-gamma.md']);

@@ -6,6 +6,7 @@ import { readNoteFile } from '../corpus/note/notes.js';
 import { stem } from '../search/terms.js';
 import { titleKey, titleWords } from '../search/title-key.js';
 import type { SimilarNote } from './results.js';
+import { MultiMap } from '../corpus/multimap.js';
 
 // Titles that name the same subject (docs/format.md#similar-titles, src/search/title-key.ts).
 
@@ -27,22 +28,18 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
 }
 
 /** Every note's metadata by its title's key (`titleKey`): the notes whose titles are similar share one. */
-export function byTitleKey(metas: readonly NoteMeta[]): Map<string, NoteMeta[]> {
-  const map = new Map<string, NoteMeta[]>();
+export function byTitleKey(metas: readonly NoteMeta[]): MultiMap<string, NoteMeta> {
+  const map = new MultiMap<string, NoteMeta>();
   for (const m of metas) followTitleKey(map, undefined, m);
   return map;
 }
 
 /** `byTitleKey` brought up to date with one note's change: a write adds one title, with no pass over every note's. */
-export function followTitleKey(map: Map<string, NoteMeta[]>, was: NoteMeta | undefined, now: NoteMeta | undefined): void {
+export function followTitleKey(map: MultiMap<string, NoteMeta>, was: NoteMeta | undefined, now: NoteMeta | undefined): void {
   const wasKey = was && titleKey(was.title);
-  if (wasKey !== undefined) {
-    const left = (map.get(wasKey) ?? []).filter((m) => m.path !== was!.path);
-    if (left.length) map.set(wasKey, left);
-    else map.delete(wasKey);
-  }
+  if (wasKey !== undefined) map.remove(wasKey, was!, (a, b) => a.path === b.path);
   const key = now && titleKey(now.title);
-  if (key !== undefined) map.set(key, [...(map.get(key) ?? []), now!]);
+  if (key !== undefined) map.add(key, now!);
 }
 
 /**
@@ -57,7 +54,7 @@ function candidates(root: string, title: string, words: string[]): Titled[] {
   // A resident process keeps every note's title, by its key: looked up there, the folder is not searched.
   const key = titleKey(title) ?? '';
   const kept = keptMetasBuilt(root, 'by-title-key', byTitleKey, followTitleKey);
-  if (kept) return kept.get(key) ?? [];
+  if (kept) return kept.get(key);
   // Else the name index names the notes whose titles share the title's key.
   const indexed = indexedNames(root, key);
   if (indexed) return indexed.flatMap((name) => (isNoteFile(root, name) ? (readNoteFile(root, name) ?? []) : []));

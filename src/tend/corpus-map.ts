@@ -5,6 +5,7 @@ import { linksByName } from '../corpus/markdown/links.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
 import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
+import { MultiMap } from '../corpus/multimap.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
 const MAX_SUCCESSION = 16;
@@ -18,7 +19,7 @@ export type Archived = Named & { uuid: string };
  */
 export class LiveNotes {
   readonly byName = new Map<string, NoteFacts>();
-  readonly byUuid = new Map<string, NoteFacts[]>();
+  readonly byUuid = new MultiMap<string, NoteFacts>();
   /** Uuids held by more than one note, with their files. */
   readonly duplicates: [string, string[]][];
   private names?: NoteNames<NoteFacts>;
@@ -28,12 +29,9 @@ export class LiveNotes {
     for (const n of notes) {
       this.byName.set(n.path, n);
       const uuid = n.uuid.toLowerCase();
-      if (!uuid) continue;
-      const holders = this.byUuid.get(uuid);
-      if (holders) holders.push(n);
-      else this.byUuid.set(uuid, [n]);
+      if (uuid) this.byUuid.add(uuid, n);
     }
-    this.duplicates = [...this.byUuid].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
+    this.duplicates = [...this.byUuid.entries()].filter(([, ns]) => ns.length > 1).map(([u, ns]) => [u, ns.map((n) => n.path)]);
   }
 
   /** Built on the first wikilink: a corpus without any pays nothing for it. */
@@ -89,7 +87,7 @@ export class CorpusMap {
 
   /** The live notes holding a uuid (more than one means the uuid was copied). */
   holders(uuid: string): NoteFacts[] {
-    return this.live.byUuid.get(uuid.toLowerCase()) ?? [];
+    return this.live.byUuid.get(uuid.toLowerCase());
   }
 
   /** Uuids held by more than one note, with their files. */

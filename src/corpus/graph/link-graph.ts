@@ -6,6 +6,7 @@ import { nameKey, NoteNames, wikiNamesOf } from '../markdown/note-names.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { listNoteFiles } from '../files/note-files.js';
 import { keptFactsBuilt, type NoteFacts } from './facts.js';
+import { MultiMap } from '../multimap.js';
 
 // Where a note's links lead and which notes link to it, found without reading every note: only
 // the files the grep port finds for the names the links use and the note's own names are read. A
@@ -52,12 +53,12 @@ export interface LinkIndex {
   /** Every note's facts by its file name: a backlink's title and line are read from its links here. */
   facts: Map<string, NoteFacts>;
   /** Notes by the keys of their file name: whole, without `.md`, and the undated slug. */
-  byFileName: Map<string, string[]>;
-  byTitle: Map<string, string[]>;
+  byFileName: MultiMap<string, string>;
+  byTitle: MultiMap<string, string>;
   /** Notes with a link by a uuid anchor, by a name (its key), or by a file name, to what it names. */
-  linkingUuid: Map<string, string[]>;
-  linkingName: Map<string, string[]>;
-  linkingFile: Map<string, string[]>;
+  linkingUuid: MultiMap<string, string>;
+  linkingName: MultiMap<string, string>;
+  linkingFile: MultiMap<string, string>;
 }
 
 /** The names a note's file name gives it (a title aside). */
@@ -66,29 +67,19 @@ const fileNameKeys = (path: string) => wikiNamesOf({ path });
 export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   const index: LinkIndex = {
     facts: new Map(),
-    byFileName: new Map(),
-    byTitle: new Map(),
-    linkingUuid: new Map(),
-    linkingName: new Map(),
-    linkingFile: new Map(),
+    byFileName: new MultiMap(),
+    byTitle: new MultiMap(),
+    linkingUuid: new MultiMap(),
+    linkingName: new MultiMap(),
+    linkingFile: new MultiMap(),
   };
   for (const f of facts) indexNote(index, f, true);
   return index;
 }
 
-/** Put `file` under `key` once (a note's facts come one note at a time: the last one added is its own). */
-function add(map: Map<string, string[]>, key: string, file: string): void {
-  const at = map.get(key);
-  if (!at) map.set(key, [file]);
-  else if (at[at.length - 1] !== file) at.push(file);
-}
-
-/** Take `file` from under `key`. */
-function drop(map: Map<string, string[]>, key: string, file: string): void {
-  const left = (map.get(key) ?? []).filter((f) => f !== file);
-  if (left.length) map.set(key, left);
-  else map.delete(key);
-}
+/** Put `file` under `key` once (a note's facts come one note at a time: the last one added is its own), or take it out. */
+const add = (map: MultiMap<string, string>, key: string, file: string) => map.add(key, file);
+const drop = (map: MultiMap<string, string>, key: string, file: string) => map.remove(key, file);
 
 /** Enter (`adding`) or take out every key of one note's facts. */
 function indexNote(index: LinkIndex, f: NoteFacts, adding: boolean): void {
@@ -130,7 +121,7 @@ function grepCandidates(root: string, names: Set<string>, linking: string[]): Ca
  * grep port would find it): its facts place the backlink (`kept`).
  */
 function indexCandidates(index: LinkIndex, note: Note, names: Set<string>, linking: string[]): Candidates & { kept: NoteFacts[] } {
-  const at = (map: Map<string, string[]>, key: string) => map.get(key) ?? [];
+  const at = (map: MultiMap<string, string>, key: string) => map.get(key);
   const named = new Set([...names].flatMap((k) => at(index.byFileName, k)));
   const maybe = [...names].flatMap((k) => at(index.byTitle, k));
   const read = new Set([note.path, ...named, ...maybe]);

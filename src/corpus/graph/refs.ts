@@ -11,6 +11,7 @@ import { sidecar } from '../files/paths.js';
 import { indexedNames, slugKey } from '../files/name-index.js';
 import { likelyNotes, notesTitled, refTitleCandidates, type Titled } from './ref-titles.js';
 import { capSlug, earlierSlug, isoDate, MAX_TITLE_SLUG, slugify, stemFor, titleSlug } from '../note/slug.js';
+import { MultiMap } from '../multimap.js';
 
 const UUID_PREFIX = /^[0-9a-f]{8}[0-9a-f-]*$/i;
 
@@ -114,7 +115,7 @@ export function notesWithSlug(root: string, slug: string, o: { listed?: boolean;
   // A writer trusts the index when it knows none; a ref to a note made by hand a moment ago, which
   // the index has not seen yet, must still find it.
   const trusted = indexed && (indexed.length || o.listed || o.writer) ? indexed : undefined;
-  const names = new Set(kept ? (kept.get(slug) ?? []) : (trusted ?? listNoteFiles(root).filter((n) => undatedSlug(n) === slug)));
+  const names = new Set(kept ? kept.get(slug) : (trusted ?? listNoteFiles(root).filter((n) => undatedSlug(n) === slug)));
   for (const days of [-1, 0, 1]) {
     const name = `${stemFor(isoDate(new Date(now() + days * 86_400_000)), slug)}.md`;
     if (!names.has(name) && isNoteFile(root, name)) names.add(name);
@@ -132,26 +133,24 @@ function indexedSlug(root: string, slug: string): string[] | undefined {
 }
 
 /** Dated notes by their undated slug. */
-export function datedBySlug(facts: readonly NoteFacts[]): Map<string, string[]> {
-  const bySlug = new Map<string, string[]>();
+export function datedBySlug(facts: readonly NoteFacts[]): MultiMap<string, string> {
+  const bySlug = new MultiMap<string, string>();
   for (const { path } of facts) {
     const slug = undatedSlug(path);
-    if (slug === undefined) continue;
-    const list = bySlug.get(slug);
-    if (list) list.push(path);
-    else bySlug.set(slug, [path]);
+    if (slug !== undefined) bySlug.add(slug, path);
   }
   return bySlug;
 }
 
 /** `datedBySlug` brought up to date with one note's change (a write adds one name: no pass over every note). */
-export function followDated(bySlug: Map<string, string[]>, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
+export function followDated(bySlug: MultiMap<string, string>, was: NoteFacts | undefined, now: NoteFacts | undefined): void {
   const slug = undatedSlug((was ?? now)!.path);
   if (slug === undefined) return;
-  const list = (bySlug.get(slug) ?? []).filter((p) => p !== was?.path);
-  if (now) list.push(now.path);
-  if (list.length) bySlug.set(slug, list.sort());
-  else bySlug.delete(slug);
+  if (was) bySlug.remove(slug, was.path);
+  if (now) {
+    bySlug.add(slug, now.path);
+    bySlug.sort(slug);
+  }
 }
 
 /**

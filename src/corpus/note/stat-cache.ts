@@ -6,6 +6,7 @@ import { replaceDerivedFile } from '../files/files.js';
 import { readNoteFile, type Note } from './notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { keptNotes, type KeptNotes } from './kept-notes.js';
+import { KeptAnswers, type BuiltUpdate } from './kept-answers.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
 // is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed
@@ -101,8 +102,6 @@ function stat(file: string): FileStamp | undefined {
   return st && stampOf(st);
 }
 
-const sameStamp = (a: FileStamp, b: FileStamp) => a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.size === b.size;
-
 /** Whether a row was kept for the file's stamp as it is now (compared field by field: 50,000 rows a call). */
 const rowMatches = (r: CacheRow, st: FileStamp) => r[1] === st.mtimeMs && r[2] === st.ctimeMs && r[3] === st.ino && r[4] === st.size;
 
@@ -141,11 +140,7 @@ export function keptDerived<T>(root: string, kind: DerivedKind<T>): T[] | undefi
   return watch && keptOrWarming(root, kind, watch) ? loadWatched(root, kind, watch) : undefined;
 }
 
-/**
- * How an index built from every kept answer follows one note's change without being built again:
- * `was` is the note's answer before (none: the note is new), `now` after (none: it is gone).
- */
-export type BuiltUpdate<T, R> = (built: R, was: T | undefined, now: T | undefined) => void;
+export type { BuiltUpdate };
 
 /**
  * What `build` makes of every kept answer (an index of them, say), kept under `name` until a note
@@ -165,7 +160,7 @@ export function keptBuilt<T, R>(
   const kept = watchedAnswers(root, kind, watch);
   let entry = kept.built.get(name);
   if (!entry) {
-    entry = { value: build(keptValues(kept)), update: update as BuiltUpdate<T, unknown> | undefined };
+    entry = { value: build(kept.values()), update: update as BuiltUpdate<T, unknown> | undefined };
     kept.built.set(name, entry);
   }
   return entry.value as R;
@@ -174,22 +169,6 @@ export function keptBuilt<T, R>(
 /** Where a long-running process keeps one kind of answer for one root. */
 const keptKey = (root: string, kind: DerivedKind<unknown>) => `${kind.file}\0${kind.version}\0${root}`;
 
-/** What a long-running process keeps of one kind of answer between calls. */
-interface KeptAnswers<T> {
-  byName: Map<string, Derived<T>>;
-  /** The names in file-name order; undefined once a note was added or removed. */
-  order?: string[];
-  /** The answers in file-name order; undefined once one changed. */
-  values?: T[];
-  /** What was built from the answers (see `keptBuilt`): dropped once one changed, unless it follows changes. */
-  built: Map<string, { value: unknown; update?: BuiltUpdate<T, unknown> }>;
-}
-
-function keptValues<T>(kept: KeptAnswers<T>): T[] {
-  kept.order ??= [...kept.byName.keys()].sort();
-  return (kept.values ??= kept.order.map((name) => kept.byName.get(name)!.value));
-}
-
 /**
  * The answers kept in memory, brought up to date with the notes the watcher named: a note still
  * there whose stamp did not move is not read. When the watcher cannot say everything that changed
@@ -197,7 +176,7 @@ function keptValues<T>(kept: KeptAnswers<T>): T[] {
  */
 function loadWatched<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes): T[] {
   // A copy: the caller may sort or change it.
-  return keptValues(watchedAnswers(root, kind, watch)).slice();
+  return watchedAnswers(root, kind, watch).values().slice();
 }
 
 /** The answers kept in memory for `kind`, brought up to date (see `loadWatched`). */
@@ -206,32 +185,25 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
   const changes = watch.take(key);
   const kept = watch.kept.get(key) as KeptAnswers<T> | undefined;
   if (!kept || !changes.complete) return keepAll(watch, key, loadStated(root, kind, true));
-  for (const d of kept.byName.values()) if (!d.keep) changes.names.add(d.name);
+  for (const name of kept.unkept) changes.names.add(name);
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
-  const changed = (was: Derived<T> | undefined, now: Derived<T> | undefined) => {
-    kept.values = undefined;
+  const changed = (was: T | undefined, now: T | undefined) => {
     for (const [key, built] of kept.built) {
-      if (built.update) built.update(built.value, was?.value, now?.value);
+      if (built.update) built.update(built.value, was, now);
       else kept.built.delete(key);
     }
   };
   for (const name of changes.names) {
     const st = isNoteFile(root, name) ? stat(dir + name) : undefined;
-    const was = kept.byName.get(name);
-    if (st && was?.keep && sameStamp(was.st, st)) continue;
+    if (st && kept.holds(name, st)) continue;
     const note = st && readNoteFile(root, name);
     if (!note) {
-      if (was) {
-        kept.byName.delete(name);
-        kept.order = undefined;
-        changed(was, undefined);
-      }
+      const was = kept.delete(name);
+      if (was !== undefined) changed(was, undefined);
       continue;
     }
-    if (!was) kept.order = undefined;
-    const now: Derived<T> = { name, st, value: answerOf(kind, note, name, st, true), keep: !note.parsed.yamlError };
-    kept.byName.set(name, now);
-    changed(was, now);
+    const now = answerOf(kind, note, name, st, true);
+    changed(kept.set(name, st, now, !note.parsed.yamlError), now);
   }
   return kept;
 }
@@ -334,7 +306,7 @@ async function warmDerived<T>(root: string, kind: DerivedKind<T>, watch: KeptNot
 
 /** Keep every note's answer (in file-name order, as stated) for the calls to come. */
 function keepAll<T>(watch: KeptNotes, key: string, all: Derived<T>[]): KeptAnswers<T> {
-  const kept: KeptAnswers<T> = { byName: new Map(all.map((d) => [d.name, d])), order: all.map((d) => d.name), built: new Map() };
+  const kept = new KeptAnswers(all);
   watch.kept.set(key, kept);
   return kept;
 }
