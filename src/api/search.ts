@@ -4,7 +4,6 @@ import { hint } from '../hints.js';
 import { checkKind } from '../corpus/note/kinds.js';
 import type { CorpusStatus } from '../corpus/ops/status.js';
 import type { Embedder } from '../llm/embed.js';
-import type { Stat } from '../search/changes.js';
 import type { StatedNotes } from '../search/index-scan.js';
 import type { NoteMeta } from '../corpus/note/note-meta.js';
 import type { BackendName, SearchHit } from '../search/types.js';
@@ -111,14 +110,10 @@ export async function status(root: string): Promise<StatusResult> {
   // The notes are listed and stated once, for the corpus figures and the index's freshness alike;
   // a resident process keeps what it makes of them until a note changes.
   const seenAt = now();
-  const look = (notes: readonly NoteMeta[]) => ({ figures: noteFigures(notes), stats: noteStats(notes) });
+  // A note's metadata holds its file name and stamp: the notes are their own stats, in name order.
+  const look = (notes: readonly NoteMeta[]) => ({ figures: noteFigures(notes), stats: notes });
   const { figures, stats } = keptMetasBuilt(root, 'status', look) ?? look(loadNoteMetas(root));
   return { root, ...corpusStatus(root, figures), index: await indexStatus(root, { seenAt, stats }), git: await gitState(root) };
-}
-
-/** The notes' stamps, in name order. */
-function noteStats(notes: readonly NoteMeta[]): Stat[] {
-  return notes.map((n) => ({ name: n.path, mtimeMs: n.mtimeMs, ctimeMs: n.ctimeMs, ino: n.ino, size: n.size }));
 }
 
 /** An index action named on the command line: none (refresh), or `status`. */

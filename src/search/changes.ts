@@ -32,7 +32,8 @@ export interface IndexDelta {
 
 /** A note file as one stat shows it. */
 export interface Stat extends FileStamp {
-  name: string;
+  /** The note's file name (a note's metadata is its stat: see `NoteMeta`). */
+  path: string;
   /** How many names the file has (hard links), when the stat said. */
   nlink?: number;
 }
@@ -41,7 +42,7 @@ export interface Stat extends FileStamp {
 function statNote(root: string, name: string): Stat | undefined {
   // A name from the listing holds no separator: joined plainly, as path.join costs a normalisation per note.
   const st = fs.statSync(`${root}${path.sep}${name}`, { throwIfNoEntry: false });
-  return st && { name, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size, nlink: st.nlink };
+  return st && { path: name, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, size: st.size, nlink: st.nlink };
 }
 
 /** Stat every note file of the root, in name order (a file gone meanwhile is left out). */
@@ -71,7 +72,7 @@ export function statesDigest(states: readonly Stat[], seenAt: number): string {
     stamps[i * 4 + 1] = s.ctimeMs;
     stamps[i * 4 + 2] = s.ino;
     stamps[i * 4 + 3] = s.size;
-    names += `${s.name}\n`;
+    names += `${s.path}\n`;
     if (names.length > 65536) {
       hash.update(names);
       names = '';
@@ -99,12 +100,12 @@ const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.unsure ||
 function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number): Pending {
   let found = 0;
   const read = scan.filter((st) => {
-    const prev = known.get(st.name);
+    const prev = known.get(st.path);
     if (prev) found++;
     return moved(st, prev);
   });
   // The names are unique: when every known one was found, none is gone (no set of 50,000 names to build).
-  const seen = found === known.size ? undefined : new Set(scan.map((s) => s.name));
+  const seen = found === known.size ? undefined : new Set(scan.map((s) => s.path));
   return { read, removed: seen ? [...known.keys()].filter((name) => !seen.has(name)) : [], files: scan.length, seenAt };
 }
 
@@ -119,26 +120,26 @@ const sameState = (a: FileState, b: FileState) => sameStamp(a, b) && a.hash === 
 function readPending(root: string, pending: Pending, known: ReadonlyMap<string, FileState>, parser: NoteParser): IndexDelta {
   const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [...pending.removed], files: pending.files };
   for (const st of pending.read) {
-    const prev = known.get(st.name);
-    const file = path.join(root, st.name);
+    const prev = known.get(st.path);
+    const file = path.join(root, st.path);
     let buf: Buffer;
     try {
       buf = fs.readFileSync(file);
     } catch {
-      if (prev) delta.removed.push(st.name);
+      if (prev) delta.removed.push(st.path);
       continue;
     }
     const state = stateOf(st, contentHash(buf), pending.seenAt);
     if (prev && prev.hash === state.hash) {
-      if (!sameState(prev, state)) delta.restat.set(st.name, state);
+      if (!sameState(prev, state)) delta.restat.set(st.path, state);
       continue;
     }
-    const text = parser.decodeNote(buf, st.name);
+    const text = parser.decodeNote(buf, st.path);
     if (text === undefined) {
-      if (prev) delta.removed.push(st.name);
+      if (prev) delta.removed.push(st.path);
       continue;
     }
-    delta.upsert.set(st.name, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), state });
+    delta.upsert.set(st.path, { note: parser.noteFromText(root, file, text, st.size, st.mtimeMs), state });
   }
   return delta;
 }
@@ -174,7 +175,7 @@ function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journ
     }
     if (moved(st, known.get(name))) pending.read.push(st);
   }
-  if (!present) pending.files = known.size + pending.read.filter((st) => !known.has(st.name)).length - pending.removed.length;
+  if (!present) pending.files = known.size + pending.read.filter((st) => !known.has(st.path)).length - pending.removed.length;
   return pending;
 }
 
@@ -291,7 +292,7 @@ export function planRefresh(root: string, checkAll = false, warm?: ResidentIndex
     }
     const scan = statNotes(root);
     // A note with another name outside the root is edited there unseen by the watcher: it is looked at on every search.
-    warm?.watch?.watchHardLinks(scan.filter((st) => (st.nlink ?? 1) > 1).map((st) => st.name));
+    warm?.watch?.watchHardLinks(scan.filter((st) => (st.nlink ?? 1) > 1).map((st) => st.path));
     const seen: ScanMarks = { version: MARKS_VERSION, root: rootNow, journal, scannedAt: startedAt, notes: scan.length };
     const digest = statesDigest(scan, startedAt);
     if (old && digest && old.digest === digest) {
