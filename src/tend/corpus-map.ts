@@ -4,7 +4,7 @@ import { NoteNames, type Named, type WikiResolution } from '../corpus/markdown/n
 import { linksByName } from '../corpus/markdown/links.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
-import type { NoteFacts, TendedLink } from '../corpus/graph/facts.js';
+import { headingLists, type NoteFacts, type TendedLink } from '../corpus/graph/facts.js';
 import { MultiMap } from '../corpus/multimap.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
@@ -42,7 +42,8 @@ export class LiveNotes {
   headings(note: NoteFacts): NoteHeadings {
     let h = this.heads.get(note);
     if (!h) {
-      h = { slugs: new Set(note.headings.slugs), texts: new Set(note.headings.texts), blocks: new Set(note.headings.blocks) };
+      const lists = headingLists(note);
+      h = { slugs: new Set(lists.slugs), texts: new Set(lists.texts), blocks: new Set(lists.blocks) };
       this.heads.set(note, h);
     }
     return h;

@@ -1,4 +1,4 @@
-import { noteHeadings, type NoteHeadings } from '../markdown/headings.js';
+import { noteHeadings, titleHeadings, type HeadingLists, type NoteHeadings } from '../markdown/headings.js';
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import { DATE_KEYS, unreadDates, type DateKey, type Note } from '../note/notes.js';
@@ -20,8 +20,8 @@ export interface NoteFacts {
   supersedes: string[];
   /** Links to notes of the root (`name.md` or a wikilink, maybe `#heading`) and to own headings. */
   links: TendedLink[];
-  /** The note's headings as links name them (see NoteHeadings), as lists. */
-  headings: { slugs: string[]; texts: string[]; blocks: string[] };
+  /** The note's headings as links name them (see NoteHeadings), as lists: read with `headingLists`. */
+  headings: HeadingLists | TitleOnly;
   /** The 1-based lines of the `supersedes` and `superseded_by` keys (1 when absent). */
   lines: { supersedes: number; superseded_by: number };
   /** When what it says holds true, as written (docs/format.md#time), for checking it is possible. */
@@ -50,7 +50,32 @@ function keyLine(note: Note, key: string): number {
   return note.raw.slice(0, at < 0 ? 0 : note.parsed.yamlStart + at).split('\n').length;
 }
 
-const lists = (h: NoteHeadings) => ({ slugs: [...h.slugs], texts: [...h.texts], blocks: [...h.blocks] });
+const lists = (h: NoteHeadings): HeadingLists => ({ slugs: [...h.slugs], texts: [...h.texts], blocks: [...h.blocks] });
+
+/**
+ * The headings of a note whose only heading is its title, as a resident process keeps them: one
+ * value shared by all such notes (most notes), the lists made again from the title when asked.
+ * Kept note by note, the lists and their two strings weighed about 250 bytes a note.
+ */
+interface TitleOnly {
+  readonly titleOnly: true;
+}
+const TITLE_ONLY: TitleOnly = Object.freeze({ titleOnly: true });
+
+/** A note's headings as lists. */
+export function headingLists(f: Pick<NoteFacts, 'title' | 'headings'>): HeadingLists {
+  return 'titleOnly' in f.headings ? titleHeadings(f.title) : f.headings;
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Kept headings: `TITLE_ONLY` when they are the title's alone and the process keeps them (`shared`). */
+function keptHeadings(title: string, h: HeadingLists, shared: boolean): HeadingLists | TitleOnly {
+  if (!shared) return h;
+  const own = titleHeadings(title);
+  if (sameList(h.slugs, own.slugs) && sameList(h.texts, own.texts) && sameList(h.blocks, own.blocks)) return TITLE_ONLY;
+  return { slugs: lean(h.slugs, shared), texts: lean(h.texts, shared), blocks: lean(h.blocks, shared) };
+}
 
 /** The facts of a note, from one parse of its body. */
 export function noteFacts(note: Note): NoteFacts {
@@ -180,13 +205,14 @@ const FACTS: DerivedKind<NoteFacts> = {
   version: 5,
   derive: noteFacts,
   encode: (f): Kept => {
+    const h = headingLists(f);
     const row: Kept = [
       f.uuid,
       f.title,
       f.superseded_by,
       f.supersedes,
       f.links.map(keepLink),
-      [f.headings.slugs, f.headings.texts, f.headings.blocks],
+      [h.slugs, h.texts, h.blocks],
       f.lines.supersedes,
       f.lines.superseded_by,
       [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
@@ -225,7 +251,7 @@ const FACTS: DerivedKind<NoteFacts> = {
       superseded_by,
       supersedes: lean(supersedes, shared),
       links: lean(links, shared),
-      headings: { slugs: lean(slugs, shared), texts: lean(texts, shared), blocks: lean(blocks, shared) },
+      headings: keptHeadings(title, { slugs, texts, blocks }, shared),
       lines: leanRecord({ supersedes: supersedesLine, superseded_by: supersededByLine }, FIRST_KEY_LINES, shared),
       validity,
       unreadDates: lean(unread, shared),

@@ -33,6 +33,18 @@ export function noteHeadings(doc: MarkdownDoc): NoteHeadings {
   return { slugs, texts: new Set(doc.headings.map((h) => wikiHeadingKey(h.text))), blocks: new Set(doc.blockIds) };
 }
 
+/** A body's headings as lists (in order, as `noteHeadings` finds them). */
+export interface HeadingLists {
+  slugs: string[];
+  texts: string[];
+  blocks: string[];
+}
+
+/** The headings of a body whose only heading is `# title`, and no anchor or block id. */
+export function titleHeadings(title: string): HeadingLists {
+  return { slugs: [githubSlug(title)], texts: [wikiHeadingKey(title)], blocks: [] };
+}
+
 /**
  * Every `#fragment` a Markdown body answers to: the GitHub slugs of its ATX and setext headings
  * (those inside code do not count) and explicit `<a name|id="…">` anchors.
