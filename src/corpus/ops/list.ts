@@ -1,5 +1,5 @@
 import { notesHeldAt } from '../graph/held-at.js';
-import { loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
+import { keptMetasBuilt, loadNoteMetas, type NoteMeta } from '../note/note-meta.js';
 import { timeAsked } from '../note/moments.js';
 import { checkKind } from '../note/kinds.js';
 
@@ -13,14 +13,46 @@ export interface ListOptions {
 
 /**
  * Notes in file-name order; `recent` keeps the N most recently modified (newest first). Their
- * fields come from the note metadata cache where there is one (only changed notes are read).
+ * fields come from the note metadata cache where there is one (only changed notes are read). The
+ * list may be one a resident process keeps: not for the caller to change.
  */
-export function listNotes(root: string, o: ListOptions = {}): NoteMeta[] {
+export function listNotes(root: string, o: ListOptions = {}): readonly NoteMeta[] {
   const kind = checkKind(o.kind);
-  const held = o.asOf === undefined ? loadNoteMetas(root) : notesHeldAt(root, loadNoteMetas(root), timeAsked(o.asOf, 'as-of date'));
-  let notes = held.filter((n) => (o.history || !n.superseded_by) && (!kind || n.kind === kind));
-  if (o.recent !== undefined) {
-    notes = notes.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path)).slice(0, o.recent);
-  }
-  return notes;
+  const wanted = (n: NoteMeta) => (o.history || !n.superseded_by) && (!kind || n.kind === kind);
+  const notes =
+    o.asOf === undefined
+      ? ofKind(liveNotes(root, Boolean(o.history)), kind)
+      : notesHeldAt(root, loadNoteMetas(root), timeAsked(o.asOf, 'as-of date')).filter(wanted);
+  return o.recent === undefined ? notes : newest(notes, o.recent);
 }
+
+const ofKind = (notes: readonly NoteMeta[], kind: string | undefined) => (kind ? notes.filter((n) => n.kind === kind) : notes);
+
+/**
+ * Every note now (with `history`), or the current ones: a resident process keeps the list until a
+ * note changes, so that a page of a million notes is not a pass over all of them.
+ */
+function liveNotes(root: string, history: boolean): readonly NoteMeta[] {
+  const current = (metas: readonly NoteMeta[]) => (history ? metas : metas.filter((n) => !n.superseded_by));
+  return keptMetasBuilt(root, history ? 'every note' : 'current notes', current) ?? current(loadNoteMetas(root));
+}
+
+const newer = (a: NoteMeta, b: NoteMeta) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path);
+
+/** The `k` most recently modified notes, newest first: a few are picked in one pass, not by sorting every note. */
+function newest(notes: readonly NoteMeta[], k: number): NoteMeta[] {
+  if (k <= 0) return [];
+  if (k > PICKED_AT_MOST) return [...notes].sort(newer).slice(0, k);
+  const top: NoteMeta[] = [];
+  for (const n of notes) {
+    if (top.length === k && newer(n, top[k - 1]) >= 0) continue;
+    let at = top.length;
+    while (at > 0 && newer(n, top[at - 1]) < 0) at--;
+    top.splice(at, 0, n);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}
+
+/** Above this many, the newest notes are found by sorting them all (picking costs up to `k` steps a note). */
+const PICKED_AT_MOST = 100;
