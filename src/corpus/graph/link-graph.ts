@@ -52,7 +52,10 @@ export function noteLinks(note: Note): Link[] {
 export interface LinkIndex {
   /** Every note's facts by its file name: a backlink's title and line are read from its links here. */
   facts: Map<string, NoteFacts>;
-  /** Notes by the keys of their file name: whole, without `.md`, and the undated slug. */
+  /**
+   * Notes by the keys of their file name (whole, without `.md`, and the undated slug) that `facts`
+   * does not answer: a file name that is its own key is found there (see `namedBy`).
+   */
   byFileName: MultiMap<string, string>;
   byTitle: MultiMap<string, string>;
   /** Notes with a link by a uuid anchor, by a name (its key), or by a file name, to what it names. */
@@ -63,6 +66,18 @@ export interface LinkIndex {
 
 /** The names a note's file name gives it (a title aside). */
 const fileNameKeys = (path: string) => wikiNamesOf({ path });
+
+/**
+ * The keys of a file name `byFileName` holds: not the name or its stem when they are their own key
+ * (every name the tool writes), which the facts map answers. Two keys a note fewer was 130 bytes a
+ * note in a resident server.
+ */
+const keptFileNameKeys = (path: string) => fileNameKeys(path).filter((key) => key !== path && `${key}.md` !== path);
+
+/** The notes a key of file names names: by the name or the stem it is, or as `byFileName` keeps them. */
+function namedBy(index: LinkIndex, key: string): string[] {
+  return [...[key, `${key}.md`].filter((name) => index.facts.has(name)), ...index.byFileName.get(key)];
+}
 
 export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   const index: LinkIndex = {
@@ -86,7 +101,7 @@ function indexNote(index: LinkIndex, f: NoteFacts, adding: boolean): void {
   const put = adding ? add : drop;
   if (adding) index.facts.set(f.path, f);
   else index.facts.delete(f.path);
-  for (const key of fileNameKeys(f.path)) put(index.byFileName, key, f.path);
+  for (const key of keptFileNameKeys(f.path)) put(index.byFileName, key, f.path);
   put(index.byTitle, nameKey(f.title), f.path);
   for (const l of f.links) {
     if (l.uuid) put(index.linkingUuid, l.uuid, f.path);
@@ -122,7 +137,7 @@ function grepCandidates(root: string, names: Set<string>, linking: string[]): Ca
  */
 function indexCandidates(index: LinkIndex, note: Note, names: Set<string>, linking: string[]): Candidates & { kept: NoteFacts[] } {
   const at = (map: MultiMap<string, string>, key: string) => map.get(key);
-  const named = new Set([...names].flatMap((k) => at(index.byFileName, k)));
+  const named = new Set([...names].flatMap((k) => namedBy(index, k)));
   const maybe = [...names].flatMap((k) => at(index.byTitle, k));
   const read = new Set([note.path, ...named, ...maybe]);
   const linkers = new Set(note.uuid ? at(index.linkingUuid, note.uuid.toLowerCase()) : []);
