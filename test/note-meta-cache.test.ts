@@ -7,7 +7,22 @@ import { tempCorpus, write, zk } from './helpers/corpus.js';
 // whose stat moved. The cache is derived: whatever happens to the notes or to it, they answer what
 // the files say.
 
-const cacheFile = (root: string) => path.join(root, '.zk', 'index', 'notes-meta.json');
+const cacheFile = (root: string) => path.join(root, '.zk', 'index', 'notes-meta.jsonl');
+
+/** A cache file as its head line's fields, with `rows`: a row per line after the head. */
+function readCache(file: string): any {
+  const [head, ...rows] = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  return { ...head, rows };
+}
+
+function writeCache(file: string, c: any): void {
+  const { rows, ...head } = c;
+  fs.writeFileSync(file, `${[head, ...rows].map((r) => JSON.stringify(r)).join('\n')}\n`);
+}
 
 function note(uuid: string, title: string, extra = ''): string {
   return `---\nuuid: ${uuid}\ntitle: ${title}\ndate: 2026-01-01\nkind: concept\n${extra}---\n\n# ${title}\n\nSome text.\n`;
@@ -44,9 +59,9 @@ function seed(): string {
 
 /** Rewrite the cache's row of one note (its stat left as seen), as the cache would if it were trusted wrongly. */
 function tamperTitle(root: string, name: string, title: string): void {
-  const c = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8'));
+  const c = readCache(cacheFile(root));
   for (const row of c.rows) if (row[0] === name) row[5][1] = title;
-  fs.writeFileSync(cacheFile(root), JSON.stringify(c));
+  writeCache(cacheFile(root), c);
 }
 
 describe('the note metadata cache behind list and status', () => {
@@ -79,7 +94,7 @@ describe('the note metadata cache behind list and status', () => {
     expect((await listed(root)).map((n) => n.title).sort()).toEqual(['Appended', 'EDITED', 'Fresh', 'Kept again', 'Renamed']);
     expect(await statusOf(root)).toEqual({ notes: 6, byKind: { concept: 4, entity_update: 0, decision: 1, none: 1 }, superseded: 1 });
     // The cache now holds exactly the notes on disk.
-    const rows = JSON.parse(fs.readFileSync(cacheFile(root), 'utf8'))
+    const rows = readCache(cacheFile(root))
       .rows.map((r: unknown[]) => r[0])
       .sort();
     expect(rows).toEqual(
@@ -96,18 +111,29 @@ describe('the note metadata cache behind list and status', () => {
     for (const damage of ['{"version":1,"seenAt":0,"rows":[["x"', 'not json', '{"version":1,"seenAt":0,"rows":[[1,2,3]]}', '{"version":99,"rows":[]}', '']) {
       fs.writeFileSync(cacheFile(root), damage);
       expect(await listed(root)).toEqual(expected);
-      expect(JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows).toHaveLength(5);
+      expect(readCache(cacheFile(root)).rows).toHaveLength(5);
     }
-    // A cache the listing would trust but for its version, or for one row's shape: its rows are
-    // not taken (each carries a title the file does not have).
+    // A cache the listing would trust but for its version: its rows are not taken (each carries a
+    // title the file does not have); one row of a shape no version has: that row is not taken.
     settle();
     await listed(root);
     const good = fs.readFileSync(cacheFile(root), 'utf8');
+    // A row's line damaged, the last line cut short: those notes are read again, and the cache rewritten whole.
+    const lines = good.split('\n');
+    fs.writeFileSync(cacheFile(root), [lines[0], 'not json', ...lines.slice(2, -2), lines.at(-2)!.slice(0, 20)].join('\n'));
+    expect(await listed(root)).toEqual(expected);
+    expect(readCache(cacheFile(root)).rows).toHaveLength(5);
+    // The cache as earlier versions kept it, one JSON document: left alone, and removed once the cache is written.
+    const earlier = cacheFile(root).replace(/l$/, '');
+    fs.writeFileSync(earlier, '{"version":5,"seenAt":0,"rows":[]}');
+    fs.rmSync(cacheFile(root));
+    expect(await listed(root)).toEqual(expected);
+    expect(fs.existsSync(earlier)).toBe(false);
     const forged = (edit: (c: any) => void) => {
-      const c = JSON.parse(good);
+      const c = readCache(cacheFile(root));
       for (const row of c.rows) row[5][1] = 'From a forged cache';
       edit(c);
-      fs.writeFileSync(cacheFile(root), JSON.stringify(c));
+      writeCache(cacheFile(root), c);
     };
     forged((c) => {
       c.version = 1;
@@ -116,7 +142,7 @@ describe('the note metadata cache behind list and status', () => {
     forged((c) => {
       c.rows[0].push('a column no version has');
     });
-    expect(await listed(root)).toEqual(expected);
+    expect(await listed(root)).toEqual(expected.map((n, i) => (i === 0 ? n : { ...n, title: 'From a forged cache' })));
     fs.rmSync(cacheFile(root));
     fs.mkdirSync(cacheFile(root)); // not even a file: the notes are read, and nothing is kept
     expect(await listed(root)).toEqual(expected);
@@ -133,12 +159,12 @@ describe('the note metadata cache behind list and status', () => {
       expect(r.json.notes).toHaveLength(6);
       expect(r.stderr).toMatch(/20260101-broken\.md: invalid frontmatter/);
     }
-    expect(JSON.parse(fs.readFileSync(cacheFile(root), 'utf8')).rows.map((r: unknown[]) => r[0])).not.toContain('20260101-broken.md');
+    expect(readCache(cacheFile(root)).rows.map((r: unknown[]) => r[0])).not.toContain('20260101-broken.md');
   });
 });
 
 describe('the link facts cache behind tend check', () => {
-  const factsFile = (root: string) => path.join(root, '.zk', 'index', 'notes-links.json');
+  const factsFile = (root: string) => path.join(root, '.zk', 'index', 'notes-links.jsonl');
   const check = async (root: string) => {
     const r = await zk(['--root', root, '--json', 'tend', 'check'], { clock });
     return r.json.findings.map((f: any) => `${f.file} ${f.target} ${f.verdict}`);
@@ -152,11 +178,11 @@ describe('the link facts cache behind tend check', () => {
     settle();
     await check(root);
     // Unchanged notes come from the cache: a row altered there (its stat left as seen) is believed.
-    const c = JSON.parse(fs.readFileSync(factsFile(root), 'utf8'));
+    const c = readCache(factsFile(root));
     for (const row of c.rows) if (row[0] === '20260101-a.md') row[5][4][0][12] = 'from-the-cache.md'; // the link as written
-    fs.writeFileSync(factsFile(root), JSON.stringify(c));
+    writeCache(factsFile(root), c);
     expect(await check(root)).toEqual([`20260101-a.md from-the-cache.md ok`]);
-    fs.writeFileSync(factsFile(root), JSON.stringify({ ...c, rows: c.rows.map((r: any) => (r[0] === '20260101-a.md' ? { damaged: true } : r)) }));
+    writeCache(factsFile(root), { ...c, rows: c.rows.map((r: any) => (r[0] === '20260101-a.md' ? { damaged: true } : r)) });
     expect(await check(root)).toEqual([`20260101-a.md 20260101-b.md#part ok`]);
 
     // The link's note is unchanged, but its target moves away and back, then loses its heading and gets it back.

@@ -200,7 +200,7 @@ const FIRST_VALIDITY_LINES: Readonly<Validity['lines']> = Object.freeze({ valid_
 
 /** Kept as a row of its fields, each link as a row of its own: the name gives the path. */
 const FACTS: DerivedKind<NoteFacts> = {
-  file: 'notes-links.json',
+  file: 'notes-links.jsonl',
   // 5: the dates that cannot be read, and a date that cannot be read gives way to the file name's.
   version: 5,
   derive: noteFacts,

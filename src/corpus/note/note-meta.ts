@@ -60,7 +60,7 @@ const NO_TIMES: Readonly<NoteTimes> = Object.freeze({ superseded_at: null, archi
 
 /** Kept as a row of its fields: the name gives the slug and path, the stat the size and mtime. */
 const META: DerivedKind<NoteMeta> = {
-  file: 'notes-meta.json',
+  file: 'notes-meta.jsonl',
   // 5: a date that cannot be read gives way to the file name's; a note says whether it is pinned.
   version: 5,
   derive: (note, seen) => noteMeta(note, seen, isPinned(note)),

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { current, now } from '../../context.js';
 import { stampOf, stampTrusted, type FileStamp } from '../files/file-stamp.js';
-import { replaceDerivedFile } from '../files/files.js';
 import { readNoteFile, type Note } from './notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { keptNotes, type KeptNotes } from './kept-notes.js';
 import { KeptAnswers, type BuiltUpdate } from './kept-answers.js';
+import { CacheRows, writeCacheRows, type CacheRow } from './cache-lines.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
 // is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed
@@ -33,15 +33,6 @@ export interface DerivedKind<T> {
   decode(kept: unknown, name: string, seen: FileStamp, shared: boolean): T | undefined;
 }
 
-type CacheRow = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
-
-interface CacheFile {
-  version: number;
-  /** When the stats of the rows were taken (ms since the epoch, this host's clock). */
-  seenAt: number;
-  rows: CacheRow[];
-}
-
 // What a value read back from a cache may be: a `decode` checks every field with these.
 export const isStr = (v: unknown): v is string => typeof v === 'string';
 export const isStrs = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
@@ -66,35 +57,6 @@ export function leanRecord<T extends Record<string, unknown>>(record: T, common:
   if (!shared) return record;
   for (const key in common) if (record[key] !== common[key]) return record;
   return common as T;
-}
-
-const validRow = (r: unknown): r is CacheRow =>
-  Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
-
-/**
- * The cache's rows by file name, with when they were seen; undefined when missing or damaged. A
- * row's kept value is decoded (and checked) only when its note is asked for.
- */
-function readCache(file: string, version: number): { seenAt: number; rows: Map<string, CacheRow> } | undefined {
-  try {
-    const c = JSON.parse(fs.readFileSync(file, 'utf8')) as CacheFile;
-    if (c.version !== version || !isNum(c.seenAt) || !Array.isArray(c.rows) || !c.rows.every(validRow)) return undefined;
-    return { seenAt: c.seenAt, rows: new Map(c.rows.map((r) => [r[0], r])) };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Write the cache (atomically: see replaceDerivedFile). A cache that cannot be written (a
- * read-only corpus) is simply not kept: the next call reads the notes again.
- */
-function writeCache(file: string, cache: CacheFile): void {
-  try {
-    replaceDerivedFile(file, JSON.stringify(cache));
-  } catch {
-    // derived data only
-  }
 }
 
 function stat(file: string): FileStamp | undefined {
@@ -238,36 +200,46 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
   const cacheFile = current().noteCache?.(root, kind.file);
   if (!cacheFile) return loadAll(root, kind, toKeep);
   const seenAt = now();
-  const cache = readCache(cacheFile, kind.version);
-  const rows: CacheRow[] = [];
+  const cache = CacheRows.open(cacheFile, kind.version);
   const out: Derived<T>[] = [];
-  let reused = 0;
+  // Rows of the cache that did not serve (a note changed, or gone), and notes read to keep: either rewrites it.
+  let unused = 0;
+  let read = 0;
   let done = 0;
+  let complete = false;
   // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
-  for (const name of listNoteFiles(root)) {
-    if (++done % SLICE === 0) yield;
-    const st = stat(dir + name);
-    if (!st) continue; // gone since the listing
-    const known = cache?.rows.get(name);
-    const kept = known && cache && rowMatches(known, st) && stampTrusted(st, cache.seenAt) ? kind.decode(known[5], name, st, toKeep) : undefined;
-    if (kept !== undefined) {
-      reused++;
-      rows.push(known!);
-      out.push({ name, st, value: kept, keep: true });
-      continue;
+  try {
+    for (const name of listNoteFiles(root)) {
+      if (++done % SLICE === 0) yield;
+      const st = stat(dir + name);
+      if (!st) continue; // gone since the listing
+      const known = cache?.rowFor(name);
+      const kept = known && rowMatches(known, st) && stampTrusted(st, cache!.seenAt) ? kind.decode(known[5], name, st, toKeep) : undefined;
+      if (known && kept === undefined) unused++;
+      if (kept !== undefined) {
+        out.push({ name, st, value: kept, keep: true });
+        continue;
+      }
+      const note = readNoteFile(root, name);
+      if (!note) continue;
+      const keep = !note.parsed.yamlError;
+      out.push({ name, st, value: answerOf(kind, note, name, st, toKeep), keep });
+      if (keep) read++;
     }
-    const note = readNoteFile(root, name);
-    if (!note) continue;
-    const value = answerOf(kind, note, name, st, toKeep);
-    const keep = !note.parsed.yamlError;
-    out.push({ name, st, value, keep });
-    // The stat taken before the read: a change during the read shows as a moved stat next time.
-    if (keep) rows.push([name, st.mtimeMs, st.ctimeMs, st.ino, st.size, kind.encode(value)]);
+    complete = true;
+  } finally {
+    // Rewritten when a row was added or changed, or one the cache had is gone (a note removed);
+    // not after a pass stopped half way (a server closing while it warmed up).
+    unused += cache?.close() ?? 0;
+    if (complete && (!cache || read || unused)) writeCacheRows(cacheFile, kind.version, seenAt, rowsOf(kind, out));
   }
-  // Rewritten when a row was added or changed, or one the cache had is gone (a note removed).
-  if (!cache || rows.length !== reused || reused !== cache.rows.size) writeCache(cacheFile, { version: kind.version, seenAt, rows });
   return out;
+}
+
+/** The cache's rows of the answers (the stat taken before each read: a change during it shows as a moved stat next time). */
+function* rowsOf<T>(kind: DerivedKind<T>, answers: readonly Derived<T>[]): Generator<CacheRow> {
+  for (const d of answers) if (d.keep) yield [d.name, d.st.mtimeMs, d.st.ctimeMs, d.st.ino, d.st.size, kind.encode(d.value)];
 }
 
 /**
@@ -297,7 +269,10 @@ async function warmDerived<T>(root: string, kind: DerivedKind<T>, watch: KeptNot
   let step = steps.next();
   while (!step.done) {
     await new Promise((resolve) => setImmediate(resolve));
-    if (signal?.aborted) return;
+    if (signal?.aborted) {
+      steps.return([]);
+      return;
+    }
     step = steps.next();
   }
   // A call in the meantime may have built them (as `loadWatched` does when none are kept): its answers are newer.

@@ -148,7 +148,7 @@ export interface NoteState {
 }
 
 const STATES: DerivedKind<NoteState> = {
-  file: 'notes-hash.json',
+  file: 'notes-hash.jsonl',
   version: 1,
   derive: (n) => ({ path: n.path, mtimeMs: n.mtimeMs, hash: sha256(n.raw) }),
   encode: (s) => s.hash,
