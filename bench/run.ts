@@ -45,6 +45,8 @@ const IN_PROCESS = !process.argv.includes('--server-cases-only');
 const MERGES = Number(arg('--merges', '100'));
 /** With `--goals`: how many mixed calls the server answers while its memory is watched. */
 const MIXED_CALLS = Number(arg('--mixed-calls', '2000'));
+// --goals: time `write --commit` in a git work tree of the whole corpus (`--no-git` skips it: at 1,000,000 notes its `git add` takes minutes).
+const GIT = !process.argv.includes('--no-git');
 /** The CLI to measure (another build's `bin/zk-memory.js` to compare). */
 const BIN = path.resolve(arg('--bin', path.join(REPO, 'bin', 'zk-memory.js')));
 /** Hybrid search needs every note embedded first: slow at scale, so only on request. */
@@ -767,10 +769,48 @@ async function goalCases(size: number, root: string, query: string): Promise<voi
     extra[`server_rss_mb_after_warm_up_${size}`] = warmRss;
     extra[`server_rss_mb_after_${MIXED_CALLS}_mixed_calls_${size}`] = afterRss;
     process.stderr.write(`${size}\tserver RSS: ${warmRss} MB after warm-up, ${afterRss} MB after ${MIXED_CALLS} mixed calls (goal ≤ 1,536 MB)\n`);
+
+    // Last, as a git work tree changes what other commands do (status asks git): a write that
+    // commits the note it made, the corpus a work tree with every note committed, removed after.
+    if (GIT) {
+      const made = committedWorkTree(root);
+      try {
+        const commitWrite = (): Cmd => {
+          const w = writeCmd(serverEnv);
+          return { ...w, args: [...w.args, '--commit'] };
+        };
+        const [ms, v] = timed(commitWrite, RUNS);
+        // Each run made a commit, or the time is not that of a commit.
+        const commits = Number(spawnSync('git', ['rev-list', '--count', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout);
+        if (commits !== RUNS + 1) extra[`failed_${size}_write --commit`] = `made ${commits - 1} commits in ${RUNS} runs`;
+        else addServer(size, 'write --commit in a git work tree, a server running (goal ≤ 3×)', ms, 'zk-memory --version', v);
+        extra[`git_work_tree_made_s_${size}`] = made;
+      } finally {
+        fs.rmSync(path.join(root, '.git'), { recursive: true, force: true });
+      }
+    }
   } finally {
     await stopServe(served, root);
   }
   serversGone(serverEnv.XDG_RUNTIME_DIR!, `serve --stop --root ${root}`);
+}
+
+/** Make `root` a git work tree with every note committed (an identity of its own for the tool's commits); how long it took, in s. */
+function committedWorkTree(root: string): number {
+  const t0 = process.hrtime.bigint();
+  const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const steps = [
+    ['init', '-q'],
+    ['config', 'user.name', 'bench'],
+    ['config', 'user.email', 'bench@example.org'],
+    ['add', '-A'],
+    ['commit', '-qm', 'the corpus'],
+  ];
+  for (const args of steps) {
+    const r = spawnSync('git', args, { cwd: root, env: gitEnv, encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.status !== 0) throw new Error(`git ${args[0]} failed: ${r.stderr}`);
+  }
+  return round(Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
 const embedServer = VECTORS ? await startEmbedWorker() : undefined;

@@ -50,9 +50,7 @@ const ASKED = [
   ['list', '--recent', '5'],
   ['list', '--recent', '150'],
   ['list', '--limit', '10', '--offset', '5'],
-  ['list', '--history', '--limit', '100'],
-  ['list', '--kind', 'decision'],
-  ['list', '--kind', 'decision', '--recent', '3'],
+  ['list', '--history', '--kind', 'decision', '--recent', '50'],
 ];
 
 /** What each of ASKED lists (file names, total), in-process and through the server. */
