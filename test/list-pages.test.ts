@@ -2,7 +2,8 @@ import { execa, type ResultPromise } from 'execa';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, tempCorpus, tempDir, write, zkProcess } from './helpers/corpus.js';
+import { BIN, tempCorpus, tempDir, write, zk, zkProcess } from './helpers/corpus.js';
+import { askServer, type RunningServer } from './helpers/servers.js';
 import { until } from './helpers/wait.js';
 
 // `list` pages and `--recent` (src/corpus/ops/list.ts): a resident server keeps the current notes
@@ -40,10 +41,12 @@ function corpus(): { root: string; env: Record<string, string> } {
   return { root, env };
 }
 
-async function serve(root: string, env: Record<string, string>): Promise<void> {
+async function serve(root: string, env: Record<string, string>): Promise<RunningServer> {
   const p = execa('node', [BIN, 'serve', '--root', root], { env: { ...process.env, ...env }, reject: false });
   foreground.push(p);
-  await until('the server runs', async () => (await zkProcess(['serve', '--status', '--json', '--root', root], { env })).json.running === true, 30_000);
+  let state: any;
+  await until('the server runs', async () => (state = (await zk(['serve', '--status', '--json', '--root', root], { env })).json).running === true, 30_000);
+  return state;
 }
 
 const ASKED = [
@@ -53,18 +56,20 @@ const ASKED = [
   ['list', '--history', '--kind', 'decision', '--recent', '50'],
 ];
 
-/** What each of ASKED lists (file names, total), in-process and through the server. */
-async function answers(root: string, env: Record<string, string>) {
-  const run = async (mode: string) => {
+/** What each of ASKED lists (file names, total): in-process, and asked of the server as the command line's client asks it. */
+async function answers(root: string, env: Record<string, string>, server: RunningServer) {
+  const run = async (served: boolean) => {
     const out: unknown[] = [];
     for (const args of ASKED) {
-      const r = await zkProcess(['--root', root, '--json', ...args], { env: { ...env, ZK_MEMORY_SERVER: mode } });
+      const argv = ['--root', root, '--json', ...args];
+      const r = served ? await askServer(server, argv, { env }) : await zk(argv, { env: { ...env, ZK_MEMORY_SERVER: 'off' } });
       expect(r.code, r.stderr).toBe(0);
+      expect(r.json.server).toBe(served);
       out.push({ names: r.json.notes.map((n: { path: string }) => n.path), total: r.json.total });
     }
     return out;
   };
-  return { alone: await run('off'), served: await run('on') };
+  return { alone: await run(false), served: await run(true) };
 }
 
 /** The notes of the folder now, newest first (ties by file name), current ones only unless `history`. */
@@ -80,8 +85,8 @@ function newestFirst(root: string, history = false): string[] {
 describe('list through a resident server', () => {
   it('gives the pages and newest notes the command line alone gives, before and after notes change', async () => {
     const { root, env } = corpus();
-    await serve(root, env);
-    const before = await answers(root, env);
+    const server = await serve(root, env);
+    const before = await answers(root, env, server);
     expect(before.served).toEqual(before.alone);
     const [recent5, recent150] = before.alone as { names: string[]; total: number }[];
     expect(recent5.names).toEqual(newestFirst(root).slice(0, 5));
@@ -93,7 +98,7 @@ describe('list through a resident server', () => {
     const hand = path.join(root, '20261102-note-10.md');
     fs.writeFileSync(hand, fs.readFileSync(hand, 'utf8').replace('kind:', `superseded_by: ${U(11)}\nkind:`));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const after = await answers(root, env);
+    const after = await answers(root, env, server);
     expect(after.served).toEqual(after.alone);
     const [newest] = after.served as { names: string[]; total: number }[];
     expect(newest.names).toEqual(newestFirst(root).slice(0, 5));
