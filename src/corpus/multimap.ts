@@ -13,10 +13,6 @@ export class MultiMap<K, V> {
     return at === undefined ? [] : Array.isArray(at) ? at.slice() : [at];
   }
 
-  has(key: K): boolean {
-    return this.map.has(key);
-  }
-
   /** Add `value` under `key`, unless it is the last one added there already. */
   add(key: K, value: V): void {
     const at = this.map.get(key);
@@ -35,10 +31,10 @@ export class MultiMap<K, V> {
     else this.map.set(key, left.length === 1 ? left[0] : left);
   }
 
-  /** Put the values under `key` in order. */
-  sort(key: K, compare?: (a: V, b: V) => number): void {
+  /** Put the values under `key` in their natural order. */
+  sort(key: K): void {
     const at = this.map.get(key);
-    if (Array.isArray(at)) at.sort(compare);
+    if (Array.isArray(at)) at.sort();
   }
 
   /** Every key with its values (each a copy). */

@@ -37,13 +37,19 @@ export function tempBeside(dest: string): string {
 /**
  * Replace a derived file (a cache, the index's own records) atomically: written beside it, then
  * renamed over it, so a reader sees the old file or the new one. Not synced to disk: derived data
- * a crash left behind is checked and rebuilt by its reader.
+ * a crash left behind is checked and rebuilt by its reader. `text` may come in pieces, written in
+ * turn: a file too large to be made as one string.
  */
-export function replaceDerivedFile(file: string, text: string): void {
+export function replaceDerivedFile(file: string, text: string | Iterable<string>): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempBeside(file);
   try {
-    fs.writeFileSync(tmp, text, { flag: 'wx' });
+    const fd = fs.openSync(tmp, 'wx');
+    try {
+      for (const piece of typeof text === 'string' ? [text] : text) writeAll(fd, Buffer.from(piece, 'utf8'));
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(tmp, file);
   } finally {
     fs.rmSync(tmp, { force: true });

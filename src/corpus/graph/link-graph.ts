@@ -92,13 +92,10 @@ export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
   return index;
 }
 
-/** Put `file` under `key` once (a note's facts come one note at a time: the last one added is its own), or take it out. */
-const add = (map: MultiMap<string, string>, key: string, file: string) => map.add(key, file);
-const drop = (map: MultiMap<string, string>, key: string, file: string) => map.remove(key, file);
-
 /** Enter (`adding`) or take out every key of one note's facts. */
 function indexNote(index: LinkIndex, f: NoteFacts, adding: boolean): void {
-  const put = adding ? add : drop;
+  // A file is put under a key once (a note's facts come one note at a time: the last one added is its own).
+  const put = (map: MultiMap<string, string>, key: string, file: string) => (adding ? map.add(key, file) : map.remove(key, file));
   if (adding) index.facts.set(f.path, f);
   else index.facts.delete(f.path);
   for (const key of keptFileNameKeys(f.path)) put(index.byFileName, key, f.path);
@@ -136,13 +133,12 @@ function grepCandidates(root: string, names: Set<string>, linking: string[]): Ca
  * grep port would find it): its facts place the backlink (`kept`).
  */
 function indexCandidates(index: LinkIndex, note: Note, names: Set<string>, linking: string[]): Candidates & { kept: NoteFacts[] } {
-  const at = (map: MultiMap<string, string>, key: string) => map.get(key);
   const named = new Set([...names].flatMap((k) => namedBy(index, k)));
-  const maybe = [...names].flatMap((k) => at(index.byTitle, k));
+  const maybe = [...names].flatMap((k) => index.byTitle.get(k));
   const read = new Set([note.path, ...named, ...maybe]);
-  const linkers = new Set(note.uuid ? at(index.linkingUuid, note.uuid.toLowerCase()) : []);
-  for (const own of new Set(wikiNamesOf(note))) for (const p of at(index.linkingName, own)) linkers.add(p);
-  for (const p of at(index.linkingFile, note.path)) linkers.add(p);
+  const linkers = new Set(note.uuid ? index.linkingUuid.get(note.uuid.toLowerCase()) : []);
+  for (const own of new Set(wikiNamesOf(note))) for (const p of index.linkingName.get(own)) linkers.add(p);
+  for (const p of index.linkingFile.get(note.path)) linkers.add(p);
   const kept: NoteFacts[] = [];
   for (const p of linkers) {
     if (read.has(p)) continue;

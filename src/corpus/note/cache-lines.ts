@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { tempBeside, writeAll } from '../files/files.js';
+import { replaceDerivedFile } from '../files/files.js';
 
 // A per-note cache file (src/corpus/note/stat-cache.ts), a line of JSON per note after a line that
 // says its version and when its rows were seen. Read and written a line at a time: at 1,000,000
@@ -11,7 +10,8 @@ import { tempBeside, writeAll } from '../files/files.js';
 
 export type CacheRow = [name: string, mtimeMs: number, ctimeMs: number, ino: number, size: number, kept: unknown];
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** A number a cache may hold (finite). */
+export const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const validRow = (r: unknown): r is CacheRow =>
   Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && isNum(r[1]) && isNum(r[2]) && isNum(r[3]) && isNum(r[4]);
 
@@ -100,36 +100,29 @@ export class CacheRows {
   }
 }
 
+/** A cache file's text, in pieces of about CHUNK: its head line, then a line per row. */
+function* cacheText(version: number, seenAt: number, rows: Iterable<CacheRow>): Generator<string> {
+  let text = `${JSON.stringify({ version, seenAt })}\n`;
+  for (const row of rows) {
+    text += `${JSON.stringify(row)}\n`;
+    if (text.length > CHUNK) {
+      yield text;
+      text = '';
+    }
+  }
+  yield text;
+}
+
 /**
- * Write a cache file of `rows` (atomically: written beside it, then renamed over it, so a reader
- * sees the old file or the new one). A cache that cannot be written (a read-only corpus) is simply
- * not kept: the next call reads the notes again.
+ * Write a cache file of `rows` (see replaceDerivedFile). A cache that cannot be written (a
+ * read-only corpus) is simply not kept: the next call reads the notes again.
  */
 export function writeCacheRows(file: string, version: number, seenAt: number, rows: Iterable<CacheRow>): void {
-  let tmp: string | undefined;
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    tmp = tempBeside(file);
-    const fd = fs.openSync(tmp, 'wx');
-    try {
-      let text = `${JSON.stringify({ version, seenAt })}\n`;
-      for (const row of rows) {
-        text += `${JSON.stringify(row)}\n`;
-        if (text.length > CHUNK) {
-          writeAll(fd, Buffer.from(text, 'utf8'));
-          text = '';
-        }
-      }
-      writeAll(fd, Buffer.from(text, 'utf8'));
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
+    replaceDerivedFile(file, cacheText(version, seenAt, rows));
     // The same cache as one JSON document (`.json`), as earlier versions wrote it: no longer read.
     if (file.endsWith('.jsonl')) fs.rmSync(file.slice(0, -1), { force: true });
   } catch {
     // derived data only
-  } finally {
-    if (tmp) fs.rmSync(tmp, { force: true });
   }
 }

@@ -6,7 +6,7 @@ import { readNoteFile, type Note } from './notes.js';
 import { isNoteFile, listNoteFiles } from '../files/note-files.js';
 import { keptNotes, type KeptNotes } from './kept-notes.js';
 import { KeptAnswers, type BuiltUpdate } from './kept-answers.js';
-import { CacheRows, writeCacheRows, type CacheRow } from './cache-lines.js';
+import { CacheRows, isNum, writeCacheRows, type CacheRow } from './cache-lines.js';
 
 // What whole-corpus commands need of every note, without reading every note. Each kind of answer
 // is kept in a cache file of its own (where the NoteCacheFile port says: beside the index), keyed
@@ -37,7 +37,7 @@ export interface DerivedKind<T> {
 export const isStr = (v: unknown): v is string => typeof v === 'string';
 export const isStrs = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
 export const isStrOrNull = (v: unknown): v is string | null => v === null || isStr(v);
-export const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+export { isNum };
 
 const NONE: readonly never[] = Object.freeze([]);
 

@@ -18,23 +18,22 @@ export interface ListOptions {
  */
 export function listNotes(root: string, o: ListOptions = {}): readonly NoteMeta[] {
   const kind = checkKind(o.kind);
-  const wanted = (n: NoteMeta) => (o.history || !n.superseded_by) && (!kind || n.kind === kind);
-  const notes =
-    o.asOf === undefined
-      ? ofKind(liveNotes(root, Boolean(o.history)), kind)
-      : notesHeldAt(root, loadNoteMetas(root), timeAsked(o.asOf, 'as-of date')).filter(wanted);
+  const history = Boolean(o.history);
+  const held = o.asOf === undefined ? liveNotes(root, history) : shown(notesHeldAt(root, loadNoteMetas(root), timeAsked(o.asOf, 'as-of date')), history);
+  const notes = kind ? held.filter((n) => n.kind === kind) : held;
   return o.recent === undefined ? notes : newest(notes, o.recent);
 }
 
-const ofKind = (notes: readonly NoteMeta[], kind: string | undefined) => (kind ? notes.filter((n) => n.kind === kind) : notes);
+/** The notes a list shows: every one with `history`, else the current ones. */
+const shown = (metas: readonly NoteMeta[], history: boolean) => (history ? metas : metas.filter((n) => !n.superseded_by));
 
 /**
- * Every note now (with `history`), or the current ones: a resident process keeps the list until a
- * note changes, so that a page of a million notes is not a pass over all of them.
+ * The notes a list shows now: a resident process keeps them until a note changes, so that a page
+ * of a million notes is not a pass over all of them.
  */
 function liveNotes(root: string, history: boolean): readonly NoteMeta[] {
-  const current = (metas: readonly NoteMeta[]) => (history ? metas : metas.filter((n) => !n.superseded_by));
-  return keptMetasBuilt(root, history ? 'every note' : 'current notes', current) ?? current(loadNoteMetas(root));
+  const pick = (metas: readonly NoteMeta[]) => shown(metas, history);
+  return keptMetasBuilt(root, history ? 'every note' : 'current notes', pick) ?? pick(loadNoteMetas(root));
 }
 
 const newer = (a: NoteMeta, b: NoteMeta) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path);
