@@ -26,6 +26,7 @@ export const QUICK = [
   'kept-answers',
   'kept-facts',
   'kept-followers',
+  'link-graphs',
   'links-forms',
   'llm-adapter',
   'llm-config',

@@ -5,7 +5,7 @@ import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { corpusStatus, noteFigures, type NoteFigures } from '../corpus/ops/status.js';
 import { noteHeldAt, notesHeldAt, supersessionAt } from '../corpus/graph/held-at.js';
 import { supersession, type ChainNote } from '../corpus/graph/supersession.js';
-import { linkGraph } from '../corpus/graph/link-graph.js';
+import { linkGraphs } from '../corpus/graph/link-graph.js';
 import { inboxFiles } from '../pipelines/inbox.js';
 import { estimateTokens, takeOffer } from './context-bundle.js';
 import { readInboxFile } from './corpus.js';
@@ -196,8 +196,14 @@ async function queryOffers(
   }
   for (let hop = 1; hop <= o.hops; hop++) {
     const next: Candidate[] = [];
-    for (const from of frontier.slice(0, EXPANDED)) {
-      const { links, backlinks } = linkGraph(root, from.note);
+    const expanded = frontier.slice(0, EXPANDED);
+    // One search for the links of them all: without a server, each is a grep of every note.
+    const graphs = linkGraphs(
+      root,
+      expanded.map((c) => c.note),
+    );
+    for (const [i, from] of expanded.entries()) {
+      const { links, backlinks } = graphs[i];
       const value = from.value * HOP_DECAY;
       for (const l of links) if (l.path) pushNew(next, found.addPath(l.path, 'link', value));
       for (const b of backlinks) pushNew(next, found.addPath(b.path, 'backlink', value));

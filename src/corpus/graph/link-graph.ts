@@ -119,11 +119,22 @@ interface Candidates {
   maybe: string[];
 }
 
-/** What the grep port finds, without an index: every note's file name is checked against `names`. */
-function grepCandidates(root: string, names: Set<string>, linking: string[]): Candidates & { files: Set<string> } {
+/**
+ * What the grep port finds for several notes at once, without an index: one listing and one search
+ * of every note's text for all their names, each note's share of it checked by `involvedNotes`.
+ * Every file name is keyed once, and each note gets the files named by one of its `names`.
+ */
+function grepCandidates(root: string, terms: readonly LinkTerms[]): { files: Set<string>; each: Candidates[] } {
   const files = listNoteFiles(root);
-  const named = new Set(files.filter((f) => fileNameKeys(f).some((k) => names.has(k))));
-  return { files: new Set(files), named, maybe: candidateFiles(root, [...new Set([...names, ...linking])], { fixed: true }) };
+  const askers = new MultiMap<string, number>();
+  terms.forEach((t, i) => {
+    for (const name of t.wikiNames) askers.add(name, i);
+  });
+  const named = terms.map(() => new Set<string>());
+  for (const f of files) for (const key of fileNameKeys(f)) for (const i of askers.get(key)) named[i].add(f);
+  const patterns = new Set(terms.flatMap((t) => [...t.wikiNames, ...t.linking]));
+  const maybe = patterns.size ? candidateFiles(root, [...patterns], { fixed: true }) : [];
+  return { files: new Set(files), each: named.map((n) => ({ named: n, maybe })) };
 }
 
 /**
@@ -168,14 +179,14 @@ function linksShow(f: NoteFacts, linking: string[]): boolean {
  * it holds one). A title is looked up as a key, never searched for in the text, so a hub of many
  * wikilinks costs one look-up per note read, not one search per name.
  */
-function involvedNotes(root: string, note: Note, { named, maybe }: Candidates, names: Set<string>, linking: string[]): Note[] {
+function involvedNotes(note: Note, { named, maybe }: Candidates, { wikiNames, linking }: LinkTerms, read: NoteReader): Note[] {
   const found = new Set([...maybe, ...named]);
   found.delete(note.path);
   const notes: Note[] = [];
   for (const name of [...found].sort()) {
-    const n = readNoteFile(root, name);
+    const n = read(name);
     if (!n) continue;
-    if (named.has(name) || names.has(nameKey(n.title))) notes.push(n);
+    if (named.has(name) || wikiNames.has(nameKey(n.title))) notes.push(n);
     else {
       const text = n.raw.toLowerCase();
       if (linking.some((l) => text.includes(l))) notes.push(n);
@@ -184,8 +195,16 @@ function involvedNotes(root: string, note: Note, { named, maybe }: Candidates, n
   return notes;
 }
 
-/** A note's links resolved to the notes they lead to, and the notes that link to it. */
-export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; backlinks: Backlink[] } {
+/** What a note's links and the links to it are looked for by. */
+interface LinkTerms {
+  links: Link[];
+  /** Every name (a key) a wikilink of the note uses, and the note's own names. */
+  wikiNames: Set<string>;
+  /** The few names the note goes by, lowercase: a link to it holds one. */
+  linking: string[];
+}
+
+function linkTerms(note: Note): LinkTerms {
   const links = noteLinks(note);
   const own = wikiNamesOf(note);
   // Every note a wikilink name could fit is involved (by file name or title), and so is every
@@ -195,20 +214,62 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
   const linking = [
     ...new Set([...own, encodeTarget(note.path).toLowerCase(), encodeTarget(note.title).toLowerCase(), note.uuid.toLowerCase()].filter(Boolean)),
   ];
-  // A resident process finds them in its index of every note's links; a call of its own, by grep.
+  return { links, wikiNames, linking };
+}
+
+/** A note file read once for every graph of one call (none when it is not a note). */
+type NoteReader = (file: string) => Note | undefined;
+
+function noteReader(root: string): NoteReader {
+  const read = new Map<string, Note | undefined>();
+  return (file) => {
+    if (!read.has(file)) read.set(file, readNoteFile(root, file));
+    return read.get(file);
+  };
+}
+
+export interface LinkGraph {
+  links: ResolvedLink[];
+  backlinks: Backlink[];
+}
+
+/** A note's links resolved to the notes they lead to, and the notes that link to it. */
+export function linkGraph(root: string, note: Note): LinkGraph {
+  return linkGraphs(root, [note])[0];
+}
+
+/**
+ * The link graphs of several notes, each as `linkGraph` finds it: a resident process finds the notes
+ * they involve in its index of every note's links; a call of its own, by one grep for them all (a
+ * grep of a million notes takes seconds), and reads each note once.
+ */
+export function linkGraphs(root: string, notes: readonly Note[]): LinkGraph[] {
+  if (!notes.length) return [];
+  const terms = notes.map(linkTerms);
+  const read = noteReader(root);
   const index = keptFactsBuilt(root, 'link-index', linkIndex, followLinkIndex);
-  const candidates = index
-    ? { ...indexCandidates(index, note, wikiNames, linking), files: index.facts }
-    : { ...grepCandidates(root, wikiNames, linking), kept: [] };
-  const fileSet = candidates.files;
+  if (index) {
+    return notes.map((note, i) => graphOf(note, terms[i], { ...indexCandidates(index, note, terms[i].wikiNames, terms[i].linking), files: index.facts }, read));
+  }
+  const { files, each } = grepCandidates(root, terms);
+  return notes.map((note, i) => graphOf(note, terms[i], { ...each[i], kept: [], files }, read));
+}
+
+function graphOf(
+  note: Note,
+  terms: LinkTerms,
+  candidates: Candidates & { kept: NoteFacts[]; files: { has(file: string): boolean } },
+  read: NoteReader,
+): LinkGraph {
+  const { links } = terms;
   // The notes that hold a name involved are read, so `names` resolves as with every note; a linking
   // note whose facts were kept holds none of them (it would be named or titled so).
-  const notes = [note, ...involvedNotes(root, note, candidates, wikiNames, linking)];
+  const notes = [note, ...involvedNotes(note, candidates, terms, read)];
   const names = new NoteNames(notes);
   // A hub links to the same notes many times: each target is read, and its headings parsed, once.
   const byPath = new Map<string, Note | undefined>(notes.map((n) => [n.path, n]));
   const noteAt = (file: string) => {
-    if (!byPath.has(file)) byPath.set(file, readNoteFile(root, file));
+    if (!byPath.has(file)) byPath.set(file, read(file));
     return byPath.get(file);
   };
   const headings = new Map<Note, NoteHeadings>();
@@ -226,7 +287,7 @@ export function linkGraph(root: string, note: Note): { links: ResolvedLink[]; ba
       const r = names.resolve(l.target);
       to = r.note ?? (l.uuid ? r.ambiguous?.find((n) => n.uuid.toLowerCase() === l.uuid) : undefined);
       if (!to && r.ambiguous) ambiguous = r.ambiguous.map((n) => n.path);
-    } else if (fileSet.has(l.target)) {
+    } else if (candidates.files.has(l.target)) {
       to = noteAt(l.target);
     }
     // A link to a heading its note does not have is not resolved, as `tend check` calls it broken.
