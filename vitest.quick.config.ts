@@ -27,6 +27,7 @@ export const QUICK = [
   'kept-facts',
   'kept-followers',
   'link-graphs',
+  'shared-names',
   'links-forms',
   'llm-adapter',
   'llm-config',

@@ -8,6 +8,7 @@ import { journalWrite } from './search/journal.js';
 import { noteCacheFile } from './search/location.js';
 import { ResidentIndex } from './search/resident-index.js';
 import { KeptNotes } from './corpus/note/kept-notes.js';
+import { SharedNames } from './corpus/files/shared-names.js';
 import { configuredLlm } from './llm/require.js';
 import { configuredEmbedder, embedderChoice } from './llm/embed.js';
 import type { Io, RunContext } from './context.js';
@@ -88,10 +89,12 @@ class Resident implements ResidentState {
 /**
  * The resident state of a long-running process serving `root`: a watcher of the root when `local`
  * says watching it can see every change (not on a network file system, whose other hosts write
- * unseen), the domain's kept notes (with a watcher only) and the search index's open tables and files.
+ * unseen), the domain's kept notes (with a watcher only), the search index's open tables and files,
+ * and the note names its listings share.
  */
 export function residentState(root: string, local: boolean, o: ResidentOptions = {}): ResidentState & { close(): void } {
   const watch = local ? watchRoot(root) : undefined;
   const index = new ResidentIndex(watch, { local, networkRescanMs: o.networkRescanMs });
-  return new Resident(watch, watch ? [new KeptNotes(watch, o.warmUp), index] : [index]);
+  const names = new SharedNames();
+  return new Resident(watch, watch ? [new KeptNotes(watch, o.warmUp), index, names] : [index, names]);
 }

@@ -38,7 +38,9 @@ function refresh(root: string, m: KnownManifest, set: [string, FileState][], del
   m.id = recordManifestChange(root, m, { set: set.map(([name]) => name), del })!;
 }
 
-const plain = (m: Manifest | undefined) => m && { files: [...m.files], refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
+/** A manifest's states by name (in name order, as it is written), and its figures. */
+const plain = (m: Manifest | undefined) =>
+  m && { files: [...m.files].sort(([a], [b]) => (a < b ? -1 : 1)), refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
 
 /** The manifest was written whole as `m`: no log beside it. */
 function writtenWhole(root: string, m: Manifest): void {
@@ -47,6 +49,15 @@ function writtenWhole(root: string, m: Manifest): void {
 }
 
 describe('the manifest and its log', () => {
+  it('is written in name order, whatever order its states were set in: a resident process shares the names it lists with it', () => {
+    const root = tempCorpus();
+    const m = written(root, 12);
+    const rows = JSON.parse(fs.readFileSync(manifestPath(root), 'utf8')).files.map((row: unknown[]) => row[0]);
+    expect(rows).toHaveLength(13);
+    expect(rows).toEqual([...m.files.keys()].sort());
+    expect(rows).not.toEqual([...m.files.keys()]);
+  });
+
   it('a refresh appends its change; reading base and log gives the manifest as changed, under the identity the files have', () => {
     const root = tempCorpus();
     const m = written(root, 50);

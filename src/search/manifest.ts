@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../corpus/files/files.js';
 import { FileStates, type FileState } from './file-states.js';
+import { sharedNames } from '../corpus/files/shared-names.js';
 import { fileIdentity, identityOf, readIndexRecord, writeIndexRecord } from './index-record.js';
 import { indexDir } from './lance.js';
 
@@ -102,7 +103,12 @@ export function readManifest(root: string): KnownManifest | undefined {
   if (!read || !Array.isArray(read.record.files)) return undefined;
   const m = read.record;
   const files = new FileStates();
-  for (const row of m.files) files.set(row[0], stateOf(row));
+  // The names a resident process lists hold the same strings as the manifest's (see `sharedNames`).
+  const names = sharedNames(
+    root,
+    m.files.map((row) => row[0]),
+  );
+  m.files.forEach((row, i) => files.set(names[i], stateOf(row)));
   const manifest: Manifest = { files, refreshes: m.refreshes, builtAt: m.builtAt, refreshedAt: m.refreshedAt };
   const log = readLog(root);
   for (const line of log?.lines ?? []) {
@@ -128,7 +134,8 @@ export function writeManifest(root: string, m: Manifest): string | undefined {
     refreshes: m.refreshes,
     builtAt: m.builtAt,
     refreshedAt: m.refreshedAt,
-    files: [...m.files].map(([name, f]) => rowOf(name, f)),
+    // In name order, as the notes are listed: a resident process reading it shares their names (see `readManifest`).
+    files: [...m.files].map(([name, f]) => rowOf(name, f)).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
   };
   const base = writeIndexRecord(manifestPath(root), out);
   fs.rmSync(manifestLogPath(root), { force: true });

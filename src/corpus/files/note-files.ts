@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { warn } from '../warn.js';
+import { sharedNames } from './shared-names.js';
 
 // Which files of a root are notes, without reading them: what an index needs to tell what changed,
 // kept apart from the note parser so that knowing the names costs no parser to load.
@@ -43,11 +44,12 @@ function realRootOf(root: string): () => string {
 /** The note files of a root, in name order (see isNoteEntry). */
 export function listNoteFiles(root: string): string[] {
   const realRoot = realRootOf(root);
-  return fs
+  const names = fs
     .readdirSync(root, { withFileTypes: true })
     .filter((d) => isNoteEntry(root, d, d.name, realRoot))
     .map((d) => d.name)
     .sort();
+  return sharedNames(root, names);
 }
 
 /** Whether `name` is a note file of the root, without listing the whole folder. */

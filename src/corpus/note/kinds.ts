@@ -14,6 +14,14 @@ export function isKind(value: unknown): value is Kind {
   return typeof value === 'string' && ALL.includes(value);
 }
 
+/**
+ * The kind as the one string of this module: a long-running process keeps a kind per note, and
+ * each read from a cache file is a string of its own.
+ */
+export function sharedKind(kind: Kind): Kind {
+  return (ALL.find((k) => k === kind) as Kind | undefined) ?? kind;
+}
+
 export function checkKind(kind: string | undefined): Kind | undefined {
   if (kind === undefined || kind === '') return undefined;
   if (!isKind(kind)) throw new ZkError('usage', `unknown kind: ${JSON.stringify(kind)} (one of ${KINDS.join(', ')})`);

@@ -1,5 +1,5 @@
 import type { FileStamp } from '../files/file-stamp.js';
-import { isKind } from './kinds.js';
+import { isKind, sharedKind } from './kinds.js';
 import type { Note, NoteInfo, NoteTimes } from './notes.js';
 import { isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, keptDerived, loadDerived, type BuiltUpdate, type DerivedKind } from './stat-cache.js';
 
@@ -94,7 +94,18 @@ const META: DerivedKind<NoteMeta> = {
     const [superseded_at, archived_at, valid_from, valid_until] = kept;
     const times = leanRecord({ superseded_at, archived_at, valid_from, valid_until }, NO_TIMES, shared);
     return noteMeta(
-      { uuid, slug: name.replace(/\.md$/, ''), path: name, title, date, kind, author, superseded_by, supersedes: lean(supersedes, shared), times },
+      {
+        uuid,
+        slug: name.replace(/\.md$/, ''),
+        path: name,
+        title,
+        date,
+        kind: kind && sharedKind(kind),
+        author,
+        superseded_by,
+        supersedes: lean(supersedes, shared),
+        times,
+      },
       seen,
       pinned === 1,
     );
