@@ -19,6 +19,8 @@ const note = (n: number, title: string, body: string) => `---\nuuid: ${U(n)}\nti
 
 /** Maps of lists compared as sets: a followed list may hold its names in another order. */
 function canonical(value: unknown): unknown {
+  // A look-up the index was given (the resident process's kept answers) is not its own to compare.
+  if (typeof value === 'function') return 'a look-up';
   if (value instanceof MultiMap) return canonical(new Map(value.entries()));
   if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, canonical(v)]).sort(([a], [b]) => String(a).localeCompare(String(b))));
   if (value instanceof Set) return [...value].sort();
@@ -46,7 +48,9 @@ describe('an index kept by a resident server, followed note by note', () => {
     write(root, '20260101-beta.md', note(2, 'Beta', 'Links to [[Alpha]] and [the first](20260101-alpha.md).'));
     write(root, '20260102-beta.md', note(3, 'Beta again', 'Another beta.'));
     const before = notesOf(root);
-    const links = linkIndex([...before.facts.values()]);
+    // The index reads a note's facts where the resident process keeps them: here, the notes as they are.
+    let current = before.facts;
+    const links = linkIndex([...before.facts.values()], (name) => current.get(name));
     const dated = datedBySlug([...before.facts.values()]);
     const titles = byTitleKey([...before.metas.values()]);
 
@@ -54,15 +58,14 @@ describe('an index kept by a resident server, followed note by note', () => {
     write(root, '20260101-beta.md', note(2, 'Beta renamed', 'Links to nothing now.'));
     fs.rmSync(path.join(root, '20260102-beta.md'));
     const after = notesOf(root);
+    current = after.facts;
     for (const name of new Set([...before.facts.keys(), ...after.facts.keys()])) {
       followLinkIndex(links, before.facts.get(name), after.facts.get(name));
       followDated(dated, before.facts.get(name), after.facts.get(name));
       followTitleKey(titles, before.metas.get(name), after.metas.get(name));
     }
 
-    expect(canonical(links)).toEqual(canonical(linkIndex([...after.facts.values()])));
-    // The links kept with each note are those it has now: a backlink's line is read from them.
-    expect(links.facts.get('20260101-beta.md')?.links).toEqual([]);
+    expect(canonical(links)).toEqual(canonical(linkIndex([...after.facts.values()], (name) => after.facts.get(name))));
     expect(canonical(dated)).toEqual(canonical(datedBySlug([...after.facts.values()])));
     expect(canonical(titles)).toEqual(canonical(byTitleKey([...after.metas.values()])));
     // The changes are in them: the retitled note left its old title's key, the removed note its slug.
@@ -73,18 +76,5 @@ describe('an index kept by a resident server, followed note by note', () => {
         .map((m) => m.path)
         .sort(),
     ).toEqual(['20260101-alpha.md', '20260101-beta.md', '20260101-gamma.md']);
-  });
-
-  it('follows a link moved to another line with nothing else changed: the kept line is the new one', () => {
-    const root = tempCorpus();
-    write(root, '20260101-alpha.md', note(1, 'Alpha', 'The first note.'));
-    write(root, '20260101-beta.md', note(2, 'Beta', 'Links to [[Alpha]].'));
-    const before = notesOf(root).facts;
-    const links = linkIndex([...before.values()]);
-    write(root, '20260101-beta.md', note(2, 'Beta', 'A paragraph first.\n\nLinks to [[Alpha]].'));
-    const after = notesOf(root).facts;
-    for (const name of after.keys()) followLinkIndex(links, before.get(name), after.get(name));
-    expect(canonical(links)).toEqual(canonical(linkIndex([...after.values()])));
-    expect(links.facts.get('20260101-beta.md')?.links.map((l) => l.line)).toEqual([11]);
   });
 });

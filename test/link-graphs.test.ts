@@ -77,6 +77,26 @@ describe('the link graphs of several notes at once', () => {
     }
   });
 
+  it('place a backlink at the line its note has now, in a resident process, once the link moved', async () => {
+    const root = tempCorpus();
+    const note = (n: number, title: string, body: string) => `---\nuuid: ${U(n)}\ntitle: ${title}\ndate: 2026-01-01\n---\n\n# ${title}\n\n${body}\n`;
+    write(root, '20260101-alpha.md', note(1, 'Alpha', 'The first note.'));
+    write(root, '20260101-beta.md', note(2, 'Beta', 'Links to [[Alpha]].'));
+    const jobs: (() => Promise<void>)[] = [];
+    const warm = residentState(root, true, { warmUp: (job) => void jobs.push(job) });
+    open.push(warm);
+    const ctx: RunContext = { settings: new Settings({}), io: processIo, grep: ripgrepNoteGrep, resident: warm };
+    const backlinks = async () => {
+      await warm.caughtUp();
+      return withContext(ctx, () => linkGraph(root, readNoteFile(root, '20260101-alpha.md') as Note).backlinks);
+    };
+    await backlinks();
+    for (const job of jobs.splice(0)) await withContext(ctx, job);
+    expect(await backlinks()).toEqual([{ path: '20260101-beta.md', title: 'Beta', line: 9 }]);
+    write(root, '20260101-beta.md', note(2, 'Beta', 'A paragraph first.\n\nLinks to [[Alpha]].'));
+    expect(await backlinks()).toEqual([{ path: '20260101-beta.md', title: 'Beta', line: 11 }]);
+  });
+
   it('of no notes is none, with no grep', () => {
     const root = tempCorpus();
     let greps = 0;

@@ -4,7 +4,7 @@ import { NoteNames, type Named, type WikiResolution } from '../corpus/markdown/n
 import { linksByName } from '../corpus/markdown/links.js';
 import { readNoteFile, type Note } from '../corpus/note/notes.js';
 import { sidecar } from '../corpus/files/paths.js';
-import { headingLists, type NoteFacts, type TendedLink } from '../corpus/graph/facts.js';
+import { headingLists, type AnswerOf, type NoteFacts, type TendedLink } from '../corpus/graph/facts.js';
 import { MultiMap } from '../corpus/multimap.js';
 
 /** How many supersession steps to follow from an archived note to a live successor. */
@@ -18,16 +18,24 @@ export type Archived = Named & { uuid: string };
  * it between checks until a note changes (src/tend/run.ts).
  */
 export class LiveNotes {
-  readonly byName = new Map<string, NoteFacts>();
+  /** A note's facts by its file name: a resident process's own look-up, else a map of these notes. */
+  readonly byName: AnswerOf<NoteFacts>;
   readonly byUuid = new MultiMap<string, NoteFacts>();
   /** Uuids held by more than one note, with their files. */
   readonly duplicates: [string, string[]][];
   private names?: NoteNames<NoteFacts>;
   private readonly heads = new WeakMap<NoteFacts, NoteHeadings>();
 
-  constructor(readonly notes: readonly NoteFacts[]) {
+  constructor(
+    readonly notes: readonly NoteFacts[],
+    factsOf?: AnswerOf<NoteFacts>,
+  ) {
+    if (factsOf) this.byName = factsOf;
+    else {
+      const byName = new Map(notes.map((n) => [n.path, n]));
+      this.byName = (name) => byName.get(name);
+    }
     for (const n of notes) {
-      this.byName.set(n.path, n);
       const uuid = n.uuid.toLowerCase();
       if (uuid) this.byUuid.add(uuid, n);
     }
@@ -83,7 +91,7 @@ export class CorpusMap {
   }
 
   note(name: string): NoteFacts | undefined {
-    return this.live.byName.get(name);
+    return this.live.byName(name);
   }
 
   /** The live notes holding a uuid (more than one means the uuid was copied). */

@@ -6,7 +6,7 @@ import { trace } from '../corpus/trace/trace.js';
 import { warn } from '../corpus/warn.js';
 import { checkNote, countVerdicts, type Finding } from './check.js';
 import { CorpusMap, LiveNotes } from './corpus-map.js';
-import { keptFactsBuilt, loadNoteFacts, noteFacts, type NoteFacts } from '../corpus/graph/facts.js';
+import { keptFactsBuilt, loadNoteFacts, noteFacts, type AnswerOf, type NoteFacts } from '../corpus/graph/facts.js';
 import { linkEdits } from './edits.js';
 import { mintNote } from './mint.js';
 import { gitignoreFindings } from './sidecar-check.js';
@@ -62,8 +62,8 @@ interface LiveFindings {
   checked?: { before: Finding[]; after: Finding[] };
 }
 
-function liveFindings(facts: readonly NoteFacts[]): LiveFindings {
-  return { live: new LiveNotes(facts), sameSlug: sameSlugFindings(facts) };
+function liveFindings(facts: readonly NoteFacts[], factsOf?: AnswerOf<NoteFacts>): LiveFindings {
+  return { live: new LiveNotes(facts, factsOf), sameSlug: sameSlugFindings(facts) };
 }
 
 /**

@@ -2,10 +2,23 @@ import { noteHeadings, titleHeadings, type HeadingLists, type NoteHeadings } fro
 import { isNoteLink, parseBody, parseLinks, type Link } from '../markdown/links.js';
 import type { LinkForm } from '../markdown/markdown.js';
 import { DATE_KEYS, unreadDates, type DateKey, type Note } from '../note/notes.js';
-import { isNum, isStr, isStrOrNull, isStrs, keptBuilt, lean, leanRecord, loadDerived, type BuiltUpdate, type DerivedKind } from '../note/stat-cache.js';
+import {
+  isNum,
+  isStr,
+  isStrOrNull,
+  isStrs,
+  keptBuilt,
+  lean,
+  leanRecord,
+  loadDerived,
+  type AnswerOf,
+  type BuiltUpdate,
+  type DerivedKind,
+} from '../note/stat-cache.js';
 
 /** A link `tend` looks after, with its target exactly as written. */
 export type TendedLink = Link & { written: string };
+export type { AnswerOf };
 
 /**
  * What checking links needs of one note, without its text: who it is, the links `tend` looks
@@ -265,6 +278,11 @@ export function loadNoteFacts(root: string): NoteFacts[] {
 }
 
 /** What `build` makes of every note's facts, kept until a note changes, when a resident process keeps them; else undefined (see `keptBuilt`). */
-export function keptFactsBuilt<R>(root: string, name: string, build: (facts: readonly NoteFacts[]) => R, update?: BuiltUpdate<NoteFacts, R>): R | undefined {
+export function keptFactsBuilt<R>(
+  root: string,
+  name: string,
+  build: (facts: readonly NoteFacts[], factsOf: AnswerOf<NoteFacts>) => R,
+  update?: BuiltUpdate<NoteFacts, R>,
+): R | undefined {
   return keptBuilt(root, FACTS, name, build, update);
 }

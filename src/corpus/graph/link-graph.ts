@@ -5,7 +5,7 @@ import type { LinkForm } from '../markdown/markdown.js';
 import { nameKey, NoteNames, wikiNamesOf } from '../markdown/note-names.js';
 import { readNoteFile, type Note } from '../note/notes.js';
 import { listNoteFiles } from '../files/note-files.js';
-import { keptFactsBuilt, type NoteFacts } from './facts.js';
+import { keptFactsBuilt, type AnswerOf, type NoteFacts } from './facts.js';
 import { MultiMap } from '../multimap.js';
 
 // Where a note's links lead and which notes link to it, found without reading every note: only
@@ -50,11 +50,11 @@ export function noteLinks(note: Note): Link[] {
  * changes (see `keptFactsBuilt`).
  */
 export interface LinkIndex {
-  /** Every note's facts by its file name: a backlink's title and line are read from its links here. */
-  facts: Map<string, NoteFacts>;
+  /** A note's facts by its file name, as the resident process keeps them: a backlink's title and line are read from its links. */
+  factsOf: AnswerOf<NoteFacts>;
   /**
-   * Notes by the keys of their file name (whole, without `.md`, and the undated slug) that `facts`
-   * does not answer: a file name that is its own key is found there (see `namedBy`).
+   * Notes by the keys of their file name (whole, without `.md`, and the undated slug) that
+   * `factsOf` does not answer: a file name that is its own key is found there (see `namedBy`).
    */
   byFileName: MultiMap<string, string>;
   byTitle: MultiMap<string, string>;
@@ -69,19 +69,19 @@ const fileNameKeys = (path: string) => wikiNamesOf({ path });
 
 /**
  * The keys of a file name `byFileName` holds: not the name or its stem when they are their own key
- * (every name the tool writes), which the facts map answers. Two keys a note fewer was 130 bytes a
+ * (every name the tool writes), which `factsOf` answers. Two keys a note fewer was 130 bytes a
  * note in a resident server.
  */
 const keptFileNameKeys = (path: string) => fileNameKeys(path).filter((key) => key !== path && `${key}.md` !== path);
 
 /** The notes a key of file names names: by the name or the stem it is, or as `byFileName` keeps them. */
 function namedBy(index: LinkIndex, key: string): string[] {
-  return [...[key, `${key}.md`].filter((name) => index.facts.has(name)), ...index.byFileName.get(key)];
+  return [...[key, `${key}.md`].filter((name) => index.factsOf(name) !== undefined), ...index.byFileName.get(key)];
 }
 
-export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
+export function linkIndex(facts: readonly NoteFacts[], factsOf: AnswerOf<NoteFacts>): LinkIndex {
   const index: LinkIndex = {
-    facts: new Map(),
+    factsOf,
     byFileName: new MultiMap(),
     byTitle: new MultiMap(),
     linkingUuid: new MultiMap(),
@@ -96,8 +96,6 @@ export function linkIndex(facts: readonly NoteFacts[]): LinkIndex {
 function indexNote(index: LinkIndex, f: NoteFacts, adding: boolean): void {
   // A file is put under a key once (a note's facts come one note at a time: the last one added is its own).
   const put = (map: MultiMap<string, string>, key: string, file: string) => (adding ? map.add(key, file) : map.remove(key, file));
-  if (adding) index.facts.set(f.path, f);
-  else index.facts.delete(f.path);
   for (const key of keptFileNameKeys(f.path)) put(index.byFileName, key, f.path);
   put(index.byTitle, nameKey(f.title), f.path);
   for (const l of f.links) {
@@ -153,7 +151,7 @@ function indexCandidates(index: LinkIndex, note: Note, names: Set<string>, linki
   const kept: NoteFacts[] = [];
   for (const p of linkers) {
     if (read.has(p)) continue;
-    const f = index.facts.get(p);
+    const f = index.factsOf(p);
     if (f && linksShow(f, linking)) kept.push(f);
     else maybe.push(p);
   }
@@ -249,7 +247,8 @@ export function linkGraphs(root: string, notes: readonly Note[]): LinkGraph[] {
   const read = noteReader(root);
   const index = keptFactsBuilt(root, 'link-index', linkIndex, followLinkIndex);
   if (index) {
-    return notes.map((note, i) => graphOf(note, terms[i], { ...indexCandidates(index, note, terms[i].wikiNames, terms[i].linking), files: index.facts }, read));
+    const files = { has: (file: string) => index.factsOf(file) !== undefined };
+    return notes.map((note, i) => graphOf(note, terms[i], { ...indexCandidates(index, note, terms[i].wikiNames, terms[i].linking), files }, read));
   }
   const { files, each } = grepCandidates(root, terms);
   return notes.map((note, i) => graphOf(note, terms[i], { ...each[i], kept: [], files }, read));
