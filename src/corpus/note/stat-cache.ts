@@ -136,6 +136,33 @@ export function keptBuilt<T, R>(
 /** Where a long-running process keeps one kind of answer for one root. */
 const keptKey = (root: string, kind: DerivedKind<unknown>) => `${kind.file}\0${kind.version}\0${root}`;
 
+/** What the answers of one note hold alike, whatever their kind. */
+interface NoteStrings {
+  uuid: string;
+  title: string;
+}
+
+const holdsStrings = (v: unknown): v is NoteStrings =>
+  typeof v === 'object' && v !== null && typeof (v as NoteStrings).uuid === 'string' && typeof (v as NoteStrings).title === 'string';
+
+/**
+ * How an answer about to be kept takes its note's uuid and title from the answer of another kind
+ * the process keeps for the note already, when they are the same: each kind reads them from a cache
+ * file of its own, and both copies weighed about 100 bytes a note.
+ */
+function stringSharer(root: string): (name: string, value: unknown) => void {
+  const watch = keptNotes();
+  const others = watch ? [...watch.kept].filter(([key, kept]) => key.endsWith(`\0${root}`) && kept instanceof KeptAnswers) : [];
+  const twin = others[0]?.[1] as KeptAnswers<unknown> | undefined;
+  if (!twin) return () => undefined;
+  return (name, value) => {
+    const other = twin.answer(name);
+    if (!holdsStrings(value) || !holdsStrings(other) || Object.isFrozen(value)) return;
+    if (value.uuid === other.uuid) value.uuid = other.uuid;
+    if (value.title === other.title) value.title = other.title;
+  };
+}
+
 /**
  * The answers kept in memory, brought up to date with the notes the watcher named: a note still
  * there whose stamp did not move is not read. When the watcher cannot say everything that changed
@@ -154,6 +181,7 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
   if (!kept || !changes.complete) return keepAll(watch, key, loadStated(root, kind, true));
   for (const name of kept.unkept) changes.names.add(name);
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
+  const share = stringSharer(root);
   const changed = (was: T | undefined, now: T | undefined) => {
     for (const [key, built] of kept.built) {
       if (built.update) built.update(built.value, was, now);
@@ -170,6 +198,7 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
       continue;
     }
     const now = answerOf(kind, note, name, st, true);
+    share(name, now);
     changed(kept.set(name, st, now, !note.parsed.yamlError), now);
   }
   return kept;
@@ -214,6 +243,7 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
   let complete = false;
   // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
+  const share = toKeep ? stringSharer(root) : () => undefined;
   try {
     for (const name of listNoteFiles(root)) {
       if (++done % SLICE === 0) yield;
@@ -223,13 +253,16 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
       const kept = known && rowMatches(known, st) && stampTrusted(st, cache!.seenAt) ? kind.decode(known[5], name, st, toKeep) : undefined;
       if (known && kept === undefined) unused++;
       if (kept !== undefined) {
+        share(name, kept);
         out.push({ name, st, value: kept, keep: true });
         continue;
       }
       const note = readNoteFile(root, name);
       if (!note) continue;
       const keep = !note.parsed.yamlError;
-      out.push({ name, st, value: answerOf(kind, note, name, st, toKeep), keep });
+      const value = answerOf(kind, note, name, st, toKeep);
+      share(name, value);
+      out.push({ name, st, value, keep });
       if (keep) read++;
     }
     complete = true;
