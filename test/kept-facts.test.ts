@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { residentState } from '../src/compose.js';
 import { processIo, withContext } from '../src/context.js';
-import { headingLists, loadNoteFacts, noteFacts } from '../src/corpus/graph/facts.js';
+import { headingLists, loadNoteFacts, noteFacts, noteValidity } from '../src/corpus/graph/facts.js';
 import { readNoteFile } from '../src/corpus/note/notes.js';
 import { noteCacheFile } from '../src/search/location.js';
 import { Settings } from '../src/settings.js';
@@ -12,7 +12,7 @@ import { tempCorpus, write } from './helpers/corpus.js';
 // asked. What it keeps must read back as the facts of the note itself, whatever its headings.
 
 const U = (n: number) => `${String(n).repeat(8)}-1111-4111-8111-111111111111`;
-const note = (n: number, title: string, body: string) => `---\nuuid: ${U(n)}\ntitle: ${title}\ndate: 2026-01-01\n---\n\n${body}\n`;
+const note = (n: number, title: string, body: string, keys = '') => `---\nuuid: ${U(n)}\ntitle: ${title}\ndate: 2026-01-01\n${keys}---\n\n${body}\n`;
 
 const NOTES: [string, string, string][] = [
   ['20260101-plain.md', 'Plain note', '# Plain note\n\nOnly its title as a heading.'],
@@ -28,7 +28,19 @@ describe('the facts a resident process keeps of every note', () => {
   it('give each note the headings its text has, kept from scratch and from the cache file alike', async () => {
     const root = tempCorpus();
     NOTES.forEach(([name, title, body], i) => write(root, name, note(i + 1, title, body)));
-    const fresh = new Map(NOTES.map(([name]) => [name, headingLists(noteFacts(readNoteFile(root, name)!))]));
+    // Notes with validity keys, one of them a date that cannot be read: kept with their lines.
+    write(root, '20260101-valid.md', note(20, 'Valid', 'Text.', 'valid_from: 2026-02-01\nvalid_until: 2026-03-01\n'));
+    write(root, '20260101-until.md', note(21, 'Until', 'Text.', 'kind: concept\nvalid_until: 2026-03-01\n'));
+    write(root, '20260101-bad.md', note(22, 'Bad', 'Text.', 'valid_from: someday\n'));
+    const names = [...NOTES.map(([name]) => name), '20260101-valid.md', '20260101-until.md', '20260101-bad.md'];
+    const facts = new Map(names.map((name) => [name, noteFacts(readNoteFile(root, name)!)]));
+    const fresh = new Map([...facts].map(([name, f]) => [name, headingLists(f)]));
+    expect(noteValidity(facts.get('20260101-until.md')!)).toEqual({
+      date: '2026-01-01',
+      valid_from: null,
+      valid_until: '2026-03-01',
+      lines: { valid_from: 1, valid_until: 6 },
+    });
     expect(fresh.get('20260101-parts.md')?.slugs).toEqual(['parts', 'first-part', 'first-part-1']);
     for (let run = 0; run < 2; run++) {
       // The first process builds the cache file beside the index; the second keeps what it reads from it.
@@ -37,7 +49,10 @@ describe('the facts a resident process keeps of every note', () => {
         await withContext({ settings: new Settings({}), io: processIo, resident: warm, noteCache: noteCacheFile }, async () => {
           const kept = loadNoteFacts(root);
           expect(kept.map((f) => f.path).sort()).toEqual([...fresh.keys()].sort());
-          for (const f of kept) expect(headingLists(f), `${f.path}, run ${run}`).toEqual(fresh.get(f.path));
+          for (const f of kept) {
+            expect(headingLists(f), `${f.path}, run ${run}`).toEqual(fresh.get(f.path));
+            expect(noteValidity(f), `${f.path}, run ${run}`).toEqual(noteValidity(facts.get(f.path)!));
+          }
         });
       } finally {
         warm.close();

@@ -1,4 +1,4 @@
-import type { NoteFacts, UnreadDate } from '../corpus/graph/facts.js';
+import { noteValidity, type NoteFacts, type UnreadDate } from '../corpus/graph/facts.js';
 import type { Finding } from './check.js';
 
 // Dates the notes hold that are no day or moment (docs/format.md#time): `2026-02-30`,
@@ -6,12 +6,18 @@ import type { Finding } from './check.js';
 // questions answer, so `check` names every one as `bad_date`, on its key's line; a person
 // corrects it.
 
+/** What the note's date says, or `none` when it has no date. */
+function dateOr(n: NoteFacts, said: (date: string) => string, none: string): string {
+  const { date } = noteValidity(n);
+  return date ? said(date) : none;
+}
+
 /** How a note is read while the key cannot be. */
 const READ_AS: Record<UnreadDate['key'], (n: NoteFacts) => string> = {
-  date: (n) => (n.validity.date ? `read as the file name's date, ${n.validity.date}` : 'read as undated, as if the note had always been held'),
+  date: (n) => dateOr(n, (date) => `read as the file name's date, ${date}`, 'read as undated, as if the note had always been held'),
   superseded_at: () => "read as superseded when its successor was written (the successor's date)",
   archived_at: () => 'read as archived when its archived copy was made',
-  valid_from: (n) => (n.validity.date ? `read as true from its date, ${n.validity.date}` : 'read as true from its date, which it has none of'),
+  valid_from: (n) => dateOr(n, (date) => `read as true from its date, ${date}`, 'read as true from its date, which it has none of'),
   valid_until: () => "read as true until its successor's validity begins",
 };
 

@@ -1,5 +1,5 @@
 import { momentMs } from '../corpus/note/moments.js';
-import type { NoteFacts } from '../corpus/graph/facts.js';
+import { noteValidity, type NoteFacts } from '../corpus/graph/facts.js';
 import type { Finding } from './check.js';
 import type { CorpusMap } from './corpus-map.js';
 
@@ -12,7 +12,7 @@ const lower = (s: string | null | undefined) => (s ?? '').toLowerCase();
 
 /** When a note starts holding true: its valid_from, else its date, as written; undefined when it says neither. */
 function start(n: NoteFacts): { text: string; ms: number; key: 'valid_from' | 'date' } | undefined {
-  const v = n.validity;
+  const v = noteValidity(n);
   const from = momentMs(v.valid_from);
   if (from !== undefined) return { text: v.valid_from!, ms: from, key: 'valid_from' };
   const date = momentMs(v.date);
@@ -25,7 +25,7 @@ function impossible(n: NoteFacts, label: string, line: number, target: string, r
 
 /** A note whose valid_until is before its valid_from. */
 function endsBeforeItStarts(n: NoteFacts): Finding | undefined {
-  const v = n.validity;
+  const v = noteValidity(n);
   const from = momentMs(v.valid_from);
   const until = momentMs(v.valid_until);
   if (from === undefined || until === undefined || until >= from) return undefined;
@@ -41,7 +41,7 @@ function successorStartsEarlier(n: NoteFacts, map: CorpusMap): Finding | undefin
   const was = start(n);
   const then = start(next);
   if (!was || !then || then.ms >= was.ms) return undefined;
-  const line = then.key === 'valid_from' ? next.validity.lines.valid_from : next.lines.supersedes;
+  const line = then.key === 'valid_from' ? noteValidity(next).lines.valid_from : next.lines.supersedes;
   return impossible(
     next,
     then.key,

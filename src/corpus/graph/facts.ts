@@ -37,8 +37,12 @@ export interface NoteFacts {
   headings: HeadingLists | TitleOnly;
   /** The 1-based lines of the `supersedes` and `superseded_by` keys (1 when absent). */
   lines: { supersedes: number; superseded_by: number };
-  /** When what it says holds true, as written (docs/format.md#time), for checking it is possible. */
-  validity: Validity;
+  /**
+   * When what it says holds true, as written (docs/format.md#time), for checking it is possible:
+   * read with `noteValidity`. A resident process keeps the date alone of a note without validity
+   * keys (most notes): as an object of its own, it weighed about 60 bytes a note.
+   */
+  validity: Validity | string;
   /** The date keys whose value is no day or moment, as written, with the key's line: read as absent. */
   unreadDates: UnreadDate[];
 }
@@ -55,6 +59,11 @@ export interface Validity {
   valid_from: string | null;
   valid_until: string | null;
   lines: { valid_from: number; valid_until: number };
+}
+
+/** A note's date and validity keys as written. */
+export function noteValidity(f: Pick<NoteFacts, 'validity'>): Validity {
+  return typeof f.validity === 'string' ? { date: f.validity, valid_from: null, valid_until: null, lines: FIRST_VALIDITY_LINES } : f.validity;
 }
 
 /** The line of a frontmatter key in a note. */
@@ -194,11 +203,13 @@ function linkBack(k: unknown): TendedLink | undefined {
   return link;
 }
 
-function validityBack(k: unknown, shared: boolean): Validity | undefined {
+function validityBack(k: unknown, shared: boolean): Validity | string | undefined {
   if (!Array.isArray(k) || k.length !== 5) return undefined;
   const [date, valid_from, valid_until, fromLine, untilLine] = k as KeptValidity;
   if (!isStr(date) || !isStrOrNull(valid_from) || !isStrOrNull(valid_until) || !isNum(fromLine) || !isNum(untilLine)) return undefined;
-  return { date, valid_from, valid_until, lines: leanRecord({ valid_from: fromLine, valid_until: untilLine }, FIRST_VALIDITY_LINES, shared) };
+  const lines = leanRecord({ valid_from: fromLine, valid_until: untilLine }, FIRST_VALIDITY_LINES, shared);
+  if (shared && valid_from === null && valid_until === null && lines === FIRST_VALIDITY_LINES) return date;
+  return { date, valid_from, valid_until, lines };
 }
 
 function unreadDateBack(k: unknown): UnreadDate | undefined {
@@ -219,6 +230,7 @@ const FACTS: DerivedKind<NoteFacts> = {
   derive: noteFacts,
   encode: (f): Kept => {
     const h = headingLists(f);
+    const v = noteValidity(f);
     const row: Kept = [
       f.uuid,
       f.title,
@@ -228,7 +240,7 @@ const FACTS: DerivedKind<NoteFacts> = {
       [h.slugs, h.texts, h.blocks],
       f.lines.supersedes,
       f.lines.superseded_by,
-      [f.validity.date, f.validity.valid_from, f.validity.valid_until, f.validity.lines.valid_from, f.validity.lines.valid_until],
+      [v.date, v.valid_from, v.valid_until, v.lines.valid_from, v.lines.valid_until],
     ];
     // Most notes' dates all read: their row leaves the list out.
     if (f.unreadDates.length) row.push(f.unreadDates.map((d): KeptUnreadDate => [d.key, d.value, d.line]));
@@ -238,7 +250,7 @@ const FACTS: DerivedKind<NoteFacts> = {
     if (!Array.isArray(k) || (k.length !== 9 && k.length !== 10)) return undefined;
     const [uuid, title, superseded_by, supersedes, kept, headings, supersedesLine, supersededByLine, keptValidity, keptUnread = []] = k as Kept;
     const validity = validityBack(keptValidity, shared);
-    if (!validity || !Array.isArray(keptUnread)) return undefined;
+    if (validity === undefined || !Array.isArray(keptUnread)) return undefined;
     const unread = keptUnread.map(unreadDateBack);
     if (!unread.every((d): d is UnreadDate => d !== undefined)) return undefined;
     if (
