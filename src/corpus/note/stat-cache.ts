@@ -150,9 +150,10 @@ const holdsStrings = (v: unknown): v is NoteStrings =>
  * the process keeps for the note already, when they are the same: each kind reads them from a cache
  * file of its own, and both copies weighed about 100 bytes a note.
  */
-function stringSharer(root: string): (name: string, value: unknown) => void {
+function stringSharer(root: string, kind: DerivedKind<unknown>): (name: string, value: unknown) => void {
   const watch = keptNotes();
-  const others = watch ? [...watch.kept].filter(([key, kept]) => key.endsWith(`\0${root}`) && kept instanceof KeptAnswers) : [];
+  const own = keptKey(root, kind);
+  const others = watch ? [...watch.kept].filter(([key, kept]) => key !== own && key.endsWith(`\0${root}`) && kept instanceof KeptAnswers) : [];
   const twin = others[0]?.[1] as KeptAnswers<unknown> | undefined;
   if (!twin) return () => undefined;
   return (name, value) => {
@@ -181,7 +182,7 @@ function watchedAnswers<T>(root: string, kind: DerivedKind<T>, watch: KeptNotes)
   if (!kept || !changes.complete) return keepAll(watch, key, loadStated(root, kind, true));
   for (const name of kept.unkept) changes.names.add(name);
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
-  const share = stringSharer(root);
+  const share = stringSharer(root, kind);
   const changed = (was: T | undefined, now: T | undefined) => {
     for (const [key, built] of kept.built) {
       if (built.update) built.update(built.value, was, now);
@@ -243,7 +244,7 @@ function* statedSteps<T>(root: string, kind: DerivedKind<T>, toKeep: boolean): G
   let complete = false;
   // Note names are plain top-level names: joined without path.join's normalizing, 50,000 times.
   const dir = root.endsWith(path.sep) ? root : root + path.sep;
-  const share = toKeep ? stringSharer(root) : () => undefined;
+  const share = toKeep ? stringSharer(root, kind) : () => undefined;
   try {
     for (const name of listNoteFiles(root)) {
       if (++done % SLICE === 0) yield;
