@@ -43,6 +43,8 @@ describe('FileStates', () => {
       expect(states.size).toBe(model.size);
       expect(states.has(name)).toBe(model.has(name));
       expect(states.get(name)).toEqual(model.get(name));
+      const { hash: _, ...stamp } = model.get(name) ?? { hash: '' };
+      expect(states.stamp(name)).toEqual(model.has(name) ? stamp : undefined);
     }
     // Iterated in the map's order (insertion), every way.
     expect([...states]).toEqual([...model]);

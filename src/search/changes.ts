@@ -11,6 +11,7 @@ import { indexDir } from './lance.js';
 import { indexLocation } from './location.js';
 import { contentHash, manifestId, readManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import type { ResidentIndex } from './resident-index.js';
+import { FileStates } from './file-states.js';
 import type { Watched } from '../ports.js';
 
 // What changed in the corpus since the full-text index last looked, found as cheaply as is sound
@@ -94,13 +95,16 @@ export interface Pending {
 }
 
 /** Whether a note file must be read: unknown to the manifest, its stamp moved, or unsure. */
-const moved = (st: Stat, prev: FileState | undefined) => !prev || prev.unsure || !sameStamp(prev, st);
+const moved = (st: Stat, prev: Omit<FileState, 'hash'> | undefined) => !prev || prev.unsure || !sameStamp(prev, st);
+
+/** What the manifest knows of a note but its hash, which a check of every note's stamp has no use for (see `FileStates.stamp`). */
+const knownStamp = (known: ReadonlyMap<string, FileState>, name: string) => (known instanceof FileStates ? known.stamp(name) : known.get(name));
 
 /** Compare every note file's stat, taken at `seenAt`, with the manifest. */
 function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number): Pending {
   let found = 0;
   const read = scan.filter((st) => {
-    const prev = known.get(st.path);
+    const prev = knownStamp(known, st.path);
     if (prev) found++;
     return moved(st, prev);
   });
@@ -173,7 +177,7 @@ function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journ
       if (!present && known.has(name)) pending.removed.push(name);
       continue;
     }
-    if (moved(st, known.get(name))) pending.read.push(st);
+    if (moved(st, knownStamp(known, name))) pending.read.push(st);
   }
   if (!present) pending.files = known.size + pending.read.filter((st) => !known.has(st.path)).length - pending.removed.length;
   return pending;

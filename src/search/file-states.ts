@@ -51,6 +51,16 @@ export class FileStates implements ReadonlyMap<string, FileState> {
     return row === undefined ? undefined : this.at(row);
   }
 
+  /**
+   * What `get` gives but the hash: a check of every note's stamp asks it once a note (1,000,000
+   * times at 1,000,000 notes), and the hash is a string made anew when asked.
+   */
+  stamp(name: string): Omit<FileState, 'hash'> | undefined {
+    const row = this.rows.get(name);
+    if (row === undefined) return undefined;
+    return { mtimeMs: this.mtimeMs[row], ctimeMs: this.ctimeMs[row], size: this.sizes[row], ino: this.inos[row], unsure: this.unsure[row] === 1 };
+  }
+
   set(name: string, state: FileState): this {
     let row = this.rows.get(name);
     if (row === undefined) {
