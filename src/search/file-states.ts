@@ -8,15 +8,15 @@ export interface FileState extends FileStamp {
   unsure: boolean;
 }
 
+/** A hash as the index makes it (see `FileState.hash`). */
+const HEX16 = /^[0-9a-f]{16}$/;
+
 /**
  * What the index knows of every note file, by name, as a map: kept column by column, since a
  * resident server keeps it between refreshes (src/search/changes.ts `currentManifest`), and at 50,000
  * notes a map of `FileState` records took 11 MB of heap where this takes 6. `get` and iteration
  * hand out records made on the spot, each the caller's own; the order is the map's (insertion).
  */
-/** A hash as the index makes it (see `FileState.hash`). */
-const HEX16 = /^[0-9a-f]{16}$/;
-
 export class FileStates implements ReadonlyMap<string, FileState> {
   /** Each name's row in the columns below. */
   private readonly rows = new Map<string, number>();
