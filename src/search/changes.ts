@@ -11,7 +11,7 @@ import { indexDir } from './lance.js';
 import { indexLocation } from './location.js';
 import { contentHash, manifestId, readManifest, type FileState, type KnownManifest, type Manifest } from './manifest.js';
 import type { ResidentIndex } from './resident-index.js';
-import { FileStates } from './file-states.js';
+import type { FileStates } from './file-states.js';
 import type { Watched } from '../ports.js';
 
 // What changed in the corpus since the full-text index last looked, found as cheaply as is sound
@@ -97,14 +97,12 @@ export interface Pending {
 /** Whether a note file must be read: unknown to the manifest, its stamp moved, or unsure. */
 const moved = (st: Stat, prev: Omit<FileState, 'hash'> | undefined) => !prev || prev.unsure || !sameStamp(prev, st);
 
-/** What the manifest knows of a note but its hash, which a check of every note's stamp has no use for (see `FileStates.stamp`). */
-const knownStamp = (known: ReadonlyMap<string, FileState>, name: string) => (known instanceof FileStates ? known.stamp(name) : known.get(name));
-
 /** Compare every note file's stat, taken at `seenAt`, with the manifest. */
-function comparedAll(scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number): Pending {
+function comparedAll(scan: readonly Stat[], known: FileStates, seenAt: number): Pending {
   let found = 0;
   const read = scan.filter((st) => {
-    const prev = knownStamp(known, st.path);
+    // The stamp alone: a check of every note makes no hash string per note (see `FileStates.stamp`).
+    const prev = known.stamp(st.path);
     if (prev) found++;
     return moved(st, prev);
   });
@@ -121,7 +119,7 @@ function stateOf(st: Stat, hash: string, seenAt: number): FileState {
 const sameState = (a: FileState, b: FileState) => sameStamp(a, b) && a.hash === b.hash && a.unsure === b.unsure;
 
 /** Read the pending notes: a file whose content hash is unchanged only has its stat recorded. */
-function readPending(root: string, pending: Pending, known: ReadonlyMap<string, FileState>, parser: NoteParser): IndexDelta {
+function readPending(root: string, pending: Pending, known: FileStates, parser: NoteParser): IndexDelta {
   const delta: IndexDelta = { upsert: new Map(), restat: new Map(), removed: [...pending.removed], files: pending.files };
   for (const st of pending.read) {
     const prev = known.get(st.path);
@@ -149,13 +147,13 @@ function readPending(root: string, pending: Pending, known: ReadonlyMap<string, 
 }
 
 /** Read what a stat comparison found pending, loading the note parser only if a note must be read. */
-export async function resolvePending(root: string, pending: Pending, known: ReadonlyMap<string, FileState>): Promise<IndexDelta> {
+export async function resolvePending(root: string, pending: Pending, known: FileStates): Promise<IndexDelta> {
   if (!pending.read.length) return { upsert: new Map(), restat: new Map(), removed: [...pending.removed], files: pending.files };
   return readPending(root, pending, known, await noteParser());
 }
 
 /** Compare every note file of `scan` with what the index knows (`known`): only new or changed files are read. */
-export function computeDelta(root: string, scan: readonly Stat[], known: ReadonlyMap<string, FileState>, seenAt: number, parser: NoteParser): IndexDelta {
+export function computeDelta(root: string, scan: readonly Stat[], known: FileStates, seenAt: number, parser: NoteParser): IndexDelta {
   return readPending(root, comparedAll(scan, known, seenAt), known, parser);
 }
 
@@ -163,7 +161,7 @@ export function computeDelta(root: string, scan: readonly Stat[], known: Readonl
  * Compare only the notes that can have changed: those the change journal names, and, when the
  * root folder's entries changed (`listing` given), the names added and removed.
  */
-function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journal: Set<string>, listing: string[] | undefined, seenAt: number): Pending {
+function comparedSome(root: string, known: FileStates, journal: Set<string>, listing: string[] | undefined, seenAt: number): Pending {
   const pending: Pending = { read: [], removed: [], files: listing?.length ?? known.size, seenAt };
   const present = listing && new Set(listing);
   const candidates = new Set(journal);
@@ -177,7 +175,7 @@ function comparedSome(root: string, known: ReadonlyMap<string, FileState>, journ
       if (!present && known.has(name)) pending.removed.push(name);
       continue;
     }
-    if (moved(st, knownStamp(known, name))) pending.read.push(st);
+    if (moved(st, known.stamp(name))) pending.read.push(st);
   }
   if (!present) pending.files = known.size + pending.read.filter((st) => !known.has(st.path)).length - pending.removed.length;
   return pending;

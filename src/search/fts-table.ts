@@ -114,7 +114,7 @@ async function rebuild(root: string): Promise<{ added: number; files: number; ma
   let table: Table | undefined;
   const db = await connectIndex(root);
   for (let i = 0; i === 0 || i < scan.length; i += REBUILD_BATCH) {
-    const delta = computeDelta(root, scan.slice(i, i + REBUILD_BATCH), new Map(), startedAt, parser);
+    const delta = computeDelta(root, scan.slice(i, i + REBUILD_BATCH), new FileStates(), startedAt, parser);
     files += delta.files;
     for (const [name, u] of delta.upsert) states.set(name, u.state);
     addNames(
