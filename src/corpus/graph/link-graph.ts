@@ -120,7 +120,7 @@ interface Candidates {
 /**
  * What the grep port finds for several notes at once, without an index: one listing and one search
  * of every note's text for all their names, each note's share of it checked by `involvedNotes`.
- * Every file name is keyed once, and each note gets the files named by one of its `names`.
+ * Every file name is keyed once, and each note gets the files named by one of its `wikiNames`.
  */
 function grepCandidates(root: string, terms: readonly LinkTerms[]): { files: Set<string>; each: Candidates[] } {
   const files = listNoteFiles(root);
@@ -136,14 +136,14 @@ function grepCandidates(root: string, terms: readonly LinkTerms[]): { files: Set
 }
 
 /**
- * What the grep port would find, from the index: the notes titled one of `names`, and those with a
+ * What the grep port would find, from the index: the notes named or titled one of its `wikiNames`, and those with a
  * link that may lead to `note` (by its uuid, a name it goes by, or its file name). A note found by
  * a link alone is not read when its kept links show that its text holds one of `linking` (as the
  * grep port would find it): its facts place the backlink (`kept`).
  */
-function indexCandidates(index: LinkIndex, note: Note, names: Set<string>, linking: string[]): Candidates & { kept: NoteFacts[] } {
-  const named = new Set([...names].flatMap((k) => namedBy(index, k)));
-  const maybe = [...names].flatMap((k) => index.byTitle.get(k));
+function indexCandidates(index: LinkIndex, note: Note, { wikiNames, linking }: LinkTerms): Candidates & { kept: NoteFacts[] } {
+  const named = new Set([...wikiNames].flatMap((k) => namedBy(index, k)));
+  const maybe = [...wikiNames].flatMap((k) => index.byTitle.get(k));
   const read = new Set([note.path, ...named, ...maybe]);
   const linkers = new Set(note.uuid ? index.linkingUuid.get(note.uuid.toLowerCase()) : []);
   for (const own of new Set(wikiNamesOf(note))) for (const p of index.linkingName.get(own)) linkers.add(p);
@@ -172,8 +172,8 @@ function linksShow(f: NoteFacts, linking: string[]): boolean {
 
 /**
  * The notes among the candidates besides `note` that its links and backlinks may involve, each
- * read once: those named by file name as one of `names` (lowercase), those whose title is one of
- * `names`, and those whose text mentions one of `linking` (the few names `note` goes by: a link to
+ * read once: those named by file name as one of `wikiNames` (lowercase), those whose title is one of
+ * them, and those whose text mentions one of `linking` (the few names `note` goes by: a link to
  * it holds one). A title is looked up as a key, never searched for in the text, so a hub of many
  * wikilinks costs one look-up per note read, not one search per name.
  */
@@ -248,7 +248,7 @@ export function linkGraphs(root: string, notes: readonly Note[]): LinkGraph[] {
   const index = keptFactsBuilt(root, 'link-index', linkIndex, followLinkIndex);
   if (index) {
     const files = { has: (file: string) => index.factsOf(file) !== undefined };
-    return notes.map((note, i) => graphOf(note, terms[i], { ...indexCandidates(index, note, terms[i].wikiNames, terms[i].linking), files }, read));
+    return notes.map((note, i) => graphOf(note, terms[i], { ...indexCandidates(index, note, terms[i]), files }, read));
   }
   const { files, each } = grepCandidates(root, terms);
   return notes.map((note, i) => graphOf(note, terms[i], { ...each[i], kept: [], files }, read));
@@ -265,12 +265,10 @@ function graphOf(
   // note whose facts were kept holds none of them (it would be named or titled so).
   const notes = [note, ...involvedNotes(note, candidates, terms, read)];
   const names = new NoteNames(notes);
-  // A hub links to the same notes many times: each target is read, and its headings parsed, once.
-  const byPath = new Map<string, Note | undefined>(notes.map((n) => [n.path, n]));
-  const noteAt = (file: string) => {
-    if (!byPath.has(file)) byPath.set(file, read(file));
-    return byPath.get(file);
-  };
+  // A hub links to the same notes many times: each target is read (by `read`, once a call), and its
+  // headings parsed, once; the notes involved are taken as they were given (`note` may be as it stood then).
+  const given = new Map(notes.map((n) => [n.path, n]));
+  const noteAt = (file: string) => given.get(file) ?? read(file);
   const headings = new Map<Note, NoteHeadings>();
   const headingsOf = (n: Note) => {
     let h = headings.get(n);
